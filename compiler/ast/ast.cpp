@@ -1,0 +1,38 @@
+#include "compiler/ast/ast.h"
+
+namespace slope::ast {
+
+const char* OpSpelling(OpKind op) {
+  switch (op) {
+    case OpKind::Add: return "+";
+    case OpKind::Sub: return "-";
+    case OpKind::Mul: return "*";
+    case OpKind::Div: return "/";
+    case OpKind::Rem: return "%";
+    case OpKind::BitAnd: return "&";
+    case OpKind::BitOr: return "|";
+    case OpKind::BitXor: return "^";
+    case OpKind::Shl: return "<<";
+    case OpKind::Shr: return ">>";
+    case OpKind::LogicalAnd: return "&&";
+    case OpKind::LogicalOr: return "||";
+    case OpKind::Eq: return "==";
+    case OpKind::Ne: return "!=";
+    case OpKind::Lt: return "<";
+    case OpKind::Le: return "<=";
+    case OpKind::Gt: return ">";
+    case OpKind::Ge: return ">=";
+    case OpKind::Neg: return "-";
+    case OpKind::Plus: return "+";
+    case OpKind::Not: return "!";
+    case OpKind::BitNot: return "~";
+    case OpKind::PreInc: return "++";
+    case OpKind::PreDec: return "--";
+    case OpKind::PostInc: return "++";
+    case OpKind::PostDec: return "--";
+    case OpKind::Assign: return "=";
+  }
+  return "?";
+}
+
+}  // namespace slope::ast

@@ -1,0 +1,368 @@
+#pragma once
+// The abstract syntax tree. The parser builds it; semantic checking fills in the
+// `type`, `decl` and conversion fields; lowering reads it. Nodes live in an AstContext
+// arena and are referred to by plain pointers that stay valid as long as the context.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "compiler/source/source_manager.h"
+
+namespace slope::sema {
+class Type;
+}
+
+namespace slope::ast {
+
+using source::SourceLoc;
+using source::SourceRange;
+
+struct Expr;
+struct Decl;
+struct FuncDecl;
+struct VarDecl;
+
+/// An attribute: `[name(args)]` or `[[name(args)]]`; `name` may contain "::".
+struct Attribute {
+  std::string name;
+  std::vector<Expr*> args;
+  SourceRange range;
+};
+
+/// A type as written: `float`, `float3`, `vector<float, 3>`, `RWStructuredBuffer<uint>`.
+struct TypeExpr {
+  std::string name;
+  std::vector<TypeExpr*> type_args;  ///< generic arguments that are types
+  std::vector<Expr*> value_args;     ///< generic arguments that are values (vector<T, N>)
+  SourceRange range;
+  const sema::Type* resolved = nullptr;  ///< filled by sema
+};
+
+// ---------------------------------------------------------------------------------------
+// Expressions
+
+#define SLOPE_AST_EXPR_KINDS(X) \
+  X(IntLiteral)                 \
+  X(FloatLiteral)               \
+  X(BoolLiteral)                \
+  X(StringLiteral)              \
+  X(Name)                       \
+  X(Member)                     \
+  X(Index)                      \
+  X(Call)                       \
+  X(Unary)                      \
+  X(Binary)                     \
+  X(Assign)                     \
+  X(Conditional)                \
+  X(Cast)                       \
+  X(ImplicitCast)
+
+enum class ExprKind : uint8_t {
+#define X(name) name,
+  SLOPE_AST_EXPR_KINDS(X)
+#undef X
+};
+
+/// Operators of unary, binary and compound-assignment expressions.
+enum class OpKind : uint8_t {
+  Add, Sub, Mul, Div, Rem, BitAnd, BitOr, BitXor, Shl, Shr,
+  LogicalAnd, LogicalOr, Eq, Ne, Lt, Le, Gt, Ge,
+  Neg, Plus, Not, BitNot, PreInc, PreDec, PostInc, PostDec,
+  Assign,  ///< plain `=` in AssignExpr
+};
+
+/// The source spelling of an operator: "+", "&&", "++", ...
+const char* OpSpelling(OpKind op);
+
+/// Built-in functions recognised by name (sema maps calls to them).
+enum class Builtin : uint8_t {
+  None,
+#define SLOPE_BUILTIN(name, spelling, arity) name,
+#include "compiler/ast/builtins.def"
+#undef SLOPE_BUILTIN
+};
+
+struct Expr {
+  ExprKind kind;
+  SourceRange range;
+  const sema::Type* type = nullptr;  ///< filled by sema
+  explicit Expr(ExprKind k, SourceRange r) : kind(k), range(r) {}
+};
+
+struct IntLiteralExpr : Expr {
+  uint64_t value = 0;
+  bool is_unsigned = false;
+  IntLiteralExpr(SourceRange r, uint64_t v, bool u)
+      : Expr(ExprKind::IntLiteral, r), value(v), is_unsigned(u) {}
+};
+
+struct FloatLiteralExpr : Expr {
+  double value = 0;
+  FloatLiteralExpr(SourceRange r, double v) : Expr(ExprKind::FloatLiteral, r), value(v) {}
+};
+
+struct BoolLiteralExpr : Expr {
+  bool value = false;
+  BoolLiteralExpr(SourceRange r, bool v) : Expr(ExprKind::BoolLiteral, r), value(v) {}
+};
+
+/// A string literal; `value` has the quotes removed and escapes resolved.
+struct StringLiteralExpr : Expr {
+  std::string value;
+  StringLiteralExpr(SourceRange r, std::string v) : Expr(ExprKind::StringLiteral, r), value(std::move(v)) {}
+};
+
+/// A reference to a variable, function or type by name.
+struct NameExpr : Expr {
+  std::string name;
+  Decl* decl = nullptr;  ///< filled by sema
+  NameExpr(SourceRange r, std::string n) : Expr(ExprKind::Name, r), name(std::move(n)) {}
+};
+
+/// `base.member`; for vectors sema turns it into a swizzle.
+struct MemberExpr : Expr {
+  Expr* base;
+  std::string member;
+  SourceRange member_range;
+  std::vector<uint32_t> swizzle;  ///< filled by sema for vector swizzles
+  MemberExpr(SourceRange r, Expr* b, std::string m, SourceRange mr)
+      : Expr(ExprKind::Member, r), base(b), member(std::move(m)), member_range(mr) {}
+};
+
+struct IndexExpr : Expr {
+  Expr* base;
+  Expr* index;
+  IndexExpr(SourceRange r, Expr* b, Expr* i) : Expr(ExprKind::Index, r), base(b), index(i) {}
+};
+
+/// A call of a function, a built-in or a type constructor (`float3(x)`).
+struct CallExpr : Expr {
+  Expr* callee;
+  std::vector<Expr*> args;
+  FuncDecl* func = nullptr;                 ///< sema: the user function called
+  Builtin builtin = Builtin::None;          ///< sema: the built-in called
+  const sema::Type* constructed = nullptr;  ///< sema: the type a constructor call builds
+  CallExpr(SourceRange r, Expr* c, std::vector<Expr*> a)
+      : Expr(ExprKind::Call, r), callee(c), args(std::move(a)) {}
+};
+
+struct UnaryExpr : Expr {
+  OpKind op;
+  Expr* operand;
+  UnaryExpr(SourceRange r, OpKind o, Expr* e) : Expr(ExprKind::Unary, r), op(o), operand(e) {}
+};
+
+struct BinaryExpr : Expr {
+  OpKind op;
+  Expr* lhs;
+  Expr* rhs;
+  SourceRange op_range;
+  BinaryExpr(SourceRange r, OpKind o, Expr* l, Expr* rh, SourceRange orng)
+      : Expr(ExprKind::Binary, r), op(o), lhs(l), rhs(rh), op_range(orng) {}
+};
+
+/// `lhs = rhs` (op == Assign) or a compound assignment `lhs op= rhs`.
+struct AssignExpr : Expr {
+  OpKind op;
+  Expr* lhs;
+  Expr* rhs;
+  const sema::Type* op_type = nullptr;  ///< sema: type the compound operator works in
+  AssignExpr(SourceRange r, OpKind o, Expr* l, Expr* rh)
+      : Expr(ExprKind::Assign, r), op(o), lhs(l), rhs(rh) {}
+};
+
+struct ConditionalExpr : Expr {
+  Expr* cond;
+  Expr* then_expr;
+  Expr* else_expr;
+  ConditionalExpr(SourceRange r, Expr* c, Expr* t, Expr* e)
+      : Expr(ExprKind::Conditional, r), cond(c), then_expr(t), else_expr(e) {}
+};
+
+/// `(T)expr` as written.
+struct CastExpr : Expr {
+  TypeExpr* target;
+  Expr* operand;
+  CastExpr(SourceRange r, TypeExpr* t, Expr* e) : Expr(ExprKind::Cast, r), target(t), operand(e) {}
+};
+
+/// A conversion sema inserted; `type` is the target type.
+struct ImplicitCastExpr : Expr {
+  Expr* operand;
+  ImplicitCastExpr(SourceRange r, Expr* e) : Expr(ExprKind::ImplicitCast, r), operand(e) {}
+};
+
+// ---------------------------------------------------------------------------------------
+// Statements
+
+#define SLOPE_AST_STMT_KINDS(X) \
+  X(Block)                      \
+  X(Decl)                       \
+  X(Expr)                       \
+  X(If)                         \
+  X(For)                        \
+  X(While)                      \
+  X(DoWhile)                    \
+  X(Return)                     \
+  X(Break)                      \
+  X(Continue)                   \
+  X(Empty)
+
+enum class StmtKind : uint8_t {
+#define X(name) name,
+  SLOPE_AST_STMT_KINDS(X)
+#undef X
+};
+
+struct Stmt {
+  StmtKind kind;
+  SourceRange range;
+  std::vector<Attribute> attributes;  ///< loop attributes such as [unroll]
+  Stmt(StmtKind k, SourceRange r) : kind(k), range(r) {}
+};
+
+struct BlockStmt : Stmt {
+  std::vector<Stmt*> stmts;
+  explicit BlockStmt(SourceRange r) : Stmt(StmtKind::Block, r) {}
+};
+
+/// One or more local variable declarations (`float a = 1, b;`).
+struct DeclStmt : Stmt {
+  std::vector<VarDecl*> vars;
+  explicit DeclStmt(SourceRange r) : Stmt(StmtKind::Decl, r) {}
+};
+
+struct ExprStmt : Stmt {
+  Expr* expr;
+  ExprStmt(SourceRange r, Expr* e) : Stmt(StmtKind::Expr, r), expr(e) {}
+};
+
+struct IfStmt : Stmt {
+  Expr* cond;
+  Stmt* then_stmt;
+  Stmt* else_stmt;  ///< may be null
+  IfStmt(SourceRange r, Expr* c, Stmt* t, Stmt* e)
+      : Stmt(StmtKind::If, r), cond(c), then_stmt(t), else_stmt(e) {}
+};
+
+struct ForStmt : Stmt {
+  Stmt* init;  ///< may be null
+  Expr* cond;  ///< may be null (loops forever)
+  Expr* step;  ///< may be null
+  Stmt* body;
+  ForStmt(SourceRange r, Stmt* i, Expr* c, Expr* s, Stmt* b)
+      : Stmt(StmtKind::For, r), init(i), cond(c), step(s), body(b) {}
+};
+
+struct WhileStmt : Stmt {
+  Expr* cond;
+  Stmt* body;
+  WhileStmt(SourceRange r, Expr* c, Stmt* b) : Stmt(StmtKind::While, r), cond(c), body(b) {}
+};
+
+struct DoWhileStmt : Stmt {
+  Stmt* body;
+  Expr* cond;
+  DoWhileStmt(SourceRange r, Stmt* b, Expr* c) : Stmt(StmtKind::DoWhile, r), body(b), cond(c) {}
+};
+
+struct ReturnStmt : Stmt {
+  Expr* value;  ///< may be null
+  ReturnStmt(SourceRange r, Expr* v) : Stmt(StmtKind::Return, r), value(v) {}
+};
+
+struct BreakStmt : Stmt {
+  explicit BreakStmt(SourceRange r) : Stmt(StmtKind::Break, r) {}
+};
+struct ContinueStmt : Stmt {
+  explicit ContinueStmt(SourceRange r) : Stmt(StmtKind::Continue, r) {}
+};
+struct EmptyStmt : Stmt {
+  explicit EmptyStmt(SourceRange r) : Stmt(StmtKind::Empty, r) {}
+};
+
+// ---------------------------------------------------------------------------------------
+// Declarations
+
+enum class DeclKind : uint8_t { Var, Func };
+
+struct Decl {
+  DeclKind kind;
+  std::string name;
+  SourceRange name_range;
+  std::vector<Attribute> attributes;
+  Decl(DeclKind k, std::string n, SourceRange r) : kind(k), name(std::move(n)), name_range(r) {}
+
+  /// The attribute called `attr_name`, or nullptr.
+  const Attribute* FindAttribute(std::string_view attr_name) const {
+    for (const Attribute& a : attributes) {
+      if (a.name == attr_name) return &a;
+    }
+    return nullptr;
+  }
+};
+
+/// How a variable was introduced.
+enum class VarRole : uint8_t { Local, Param, Global };
+
+/// Parameter direction.
+enum class ParamDirection : uint8_t { In, Out, InOut };
+
+/// A local, a parameter or a global (resources, constants).
+struct VarDecl : Decl {
+  VarRole role;
+  TypeExpr* type_expr = nullptr;  ///< null for `var x = ...` / `let x = ...`
+  Expr* init = nullptr;
+  bool is_let = false;     ///< immutable after initialization
+  bool is_const = false;   ///< `const` or `static const`
+  bool is_static = false;
+  bool is_uniform = false;
+  ParamDirection direction = ParamDirection::In;
+  std::string semantic;     ///< `: SV_DispatchThreadID`
+  SourceRange semantic_range;
+  const sema::Type* type = nullptr;  ///< filled by sema
+  VarDecl(VarRole role_in, std::string n, SourceRange r)
+      : Decl(DeclKind::Var, std::move(n), r), role(role_in) {}
+};
+
+struct FuncDecl : Decl {
+  TypeExpr* return_type = nullptr;
+  std::vector<VarDecl*> params;
+  BlockStmt* body = nullptr;  ///< null for a declaration without body
+  const sema::Type* result_type = nullptr;  ///< filled by sema
+  FuncDecl(std::string n, SourceRange r) : Decl(DeclKind::Func, std::move(n), r) {}
+};
+
+/// One parsed file.
+struct Module {
+  std::vector<Decl*> decls;
+};
+
+/// Owns every node of one compile session.
+class AstContext {
+ public:
+  template <typename T, typename... Args>
+  T* New(Args&&... args) {
+    auto holder = std::make_unique<Holder<T>>(std::forward<Args>(args)...);
+    T* raw = &holder->value;
+    nodes_.push_back(std::move(holder));
+    return raw;
+  }
+
+ private:
+  struct HolderBase {
+    virtual ~HolderBase() = default;
+  };
+  template <typename T>
+  struct Holder : HolderBase {
+    template <typename... Args>
+    explicit Holder(Args&&... args) : value(std::forward<Args>(args)...) {}
+    T value;
+  };
+  std::vector<std::unique_ptr<HolderBase>> nodes_;
+};
+
+}  // namespace slope::ast

@@ -1,0 +1,151 @@
+#include "compiler/diag/diag.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <ostream>
+
+#include <nlohmann/json.hpp>
+
+namespace slope::diag {
+namespace {
+
+constexpr DiagInfo kDiagTable[] = {
+#define DIAG(name, severity, number, message) {#name, Severity::severity, number, message},
+#include "compiler/diag/diagnostics.def"
+#undef DIAG
+};
+
+const char* SeverityName(Severity s) {
+  switch (s) {
+    case Severity::Error: return "error";
+    case Severity::Warning: return "warning";
+    case Severity::Note: return "note";
+  }
+  return "error";
+}
+
+}  // namespace
+
+const DiagInfo& GetDiagInfo(DiagId id) { return kDiagTable[static_cast<size_t>(id)]; }
+
+const std::vector<DiagId>& AllDiagIds() {
+  static const std::vector<DiagId> ids = [] {
+    std::vector<DiagId> v;
+    for (size_t i = 0; i < std::size(kDiagTable); ++i) v.push_back(static_cast<DiagId>(i));
+    return v;
+  }();
+  return ids;
+}
+
+std::string DiagCode(DiagId id) {
+  const DiagInfo& info = GetDiagInfo(id);
+  char letter = info.severity == Severity::Error ? 'E' : info.severity == Severity::Warning ? 'W' : 'N';
+  char buf[16];
+  std::snprintf(buf, sizeof(buf), "%c%04d", letter, info.number);
+  return buf;
+}
+
+std::string FormatMessage(std::string_view format, const std::vector<std::string>& args) {
+  std::string out;
+  size_t next = 0;
+  for (size_t i = 0; i < format.size(); ++i) {
+    if (format[i] == '{' && i + 1 < format.size() && format[i + 1] == '}') {
+      out += next < args.size() ? args[next] : std::string("?");
+      ++next;
+      ++i;
+    } else {
+      out += format[i];
+    }
+  }
+  return out;
+}
+
+DiagBuilder::~DiagBuilder() {
+  if (engine_ != nullptr) engine_->Emit(diag_);
+}
+
+DiagEngine::DiagEngine(const source::SourceManager& sources, std::ostream& out, Options options)
+    : sources_(sources), out_(out), options_(options) {}
+
+void DiagEngine::Emit(const Diagnostic& diag) {
+  if (limit_reached_) return;
+  Severity severity = GetDiagInfo(diag.id).severity;
+  if (severity == Severity::Error) {
+    ++error_count_;
+  } else if (severity == Severity::Warning) {
+    ++warning_count_;
+  }
+  if (options_.format == Format::Json) {
+    RenderJson(diag);
+  } else {
+    RenderText(diag, false);
+    for (const Diagnostic& note : diag.notes) RenderText(note, true);
+  }
+  if (severity == Severity::Error && options_.error_limit != 0 &&
+      error_count_ >= options_.error_limit && diag.id != DiagId::TooManyErrors) {
+    Diagnostic stop{DiagId::TooManyErrors, {}, FormatMessage(GetDiagInfo(DiagId::TooManyErrors).message,
+                                                             {std::to_string(error_count_)}), {}};
+    Emit(stop);
+    limit_reached_ = true;
+  }
+  out_.flush();
+}
+
+void DiagEngine::RenderText(const Diagnostic& diag, bool is_note) {
+  const DiagInfo& info = GetDiagInfo(diag.id);
+  source::SourceLoc loc = diag.range.begin;
+  if (loc.IsValid()) out_ << sources_.Describe(loc) << ": ";
+  out_ << SeverityName(info.severity) << ' ' << DiagCode(diag.id) << ": " << diag.message << '\n';
+  if (!loc.IsValid()) return;
+
+  // The source line, then a caret under the start and '~' under the rest of the range
+  // (clipped to the line). Tabs are copied so the caret lines up.
+  source::LineCol lc = sources_.GetLineCol(loc);
+  std::string_view line = sources_.GetLine(loc.file, lc.line);
+  out_ << line << '\n';
+  std::string marker;
+  for (uint32_t i = 0; i + 1 < lc.column && i < line.size(); ++i) {
+    marker += line[i] == '\t' ? '\t' : ' ';
+  }
+  marker += '^';
+  if (diag.range.end.IsValid() && diag.range.end.file == loc.file &&
+      diag.range.end.offset > loc.offset + 1) {
+    uint32_t line_end_col = static_cast<uint32_t>(line.size()) + 1;
+    uint32_t end_col = lc.column + (diag.range.end.offset - loc.offset);
+    end_col = std::min(end_col, line_end_col);
+    for (uint32_t c = lc.column + 1; c < end_col; ++c) marker += '~';
+  }
+  out_ << marker << '\n';
+}
+
+namespace {
+nlohmann::json DiagToJson(const source::SourceManager& sources, const Diagnostic& diag) {
+  const DiagInfo& info = GetDiagInfo(diag.id);
+  nlohmann::json j;
+  j["severity"] = SeverityName(info.severity);
+  j["code"] = DiagCode(diag.id);
+  j["message"] = diag.message;
+  if (diag.range.begin.IsValid()) {
+    source::LineCol b = sources.GetLineCol(diag.range.begin);
+    j["file"] = sources.Path(diag.range.begin.file);
+    j["line"] = b.line;
+    j["column"] = b.column;
+    if (diag.range.end.IsValid()) {
+      source::LineCol e = sources.GetLineCol(diag.range.end);
+      j["end_line"] = e.line;
+      j["end_column"] = e.column;
+    }
+  }
+  return j;
+}
+}  // namespace
+
+void DiagEngine::RenderJson(const Diagnostic& diag) {
+  nlohmann::json j = DiagToJson(sources_, diag);
+  nlohmann::json notes = nlohmann::json::array();
+  for (const Diagnostic& note : diag.notes) notes.push_back(DiagToJson(sources_, note));
+  j["notes"] = notes;
+  out_ << j.dump() << '\n';
+}
+
+}  // namespace slope::diag

@@ -1,0 +1,143 @@
+#pragma once
+// The diagnostics engine: every user-facing error, warning and note goes through here.
+// A diagnostic has a numbered code from diagnostics.def, a source range, a message and
+// optional notes. Rendering is text (file:line:col: error E1234: message, the source
+// line and a caret line) or JSON (one object per line).
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "compiler/source/source_manager.h"
+
+namespace slope::diag {
+
+enum class Severity : uint8_t { Error, Warning, Note };
+
+/// One entry per line of diagnostics.def.
+enum class DiagId : uint16_t {
+#define DIAG(name, severity, number, message) name,
+#include "compiler/diag/diagnostics.def"
+#undef DIAG
+};
+
+/// Static facts about a diagnostic kind.
+struct DiagInfo {
+  const char* name;
+  Severity severity;
+  int number;
+  const char* message;
+};
+
+/// The table entry of `id`.
+const DiagInfo& GetDiagInfo(DiagId id);
+/// Every diagnostic kind, in table order.
+const std::vector<DiagId>& AllDiagIds();
+/// The printed code: "E1001", "W3101", "N0001".
+std::string DiagCode(DiagId id);
+
+/// Output format of the engine.
+enum class Format : uint8_t { Text, Json };
+
+/// Engine settings.
+struct Options {
+  Format format = Format::Text;
+  uint32_t error_limit = 20;  ///< 0 = unlimited
+};
+
+/// A fully formed diagnostic, before rendering.
+struct Diagnostic {
+  DiagId id;
+  source::SourceRange range;
+  std::string message;
+  std::vector<Diagnostic> notes;
+};
+
+/// Converts a diagnostic argument to text.
+inline std::string ToDiagArg(std::string_view s) { return std::string(s); }
+inline std::string ToDiagArg(const std::string& s) { return s; }
+inline std::string ToDiagArg(const char* s) { return s; }
+template <typename T>
+  requires std::is_integral_v<T>
+std::string ToDiagArg(T v) {
+  return std::to_string(v);
+}
+
+/// Replaces each "{}" in `format` with the next argument.
+std::string FormatMessage(std::string_view format, const std::vector<std::string>& args);
+
+class DiagEngine;
+
+/// Collects notes for a diagnostic; the diagnostic is emitted when the builder dies.
+class DiagBuilder {
+ public:
+  DiagBuilder(DiagEngine* engine, Diagnostic diag) : engine_(engine), diag_(std::move(diag)) {}
+  DiagBuilder(DiagBuilder&& other) noexcept
+      : engine_(other.engine_), diag_(std::move(other.diag_)) {
+    other.engine_ = nullptr;
+  }
+  DiagBuilder(const DiagBuilder&) = delete;
+  DiagBuilder& operator=(const DiagBuilder&) = delete;
+  DiagBuilder& operator=(DiagBuilder&&) = delete;
+  ~DiagBuilder();
+
+  /// Attaches a note pointing at `range`.
+  template <typename... Args>
+  DiagBuilder& Note(DiagId id, source::SourceRange range, const Args&... args) {
+    diag_.notes.push_back(
+        Diagnostic{id, range, FormatMessage(GetDiagInfo(id).message, {ToDiagArg(args)...}), {}});
+    return *this;
+  }
+  template <typename... Args>
+  DiagBuilder& Note(DiagId id, source::SourceLoc loc, const Args&... args) {
+    return Note(id, source::SourceRange(loc), args...);
+  }
+
+ private:
+  DiagEngine* engine_;
+  Diagnostic diag_;
+};
+
+/// Renders and counts diagnostics for one compile session.
+class DiagEngine {
+ public:
+  DiagEngine(const source::SourceManager& sources, std::ostream& out, Options options = {});
+
+  /// Starts a diagnostic; it is emitted when the returned builder goes out of scope.
+  template <typename... Args>
+  DiagBuilder Report(DiagId id, source::SourceRange range, const Args&... args) {
+    return DiagBuilder(
+        this, Diagnostic{id, range, FormatMessage(GetDiagInfo(id).message, {ToDiagArg(args)...}), {}});
+  }
+  template <typename... Args>
+  DiagBuilder Report(DiagId id, source::SourceLoc loc, const Args&... args) {
+    return Report(id, source::SourceRange(loc), args...);
+  }
+
+  /// Renders one diagnostic now (used by DiagBuilder).
+  void Emit(const Diagnostic& diag);
+
+  uint32_t ErrorCount() const { return error_count_; }
+  uint32_t WarningCount() const { return warning_count_; }
+  bool HasErrors() const { return error_count_ > 0; }
+  /// True once the error limit was hit: stages should stop as soon as they can.
+  bool LimitReached() const { return limit_reached_; }
+
+  const source::SourceManager& Sources() const { return sources_; }
+
+ private:
+  void RenderText(const Diagnostic& diag, bool is_note);
+  void RenderJson(const Diagnostic& diag);
+
+  const source::SourceManager& sources_;
+  std::ostream& out_;
+  Options options_;
+  uint32_t error_count_ = 0;
+  uint32_t warning_count_ = 0;
+  bool limit_reached_ = false;
+};
+
+}  // namespace slope::diag

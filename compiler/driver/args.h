@@ -1,0 +1,23 @@
+#pragma once
+// slangc spells long options with one dash (-entry main, -target=spirv). CLI11 wants
+// two. NormalizeArgs rewrites "-name" and "-name=value" to "--name" / "--name=value"
+// when `name` is longer than one character, leaving "-o", "--x" and plain values alone.
+
+#include <string>
+#include <vector>
+
+namespace slope::driver {
+
+/// Returns argv[1..] with slangc-style single-dash long options doubled.
+inline std::vector<std::string> NormalizeArgs(int argc, char** argv) {
+  std::vector<std::string> out;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    std::string name = a.substr(0, a.find('='));
+    if (a.size() > 2 && a[0] == '-' && a[1] != '-' && name.size() > 2) a = "-" + a;
+    out.push_back(a);
+  }
+  return out;
+}
+
+}  // namespace slope::driver

@@ -1,0 +1,131 @@
+#include "compiler/driver/compile.h"
+
+#include <algorithm>
+#include <iostream>
+
+#include "compiler/ast/ast.h"
+#include "compiler/base/ice.h"
+#include "compiler/diag/diag.h"
+#include "compiler/ir/printer.h"
+#include "compiler/ir/verifier.h"
+#include "compiler/lower/lower.h"
+#include "compiler/parse/parser.h"
+#include "compiler/preprocess/lexer.h"
+#include "compiler/sema/check.h"
+#include "compiler/targets/spirv/validate.h"
+#include "compiler/targets/spirv/writer.h"
+
+namespace slope::driver {
+namespace {
+
+ElementLayout LayoutOf(const ir::Type* element) {
+  ElementLayout layout;
+  const ir::Type* s = element->Scalar();
+  layout.scalar = s->IsFloat() ? ScalarKind::Float32
+                  : s->IsBool() ? ScalarKind::Bool
+                  : s->IsSigned() ? ScalarKind::Int32
+                                  : ScalarKind::UInt32;
+  layout.components = element->Count();
+  layout.size = targets::spirv::Std430Size(element);
+  layout.stride = targets::spirv::Std430ArrayStride(element);
+  return layout;
+}
+
+Reflection Reflect(const ir::Module& module, const std::vector<std::string>& entries) {
+  Reflection r;
+  for (const ir::Function* f : module.functions) {
+    if (!f->is_entry) continue;
+    if (!entries.empty() && std::find(entries.begin(), entries.end(), f->Name()) == entries.end()) continue;
+    r.entry_points.push_back({f->Name(), f->entry.numthreads});
+  }
+  for (const ir::Global* g : module.globals) {
+    BindingInfo b;
+    b.name = g->Name();
+    b.kind = g->GetType()->IsWritable() ? ResourceKind::RWStructuredBuffer : ResourceKind::StructuredBuffer;
+    b.set = g->set;
+    b.binding = g->binding;
+    b.element = LayoutOf(g->GetType()->Element());
+    r.bindings.push_back(b);
+  }
+  return r;
+}
+
+}  // namespace
+
+CompileResult Compile(const CompileOptions& options) {
+  CompileResult result;
+  std::ostream& diag_out = options.diag_out != nullptr ? *options.diag_out : std::cerr;
+  source::SourceManager sources;
+  diag::Options diag_options;
+  diag_options.format = options.diag_format == DiagFormat::Json ? diag::Format::Json : diag::Format::Text;
+  diag_options.error_limit = options.error_limit;
+  diag::DiagEngine diags(sources, diag_out, diag_options);
+  auto finish = [&]() -> CompileResult& {
+    result.error_count = diags.ErrorCount();
+    result.warning_count = diags.WarningCount();
+    result.ok = !diags.HasErrors();
+    return result;
+  };
+  base::IceLocationScope ice(options.input_path);
+
+  source::FileId file = options.source_text.has_value()
+                            ? sources.AddFile(options.input_path, *options.source_text)
+                            : sources.LoadFile(options.input_path);
+  if (file == 0) {
+    diags.Report(diag::DiagId::CannotOpenFile, source::SourceRange(), options.input_path);
+    return finish();
+  }
+
+  // Front end.
+  std::vector<preprocess::Token> tokens = preprocess::Lex(sources, file, diags);
+  ast::AstContext ast_ctx;
+  ast::Module* module = parse::ParseModule(tokens, ast_ctx, diags);
+  if (diags.HasErrors()) return finish();
+  sema::TypeContext types;
+  sema::CheckedModule checked;
+  if (!sema::CheckModule(*module, ast_ctx, types, diags, &checked)) return finish();
+
+  // Which entry points to emit.
+  std::vector<std::string> entries;
+  if (!options.entry.empty()) {
+    auto it = std::find_if(checked.entry_points.begin(), checked.entry_points.end(),
+                           [&](const ast::FuncDecl* f) { return f->name == options.entry; });
+    if (it == checked.entry_points.end()) {
+      diags.Report(diag::DiagId::EntryPointNotFound, source::SourceRange(), options.entry);
+      return finish();
+    }
+    entries.push_back(options.entry);
+  }
+  if (options.target == Target::None) return finish();
+
+  // Middle.
+  std::unique_ptr<ir::Module> ir_module = lower::LowerModule(checked, sources);
+  ir::VerifyOrIce(*ir_module, "lowering");
+  result.reflection = Reflect(*ir_module, entries);
+  if (options.target == Target::Ir) {
+    result.text = ir::PrintModule(*ir_module);
+    return finish();
+  }
+
+  // SPIR-V.
+  if (checked.entry_points.empty()) {
+    diags.Report(diag::DiagId::NoEntryPoints, source::SourceRange());
+    return finish();
+  }
+  targets::spirv::WriterOptions writer_options;
+  writer_options.entry_points = entries;
+  result.spirv = targets::spirv::WriteSpirv(*ir_module, writer_options);
+  if (options.validate_spirv) {
+    std::string message;
+    if (!targets::spirv::ValidateSpirv(result.spirv, &message)) {
+      diags.Report(diag::DiagId::SpirvValidationFailed, source::SourceRange(), message);
+      return finish();
+    }
+  }
+  if (options.target == Target::SpirVAsm) {
+    targets::spirv::DisassembleSpirv(result.spirv, &result.text);
+  }
+  return finish();
+}
+
+}  // namespace slope::driver

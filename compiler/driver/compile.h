@@ -1,0 +1,53 @@
+#pragma once
+// The compile request: one source file in, one target artifact plus reflection out.
+// This is the single entry point tools, tests and the runtime use to run the pipeline.
+
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/driver/reflection.h"
+
+namespace slope::driver {
+
+/// Output artifact kinds.
+enum class Target : uint8_t {
+  SpirV,     ///< SPIR-V binary words
+  SpirVAsm,  ///< SPIR-V disassembly text
+  Ir,        ///< Slope IR text (after lowering and the target's passes)
+  None,      ///< check only (-no-codegen)
+};
+
+/// How diagnostics are written.
+enum class DiagFormat : uint8_t { Text, Json };
+
+/// One compilation.
+struct CompileOptions {
+  std::string input_path;                  ///< path used for reading and in diagnostics
+  std::optional<std::string> source_text;  ///< when set, compiled instead of reading the file
+  std::string entry;                       ///< entry point to emit; empty = every entry point
+  Target target = Target::SpirV;
+  bool validate_spirv = true;      ///< run the SPIRV-Tools validator on the output
+  DiagFormat diag_format = DiagFormat::Text;
+  bool diag_color = false;
+  uint32_t error_limit = 20;       ///< stop after this many errors
+  std::ostream* diag_out = nullptr;  ///< where diagnostics go; nullptr = std::cerr
+};
+
+/// The outcome of one compilation. `ok` is false when any error was reported.
+struct CompileResult {
+  bool ok = false;
+  std::vector<uint32_t> spirv;  ///< Target::SpirV
+  std::string text;             ///< Target::SpirVAsm and Target::Ir
+  Reflection reflection;
+  uint32_t error_count = 0;
+  uint32_t warning_count = 0;
+};
+
+/// Runs the whole pipeline. Never throws for bad input: every problem is a diagnostic
+/// written to `options.diag_out`.
+CompileResult Compile(const CompileOptions& options);
+
+}  // namespace slope::driver

@@ -1,0 +1,58 @@
+#pragma once
+// Appends instructions to a block. Result types are computed from the operands where the
+// instruction kind determines them; the verifier re-checks every rule.
+
+#include <vector>
+
+#include "compiler/ir/ir.h"
+
+namespace slope::ir {
+
+class Builder {
+ public:
+  explicit Builder(Module& module) : module_(module) {}
+
+  Module& GetModule() { return module_; }
+  TypeTable& Types() { return module_.Types(); }
+
+  void SetInsertBlock(Block* block) { block_ = block; }
+  Block* GetInsertBlock() const { return block_; }
+  /// True when the insertion block already ended with a terminator.
+  bool IsTerminated() const { return block_ == nullptr || block_->Terminator() != nullptr; }
+  void SetLoc(source::SourceLoc loc) { loc_ = loc; }
+
+  /// Appends a generic instruction.
+  Inst* Emit(Op op, const Type* type, std::vector<Value*> operands = {},
+             std::vector<uint32_t> imms = {});
+
+  Inst* Binary(Op op, Value* a, Value* b);  ///< arithmetic and bit operations
+  Inst* Compare(Op op, Value* a, Value* b); ///< bool-valued result of a's shape
+  Inst* Unary(Op op, Value* a);
+  Inst* Convert(Value* v, const Type* to);
+  Inst* Splat(Value* scalar, uint32_t count);
+  Inst* Extract(Value* vec, uint32_t index);
+  Inst* Shuffle(Value* a, Value* b, std::vector<uint32_t> lanes);
+  Inst* CallIntrinsic(Intrinsic which, const Type* type, std::vector<Value*> args);
+  Inst* Call(Function* callee, std::vector<Value*> args);
+  /// A function-local variable, placed at the start of the entry block.
+  Inst* Var(Function* f, const Type* pointee);
+  Inst* Load(Value* ptr);
+  Inst* Store(Value* ptr, Value* value);
+  Inst* ElementPtr(Global* buffer, Value* index);
+
+  Inst* Br(Block* dest, std::vector<Value*> args = {});
+  Inst* CondBr(Value* cond, Block* if_true, Block* if_false);
+  Inst* If(Value* cond, Block* then_block, Block* else_block, Block* merge);
+  Inst* Loop(Block* body, Block* merge, Block* continue_block);
+  Inst* Return(Value* value = nullptr);
+  Inst* Unreachable();
+
+ private:
+  Inst* Append(Inst* inst);
+
+  Module& module_;
+  Block* block_ = nullptr;
+  source::SourceLoc loc_;
+};
+
+}  // namespace slope::ir

@@ -1,0 +1,169 @@
+#include "compiler/ir/ir.h"
+
+#include <cstring>
+
+#include "compiler/base/ice.h"
+
+namespace slope::ir {
+
+namespace {
+constexpr int kPure = 0, kReadsMemory = 1, kSideEffect = 2, kTerminator = 3;
+constexpr OpInfo MakeOpInfo(const char* mnemonic, int flags) {
+  return OpInfo{mnemonic, flags == kTerminator, flags == kSideEffect || flags == kTerminator,
+                flags == kReadsMemory};
+}
+constexpr OpInfo kOpInfos[] = {
+#define INST(name, mnemonic, flags, rule) MakeOpInfo(mnemonic, flags),
+#include "compiler/ir/insts.def"
+#undef INST
+};
+constexpr IntrinsicInfo kIntrinsicInfos[] = {
+#define INTRINSIC(name, mnemonic, arity, float_only, rule) {mnemonic, arity, float_only},
+#include "compiler/ir/intrinsics.def"
+#undef INTRINSIC
+};
+}  // namespace
+
+const OpInfo& GetOpInfo(Op op) { return kOpInfos[static_cast<size_t>(op)]; }
+const IntrinsicInfo& GetIntrinsicInfo(Intrinsic i) {
+  return kIntrinsicInfos[static_cast<size_t>(i)];
+}
+
+std::string Type::Name() const {
+  switch (kind_) {
+    case TypeKind::Void: return "void";
+    case TypeKind::Bool: return "bool";
+    case TypeKind::Int: return (is_signed_ ? "i" : "u") + std::to_string(width_);
+    case TypeKind::Float: return "f" + std::to_string(width_);
+    case TypeKind::Vector: return "vec<" + element_->Name() + ", " + std::to_string(count_) + ">";
+    case TypeKind::Pointer:
+      return std::string("ptr<") +
+             (space_ == AddressSpace::Function ? "function" : "storage") + ", " +
+             element_->Name() + ">";
+    case TypeKind::Buffer: return (writable_ ? "rwbuffer<" : "buffer<") + element_->Name() + ">";
+  }
+  return "?";
+}
+
+const Type* TypeTable::Get(const Key& key) {
+  auto it = types_.find(key);
+  if (it != types_.end()) return it->second.get();
+  std::unique_ptr<Type> t(new Type());
+  t->kind_ = std::get<0>(key);
+  t->width_ = std::get<1>(key);
+  t->is_signed_ = std::get<2>(key);
+  t->element_ = std::get<3>(key);
+  t->count_ = std::get<4>(key);
+  t->space_ = std::get<5>(key);
+  t->writable_ = std::get<6>(key);
+  const Type* raw = t.get();
+  types_.emplace(key, std::move(t));
+  return raw;
+}
+
+const Type* TypeTable::Void() {
+  return Get({TypeKind::Void, 0, false, nullptr, 1, AddressSpace::Function, false});
+}
+const Type* TypeTable::Bool() {
+  return Get({TypeKind::Bool, 0, false, nullptr, 1, AddressSpace::Function, false});
+}
+const Type* TypeTable::Int(uint32_t width, bool is_signed) {
+  return Get({TypeKind::Int, width, is_signed, nullptr, 1, AddressSpace::Function, false});
+}
+const Type* TypeTable::Float(uint32_t width) {
+  return Get({TypeKind::Float, width, false, nullptr, 1, AddressSpace::Function, false});
+}
+const Type* TypeTable::Vector(const Type* element, uint32_t count) {
+  SLOPE_ASSERT(element->IsScalar());
+  if (count == 1) return element;
+  return Get({TypeKind::Vector, 0, false, element, count, AddressSpace::Function, false});
+}
+const Type* TypeTable::Pointer(AddressSpace space, const Type* pointee) {
+  return Get({TypeKind::Pointer, 0, false, pointee, 1, space, false});
+}
+const Type* TypeTable::Buffer(const Type* element, bool writable) {
+  return Get({TypeKind::Buffer, 0, false, element, 1, AddressSpace::StorageBuffer, writable});
+}
+const Type* TypeTable::WithScalar(const Type* shape_of, const Type* scalar) {
+  return Vector(scalar, shape_of->IsVector() ? shape_of->Count() : 1);
+}
+
+double Constant::AsDouble() const {
+  double d;
+  std::memcpy(&d, &bits_, sizeof(d));
+  return d;
+}
+
+int64_t Constant::AsSigned() const {
+  const Type* t = GetType();
+  if (t->IsInt() && t->IsSigned() && t->Width() < 64) {
+    uint64_t sign = 1ull << (t->Width() - 1);
+    uint64_t mask = (1ull << t->Width()) - 1;
+    uint64_t v = bits_ & mask;
+    return static_cast<int64_t>((v ^ sign) - sign);
+  }
+  return static_cast<int64_t>(bits_);
+}
+
+const Constant* Module::GetConstant(const Type* type, uint64_t bits) {
+  auto key = std::make_pair(type, bits);
+  auto it = constants_.find(key);
+  if (it != constants_.end()) return it->second.get();
+  auto c = std::make_unique<Constant>(type, bits);
+  const Constant* raw = c.get();
+  constants_.emplace(key, std::move(c));
+  return raw;
+}
+
+Value* Module::ConstInt(const Type* type, int64_t v) {
+  SLOPE_ASSERT(type->IsInt());
+  uint64_t mask = type->Width() >= 64 ? ~0ull : (1ull << type->Width()) - 1;
+  return const_cast<Constant*>(GetConstant(type, static_cast<uint64_t>(v) & mask));
+}
+
+Value* Module::ConstFloat(const Type* type, double v) {
+  SLOPE_ASSERT(type->IsFloat());
+  if (type->Width() == 32) v = static_cast<double>(static_cast<float>(v));
+  uint64_t bits;
+  std::memcpy(&bits, &v, sizeof(bits));
+  return const_cast<Constant*>(GetConstant(type, bits));
+}
+
+Value* Module::ConstBool(bool v) {
+  return const_cast<Constant*>(GetConstant(types_.Bool(), v ? 1 : 0));
+}
+
+Global* Module::AddGlobal(const Type* type, std::string name) {
+  auto g = std::make_unique<Global>(type, std::move(name));
+  Global* raw = g.get();
+  values_.push_back(std::move(g));
+  globals.push_back(raw);
+  return raw;
+}
+
+Function* Module::AddFunction(std::string name, const Type* result) {
+  functions_.push_back(std::make_unique<Function>(std::move(name), result));
+  functions.push_back(functions_.back().get());
+  return functions.back();
+}
+
+Block* Module::AddBlock(Function* f) {
+  blocks_.push_back(std::make_unique<Block>(f));
+  return blocks_.back().get();
+}
+
+Param* Module::AddParam(const Type* type, Block* block) {
+  auto p = std::make_unique<Param>(type, block);
+  Param* raw = p.get();
+  values_.push_back(std::move(p));
+  return raw;
+}
+
+Inst* Module::NewInst(Op op, const Type* type) {
+  auto i = std::make_unique<Inst>(op, type);
+  Inst* raw = i.get();
+  values_.push_back(std::move(i));
+  return raw;
+}
+
+}  // namespace slope::ir

@@ -1,0 +1,253 @@
+#pragma once
+// The Slope IR: a module of interned types and constants, global resources and
+// functions in SSA form over basic blocks with block parameters. Control flow is
+// structured: `if` and `loop` terminators name their merge (and continue) blocks.
+// Instruction kinds are declared once in insts.def.
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "compiler/source/source_manager.h"
+
+namespace slope::ir {
+
+// ---------------------------------------------------------------------------------------
+// Types
+
+enum class TypeKind : uint8_t { Void, Bool, Int, Float, Vector, Pointer, Buffer };
+
+/// Where a pointer points.
+enum class AddressSpace : uint8_t { Function, StorageBuffer };
+
+class Type {
+ public:
+  TypeKind Kind() const { return kind_; }
+  uint32_t Width() const { return width_; }        ///< bits, for Int and Float
+  bool IsSigned() const { return is_signed_; }     ///< for Int
+  const Type* Element() const { return element_; } ///< Vector element, Pointer pointee, Buffer element
+  uint32_t Count() const { return count_; }        ///< Vector length; 1 otherwise
+  AddressSpace Space() const { return space_; }    ///< for Pointer
+  bool IsWritable() const { return writable_; }    ///< for Buffer
+
+  bool IsVoid() const { return kind_ == TypeKind::Void; }
+  bool IsBool() const { return kind_ == TypeKind::Bool; }
+  bool IsInt() const { return kind_ == TypeKind::Int; }
+  bool IsFloat() const { return kind_ == TypeKind::Float; }
+  bool IsVector() const { return kind_ == TypeKind::Vector; }
+  bool IsPointer() const { return kind_ == TypeKind::Pointer; }
+  bool IsBuffer() const { return kind_ == TypeKind::Buffer; }
+  bool IsScalar() const { return IsBool() || IsInt() || IsFloat(); }
+  /// The scalar of a scalar or vector type.
+  const Type* Scalar() const { return IsVector() ? element_ : this; }
+
+  /// Text form: "f32", "u32", "vec<f32, 3>", "ptr<function, i32>", "rwbuffer<f32>".
+  std::string Name() const;
+
+ private:
+  friend class TypeTable;
+  Type() = default;
+  TypeKind kind_ = TypeKind::Void;
+  uint32_t width_ = 0;
+  bool is_signed_ = false;
+  const Type* element_ = nullptr;
+  uint32_t count_ = 1;
+  AddressSpace space_ = AddressSpace::Function;
+  bool writable_ = false;
+};
+
+/// Hash-conses types: equal types are the same pointer.
+class TypeTable {
+ public:
+  const Type* Void();
+  const Type* Bool();
+  const Type* Int(uint32_t width, bool is_signed);
+  const Type* Float(uint32_t width);
+  const Type* Vector(const Type* element, uint32_t count);
+  const Type* Pointer(AddressSpace space, const Type* pointee);
+  const Type* Buffer(const Type* element, bool writable);
+  /// A scalar or vector type with the scalar replaced.
+  const Type* WithScalar(const Type* shape_of, const Type* scalar);
+
+ private:
+  using Key = std::tuple<TypeKind, uint32_t, bool, const Type*, uint32_t, AddressSpace, bool>;
+  const Type* Get(const Key& key);
+  std::map<Key, std::unique_ptr<Type>> types_;
+};
+
+// ---------------------------------------------------------------------------------------
+// Values
+
+enum class Op : uint16_t {
+#define INST(name, mnemonic, flags, rule) name,
+#include "compiler/ir/insts.def"
+#undef INST
+};
+
+enum class Intrinsic : uint16_t {
+#define INTRINSIC(name, mnemonic, arity, float_only, rule) name,
+#include "compiler/ir/intrinsics.def"
+#undef INTRINSIC
+};
+
+/// Static facts about an instruction kind.
+struct OpInfo {
+  const char* mnemonic;
+  bool is_terminator;
+  bool has_side_effects;
+  bool reads_memory;
+};
+const OpInfo& GetOpInfo(Op op);
+/// Facts about an intrinsic.
+struct IntrinsicInfo {
+  const char* mnemonic;
+  uint32_t arity;
+  bool float_only;
+};
+const IntrinsicInfo& GetIntrinsicInfo(Intrinsic intrinsic);
+
+enum class ValueKind : uint8_t { Constant, Param, Inst, Global };
+
+class Block;
+class Function;
+
+class Value {
+ public:
+  virtual ~Value() = default;
+  ValueKind VKind() const { return vkind_; }
+  const Type* GetType() const { return type_; }
+
+ protected:
+  Value(ValueKind k, const Type* t) : vkind_(k), type_(t) {}
+
+ private:
+  ValueKind vkind_;
+  const Type* type_;
+};
+
+/// A scalar constant. `bits` holds the value: integers zero-extended to 64 bits, floats
+/// as the bits of a double, bools as 0/1. Interned by the Module.
+class Constant : public Value {
+ public:
+  Constant(const Type* t, uint64_t bits) : Value(ValueKind::Constant, t), bits_(bits) {}
+  uint64_t Bits() const { return bits_; }
+  double AsDouble() const;
+  int64_t AsSigned() const;
+
+ private:
+  uint64_t bits_;
+};
+
+/// A block parameter, or a function parameter (then `block` is null).
+class Param : public Value {
+ public:
+  Param(const Type* t, Block* block) : Value(ValueKind::Param, t), block_(block) {}
+  Block* GetBlock() const { return block_; }
+
+ private:
+  Block* block_;
+};
+
+/// A global resource: a buffer bound through a descriptor set.
+class Global : public Value {
+ public:
+  Global(const Type* t, std::string name) : Value(ValueKind::Global, t), name_(std::move(name)) {}
+  const std::string& Name() const { return name_; }
+  uint32_t set = 0;
+  uint32_t binding = 0;
+
+ private:
+  std::string name_;
+};
+
+/// One instruction. Operands are values; terminators also name target blocks.
+///  br:      targets {dest}, operands = block arguments
+///  cond_br: operands {cond}, targets {true, false}
+///  if:      operands {cond}, targets {then, else, merge}
+///  loop:    targets {body, merge, continue}
+///  ret:     operands {} or {value}
+class Inst : public Value {
+ public:
+  Inst(Op op, const Type* t) : Value(ValueKind::Inst, t), op_(op) {}
+  Op GetOp() const { return op_; }
+  bool IsTerminator() const { return GetOpInfo(op_).is_terminator; }
+
+  std::vector<Value*> operands;
+  std::vector<Block*> targets;
+  std::vector<uint32_t> imms;  ///< extract/insert indices, shuffle lanes, intrinsic id
+  Function* callee = nullptr;  ///< for call
+  Block* block = nullptr;      ///< the block holding this instruction
+  source::SourceLoc loc;       ///< where in the source it came from
+
+ private:
+  Op op_;
+};
+
+class Block {
+ public:
+  explicit Block(Function* f) : function_(f) {}
+  Function* GetFunction() const { return function_; }
+  std::vector<Param*> params;
+  std::vector<Inst*> insts;
+  /// The terminator, or null while the block is still open.
+  Inst* Terminator() const {
+    return !insts.empty() && insts.back()->IsTerminator() ? insts.back() : nullptr;
+  }
+
+ private:
+  Function* function_;
+};
+
+/// Compute-stage entry point facts.
+struct EntryInfo {
+  std::array<uint32_t, 3> numthreads{1, 1, 1};
+  std::vector<std::string> param_semantics;  ///< one per function parameter
+};
+
+class Function {
+ public:
+  Function(std::string name, const Type* result) : name_(std::move(name)), result_(result) {}
+  const std::string& Name() const { return name_; }
+  const Type* ResultType() const { return result_; }
+  std::vector<Param*> params;
+  std::vector<Block*> blocks;  ///< blocks[0] is the entry block
+  bool is_entry = false;
+  EntryInfo entry;
+
+ private:
+  std::string name_;
+  const Type* result_;
+};
+
+/// Owns everything of one IR module.
+class Module {
+ public:
+  TypeTable& Types() { return types_; }
+
+  const Constant* GetConstant(const Type* type, uint64_t bits);
+  Value* ConstInt(const Type* type, int64_t v);
+  Value* ConstFloat(const Type* type, double v);
+  Value* ConstBool(bool v);
+
+  Global* AddGlobal(const Type* type, std::string name);
+  Function* AddFunction(std::string name, const Type* result);
+  Block* AddBlock(Function* f);
+  Param* AddParam(const Type* type, Block* block);
+  Inst* NewInst(Op op, const Type* type);
+
+  std::vector<Global*> globals;
+  std::vector<Function*> functions;
+
+ private:
+  TypeTable types_;
+  std::map<std::pair<const Type*, uint64_t>, std::unique_ptr<Constant>> constants_;
+  std::vector<std::unique_ptr<Value>> values_;
+  std::vector<std::unique_ptr<Block>> blocks_;
+  std::vector<std::unique_ptr<Function>> functions_;
+};
+
+}  // namespace slope::ir

@@ -1,0 +1,173 @@
+#include "compiler/ir/printer.h"
+
+#include <charconv>
+#include <map>
+
+namespace slope::ir {
+namespace {
+
+class Printer {
+ public:
+  std::string Run(const Module& module);
+
+ private:
+  void PrintFunction(const Function& f);
+  void PrintInst(const Inst& inst);
+  std::string Ref(const Value* v);
+  std::string BlockRef(const Block* b) { return "^" + std::to_string(block_ids_.at(b)); }
+  std::string Number(const Value* v) {
+    auto [it, inserted] = ids_.emplace(v, static_cast<uint32_t>(ids_.size()));
+    return "%" + std::to_string(it->second);
+  }
+
+  std::string out_;
+  std::map<const Value*, uint32_t> ids_;
+  std::map<const Block*, uint32_t> block_ids_;
+};
+
+std::string FormatConstant(const Constant& c) {
+  const Type* t = c.GetType();
+  std::string s = t->Name() + " ";
+  if (t->IsBool()) return s + (c.Bits() != 0 ? "true" : "false");
+  if (t->IsFloat()) {
+    char buf[64];
+    auto r = t->Width() == 32 ? std::to_chars(buf, buf + sizeof(buf), static_cast<float>(c.AsDouble()))
+                              : std::to_chars(buf, buf + sizeof(buf), c.AsDouble());
+    std::string text(buf, r.ptr);
+    // Keep a float recognisable as one.
+    if (text.find_first_of(".eni") == std::string::npos) text += ".0";
+    return s + text;
+  }
+  if (t->IsSigned()) return s + std::to_string(c.AsSigned());
+  return s + std::to_string(c.Bits());
+}
+
+std::string Printer::Ref(const Value* v) {
+  switch (v->VKind()) {
+    case ValueKind::Constant: return FormatConstant(*static_cast<const Constant*>(v));
+    case ValueKind::Global: return "@" + static_cast<const Global*>(v)->Name();
+    case ValueKind::Param:
+    case ValueKind::Inst: {
+      auto it = ids_.find(v);
+      return it == ids_.end() ? std::string("%<undefined>") : "%" + std::to_string(it->second);
+    }
+  }
+  return "?";
+}
+
+std::string Printer::Run(const Module& module) {
+  for (const Global* g : module.globals) {
+    out_ += "global @" + g->Name() + " : " + g->GetType()->Name() + " set(" +
+            std::to_string(g->set) + ") binding(" + std::to_string(g->binding) + ")\n";
+  }
+  for (const Function* f : module.functions) {
+    if (!out_.empty()) out_ += "\n";
+    PrintFunction(*f);
+  }
+  return out_;
+}
+
+void Printer::PrintFunction(const Function& f) {
+  ids_.clear();
+  block_ids_.clear();
+  for (size_t i = 0; i < f.blocks.size(); ++i) block_ids_[f.blocks[i]] = static_cast<uint32_t>(i);
+  out_ += "func @" + f.Name() + "(";
+  for (size_t i = 0; i < f.params.size(); ++i) {
+    if (i != 0) out_ += ", ";
+    out_ += Number(f.params[i]) + ": " + f.params[i]->GetType()->Name();
+    if (f.is_entry && i < f.entry.param_semantics.size()) {
+      out_ += " semantic(" + f.entry.param_semantics[i] + ")";
+    }
+  }
+  out_ += ") -> " + f.ResultType()->Name();
+  if (f.is_entry) {
+    out_ += " compute numthreads(" + std::to_string(f.entry.numthreads[0]) + ", " +
+            std::to_string(f.entry.numthreads[1]) + ", " + std::to_string(f.entry.numthreads[2]) +
+            ")";
+  }
+  out_ += " {\n";
+  for (const Block* b : f.blocks) {
+    out_ += BlockRef(b);
+    if (!b->params.empty()) {
+      out_ += "(";
+      for (size_t i = 0; i < b->params.size(); ++i) {
+        if (i != 0) out_ += ", ";
+        out_ += Number(b->params[i]) + ": " + b->params[i]->GetType()->Name();
+      }
+      out_ += ")";
+    }
+    out_ += ":\n";
+    for (const Inst* inst : b->insts) PrintInst(*inst);
+  }
+  out_ += "}\n";
+}
+
+void Printer::PrintInst(const Inst& inst) {
+  out_ += "  ";
+  bool has_result = !inst.GetType()->IsVoid();
+  if (has_result) out_ += Number(&inst) + " = ";
+  out_ += GetOpInfo(inst.GetOp()).mnemonic;
+  if (inst.GetOp() == Op::Intrinsic) {
+    out_ += " ";
+    out_ += GetIntrinsicInfo(static_cast<Intrinsic>(inst.imms.at(0))).mnemonic;
+  }
+  if (inst.callee != nullptr) out_ += " @" + inst.callee->Name();
+  const char* sep = " ";
+  auto block_list = [&](const char* label, size_t index) {
+    out_ += sep;
+    out_ += label;
+    out_ += BlockRef(inst.targets[index]);
+    sep = ", ";
+  };
+  switch (inst.GetOp()) {
+    case Op::Br:
+      out_ += " " + BlockRef(inst.targets[0]);
+      if (!inst.operands.empty()) {
+        out_ += "(";
+        for (size_t i = 0; i < inst.operands.size(); ++i) {
+          if (i != 0) out_ += ", ";
+          out_ += Ref(inst.operands[i]);
+        }
+        out_ += ")";
+      }
+      out_ += "\n";
+      return;
+    case Op::Loop:
+      block_list("", 0);
+      block_list("merge ", 1);
+      block_list("continue ", 2);
+      out_ += "\n";
+      return;
+    default:
+      break;
+  }
+  for (const Value* v : inst.operands) {
+    out_ += sep + Ref(v);
+    sep = ", ";
+  }
+  if (inst.GetOp() == Op::CondBr) {
+    block_list("", 0);
+    block_list("", 1);
+  } else if (inst.GetOp() == Op::If) {
+    block_list("", 0);
+    block_list("", 1);
+    block_list("merge ", 2);
+  }
+  if (inst.GetOp() != Op::Intrinsic && !inst.imms.empty()) {
+    out_ += sep;
+    out_ += "[";
+    for (size_t i = 0; i < inst.imms.size(); ++i) {
+      if (i != 0) out_ += ", ";
+      out_ += std::to_string(inst.imms[i]);
+    }
+    out_ += "]";
+  }
+  if (has_result) out_ += " : " + inst.GetType()->Name();
+  out_ += "\n";
+}
+
+}  // namespace
+
+std::string PrintModule(const Module& module) { return Printer().Run(module); }
+
+}  // namespace slope::ir

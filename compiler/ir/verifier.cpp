@@ -1,0 +1,355 @@
+#include "compiler/ir/verifier.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "compiler/base/ice.h"
+#include "compiler/ir/printer.h"
+
+namespace slope::ir {
+namespace {
+
+class Verifier {
+ public:
+  explicit Verifier(const Module& m) : module_(m) {}
+  std::vector<std::string> Run();
+
+ private:
+  void VerifyFunction(const Function& f);
+  void VerifyInst(const Function& f, const Inst& inst);
+  void ComputeDominators(const Function& f);
+  bool Dominates(const Block* a, const Block* b) const;
+  void Fail(const Function& f, const std::string& msg) {
+    errors_.push_back("in function @" + f.Name() + ": " + msg);
+  }
+  std::string Where(const Function& f, const Inst& inst) const {
+    auto it = std::find(f.blocks.begin(), f.blocks.end(), inst.block);
+    return std::string(GetOpInfo(inst.GetOp()).mnemonic) + " in block ^" +
+           std::to_string(it - f.blocks.begin());
+  }
+
+  const Module& module_;
+  std::vector<std::string> errors_;
+  std::map<const Block*, const Block*> idom_;  // reachable blocks only
+  std::map<const Block*, size_t> rpo_index_;
+};
+
+std::vector<const Block*> Successors(const Block* b) {
+  std::vector<const Block*> out;
+  const Inst* t = b->Terminator();
+  if (t == nullptr) return out;
+  switch (t->GetOp()) {
+    case Op::Br: out = {t->targets[0]}; break;
+    case Op::CondBr: out = {t->targets[0], t->targets[1]}; break;
+    case Op::If: out = {t->targets[0], t->targets[1]}; break;
+    case Op::Loop: out = {t->targets[0]}; break;
+    default: break;
+  }
+  return out;
+}
+
+std::vector<std::string> Verifier::Run() {
+  std::set<std::string> names;
+  for (const Global* g : module_.globals) {
+    if (!g->GetType()->IsBuffer()) errors_.push_back("global @" + g->Name() + " is not a buffer");
+    if (!names.insert(g->Name()).second) errors_.push_back("duplicate global @" + g->Name());
+  }
+  std::set<std::string> fnames;
+  for (const Function* f : module_.functions) {
+    if (!fnames.insert(f->Name()).second) errors_.push_back("duplicate function @" + f->Name());
+    VerifyFunction(*f);
+  }
+  return errors_;
+}
+
+void Verifier::ComputeDominators(const Function& f) {
+  idom_.clear();
+  rpo_index_.clear();
+  // Reverse post-order of the reachable blocks.
+  std::vector<const Block*> post;
+  std::set<const Block*> seen;
+  std::vector<std::pair<const Block*, size_t>> stack{{f.blocks.front(), 0}};
+  seen.insert(f.blocks.front());
+  while (!stack.empty()) {
+    auto& [b, next] = stack.back();
+    std::vector<const Block*> succ = Successors(b);
+    if (next < succ.size()) {
+      const Block* s = succ[next++];
+      if (seen.insert(s).second) stack.push_back({s, 0});
+    } else {
+      post.push_back(b);
+      stack.pop_back();
+    }
+  }
+  std::vector<const Block*> rpo(post.rbegin(), post.rend());
+  for (size_t i = 0; i < rpo.size(); ++i) rpo_index_[rpo[i]] = i;
+  std::map<const Block*, std::vector<const Block*>> preds;
+  for (const Block* b : rpo) {
+    for (const Block* s : Successors(b)) preds[s].push_back(b);
+  }
+  idom_[rpo[0]] = rpo[0];
+  bool changed = true;
+  auto intersect = [&](const Block* a, const Block* b) {
+    while (a != b) {
+      while (rpo_index_[a] > rpo_index_[b]) a = idom_[a];
+      while (rpo_index_[b] > rpo_index_[a]) b = idom_[b];
+    }
+    return a;
+  };
+  while (changed) {
+    changed = false;
+    for (size_t i = 1; i < rpo.size(); ++i) {
+      const Block* b = rpo[i];
+      const Block* new_idom = nullptr;
+      for (const Block* p : preds[b]) {
+        if (idom_.count(p) == 0) continue;
+        new_idom = new_idom == nullptr ? p : intersect(p, new_idom);
+      }
+      if (new_idom != nullptr && idom_[b] != new_idom) {
+        idom_[b] = new_idom;
+        changed = true;
+      }
+    }
+  }
+}
+
+bool Verifier::Dominates(const Block* a, const Block* b) const {
+  while (true) {
+    if (a == b) return true;
+    auto it = idom_.find(b);
+    if (it == idom_.end() || it->second == b) return false;
+    b = it->second;
+  }
+}
+
+void Verifier::VerifyFunction(const Function& f) {
+  if (f.blocks.empty()) {
+    Fail(f, "function has no blocks");
+    return;
+  }
+  if (f.is_entry && f.entry.param_semantics.size() != f.params.size()) {
+    Fail(f, "entry point needs one semantic per parameter");
+  }
+  std::set<const Block*> blocks(f.blocks.begin(), f.blocks.end());
+  for (const Block* b : f.blocks) {
+    if (b->GetFunction() != &f) Fail(f, "block belongs to another function");
+    if (b->insts.empty() || b->Terminator() == nullptr) {
+      Fail(f, "block ^" + std::to_string(std::find(f.blocks.begin(), f.blocks.end(), b) - f.blocks.begin()) +
+                  " does not end with a terminator");
+      return;
+    }
+    for (size_t i = 0; i + 1 < b->insts.size(); ++i) {
+      if (b->insts[i]->IsTerminator()) Fail(f, "terminator in the middle of a block");
+    }
+    for (const Inst* inst : b->insts) {
+      if (inst->block != b) Fail(f, "instruction's block link is wrong");
+      for (const Block* t : inst->targets) {
+        if (blocks.count(t) == 0) Fail(f, Where(f, *inst) + " targets a block outside the function");
+      }
+    }
+  }
+  if (!errors_.empty()) return;
+  ComputeDominators(f);
+
+  // Where each value is defined: block and position.
+  std::map<const Value*, std::pair<const Block*, size_t>> defs;
+  for (const Param* p : f.params) defs[p] = {nullptr, 0};
+  for (const Block* b : f.blocks) {
+    for (const Param* p : b->params) defs[p] = {b, 0};
+    for (size_t i = 0; i < b->insts.size(); ++i) defs[b->insts[i]] = {b, i + 1};
+  }
+  for (const Block* b : f.blocks) {
+    bool reachable = idom_.count(b) != 0;
+    for (size_t i = 0; i < b->insts.size(); ++i) {
+      const Inst* inst = b->insts[i];
+      VerifyInst(f, *inst);
+      for (const Value* v : inst->operands) {
+        if (v->VKind() == ValueKind::Constant || v->VKind() == ValueKind::Global) continue;
+        auto it = defs.find(v);
+        if (it == defs.end()) {
+          Fail(f, Where(f, *inst) + " uses a value from another function");
+          continue;
+        }
+        const Block* def_block = it->second.first;
+        if (def_block == nullptr || !reachable) continue;  // function params dominate all
+        bool ok = def_block == b ? it->second.second <= i : Dominates(def_block, b);
+        if (!ok) Fail(f, Where(f, *inst) + " uses a value that does not dominate it");
+      }
+    }
+  }
+}
+
+void Verifier::VerifyInst(const Function& f, const Inst& inst) {
+  const Type* t = inst.GetType();
+  auto op_type = [&](size_t i) { return inst.operands[i]->GetType(); };
+  auto need = [&](bool cond, const char* what) {
+    if (!cond) Fail(f, Where(f, inst) + ": " + what);
+    return cond;
+  };
+  auto arity = [&](size_t n) { return need(inst.operands.size() == n, "wrong operand count"); };
+  bool numeric = t->Scalar()->IsInt() || t->Scalar()->IsFloat();
+  switch (inst.GetOp()) {
+    case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Rem:
+      if (arity(2)) need(op_type(0) == t && op_type(1) == t && numeric, "operands must match a numeric result type");
+      break;
+    case Op::Neg:
+      if (arity(1)) need(op_type(0) == t && numeric, "operand must match a numeric result type");
+      break;
+    case Op::BitAnd: case Op::BitOr: case Op::BitXor: case Op::Shl: case Op::Shr:
+      if (arity(2)) need(op_type(0) == t && op_type(1) == t && t->Scalar()->IsInt(), "operands must match an integer result type");
+      break;
+    case Op::BitNot:
+      if (arity(1)) need(op_type(0) == t && t->Scalar()->IsInt(), "operand must match an integer result type");
+      break;
+    case Op::LogicalAnd: case Op::LogicalOr:
+      if (arity(2)) need(op_type(0) == t && op_type(1) == t && t->Scalar()->IsBool(), "operands must be bool");
+      break;
+    case Op::LogicalNot:
+      if (arity(1)) need(op_type(0) == t && t->Scalar()->IsBool(), "operand must be bool");
+      break;
+    case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge:
+      if (arity(2)) {
+        need(op_type(0) == op_type(1), "compared operands differ in type");
+        need(t->Scalar()->IsBool() && t->Count() == op_type(0)->Count(), "comparison result must be bool of the operands' shape");
+      }
+      break;
+    case Op::Convert:
+      if (arity(1)) need(op_type(0)->Count() == t->Count() && (t->IsScalar() || t->IsVector()) && op_type(0) != t, "convert changes the scalar kind of one shape");
+      break;
+    case Op::MakeVector: {
+      uint32_t total = 0;
+      for (const Value* v : inst.operands) {
+        need(v->GetType()->Scalar() == t->Scalar(), "make_vector operand has the wrong scalar type");
+        total += v->GetType()->Count();
+      }
+      need(t->IsVector() && total == t->Count(), "make_vector operands do not fill the vector");
+      break;
+    }
+    case Op::Splat:
+      if (arity(1)) need(t->IsVector() && op_type(0) == t->Element(), "splat of the wrong scalar");
+      break;
+    case Op::Extract:
+      if (arity(1) && need(inst.imms.size() == 1, "extract needs one index")) {
+        need(op_type(0)->IsVector() && inst.imms[0] < op_type(0)->Count() && t == op_type(0)->Element(), "bad extract");
+      }
+      break;
+    case Op::ExtractDynamic:
+      if (arity(2)) need(op_type(0)->IsVector() && op_type(1)->IsInt() && t == op_type(0)->Element(), "bad extract_dynamic");
+      break;
+    case Op::Insert:
+      if (arity(2) && need(inst.imms.size() == 1, "insert needs one index")) {
+        need(t == op_type(0) && t->IsVector() && op_type(1) == t->Element() && inst.imms[0] < t->Count(), "bad insert");
+      }
+      break;
+    case Op::InsertDynamic:
+      if (arity(3)) {
+        need(t == op_type(0) && t->IsVector() && op_type(1) == t->Element() && op_type(2)->IsInt(), "bad insert_dynamic");
+      }
+      break;
+    case Op::Shuffle:
+      if (arity(2)) {
+        need(op_type(0)->IsVector() && op_type(1)->IsVector() && op_type(0)->Element() == op_type(1)->Element(), "shuffle of mismatched vectors");
+        uint32_t lanes = op_type(0)->Count() + op_type(1)->Count();
+        for (uint32_t lane : inst.imms) need(lane < lanes, "shuffle lane out of range");
+        need(t->Scalar() == op_type(0)->Scalar() && t->Count() == inst.imms.size(), "shuffle result type");
+      }
+      break;
+    case Op::Intrinsic: {
+      if (!need(inst.imms.size() == 1 && inst.imms[0] < static_cast<uint32_t>(Intrinsic::Length) + 1, "bad intrinsic id")) break;
+      const IntrinsicInfo& info = GetIntrinsicInfo(static_cast<Intrinsic>(inst.imms[0]));
+      if (!arity(info.arity)) break;
+      for (size_t i = 0; i < inst.operands.size(); ++i) {
+        need(op_type(i) == op_type(0), "intrinsic operands differ in type");
+        if (info.float_only) need(op_type(i)->Scalar()->IsFloat(), "intrinsic needs float operands");
+      }
+      break;
+    }
+    case Op::Call:
+      if (need(inst.callee != nullptr, "call without callee")) {
+        const Function* c = inst.callee;
+        if (need(c->params.size() == inst.operands.size(), "call argument count")) {
+          for (size_t i = 0; i < c->params.size(); ++i) need(c->params[i]->GetType() == op_type(i), "call argument type");
+        }
+        need(t == c->ResultType(), "call result type");
+        need(!c->is_entry, "entry points cannot be called");
+      }
+      break;
+    case Op::Var:
+      arity(0);
+      need(t->IsPointer() && t->Space() == AddressSpace::Function, "var must be a function pointer");
+      need(inst.block == f.blocks.front(), "var outside the entry block");
+      break;
+    case Op::Load:
+      if (arity(1)) need(op_type(0)->IsPointer() && t == op_type(0)->Element(), "load type");
+      break;
+    case Op::Store:
+      if (arity(2)) {
+        need(op_type(0)->IsPointer() && op_type(1) == op_type(0)->Element(), "store type");
+        const Value* ptr = inst.operands[0];
+        if (ptr->VKind() == ValueKind::Inst && static_cast<const Inst*>(ptr)->GetOp() == Op::ElementPtr) {
+          need(static_cast<const Inst*>(ptr)->operands[0]->GetType()->IsWritable(), "store into a read-only buffer");
+        }
+      }
+      break;
+    case Op::ElementPtr:
+      if (arity(2)) {
+        need(inst.operands[0]->VKind() == ValueKind::Global && op_type(0)->IsBuffer(), "element_ptr base must be a buffer");
+        need(op_type(1)->IsInt(), "element_ptr index must be an integer");
+        need(t->IsPointer() && t->Space() == AddressSpace::StorageBuffer && t->Element() == op_type(0)->Element(), "element_ptr type");
+      }
+      break;
+    case Op::Br:
+      if (need(inst.targets.size() == 1, "br needs one target")) {
+        const Block* dest = inst.targets[0];
+        if (need(dest->params.size() == inst.operands.size(), "br argument count differs from the block's parameters")) {
+          for (size_t i = 0; i < dest->params.size(); ++i) need(dest->params[i]->GetType() == op_type(i), "br argument type");
+        }
+      }
+      break;
+    case Op::CondBr:
+      if (arity(1)) need(op_type(0)->IsBool(), "condition must be bool");
+      need(inst.targets.size() == 2 && inst.targets[0]->params.empty() && inst.targets[1]->params.empty(), "cond_br needs two targets without parameters");
+      break;
+    case Op::If:
+      if (arity(1)) need(op_type(0)->IsBool(), "condition must be bool");
+      if (need(inst.targets.size() == 3, "if needs then, else and merge")) {
+        need(inst.targets[0] != inst.targets[2], "if's then block cannot be its merge block");
+        need(inst.targets[0]->params.empty() && inst.targets[1]->params.empty(), "if targets take no parameters");
+        need(inst.targets[2] != inst.block, "if cannot merge into its own header");
+      }
+      break;
+    case Op::Loop:
+      arity(0);
+      if (need(inst.targets.size() == 3, "loop needs body, merge and continue")) {
+        need(inst.targets[0] != inst.targets[1] && inst.targets[1] != inst.targets[2], "loop blocks must differ");
+        need(inst.targets[0]->params.empty(), "loop body takes no parameters");
+      }
+      break;
+    case Op::Return:
+      if (f.ResultType()->IsVoid()) {
+        arity(0);
+      } else if (arity(1)) {
+        need(op_type(0) == f.ResultType(), "returned value has the wrong type");
+      }
+      break;
+    case Op::Unreachable:
+      arity(0);
+      break;
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> VerifyModule(const Module& module) { return Verifier(module).Run(); }
+
+void VerifyOrIce(const Module& module, const std::string& after) {
+  std::vector<std::string> errors = VerifyModule(module);
+  if (errors.empty()) return;
+  std::string msg = "IR verification failed after " + after + ":";
+  for (const std::string& e : errors) msg += "\n  " + e;
+  msg += "\n" + PrintModule(module);
+  SLOPE_ICE(msg);
+}
+
+}  // namespace slope::ir

@@ -1,0 +1,338 @@
+// Lowering of expressions, lvalues and conversions.
+
+#include "compiler/base/ice.h"
+#include "compiler/lower/lowerer.h"
+
+namespace slope::lower {
+
+using ir::Op;
+using ir::Value;
+
+Value* Lowerer::Zero(const ir::Type* t) {
+  const ir::Type* s = t->Scalar();
+  Value* z = s->IsBool()    ? module_->ConstBool(false)
+             : s->IsFloat() ? module_->ConstFloat(s, 0.0)
+                            : module_->ConstInt(s, 0);
+  return t->IsVector() ? b_.Splat(z, t->Count()) : z;
+}
+
+Value* Lowerer::One(const ir::Type* t) {
+  const ir::Type* s = t->Scalar();
+  Value* one = s->IsFloat() ? module_->ConstFloat(s, 1.0) : module_->ConstInt(s, 1);
+  return t->IsVector() ? b_.Splat(one, t->Count()) : one;
+}
+
+Value* Lowerer::ConvertValue(Value* v, const ir::Type* to) {
+  const ir::Type* from = v->GetType();
+  if (from == to) return v;
+  // Truncate, then change the scalar kind, then splat.
+  if (from->IsVector() && from->Count() > to->Count()) {
+    if (to->Count() == 1) {
+      v = b_.Extract(v, 0);
+    } else {
+      std::vector<uint32_t> lanes;
+      for (uint32_t i = 0; i < to->Count(); ++i) lanes.push_back(i);
+      v = b_.Shuffle(v, v, lanes);
+    }
+    from = v->GetType();
+  }
+  if (from->Scalar() != to->Scalar()) {
+    v = b_.Convert(v, module_->Types().WithScalar(from, to->Scalar()));
+    from = v->GetType();
+  }
+  if (from->IsScalar() && to->IsVector()) v = b_.Splat(v, to->Count());
+  SLOPE_ASSERT(v->GetType() == to);
+  return v;
+}
+
+Value* Lowerer::LowerExpr(const ast::Expr* e) {
+  Loc(e->range);
+  switch (e->kind) {
+    case ast::ExprKind::IntLiteral: {
+      auto* lit = static_cast<const ast::IntLiteralExpr*>(e);
+      return module_->ConstInt(LowerType(e->type), static_cast<int64_t>(lit->value));
+    }
+    case ast::ExprKind::FloatLiteral:
+      return module_->ConstFloat(LowerType(e->type),
+                                 static_cast<const ast::FloatLiteralExpr*>(e)->value);
+    case ast::ExprKind::BoolLiteral:
+      return module_->ConstBool(static_cast<const ast::BoolLiteralExpr*>(e)->value);
+    case ast::ExprKind::StringLiteral:
+      SLOPE_ICE("string literal reached lowering");
+    case ast::ExprKind::Name: {
+      auto* name = static_cast<const ast::NameExpr*>(e);
+      auto* var = static_cast<const ast::VarDecl*>(name->decl);
+      if (var->role == ast::VarRole::Global && var->is_const) return LowerExpr(var->init);
+      return b_.Load(locals_.at(var));
+    }
+    case ast::ExprKind::Member: {
+      auto* m = static_cast<const ast::MemberExpr*>(e);
+      Value* base = LowerExpr(m->base);
+      Loc(e->range);
+      if (base->GetType()->IsScalar()) {
+        return m->swizzle.size() == 1 ? base : b_.Splat(base, static_cast<uint32_t>(m->swizzle.size()));
+      }
+      if (m->swizzle.size() == 1) return b_.Extract(base, m->swizzle[0]);
+      return b_.Shuffle(base, base, m->swizzle);
+    }
+    case ast::ExprKind::Index: {
+      auto* ix = static_cast<const ast::IndexExpr*>(e);
+      if (ix->base->type->IsBuffer()) return LoadLValue(LowerLValue(e));
+      Value* base = LowerExpr(ix->base);
+      Value* index = LowerExpr(ix->index);
+      return b_.Emit(Op::ExtractDynamic, base->GetType()->Element(), {base, index});
+    }
+    case ast::ExprKind::Call:
+      return LowerCall(static_cast<const ast::CallExpr*>(e));
+    case ast::ExprKind::Unary:
+      return LowerUnary(static_cast<const ast::UnaryExpr*>(e));
+    case ast::ExprKind::Binary:
+      return LowerBinary(static_cast<const ast::BinaryExpr*>(e));
+    case ast::ExprKind::Assign:
+      return LowerAssign(static_cast<const ast::AssignExpr*>(e));
+    case ast::ExprKind::Conditional:
+      return LowerConditional(static_cast<const ast::ConditionalExpr*>(e));
+    case ast::ExprKind::Cast:
+      return ConvertValue(LowerExpr(static_cast<const ast::CastExpr*>(e)->operand), LowerType(e->type));
+    case ast::ExprKind::ImplicitCast:
+      return ConvertValue(LowerExpr(static_cast<const ast::ImplicitCastExpr*>(e)->operand),
+                          LowerType(e->type));
+  }
+  SLOPE_ICE("unhandled expression kind");
+}
+
+Value* Lowerer::LowerCall(const ast::CallExpr* call) {
+  if (call->constructed != nullptr) {
+    if (call->args.size() == 1) return LowerExpr(call->args[0]);
+    std::vector<Value*> parts;
+    for (const ast::Expr* a : call->args) parts.push_back(LowerExpr(a));
+    Loc(call->range);
+    return b_.Emit(Op::MakeVector, LowerType(call->type), parts);
+  }
+  if (call->builtin != ast::Builtin::None) return LowerBuiltin(call);
+  std::vector<Value*> args;
+  for (const ast::Expr* a : call->args) args.push_back(LowerExpr(a));
+  Loc(call->range);
+  return b_.Call(functions_.at(call->func), args);
+}
+
+Value* Lowerer::LowerBuiltin(const ast::CallExpr* call) {
+  std::vector<Value*> args;
+  for (const ast::Expr* a : call->args) args.push_back(LowerExpr(a));
+  Loc(call->range);
+  const ir::Type* type = LowerType(call->type);
+  const ir::Type* arg_type = args[0]->GetType();
+  ir::Intrinsic which{};
+  switch (call->builtin) {
+#define SLOPE_BUILTIN(name, spelling, arity) \
+  case ast::Builtin::name:                   \
+    which = ir::Intrinsic::name;             \
+    break;
+#include "compiler/ast/builtins.def"
+#undef SLOPE_BUILTIN
+    case ast::Builtin::None:
+      SLOPE_ICE("not a built-in call");
+  }
+  bool is_int = arg_type->Scalar()->IsInt();
+  if (which == ir::Intrinsic::Abs && is_int && !arg_type->Scalar()->IsSigned()) return args[0];
+  if (which == ir::Intrinsic::Dot && (is_int || arg_type->IsScalar())) {
+    // Integer dot products (and scalar "dot") are a sum of products.
+    Value* products = b_.Binary(Op::Mul, args[0], args[1]);
+    if (arg_type->IsScalar()) return products;
+    Value* sum = b_.Extract(products, 0);
+    for (uint32_t i = 1; i < arg_type->Count(); ++i) sum = b_.Binary(Op::Add, sum, b_.Extract(products, i));
+    return sum;
+  }
+  if (which == ir::Intrinsic::Length && arg_type->IsScalar()) {
+    return b_.CallIntrinsic(ir::Intrinsic::Abs, type, args);
+  }
+  return b_.CallIntrinsic(which, type, args);
+}
+
+Value* Lowerer::ArithmeticOp(ast::OpKind op, Value* a, Value* b) {
+  switch (op) {
+    case ast::OpKind::Add: return b_.Binary(Op::Add, a, b);
+    case ast::OpKind::Sub: return b_.Binary(Op::Sub, a, b);
+    case ast::OpKind::Mul: return b_.Binary(Op::Mul, a, b);
+    case ast::OpKind::Div: return b_.Binary(Op::Div, a, b);
+    case ast::OpKind::Rem: return b_.Binary(Op::Rem, a, b);
+    case ast::OpKind::BitAnd: return b_.Binary(Op::BitAnd, a, b);
+    case ast::OpKind::BitOr: return b_.Binary(Op::BitOr, a, b);
+    case ast::OpKind::BitXor: return b_.Binary(Op::BitXor, a, b);
+    case ast::OpKind::Shl:
+    case ast::OpKind::Shr: {
+      // Shift counts wrap at the bit width, as in HLSL; never undefined behaviour.
+      const ir::Type* s = b->GetType()->Scalar();
+      Value* mask = module_->ConstInt(s, s->Width() - 1);
+      if (b->GetType()->IsVector()) mask = b_.Splat(mask, b->GetType()->Count());
+      Value* count = b_.Binary(Op::BitAnd, b, mask);
+      return b_.Binary(op == ast::OpKind::Shl ? Op::Shl : Op::Shr, a, count);
+    }
+    case ast::OpKind::Eq: return b_.Compare(Op::Eq, a, b);
+    case ast::OpKind::Ne: return b_.Compare(Op::Ne, a, b);
+    case ast::OpKind::Lt: return b_.Compare(Op::Lt, a, b);
+    case ast::OpKind::Le: return b_.Compare(Op::Le, a, b);
+    case ast::OpKind::Gt: return b_.Compare(Op::Gt, a, b);
+    case ast::OpKind::Ge: return b_.Compare(Op::Ge, a, b);
+    default: SLOPE_ICE("not a binary arithmetic operator");
+  }
+}
+
+Value* Lowerer::LowerBinary(const ast::BinaryExpr* e) {
+  if (e->op == ast::OpKind::LogicalAnd || e->op == ast::OpKind::LogicalOr) {
+    return LowerShortCircuit(e);
+  }
+  Value* a = LowerExpr(e->lhs);
+  Value* b = LowerExpr(e->rhs);
+  Loc(e->range);
+  return ArithmeticOp(e->op, a, b);
+}
+
+Value* Lowerer::LowerShortCircuit(const ast::BinaryExpr* e) {
+  // result = lhs; if (lhs == is_and) result = rhs;
+  bool is_and = e->op == ast::OpKind::LogicalAnd;
+  Value* slot = b_.Var(func_, module_->Types().Bool());
+  Value* lhs = LowerExpr(e->lhs);
+  b_.Store(slot, lhs);
+  Value* cond = is_and ? lhs : b_.Unary(Op::LogicalNot, lhs);
+  ir::Block* rhs_block = NewBlock();
+  ir::Block* merge = NewBlock();
+  b_.If(cond, rhs_block, merge, merge);
+  Place(rhs_block);
+  b_.Store(slot, LowerExpr(e->rhs));
+  b_.Br(merge);
+  Place(merge);
+  return b_.Load(slot);
+}
+
+Value* Lowerer::LowerConditional(const ast::ConditionalExpr* e) {
+  Value* slot = b_.Var(func_, LowerType(e->type));
+  Value* cond = LowerExpr(e->cond);
+  ir::Block* then_block = NewBlock();
+  ir::Block* else_block = NewBlock();
+  ir::Block* merge = NewBlock();
+  b_.If(cond, then_block, else_block, merge);
+  Place(then_block);
+  b_.Store(slot, LowerExpr(e->then_expr));
+  b_.Br(merge);
+  Place(else_block);
+  b_.Store(slot, LowerExpr(e->else_expr));
+  b_.Br(merge);
+  Place(merge);
+  return b_.Load(slot);
+}
+
+Value* Lowerer::LowerUnary(const ast::UnaryExpr* e) {
+  switch (e->op) {
+    case ast::OpKind::Plus:
+      return LowerExpr(e->operand);
+    case ast::OpKind::Neg: {
+      Value* v = LowerExpr(e->operand);
+      return b_.Unary(Op::Neg, v);
+    }
+    case ast::OpKind::Not:
+      return b_.Unary(Op::LogicalNot, LowerExpr(e->operand));
+    case ast::OpKind::BitNot:
+      return b_.Unary(Op::BitNot, LowerExpr(e->operand));
+    case ast::OpKind::PreInc:
+    case ast::OpKind::PreDec:
+    case ast::OpKind::PostInc:
+    case ast::OpKind::PostDec: {
+      LValue lv = LowerLValue(e->operand);
+      Value* old = LoadLValue(lv);
+      bool inc = e->op == ast::OpKind::PreInc || e->op == ast::OpKind::PostInc;
+      Value* updated = b_.Binary(inc ? Op::Add : Op::Sub, old, One(old->GetType()));
+      StoreLValue(lv, updated);
+      bool pre = e->op == ast::OpKind::PreInc || e->op == ast::OpKind::PreDec;
+      return pre ? updated : old;
+    }
+    default:
+      SLOPE_ICE("not a unary operator");
+  }
+}
+
+Value* Lowerer::LowerAssign(const ast::AssignExpr* e) {
+  LValue lv = LowerLValue(e->lhs);
+  if (e->op == ast::OpKind::Assign) {
+    Value* v = LowerExpr(e->rhs);
+    Loc(e->range);
+    StoreLValue(lv, v);
+    return v;
+  }
+  Value* old = LoadLValue(lv);
+  Value* rhs = LowerExpr(e->rhs);
+  Loc(e->range);
+  const ir::Type* op_type = LowerType(e->op_type);
+  Value* result = ArithmeticOp(e->op, ConvertValue(old, op_type), rhs);
+  Value* stored = ConvertValue(result, old->GetType());
+  StoreLValue(lv, stored);
+  return stored;
+}
+
+LValue Lowerer::LowerLValue(const ast::Expr* e) {
+  switch (e->kind) {
+    case ast::ExprKind::Name: {
+      auto* var = static_cast<const ast::VarDecl*>(static_cast<const ast::NameExpr*>(e)->decl);
+      return LValue{locals_.at(var), {}, nullptr};
+    }
+    case ast::ExprKind::Index: {
+      auto* ix = static_cast<const ast::IndexExpr*>(e);
+      if (ix->base->type->IsBuffer()) {
+        auto* name = static_cast<const ast::NameExpr*>(ix->base);
+        ir::Global* g = globals_.at(static_cast<const ast::VarDecl*>(name->decl));
+        Value* index = LowerExpr(ix->index);
+        Loc(e->range);
+        return LValue{b_.ElementPtr(g, index), {}, nullptr};
+      }
+      LValue base = LowerLValue(ix->base);
+      SLOPE_ASSERT(base.swizzle.empty() && base.dynamic_index == nullptr);
+      base.dynamic_index = LowerExpr(ix->index);
+      return base;
+    }
+    case ast::ExprKind::Member: {
+      auto* m = static_cast<const ast::MemberExpr*>(e);
+      LValue base = LowerLValue(m->base);
+      SLOPE_ASSERT(base.dynamic_index == nullptr);
+      std::vector<uint32_t> lanes;
+      for (uint32_t lane : m->swizzle) lanes.push_back(base.swizzle.empty() ? lane : base.swizzle.at(lane));
+      base.swizzle = lanes;
+      return base;
+    }
+    default:
+      SLOPE_ICE("expression is not an lvalue");
+  }
+}
+
+Value* Lowerer::LoadLValue(const LValue& lv) {
+  Value* whole = b_.Load(lv.ptr);
+  if (lv.dynamic_index != nullptr) {
+    return b_.Emit(Op::ExtractDynamic, whole->GetType()->Element(), {whole, lv.dynamic_index});
+  }
+  if (lv.swizzle.empty()) return whole;
+  if (whole->GetType()->IsScalar()) {
+    return lv.swizzle.size() == 1 ? whole : b_.Splat(whole, static_cast<uint32_t>(lv.swizzle.size()));
+  }
+  if (lv.swizzle.size() == 1) return b_.Extract(whole, lv.swizzle[0]);
+  return b_.Shuffle(whole, whole, lv.swizzle);
+}
+
+void Lowerer::StoreLValue(const LValue& lv, Value* value) {
+  const ir::Type* pointee = lv.ptr->GetType()->Element();
+  if (lv.dynamic_index != nullptr) {
+    Value* whole = b_.Load(lv.ptr);
+    b_.Store(lv.ptr, b_.Emit(Op::InsertDynamic, pointee, {whole, value, lv.dynamic_index}));
+    return;
+  }
+  if (lv.swizzle.empty() || pointee->IsScalar()) {
+    b_.Store(lv.ptr, value);
+    return;
+  }
+  Value* whole = b_.Load(lv.ptr);
+  for (size_t i = 0; i < lv.swizzle.size(); ++i) {
+    Value* part = value->GetType()->IsVector() ? b_.Extract(value, static_cast<uint32_t>(i)) : value;
+    whole = b_.Emit(Op::Insert, pointee, {whole, part}, {lv.swizzle[i]});
+  }
+  b_.Store(lv.ptr, whole);
+}
+
+}  // namespace slope::lower

@@ -1,0 +1,365 @@
+#include "compiler/preprocess/lexer.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cfloat>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+namespace slope::preprocess {
+
+const char* TokenKindSpelling(TokenKind kind) {
+  switch (kind) {
+#define TOKEN(name, spelling) \
+  case TokenKind::name:       \
+    return spelling;
+#include "compiler/preprocess/tokens.def"
+#undef TOKEN
+  }
+  return "token";
+}
+
+namespace {
+
+bool IsIdentStart(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsIdentChar(char c) { return IsIdentStart(c) || IsDigit(c); }
+
+/// Length of the valid UTF-8 sequence starting at `p`, or 0 when invalid.
+size_t Utf8SequenceLength(std::string_view text, size_t p) {
+  unsigned char c = static_cast<unsigned char>(text[p]);
+  size_t len = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
+  if (len == 0 || p + len > text.size()) return 0;
+  for (size_t i = 1; i < len; ++i) {
+    if ((static_cast<unsigned char>(text[p + i]) & 0xC0) != 0x80) return 0;
+  }
+  return len;
+}
+
+class Lexer {
+ public:
+  Lexer(const source::SourceManager& sources, source::FileId file, diag::DiagEngine& diags)
+      : file_(file), text_(sources.Text(file)), diags_(diags) {}
+
+  std::vector<Token> Run();
+
+ private:
+  source::SourceLoc Loc(size_t offset) const {
+    return {file_, static_cast<uint32_t>(offset)};
+  }
+  source::SourceRange Range(size_t begin, size_t end) const { return {Loc(begin), Loc(end)}; }
+  char Peek(size_t ahead = 0) const {
+    return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0';
+  }
+  bool AtEnd() const { return pos_ >= text_.size(); }
+
+  void SkipTrivia();
+  /// Skips a non-ASCII byte sequence in a comment or string, checking it is UTF-8.
+  void SkipNonAscii();
+  void LexNumber(Token& tok);
+  void LexPunctuation(Token& tok);
+
+  source::FileId file_;
+  std::string_view text_;
+  diag::DiagEngine& diags_;
+  size_t pos_ = 0;
+  bool at_line_start_ = true;
+};
+
+void Lexer::SkipNonAscii() {
+  size_t len = Utf8SequenceLength(text_, pos_);
+  if (len == 0) {
+    char hex[8];
+    std::snprintf(hex, sizeof(hex), "%02X", static_cast<unsigned char>(text_[pos_]));
+    diags_.Report(diag::DiagId::InvalidUtf8, Range(pos_, pos_ + 1), hex);
+    len = 1;
+  }
+  pos_ += len;
+}
+
+void Lexer::SkipTrivia() {
+  while (!AtEnd()) {
+    char c = Peek();
+    if (c == '\n' || c == '\r') {
+      at_line_start_ = true;
+      ++pos_;
+    } else if (c == ' ' || c == '\t' || c == '\f' || c == '\v') {
+      ++pos_;
+    } else if (c == '\\' && (Peek(1) == '\n' || Peek(1) == '\r')) {
+      // Line continuation: the backslash and the line break vanish.
+      pos_ += (Peek(1) == '\r' && Peek(2) == '\n') ? 3 : 2;
+    } else if (c == '/' && Peek(1) == '/') {
+      while (!AtEnd() && Peek() != '\n' && Peek() != '\r') {
+        if (static_cast<unsigned char>(Peek()) >= 0x80) {
+          SkipNonAscii();
+        } else {
+          ++pos_;
+        }
+      }
+    } else if (c == '/' && Peek(1) == '*') {
+      size_t start = pos_;
+      pos_ += 2;
+      bool closed = false;
+      while (!AtEnd()) {
+        if (Peek() == '*' && Peek(1) == '/') {
+          pos_ += 2;
+          closed = true;
+          break;
+        }
+        if (Peek() == '\n' || Peek() == '\r') at_line_start_ = true;
+        if (static_cast<unsigned char>(Peek()) >= 0x80) {
+          SkipNonAscii();
+        } else {
+          ++pos_;
+        }
+      }
+      if (!closed) diags_.Report(diag::DiagId::UnterminatedComment, Range(start, start + 2));
+    } else {
+      return;
+    }
+  }
+}
+
+std::vector<Token> Lexer::Run() {
+  std::vector<Token> tokens;
+  // A UTF-8 byte order mark is skipped.
+  if (text_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;
+  while (true) {
+    SkipTrivia();
+    Token tok;
+    tok.at_line_start = at_line_start_;
+    at_line_start_ = false;
+    size_t start = pos_;
+    tok.loc = Loc(start);
+    if (AtEnd()) {
+      tok.kind = TokenKind::EndOfFile;
+      tokens.push_back(tok);
+      return tokens;
+    }
+    char c = Peek();
+    if (IsIdentStart(c)) {
+      while (IsIdentChar(Peek())) ++pos_;
+      tok.kind = TokenKind::Identifier;
+    } else if (IsDigit(c) || (c == '.' && IsDigit(Peek(1)))) {
+      LexNumber(tok);
+    } else if (c == '"') {
+      ++pos_;
+      bool closed = false;
+      while (!AtEnd() && Peek() != '\n' && Peek() != '\r') {
+        if (Peek() == '\\' && pos_ + 1 < text_.size()) {
+          pos_ += 2;
+        } else if (Peek() == '"') {
+          ++pos_;
+          closed = true;
+          break;
+        } else if (static_cast<unsigned char>(Peek()) >= 0x80) {
+          SkipNonAscii();
+        } else {
+          ++pos_;
+        }
+      }
+      if (!closed) diags_.Report(diag::DiagId::UnterminatedString, Range(start, pos_));
+      tok.kind = TokenKind::StringLiteral;
+    } else if (static_cast<unsigned char>(c) >= 0x80) {
+      size_t len = Utf8SequenceLength(text_, pos_);
+      if (len == 0) {
+        SkipNonAscii();
+      } else {
+        diags_.Report(diag::DiagId::UnexpectedCharacter, Range(start, start + len),
+                      text_.substr(start, len));
+        pos_ += len;
+      }
+      continue;
+    } else {
+      LexPunctuation(tok);
+      if (pos_ == start) {
+        std::string shown;
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) {
+          char hex[8];
+          std::snprintf(hex, sizeof(hex), "\\x%02X", static_cast<unsigned char>(c));
+          shown = hex;
+        } else {
+          shown = std::string(1, c);
+        }
+        diags_.Report(diag::DiagId::UnexpectedCharacter, Range(start, start + 1), shown);
+        ++pos_;
+        continue;
+      }
+    }
+    tok.text = text_.substr(start, pos_ - start);
+    tokens.push_back(tok);
+  }
+}
+
+void Lexer::LexNumber(Token& tok) {
+  size_t start = pos_;
+  bool is_float = false;
+  int base = 10;
+  if (Peek() == '0' && (Peek(1) == 'x' || Peek(1) == 'X')) {
+    base = 16;
+    pos_ += 2;
+    while (std::isxdigit(static_cast<unsigned char>(Peek()))) ++pos_;
+  } else if (Peek() == '0' && (Peek(1) == 'b' || Peek(1) == 'B')) {
+    base = 2;
+    pos_ += 2;
+    while (Peek() == '0' || Peek() == '1') ++pos_;
+  } else {
+    while (IsDigit(Peek())) ++pos_;
+    if (Peek() == '.') {
+      is_float = true;
+      ++pos_;
+      while (IsDigit(Peek())) ++pos_;
+    }
+    if ((Peek() == 'e' || Peek() == 'E') &&
+        (IsDigit(Peek(1)) || ((Peek(1) == '+' || Peek(1) == '-') && IsDigit(Peek(2))))) {
+      is_float = true;
+      pos_ += 2;
+      while (IsDigit(Peek())) ++pos_;
+    }
+  }
+  size_t digits_end = pos_;
+  // The suffix runs to the end of the identifier-like tail; unknown suffixes are errors.
+  while (IsIdentChar(Peek())) ++pos_;
+  std::string_view suffix = text_.substr(digits_end, pos_ - digits_end);
+  std::string_view whole = text_.substr(start, pos_ - start);
+  tok.text = whole;
+  source::SourceRange range = Range(start, pos_);
+  std::string lower;
+  for (char ch : suffix) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+
+  if (is_float || (base == 10 && (lower == "f" || lower == "h"))) {
+    tok.kind = TokenKind::FloatLiteral;
+    if (lower.empty() || lower == "f") {
+      tok.literal_type = LiteralType::Float;
+    } else if (lower == "h") {
+      tok.literal_type = LiteralType::Half;
+    } else if (lower == "l" || lower == "lf") {
+      tok.literal_type = LiteralType::Double;
+    } else {
+      diags_.Report(diag::DiagId::InvalidNumericLiteral, range, whole);
+      return;
+    }
+    std::string digits(text_.substr(start, digits_end - start));
+    errno = 0;
+    double value = std::strtod(digits.c_str(), nullptr);
+    bool nonzero_digits = digits.find_first_of("123456789") < digits.find_first_of("eE");
+    double max = tok.literal_type == LiteralType::Float ? FLT_MAX
+                 : tok.literal_type == LiteralType::Half ? 65504.0 : DBL_MAX;
+    double min_sub = tok.literal_type == LiteralType::Float ? FLT_TRUE_MIN
+                     : tok.literal_type == LiteralType::Half ? 5.9604644775390625e-8
+                                                             : DBL_TRUE_MIN;
+    bool too_large = std::isinf(value) || value > max;
+    bool too_small = nonzero_digits && (value == 0.0 || value < min_sub / 2);
+    if (too_large || too_small) {
+      static constexpr const char* kNames[] = {"int", "uint", "int64_t", "uint64_t",
+                                               "half", "float", "double"};
+      diags_.Report(diag::DiagId::FloatLiteralOutOfRange, range, whole,
+                    kNames[static_cast<int>(tok.literal_type)]);
+    }
+    tok.float_value = value;
+    return;
+  }
+
+  tok.kind = TokenKind::IntLiteral;
+  bool is_unsigned = lower.find('u') != std::string::npos;
+  size_t l_count = static_cast<size_t>(std::count(lower.begin(), lower.end(), 'l'));
+  bool valid_suffix = lower.empty() || lower == "u" || lower == "l" || lower == "ll" ||
+                      lower == "ul" || lower == "lu" || lower == "ull" || lower == "llu";
+  size_t prefix = base == 10 ? 0 : 2;
+  if (!valid_suffix || digits_end == start + prefix) {
+    diags_.Report(diag::DiagId::InvalidNumericLiteral, range, whole);
+    return;
+  }
+  // Accumulate with overflow detection.
+  uint64_t value = 0;
+  bool overflow = false;
+  for (size_t i = start + prefix; i < digits_end; ++i) {
+    char ch = text_[i];
+    uint64_t digit = IsDigit(ch) ? static_cast<uint64_t>(ch - '0')
+                                 : static_cast<uint64_t>(std::tolower(ch) - 'a' + 10);
+    if (value > (UINT64_MAX - digit) / static_cast<uint64_t>(base)) overflow = true;
+    value = value * static_cast<uint64_t>(base) + digit;
+  }
+  tok.int_value = value;
+  if (l_count > 0) {
+    tok.literal_type = is_unsigned ? LiteralType::UInt64 : LiteralType::Int64;
+  } else if (is_unsigned) {
+    tok.literal_type = LiteralType::UInt;
+  } else if (value <= 0x7FFFFFFFull) {
+    tok.literal_type = LiteralType::Int;
+  } else if (base != 10 && value <= 0xFFFFFFFFull) {
+    tok.literal_type = LiteralType::UInt;  // hex and binary literals may use the sign bit
+  } else if (value == 0x80000000ull) {
+    tok.literal_type = LiteralType::Int;  // only valid as the operand of unary minus
+  } else {
+    overflow = true;
+    tok.literal_type = LiteralType::Int;
+  }
+  uint64_t limit = tok.literal_type == LiteralType::UInt ? 0xFFFFFFFFull
+                   : tok.literal_type == LiteralType::Int64 ? 0x7FFFFFFFFFFFFFFFull
+                                                            : UINT64_MAX;
+  if (tok.literal_type == LiteralType::Int) limit = 0x80000000ull;
+  if (overflow || value > limit) {
+    static constexpr const char* kNames[] = {"int", "uint", "int64_t", "uint64_t"};
+    diags_.Report(diag::DiagId::IntegerLiteralTooLarge, range, whole,
+                  kNames[static_cast<int>(tok.literal_type)]);
+    tok.int_value = 0;
+  }
+}
+
+void Lexer::LexPunctuation(Token& tok) {
+  struct Punct {
+    const char* spelling;
+    TokenKind kind;
+  };
+  // Longest first, so that "<<=" wins over "<<" and "<".
+  static constexpr Punct kPuncts[] = {
+      {"<<=", TokenKind::LessLessEqual}, {">>=", TokenKind::GreaterGreaterEqual},
+      {"::", TokenKind::ColonColon},     {"->", TokenKind::Arrow},
+      {"++", TokenKind::PlusPlus},       {"--", TokenKind::MinusMinus},
+      {"&&", TokenKind::AmpAmp},         {"||", TokenKind::PipePipe},
+      {"<=", TokenKind::LessEqual},      {">=", TokenKind::GreaterEqual},
+      {"==", TokenKind::EqualEqual},     {"!=", TokenKind::BangEqual},
+      {"<<", TokenKind::LessLess},       {">>", TokenKind::GreaterGreater},
+      {"+=", TokenKind::PlusEqual},      {"-=", TokenKind::MinusEqual},
+      {"*=", TokenKind::StarEqual},      {"/=", TokenKind::SlashEqual},
+      {"%=", TokenKind::PercentEqual},   {"&=", TokenKind::AmpEqual},
+      {"|=", TokenKind::PipeEqual},      {"^=", TokenKind::CaretEqual},
+      {"(", TokenKind::LParen},          {")", TokenKind::RParen},
+      {"[", TokenKind::LBracket},        {"]", TokenKind::RBracket},
+      {"{", TokenKind::LBrace},          {"}", TokenKind::RBrace},
+      {";", TokenKind::Semicolon},       {",", TokenKind::Comma},
+      {".", TokenKind::Dot},             {":", TokenKind::Colon},
+      {"?", TokenKind::Question},        {"#", TokenKind::Hash},
+      {"+", TokenKind::Plus},            {"-", TokenKind::Minus},
+      {"*", TokenKind::Star},            {"/", TokenKind::Slash},
+      {"%", TokenKind::Percent},         {"&", TokenKind::Amp},
+      {"|", TokenKind::Pipe},            {"^", TokenKind::Caret},
+      {"~", TokenKind::Tilde},           {"!", TokenKind::Bang},
+      {"<", TokenKind::Less},            {">", TokenKind::Greater},
+      {"=", TokenKind::Equal},
+  };
+  std::string_view rest = text_.substr(pos_);
+  for (const Punct& p : kPuncts) {
+    std::string_view s(p.spelling);
+    if (rest.substr(0, s.size()) == s) {
+      tok.kind = p.kind;
+      pos_ += s.size();
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<Token> Lex(const source::SourceManager& sources, source::FileId file,
+                       diag::DiagEngine& diags) {
+  return Lexer(sources, file, diags).Run();
+}
+
+}  // namespace slope::preprocess

@@ -1,0 +1,561 @@
+#include <functional>
+#include <set>
+
+#include "compiler/base/ice.h"
+#include "compiler/sema/checker.h"
+
+namespace slope::sema {
+
+using diag::DiagId;
+
+const Type* LookupBuiltinTypeName(TypeContext& types, std::string_view name) {
+  struct Scalar {
+    std::string_view prefix;
+    const Type* type;
+  };
+  const Scalar scalars[] = {{"float", types.Float()}, {"uint", types.UInt()},
+                            {"int", types.Int()}, {"bool", types.Bool()}};
+  if (name == "void") return types.Void();
+  for (const Scalar& s : scalars) {
+    if (name == s.prefix) return s.type;
+    if (name.size() == s.prefix.size() + 1 && name.substr(0, s.prefix.size()) == s.prefix) {
+      char n = name.back();
+      if (n >= '2' && n <= '4') return types.Vector(s.type, static_cast<uint32_t>(n - '0'));
+    }
+  }
+  if (name == "uint32_t") return types.UInt();
+  if (name == "int32_t") return types.Int();
+  if (name == "float32_t") return types.Float();
+  return nullptr;
+}
+
+namespace {
+/// Evaluates a literal integer generic argument such as the 3 in vector<float, 3>.
+bool LiteralUInt(const ast::Expr* e, uint32_t* out) {
+  if (e->kind != ast::ExprKind::IntLiteral) return false;
+  *out = static_cast<uint32_t>(static_cast<const ast::IntLiteralExpr*>(e)->value);
+  return true;
+}
+}  // namespace
+
+const Type* Checker::ResolveType(ast::TypeExpr* te) {
+  if (te == nullptr) return types_.Error();
+  const Type* result = nullptr;
+  if (te->type_args.empty() && te->value_args.empty()) {
+    result = LookupBuiltinTypeName(types_, te->name);
+    if (result == nullptr) {
+      if (te->name == "StructuredBuffer" || te->name == "RWStructuredBuffer" ||
+          te->name == "vector") {
+        diags_.Report(DiagId::InvalidAttributeArgs, te->range, te->name, "generic arguments");
+        result = types_.Error();
+      } else if (te->name == "half" || te->name == "double" || te->name.find("int64") == 0 ||
+                 te->name.find("uint64") == 0 || te->name.find("int16") == 0 ||
+                 te->name.find("uint16") == 0 || te->name.find("int8") == 0 ||
+                 te->name.find("uint8") == 0 || te->name.find("half") == 0 ||
+                 te->name.find("double") == 0 || te->name == "matrix" ||
+                 te->name.find("float2x") == 0 || te->name.find("float3x") == 0 ||
+                 te->name.find("float4x") == 0) {
+        diags_.Report(DiagId::UnsupportedConstruct, te->range, "type '" + te->name + "'", "is");
+        result = types_.Error();
+      } else if (Lookup(te->name) != nullptr) {
+        diags_.Report(DiagId::NotAType, te->range, te->name);
+        result = types_.Error();
+      } else {
+        diags_.Report(DiagId::UnknownType, te->range, te->name);
+        result = types_.Error();
+      }
+    }
+  } else if ((te->name == "StructuredBuffer" || te->name == "RWStructuredBuffer") &&
+             te->type_args.size() == 1 && te->value_args.empty()) {
+    const Type* element = ResolveType(te->type_args[0]);
+    if (element->IsError()) {
+      result = types_.Error();
+    } else if (!element->IsNumericLike() || element->ScalarType()->Kind() == TypeKind::Bool) {
+      diags_.Report(DiagId::UnsupportedBufferElement, te->type_args[0]->range, element->Name());
+      result = types_.Error();
+    } else {
+      result = types_.Buffer(element, te->name == "RWStructuredBuffer");
+    }
+  } else if (te->name == "vector" && te->type_args.size() == 1 && te->value_args.size() == 1) {
+    const Type* element = ResolveType(te->type_args[0]);
+    uint32_t n = 0;
+    if (element->IsError()) {
+      result = types_.Error();
+    } else if (!element->IsScalar() || !LiteralUInt(te->value_args[0], &n) || n < 1 || n > 4) {
+      diags_.Report(DiagId::InvalidAttributeArgs, te->range, "vector",
+                    "a scalar type and an element count from 1 to 4");
+      result = types_.Error();
+    } else {
+      result = types_.Vector(element, n);
+    }
+  } else {
+    diags_.Report(DiagId::UnknownType, te->range, te->name);
+    result = types_.Error();
+  }
+  te->resolved = result;
+  return result;
+}
+
+ast::Decl* Checker::Lookup(const std::string& name) const {
+  for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+    auto found = it->find(name);
+    if (found != it->end()) return found->second;
+  }
+  return nullptr;
+}
+
+void Checker::Declare(ast::Decl* decl) {
+  auto& scope = scopes_.back();
+  auto [it, inserted] = scope.emplace(decl->name, decl);
+  if (!inserted) {
+    diags_.Report(DiagId::Redefinition, decl->name_range, decl->name)
+        .Note(DiagId::PreviousDefinition, it->second->name_range, decl->name);
+  }
+}
+
+/// Pushes a scope for its lifetime.
+class ScopeGuard {
+ public:
+  explicit ScopeGuard(Checker& c) : c_(c) { c_.scopes_.emplace_back(); }
+  ~ScopeGuard() { c_.scopes_.pop_back(); }
+
+ private:
+  Checker& c_;
+};
+
+void Checker::DeclareGlobal(ast::Decl* decl) {
+  if (decl->kind == ast::DeclKind::Func) {
+    auto* func = static_cast<ast::FuncDecl*>(decl);
+    auto& scope = scopes_.front();
+    auto it = scope.find(decl->name);
+    if (it != scope.end() && it->second->kind != ast::DeclKind::Func) {
+      diags_.Report(DiagId::Redefinition, decl->name_range, decl->name)
+          .Note(DiagId::PreviousDefinition, it->second->name_range, decl->name);
+      return;
+    }
+    scope.emplace(decl->name, decl);
+    functions_[decl->name].push_back(func);
+    return;
+  }
+  Declare(decl);
+}
+
+bool Checker::Run(ast::Module& module, CheckedModule* out) {
+  scopes_.emplace_back();
+  for (ast::Decl* decl : module.decls) DeclareGlobal(decl);
+  for (ast::Decl* decl : module.decls) {
+    if (decl->kind == ast::DeclKind::Var) {
+      CheckGlobalVar(static_cast<ast::VarDecl*>(decl), out);
+    }
+  }
+  for (ast::Decl* decl : module.decls) {
+    if (decl->kind == ast::DeclKind::Func) CheckFunctionSignature(static_cast<ast::FuncDecl*>(decl));
+  }
+  // Two functions with the same parameter types are a redefinition, not an overload.
+  for (auto& [name, overloads] : functions_) {
+    for (size_t i = 0; i < overloads.size(); ++i) {
+      for (size_t j = 0; j < i; ++j) {
+        const auto& a = overloads[i]->params;
+        const auto& b = overloads[j]->params;
+        bool same = a.size() == b.size();
+        for (size_t k = 0; same && k < a.size(); ++k) same = a[k]->type == b[k]->type;
+        if (same) {
+          diags_.Report(DiagId::Redefinition, overloads[i]->name_range, name)
+              .Note(DiagId::PreviousDefinition, overloads[j]->name_range, name);
+          break;
+        }
+      }
+    }
+  }
+  for (ast::Decl* decl : module.decls) {
+    if (diags_.LimitReached()) break;
+    if (decl->kind != ast::DeclKind::Func) continue;
+    auto* func = static_cast<ast::FuncDecl*>(decl);
+    if (func->body != nullptr) {
+      CheckFunctionBody(func);
+      out->functions.push_back(func);
+    }
+    if (const ast::Attribute* shader = func->FindAttribute("shader")) {
+      (void)shader;
+      CheckEntryPoint(func);
+      out->entry_points.push_back(func);
+    }
+  }
+  CheckRecursion(out->functions);
+  scopes_.pop_back();
+  return !diags_.HasErrors();
+}
+
+bool Checker::CheckConstantExpr(const ast::Expr* e) {
+  switch (e->kind) {
+    case ast::ExprKind::IntLiteral:
+    case ast::ExprKind::FloatLiteral:
+    case ast::ExprKind::BoolLiteral:
+      return true;
+    case ast::ExprKind::Name: {
+      auto* decl = static_cast<const ast::NameExpr*>(e)->decl;
+      return decl != nullptr && decl->kind == ast::DeclKind::Var &&
+             static_cast<ast::VarDecl*>(decl)->role == ast::VarRole::Global &&
+             static_cast<ast::VarDecl*>(decl)->is_const;
+    }
+    case ast::ExprKind::Unary: {
+      auto* u = static_cast<const ast::UnaryExpr*>(e);
+      return (u->op == ast::OpKind::Neg || u->op == ast::OpKind::Plus ||
+              u->op == ast::OpKind::Not || u->op == ast::OpKind::BitNot) &&
+             CheckConstantExpr(u->operand);
+    }
+    case ast::ExprKind::Binary: {
+      auto* b = static_cast<const ast::BinaryExpr*>(e);
+      return CheckConstantExpr(b->lhs) && CheckConstantExpr(b->rhs);
+    }
+    case ast::ExprKind::Conditional: {
+      auto* c = static_cast<const ast::ConditionalExpr*>(e);
+      return CheckConstantExpr(c->cond) && CheckConstantExpr(c->then_expr) &&
+             CheckConstantExpr(c->else_expr);
+    }
+    case ast::ExprKind::Cast:
+      return CheckConstantExpr(static_cast<const ast::CastExpr*>(e)->operand);
+    case ast::ExprKind::ImplicitCast:
+      return CheckConstantExpr(static_cast<const ast::ImplicitCastExpr*>(e)->operand);
+    case ast::ExprKind::Call: {
+      auto* c = static_cast<const ast::CallExpr*>(e);
+      if (c->constructed == nullptr) return false;
+      for (const ast::Expr* a : c->args) {
+        if (!CheckConstantExpr(a)) return false;
+      }
+      return true;
+    }
+    case ast::ExprKind::StringLiteral:
+    case ast::ExprKind::Member:
+    case ast::ExprKind::Index:
+    case ast::ExprKind::Assign:
+      return false;
+  }
+  return false;
+}
+
+void Checker::CheckGlobalVar(ast::VarDecl* var, CheckedModule* out) {
+  base::IceLocationScope ice(diags_.Sources().Describe(var->name_range.begin));
+  var->type = ResolveType(var->type_expr);
+  if (var->type->IsError()) return;
+  if (var->type->IsBuffer()) {
+    if (var->init != nullptr) {
+      diags_.Report(DiagId::InvalidGlobal, var->init->range,
+                    "a buffer cannot have an initializer");
+    }
+    out->buffers.push_back(var);
+    return;
+  }
+  if (var->is_static && var->is_const) {
+    if (var->init == nullptr) {
+      diags_.Report(DiagId::MissingInitializer, var->name_range, var->name);
+      return;
+    }
+    var->init = Coerce(CheckExpr(var->init), var->type);
+    if (!var->init->type->IsError() && !CheckConstantExpr(var->init)) {
+      diags_.Report(DiagId::InvalidGlobal, var->init->range,
+                    "the initializer of a 'static const' must be a constant expression");
+    }
+    return;
+  }
+  diags_.Report(DiagId::UnsupportedConstruct, var->name_range,
+                "global variables other than buffers and 'static const' constants", "are");
+}
+
+void Checker::CheckFunctionSignature(ast::FuncDecl* func) {
+  func->result_type = ResolveType(func->return_type);
+  for (ast::VarDecl* param : func->params) {
+    param->type = ResolveType(param->type_expr);
+    if (param->type->IsVoid()) {
+      diags_.Report(DiagId::VoidValue, param->type_expr->range);
+      param->type = types_.Error();
+    }
+    if (param->direction != ast::ParamDirection::In) {
+      diags_.Report(DiagId::UnsupportedConstruct, param->name_range,
+                    "'out' and 'inout' parameters", "are");
+    }
+    if (param->init != nullptr) {
+      diags_.Report(DiagId::UnsupportedConstruct, param->init->range,
+                    "default parameter values", "are");
+    }
+  }
+}
+
+void Checker::CheckFunctionBody(ast::FuncDecl* func) {
+  base::IceLocationScope ice(diags_.Sources().Describe(func->name_range.begin));
+  current_function_ = func;
+  ScopeGuard scope(*this);
+  for (ast::VarDecl* param : func->params) Declare(param);
+  bool falls_through = CheckBlock(func->body);
+  if (falls_through && func->result_type != nullptr && !func->result_type->IsVoid() &&
+      !func->result_type->IsError()) {
+    source::SourceLoc end = func->body->range.end;
+    if (end.offset > 0) --end.offset;  // point at the closing brace
+    diags_.Report(DiagId::MissingReturn, source::SourceRange(end), func->name);
+  }
+  current_function_ = nullptr;
+}
+
+std::array<uint32_t, 3> NumThreadsOf(const ast::FuncDecl& entry) {
+  std::array<uint32_t, 3> sizes{1, 1, 1};
+  if (const ast::Attribute* nt = entry.FindAttribute("numthreads")) {
+    for (size_t i = 0; i < nt->args.size() && i < 3; ++i) {
+      uint32_t v = 1;
+      if (LiteralUInt(nt->args[i], &v)) sizes[i] = v;
+    }
+  }
+  return sizes;
+}
+
+void Checker::CheckEntryPoint(ast::FuncDecl* func) {
+  const ast::Attribute* shader = func->FindAttribute("shader");
+  std::string stage;
+  if (shader->args.size() == 1 && shader->args[0]->kind == ast::ExprKind::StringLiteral) {
+    stage = static_cast<const ast::StringLiteralExpr*>(shader->args[0])->value;
+  }
+  bool is_compute = stage == "compute";
+  if (!is_compute) {
+    diags_.Report(DiagId::UnsupportedStage, shader->range, stage);
+    return;
+  }
+  const ast::Attribute* nt = func->FindAttribute("numthreads");
+  if (nt == nullptr) {
+    diags_.Report(DiagId::EntryPointMissingNumThreads, func->name_range, func->name);
+  } else {
+    bool ok = !nt->args.empty() && nt->args.size() <= 3;
+    uint64_t total = 1;
+    for (const ast::Expr* arg : nt->args) {
+      uint32_t v = 0;
+      if (!LiteralUInt(arg, &v) || v == 0 || v > 1024) {
+        ok = false;
+      } else {
+        total *= v;
+      }
+    }
+    if (!ok || total > 1024) {
+      diags_.Report(DiagId::InvalidAttributeArgs, nt->range, "numthreads",
+                    "one to three integer literals from 1 to 1024 whose product is at most 1024");
+    }
+  }
+  if (func->result_type != nullptr && !func->result_type->IsVoid() &&
+      !func->result_type->IsError()) {
+    diags_.Report(DiagId::InvalidEntryParameter, func->return_type->range, func->name,
+                  "must return 'void'");
+  }
+  for (ast::VarDecl* param : func->params) {
+    if (param->type->IsError()) continue;
+    const std::string& sem = param->semantic;
+    bool is_uint3 = param->type == types_.Vector(types_.UInt(), 3) ||
+                    param->type == types_.Vector(types_.Int(), 3);
+    bool is_uint = param->type == types_.UInt() || param->type == types_.Int();
+    if (sem.empty()) {
+      diags_.Report(DiagId::InvalidEntryParameter, param->name_range, param->name,
+                    "needs a system-value semantic such as ': SV_DispatchThreadID'");
+    } else if (sem == "SV_DispatchThreadID" || sem == "SV_GroupThreadID" || sem == "SV_GroupID") {
+      if (!is_uint3 && !is_uint) {
+        diags_.Report(DiagId::InvalidEntryParameter, param->name_range, param->name,
+                      "with semantic " + sem + " must have type 'uint3' or 'uint'");
+      }
+    } else if (sem == "SV_GroupIndex") {
+      if (!is_uint) {
+        diags_.Report(DiagId::InvalidEntryParameter, param->name_range, param->name,
+                      "with semantic SV_GroupIndex must have type 'uint'");
+      }
+    } else {
+      diags_.Report(DiagId::InvalidEntryParameter, param->semantic_range, param->name,
+                    "has unknown semantic '" + sem + "'");
+    }
+  }
+}
+
+void Checker::CheckRecursion(const std::vector<ast::FuncDecl*>& functions) {
+  // Depth-first search over the call graph in source order; a back edge is a cycle.
+  enum class Mark { None, Active, Done };
+  std::map<ast::FuncDecl*, Mark> marks;
+  std::vector<ast::FuncDecl*> stack;
+  std::set<ast::FuncDecl*> reported;
+  std::function<void(ast::FuncDecl*)> visit = [&](ast::FuncDecl* f) {
+    marks[f] = Mark::Active;
+    stack.push_back(f);
+    for (auto& [callee, range] : calls_[f]) {
+      Mark m = marks[callee];
+      if (m == Mark::Active) {
+        if (reported.insert(callee).second) {
+          std::string cycle;
+          size_t start = 0;
+          while (stack[start] != callee) ++start;
+          for (size_t i = start; i < stack.size(); ++i) cycle += "'" + stack[i]->name + "' calls ";
+          cycle += "'" + callee->name + "'";
+          diags_.Report(DiagId::RecursiveCall, range, cycle);
+        }
+      } else if (m == Mark::None) {
+        visit(callee);
+      }
+    }
+    stack.pop_back();
+    marks[f] = Mark::Done;
+  };
+  for (ast::FuncDecl* f : functions) {
+    if (marks[f] == Mark::None) visit(f);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Statements
+
+bool Checker::CheckBlock(ast::BlockStmt* block) {
+  ScopeGuard scope(*this);
+  bool reachable = true;
+  bool warned = false;
+  const char* ender = "return";
+  for (ast::Stmt* stmt : block->stmts) {
+    if (!reachable && !warned && stmt->kind != ast::StmtKind::Empty) {
+      diags_.Report(DiagId::UnreachableCode, stmt->range, ender);
+      warned = true;
+    }
+    bool next = CheckStmt(stmt);
+    if (reachable && !next) {
+      ender = stmt->kind == ast::StmtKind::Break      ? "break"
+              : stmt->kind == ast::StmtKind::Continue ? "continue"
+                                                       : "return";
+    }
+    reachable = reachable && next;
+    if (diags_.LimitReached()) break;
+  }
+  return reachable;
+}
+
+void Checker::CheckLocalVar(ast::VarDecl* var) {
+  if (var->type_expr != nullptr) {
+    var->type = ResolveType(var->type_expr);
+    if (var->type->IsVoid()) {
+      diags_.Report(DiagId::VoidValue, var->type_expr->range);
+      var->type = types_.Error();
+    } else if (var->type->IsBuffer()) {
+      diags_.Report(DiagId::UnsupportedConstruct, var->name_range, "local buffer variables",
+                    "are");
+      var->type = types_.Error();
+    }
+    if (var->init != nullptr) var->init = Coerce(CheckExpr(var->init), var->type);
+  } else if (var->init != nullptr) {
+    var->init = CheckExpr(var->init);
+    var->type = var->init->type;
+    if (var->type->IsVoid()) {
+      diags_.Report(DiagId::VoidValue, var->init->range);
+      var->type = types_.Error();
+    } else if (var->type->IsBuffer()) {
+      diags_.Report(DiagId::UnsupportedConstruct, var->name_range, "local buffer variables",
+                    "are");
+      var->type = types_.Error();
+    }
+  } else {
+    diags_.Report(DiagId::MissingInitializer, var->name_range, var->name);
+    var->type = types_.Error();
+  }
+  if (var->is_let && var->init == nullptr && var->type_expr != nullptr) {
+    diags_.Report(DiagId::MissingInitializer, var->name_range, var->name);
+  }
+  Declare(var);
+}
+
+bool Checker::CheckStmt(ast::Stmt* stmt) {
+  if (stmt == nullptr) return true;
+  switch (stmt->kind) {
+    case ast::StmtKind::Block:
+      return CheckBlock(static_cast<ast::BlockStmt*>(stmt));
+    case ast::StmtKind::Decl:
+      for (ast::VarDecl* var : static_cast<ast::DeclStmt*>(stmt)->vars) CheckLocalVar(var);
+      return true;
+    case ast::StmtKind::Expr: {
+      auto* s = static_cast<ast::ExprStmt*>(stmt);
+      s->expr = CheckExpr(s->expr);
+      return true;
+    }
+    case ast::StmtKind::If: {
+      auto* s = static_cast<ast::IfStmt*>(stmt);
+      s->cond = CoerceToBool(CheckExpr(s->cond));
+      bool then_falls, else_falls = true;
+      {
+        ScopeGuard scope(*this);
+        then_falls = CheckStmt(s->then_stmt);
+      }
+      if (s->else_stmt != nullptr) {
+        ScopeGuard scope(*this);
+        else_falls = CheckStmt(s->else_stmt);
+      }
+      return then_falls || else_falls;
+    }
+    case ast::StmtKind::For: {
+      auto* s = static_cast<ast::ForStmt*>(stmt);
+      ScopeGuard scope(*this);
+      CheckStmt(s->init);
+      if (s->cond != nullptr) s->cond = CoerceToBool(CheckExpr(s->cond));
+      if (s->step != nullptr) s->step = CheckExpr(s->step);
+      ++loop_depth_;
+      {
+        ScopeGuard body_scope(*this);
+        CheckStmt(s->body);
+      }
+      --loop_depth_;
+      return true;
+    }
+    case ast::StmtKind::While: {
+      auto* s = static_cast<ast::WhileStmt*>(stmt);
+      s->cond = CoerceToBool(CheckExpr(s->cond));
+      ++loop_depth_;
+      {
+        ScopeGuard scope(*this);
+        CheckStmt(s->body);
+      }
+      --loop_depth_;
+      return true;
+    }
+    case ast::StmtKind::DoWhile: {
+      auto* s = static_cast<ast::DoWhileStmt*>(stmt);
+      ++loop_depth_;
+      {
+        ScopeGuard scope(*this);
+        CheckStmt(s->body);
+      }
+      --loop_depth_;
+      s->cond = CoerceToBool(CheckExpr(s->cond));
+      return true;
+    }
+    case ast::StmtKind::Return: {
+      auto* s = static_cast<ast::ReturnStmt*>(stmt);
+      const Type* expected = current_function_->result_type;
+      if (s->value != nullptr) {
+        s->value = CheckExpr(s->value);
+        if (expected->IsVoid() && !s->value->type->IsError()) {
+          diags_.Report(DiagId::ReturnTypeMismatch, s->value->range,
+                        "function '" + current_function_->name +
+                            "' returns 'void' and cannot return a value");
+        } else if (!expected->IsError()) {
+          s->value = Coerce(s->value, expected);
+        }
+      } else if (!expected->IsVoid() && !expected->IsError()) {
+        diags_.Report(DiagId::ReturnTypeMismatch, s->range,
+                      "function '" + current_function_->name + "' must return a value of type '" +
+                          expected->Name() + "'");
+      }
+      return false;
+    }
+    case ast::StmtKind::Break:
+    case ast::StmtKind::Continue:
+      if (loop_depth_ == 0) {
+        diags_.Report(DiagId::BreakOutsideLoop, stmt->range,
+                      stmt->kind == ast::StmtKind::Break ? "break" : "continue");
+      }
+      return false;
+    case ast::StmtKind::Empty:
+      return true;
+  }
+  return true;
+}
+
+bool CheckModule(ast::Module& module, ast::AstContext& ctx, TypeContext& types,
+                 diag::DiagEngine& diags, CheckedModule* out) {
+  return Checker(ctx, types, diags).Run(module, out);
+}
+
+}  // namespace slope::sema

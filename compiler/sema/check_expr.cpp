@@ -1,0 +1,418 @@
+// Typing of expressions other than calls.
+
+#include "compiler/ast/ast.h"
+#include "compiler/sema/checker.h"
+
+namespace slope::sema {
+
+using diag::DiagId;
+
+
+namespace {
+bool IsIntegerScalar(const Type* t) {
+  return t->Kind() == TypeKind::Int || t->Kind() == TypeKind::UInt;
+}
+}  // namespace
+
+ast::Expr* Checker::CheckExpr(ast::Expr* expr) {
+  switch (expr->kind) {
+    case ast::ExprKind::IntLiteral: {
+      auto* lit = static_cast<ast::IntLiteralExpr*>(expr);
+      if (!lit->is_unsigned && lit->value > 0x7FFFFFFFull) {
+        // Only `-2147483648` may use this value; unary minus folds it before we get here.
+        diags_.Report(DiagId::IntegerLiteralTooLarge, lit->range,
+                      std::to_string(lit->value), "int");
+      }
+      expr->type = lit->is_unsigned ? types_.UInt() : types_.Int();
+      return expr;
+    }
+    case ast::ExprKind::FloatLiteral:
+      expr->type = types_.Float();
+      return expr;
+    case ast::ExprKind::BoolLiteral:
+      expr->type = types_.Bool();
+      return expr;
+    case ast::ExprKind::StringLiteral:
+      diags_.Report(DiagId::UnsupportedConstruct, expr->range, "string literals outside attributes",
+                    "are");
+      expr->type = types_.Error();
+      return expr;
+    case ast::ExprKind::Name:
+      return CheckName(static_cast<ast::NameExpr*>(expr));
+    case ast::ExprKind::Member:
+      return CheckMember(static_cast<ast::MemberExpr*>(expr));
+    case ast::ExprKind::Index:
+      return CheckIndex(static_cast<ast::IndexExpr*>(expr));
+    case ast::ExprKind::Call:
+      return CheckCall(static_cast<ast::CallExpr*>(expr));
+    case ast::ExprKind::Unary:
+      return CheckUnary(static_cast<ast::UnaryExpr*>(expr));
+    case ast::ExprKind::Binary:
+      return CheckBinary(static_cast<ast::BinaryExpr*>(expr));
+    case ast::ExprKind::Assign:
+      return CheckAssign(static_cast<ast::AssignExpr*>(expr));
+    case ast::ExprKind::Conditional:
+      return CheckConditional(static_cast<ast::ConditionalExpr*>(expr));
+    case ast::ExprKind::Cast: {
+      auto* cast = static_cast<ast::CastExpr*>(expr);
+      const Type* target = ResolveType(cast->target);
+      cast->operand = CheckExpr(cast->operand);
+      if (!target->IsError() && !target->IsNumericLike()) {
+        diags_.Report(DiagId::CannotConvert, cast->range, cast->operand->type->Name(),
+                      target->Name());
+        cast->type = types_.Error();
+        return cast;
+      }
+      cast->operand = ExplicitConvert(cast->operand, target);
+      cast->type = target;
+      return cast;
+    }
+    case ast::ExprKind::ImplicitCast:
+      return expr;  // already checked
+  }
+  return expr;
+}
+
+ast::Expr* Checker::CheckName(ast::NameExpr* expr) {
+  ast::Decl* decl = Lookup(expr->name);
+  expr->decl = decl;
+  if (decl == nullptr) {
+    if (LookupBuiltinTypeName(types_, expr->name) != nullptr) {
+      diags_.Report(DiagId::VoidValue, expr->range);
+    } else {
+      diags_.Report(DiagId::UndeclaredIdentifier, expr->range, expr->name);
+    }
+    expr->type = types_.Error();
+    return expr;
+  }
+  if (decl->kind == ast::DeclKind::Func) {
+    diags_.Report(DiagId::UnsupportedConstruct, expr->range, "functions used as values", "are");
+    expr->type = types_.Error();
+    return expr;
+  }
+  auto* var = static_cast<ast::VarDecl*>(decl);
+  expr->type = var->type != nullptr ? var->type : types_.Error();
+  return expr;
+}
+
+ast::Expr* Checker::CheckMember(ast::MemberExpr* expr) {
+  expr->base = CheckExpr(expr->base);
+  const Type* base = expr->base->type;
+  if (base->IsError()) {
+    expr->type = types_.Error();
+    return expr;
+  }
+  if (!base->IsNumericLike()) {
+    diags_.Report(DiagId::NoSuchMember, expr->member_range, base->Name(), expr->member);
+    expr->type = types_.Error();
+    return expr;
+  }
+  static constexpr std::string_view kSets[] = {"xyzw", "rgba"};
+  bool ok = !expr->member.empty() && expr->member.size() <= 4;
+  for (std::string_view set : kSets) {
+    if (!ok || set.find(expr->member[0]) == std::string_view::npos) continue;
+    expr->swizzle.clear();
+    for (char c : expr->member) {
+      size_t index = set.find(c);
+      if (index == std::string_view::npos || index >= base->Count()) {
+        ok = false;
+        break;
+      }
+      expr->swizzle.push_back(static_cast<uint32_t>(index));
+    }
+    break;
+  }
+  if (!ok || expr->swizzle.size() != expr->member.size()) {
+    diags_.Report(DiagId::InvalidSwizzle, expr->member_range, expr->member, base->Name());
+    expr->type = types_.Error();
+    return expr;
+  }
+  expr->type = types_.Vector(base->ScalarType(), static_cast<uint32_t>(expr->swizzle.size()));
+  return expr;
+}
+
+ast::Expr* Checker::CheckIndex(ast::IndexExpr* expr) {
+  expr->base = CheckExpr(expr->base);
+  expr->index = CheckExpr(expr->index);
+  const Type* base = expr->base->type;
+  if (!expr->index->type->IsError() && !IsIntegerScalar(expr->index->type)) {
+    expr->index = Coerce(expr->index, types_.Int());
+  }
+  if (base->IsError()) {
+    expr->type = types_.Error();
+  } else if (base->IsBuffer()) {
+    expr->type = base->Element();
+  } else if (base->IsVector()) {
+    expr->type = base->Element();
+  } else {
+    diags_.Report(DiagId::NotIndexable, expr->base->range, base->Name());
+    expr->type = types_.Error();
+  }
+  return expr;
+}
+
+bool Checker::CheckAssignable(ast::Expr* expr) {
+  if (expr->type->IsError()) return false;
+  switch (expr->kind) {
+    case ast::ExprKind::Name: {
+      auto* name = static_cast<ast::NameExpr*>(expr);
+      auto* var = static_cast<ast::VarDecl*>(name->decl);
+      if (var->type->IsBuffer()) {
+        diags_.Report(DiagId::NotAssignable, expr->range, "buffer '" + var->name + "'")
+            .Note(DiagId::DeclaredHere, var->name_range, var->name);
+        return false;
+      }
+      if (var->is_let || var->is_const) {
+        diags_.Report(DiagId::NotAssignable, expr->range,
+                      "'" + var->name + "', which is immutable")
+            .Note(DiagId::DeclaredHere, var->name_range, var->name);
+        return false;
+      }
+      return true;
+    }
+    case ast::ExprKind::Index: {
+      auto* index = static_cast<ast::IndexExpr*>(expr);
+      const Type* base = index->base->type;
+      if (base->IsBuffer()) {
+        if (!base->IsWritable()) {
+          diags_.Report(DiagId::NotAssignable, expr->range,
+                        "an element of read-only '" + base->Name() + "'");
+          return false;
+        }
+        return true;
+      }
+      return CheckAssignable(index->base);
+    }
+    case ast::ExprKind::Member: {
+      auto* member = static_cast<ast::MemberExpr*>(expr);
+      for (size_t i = 0; i < member->swizzle.size(); ++i) {
+        for (size_t j = 0; j < i; ++j) {
+          if (member->swizzle[i] == member->swizzle[j]) {
+            diags_.Report(DiagId::NotAssignable, member->member_range,
+                          "swizzle '" + member->member + "', which repeats a component");
+            return false;
+          }
+        }
+      }
+      return CheckAssignable(member->base);
+    }
+    default:
+      diags_.Report(DiagId::NotAssignable, expr->range, "this expression");
+      return false;
+  }
+}
+
+const Type* Checker::ArithmeticResult(ast::OpKind op, const Type* a, const Type* b, bool* ok) {
+  *ok = true;
+  const Type* common = CommonType(a, b);
+  if (common == nullptr) {
+    *ok = false;
+    return types_.Error();
+  }
+  if (common->IsError()) return common;
+  TypeKind scalar = common->ScalarType()->Kind();
+  switch (op) {
+    case ast::OpKind::Add:
+    case ast::OpKind::Sub:
+    case ast::OpKind::Mul:
+    case ast::OpKind::Div:
+    case ast::OpKind::Rem:
+      if (scalar == TypeKind::Bool) common = types_.WithScalar(common, types_.Int());
+      return common;
+    case ast::OpKind::BitAnd:
+    case ast::OpKind::BitOr:
+    case ast::OpKind::BitXor:
+    case ast::OpKind::Shl:
+    case ast::OpKind::Shr:
+      if (scalar == TypeKind::Float) {
+        *ok = false;
+        return types_.Error();
+      }
+      if (scalar == TypeKind::Bool) common = types_.WithScalar(common, types_.Int());
+      if (op == ast::OpKind::Shl || op == ast::OpKind::Shr) {
+        // Shifts keep the left operand's integer kind.
+        const Type* left_scalar = a->ScalarType()->Kind() == TypeKind::Bool ? types_.Int()
+                                                                            : a->ScalarType();
+        if (left_scalar->Kind() == TypeKind::Float) {
+          *ok = false;
+          return types_.Error();
+        }
+        common = types_.WithScalar(common, left_scalar);
+      }
+      return common;
+    default:
+      *ok = false;
+      return types_.Error();
+  }
+}
+
+ast::Expr* Checker::CheckUnary(ast::UnaryExpr* expr) {
+  // Fold `-literal` so that -2147483648 is a valid int.
+  if (expr->op == ast::OpKind::Neg && expr->operand->kind == ast::ExprKind::IntLiteral) {
+    auto* lit = static_cast<ast::IntLiteralExpr*>(expr->operand);
+    if (!lit->is_unsigned && lit->value == 0x80000000ull) {
+      lit->range = expr->range;
+      lit->value = static_cast<uint64_t>(-static_cast<int64_t>(lit->value)) & 0xFFFFFFFFull;
+      lit->type = types_.Int();
+      // Represent as the bit pattern; lowering reads it as a 32-bit value.
+      auto* neg = lit;
+      neg->is_unsigned = false;
+      expr->operand = neg;
+      expr->type = types_.Int();
+      expr->op = ast::OpKind::Plus;
+      return expr;
+    }
+  }
+  expr->operand = CheckExpr(expr->operand);
+  const Type* t = expr->operand->type;
+  if (t->IsError()) {
+    expr->type = t;
+    return expr;
+  }
+  auto fail = [&] {
+    diags_.Report(DiagId::NoMatchingUnaryOperator, expr->range, ast::OpSpelling(expr->op),
+                  t->Name());
+    expr->type = types_.Error();
+    return expr;
+  };
+  if (!t->IsNumericLike()) return fail();
+  TypeKind scalar = t->ScalarType()->Kind();
+  switch (expr->op) {
+    case ast::OpKind::Neg:
+    case ast::OpKind::Plus:
+      if (scalar == TypeKind::Bool) {
+        expr->operand = Coerce(expr->operand, types_.WithScalar(t, types_.Int()));
+      }
+      expr->type = expr->operand->type;
+      return expr;
+    case ast::OpKind::Not:
+      expr->operand = Coerce(expr->operand, types_.WithScalar(t, types_.Bool()));
+      expr->type = expr->operand->type;
+      return expr;
+    case ast::OpKind::BitNot:
+      if (scalar == TypeKind::Float) return fail();
+      if (scalar == TypeKind::Bool) {
+        expr->operand = Coerce(expr->operand, types_.WithScalar(t, types_.Int()));
+      }
+      expr->type = expr->operand->type;
+      return expr;
+    case ast::OpKind::PreInc:
+    case ast::OpKind::PreDec:
+    case ast::OpKind::PostInc:
+    case ast::OpKind::PostDec:
+      if (scalar == TypeKind::Bool) return fail();
+      CheckAssignable(expr->operand);
+      expr->type = t;
+      return expr;
+    default:
+      return fail();
+  }
+}
+
+ast::Expr* Checker::CheckBinary(ast::BinaryExpr* expr) {
+  expr->lhs = CheckExpr(expr->lhs);
+  expr->rhs = CheckExpr(expr->rhs);
+  const Type* a = expr->lhs->type;
+  const Type* b = expr->rhs->type;
+  if (a->IsError() || b->IsError()) {
+    expr->type = types_.Error();
+    return expr;
+  }
+  auto fail = [&] {
+    diags_.Report(DiagId::NoMatchingOperator, expr->op_range, ast::OpSpelling(expr->op), a->Name(),
+                  b->Name());
+    expr->type = types_.Error();
+    return expr;
+  };
+  switch (expr->op) {
+    case ast::OpKind::LogicalAnd:
+    case ast::OpKind::LogicalOr:
+      if (!a->IsScalar() || !b->IsScalar()) return fail();
+      expr->lhs = Coerce(expr->lhs, types_.Bool());
+      expr->rhs = Coerce(expr->rhs, types_.Bool());
+      expr->type = types_.Bool();
+      return expr;
+    case ast::OpKind::Eq:
+    case ast::OpKind::Ne:
+    case ast::OpKind::Lt:
+    case ast::OpKind::Le:
+    case ast::OpKind::Gt:
+    case ast::OpKind::Ge: {
+      const Type* common = CommonType(a, b);
+      if (common == nullptr) return fail();
+      expr->lhs = Coerce(expr->lhs, common);
+      expr->rhs = Coerce(expr->rhs, common);
+      expr->type = types_.WithScalar(common, types_.Bool());
+      return expr;
+    }
+    default: {
+      bool ok = false;
+      const Type* result = ArithmeticResult(expr->op, a, b, &ok);
+      if (!ok) return fail();
+      expr->lhs = Coerce(expr->lhs, result);
+      const Type* rhs_type = result;
+      expr->rhs = Coerce(expr->rhs, rhs_type);
+      expr->type = result;
+      return expr;
+    }
+  }
+}
+
+ast::Expr* Checker::CheckAssign(ast::AssignExpr* expr) {
+  expr->lhs = CheckExpr(expr->lhs);
+  expr->rhs = CheckExpr(expr->rhs);
+  const Type* lhs = expr->lhs->type;
+  expr->type = lhs;
+  if (lhs->IsError() || expr->rhs->type->IsError()) return expr;
+  if (!CheckAssignable(expr->lhs)) return expr;
+  if (expr->op == ast::OpKind::Assign) {
+    expr->rhs = Coerce(expr->rhs, lhs);
+    return expr;
+  }
+  bool ok = false;
+  const Type* op_type = ArithmeticResult(expr->op, lhs, expr->rhs->type, &ok);
+  if (!ok) {
+    diags_.Report(DiagId::NoMatchingOperator, expr->range,
+                  std::string(ast::OpSpelling(expr->op)) + "=", lhs->Name(),
+                  expr->rhs->type->Name());
+    return expr;
+  }
+  // `a op= b` computes in the common type and converts back to a's type, as in HLSL;
+  // a lossy conversion back warns like any other.
+  if (op_type != lhs && op_type->Count() == lhs->Count() &&
+      ConversionCost(op_type, lhs) >= 6) {
+    diags_.Report(DiagId::ImplicitTruncation, expr->range, op_type->Name(), lhs->Name());
+  }
+  if (op_type->Count() != lhs->Count()) op_type = types_.WithScalar(lhs, op_type->ScalarType());
+  expr->op_type = op_type;
+  expr->rhs = Coerce(expr->rhs, op_type);
+  return expr;
+}
+
+ast::Expr* Checker::CheckConditional(ast::ConditionalExpr* expr) {
+  expr->cond = CoerceToBool(CheckExpr(expr->cond));
+  expr->then_expr = CheckExpr(expr->then_expr);
+  expr->else_expr = CheckExpr(expr->else_expr);
+  const Type* a = expr->then_expr->type;
+  const Type* b = expr->else_expr->type;
+  if (a->IsError() || b->IsError()) {
+    expr->type = types_.Error();
+    return expr;
+  }
+  if (a == b) {
+    expr->type = a;
+    return expr;
+  }
+  const Type* common = CommonType(a, b);
+  if (common == nullptr) {
+    diags_.Report(DiagId::CannotConvert, expr->else_expr->range, b->Name(), a->Name());
+    expr->type = types_.Error();
+    return expr;
+  }
+  expr->then_expr = Coerce(expr->then_expr, common);
+  expr->else_expr = Coerce(expr->else_expr, common);
+  expr->type = common;
+  return expr;
+}
+
+}  // namespace slope::sema

@@ -1,0 +1,112 @@
+// Implicit conversion rules (HLSL's): scalar kinds convert freely with a cost, scalars
+// splat to vectors, vectors truncate with a warning, floats to integers warn.
+
+#include <algorithm>
+
+#include "compiler/sema/checker.h"
+
+namespace slope::sema {
+
+namespace {
+int ScalarRank(const Type* t) {
+  switch (t->Kind()) {
+    case TypeKind::Bool: return 0;
+    case TypeKind::Int: return 1;
+    case TypeKind::UInt: return 2;
+    case TypeKind::Float: return 3;
+    default: return -1;
+  }
+}
+
+int ScalarCost(const Type* from, const Type* to) {
+  if (from == to) return 0;
+  TypeKind f = from->Kind(), t = to->Kind();
+  if (t == TypeKind::Bool) return 4;
+  if (f == TypeKind::Bool) return 3;
+  if (t == TypeKind::Float) return 2;
+  if (f == TypeKind::Float) return 6;  // float to integer: lossy
+  return 1;                            // int <-> uint
+}
+
+bool IsLossy(const Type* from, const Type* to) {
+  bool float_to_int = from->ScalarType()->Kind() == TypeKind::Float &&
+                      (to->ScalarType()->Kind() == TypeKind::Int ||
+                       to->ScalarType()->Kind() == TypeKind::UInt);
+  bool truncates = from->Count() > to->Count() && from->IsVector();
+  return float_to_int || truncates;
+}
+}  // namespace
+
+int Checker::ConversionCost(const Type* from, const Type* to) const {
+  if (from == to) return 0;
+  if (from->IsError() || to->IsError()) return 0;
+  if (!from->IsNumericLike() || !to->IsNumericLike()) return kNoConversion;
+  int cost = ScalarCost(from->ScalarType(), to->ScalarType());
+  if (from->IsScalar() && to->IsScalar()) return cost;
+  if (from->IsScalar() && to->IsVector()) return cost + 1;
+  if (from->IsVector() && to->IsVector() && from->Count() == to->Count()) return cost;
+  if (from->IsVector() && from->Count() > to->Count()) return cost + 10;
+  return kNoConversion;
+}
+
+ast::Expr* Checker::Coerce(ast::Expr* expr, const Type* to) {
+  const Type* from = expr->type;
+  if (from == to || from->IsError() || to->IsError()) return expr;
+  if (ConversionCost(from, to) == kNoConversion) {
+    if (from->IsVoid()) {
+      diags_.Report(diag::DiagId::VoidValue, expr->range);
+    } else {
+      diags_.Report(diag::DiagId::CannotConvert, expr->range, from->Name(), to->Name());
+    }
+    auto* bad = ctx_.New<ast::ImplicitCastExpr>(expr->range, expr);
+    bad->type = types_.Error();
+    return bad;
+  }
+  if (IsLossy(from, to)) {
+    diags_.Report(diag::DiagId::ImplicitTruncation, expr->range, from->Name(), to->Name());
+  }
+  auto* cast = ctx_.New<ast::ImplicitCastExpr>(expr->range, expr);
+  cast->type = to;
+  return cast;
+}
+
+ast::Expr* Checker::ExplicitConvert(ast::Expr* expr, const Type* to) {
+  const Type* from = expr->type;
+  if (from == to || from->IsError() || to->IsError()) return expr;
+  if (ConversionCost(from, to) == kNoConversion) {
+    diags_.Report(diag::DiagId::CannotConvert, expr->range, from->Name(), to->Name());
+    auto* bad = ctx_.New<ast::ImplicitCastExpr>(expr->range, expr);
+    bad->type = types_.Error();
+    return bad;
+  }
+  auto* cast = ctx_.New<ast::ImplicitCastExpr>(expr->range, expr);
+  cast->type = to;
+  return cast;
+}
+
+ast::Expr* Checker::CoerceToBool(ast::Expr* expr) {
+  if (expr->type->IsVector()) {
+    diags_.Report(diag::DiagId::CannotConvert, expr->range, expr->type->Name(), "bool");
+    return expr;
+  }
+  return Coerce(expr, types_.Bool());
+}
+
+const Type* Checker::CommonType(const Type* a, const Type* b) {
+  if (a->IsError() || b->IsError()) return types_.Error();
+  if (!a->IsNumericLike() || !b->IsNumericLike()) return nullptr;
+  const Type* sa = a->ScalarType();
+  const Type* sb = b->ScalarType();
+  const Type* scalar = ScalarRank(sa) >= ScalarRank(sb) ? sa : sb;
+  uint32_t count = 1;
+  if (a->IsVector() && b->IsVector()) {
+    count = std::min(a->Count(), b->Count());
+  } else if (a->IsVector()) {
+    count = a->Count();
+  } else if (b->IsVector()) {
+    count = b->Count();
+  }
+  return types_.Vector(scalar, count);
+}
+
+}  // namespace slope::sema

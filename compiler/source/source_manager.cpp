@@ -1,0 +1,68 @@
+#include "compiler/source/source_manager.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "compiler/base/ice.h"
+
+namespace slope::source {
+
+FileId SourceManager::AddFile(std::string path, std::string text) {
+  auto file = std::make_unique<File>();
+  file->path = std::move(path);
+  file->text = std::move(text);
+  file->line_starts.push_back(0);
+  const std::string& t = file->text;
+  for (uint32_t i = 0; i < t.size(); ++i) {
+    // "\r\n", "\n" and a lone "\r" all end a line.
+    if (t[i] == '\n' || (t[i] == '\r' && (i + 1 >= t.size() || t[i + 1] != '\n'))) {
+      file->line_starts.push_back(i + 1);
+    }
+  }
+  files_.push_back(std::move(file));
+  return static_cast<FileId>(files_.size());
+}
+
+FileId SourceManager::LoadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return 0;
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) return 0;
+  return AddFile(path, buffer.str());
+}
+
+const SourceManager::File& SourceManager::Get(FileId file) const {
+  SLOPE_ASSERT(file >= 1 && file <= files_.size());
+  return *files_[file - 1];
+}
+
+std::string_view SourceManager::Text(FileId file) const { return Get(file).text; }
+
+const std::string& SourceManager::Path(FileId file) const { return Get(file).path; }
+
+LineCol SourceManager::GetLineCol(SourceLoc loc) const {
+  if (!loc.IsValid()) return {};
+  const File& f = Get(loc.file);
+  auto it = std::upper_bound(f.line_starts.begin(), f.line_starts.end(), loc.offset);
+  uint32_t line_index = static_cast<uint32_t>(it - f.line_starts.begin()) - 1;
+  return {line_index + 1, loc.offset - f.line_starts[line_index] + 1};
+}
+
+std::string_view SourceManager::GetLine(FileId file, uint32_t line) const {
+  const File& f = Get(file);
+  if (line == 0 || line > f.line_starts.size()) return {};
+  uint32_t begin = f.line_starts[line - 1];
+  uint32_t end = begin;
+  while (end < f.text.size() && f.text[end] != '\n' && f.text[end] != '\r') ++end;
+  return std::string_view(f.text).substr(begin, end - begin);
+}
+
+std::string SourceManager::Describe(SourceLoc loc) const {
+  if (!loc.IsValid()) return "<unknown>";
+  LineCol lc = GetLineCol(loc);
+  return Path(loc.file) + ":" + std::to_string(lc.line) + ":" + std::to_string(lc.column);
+}
+
+}  // namespace slope::source

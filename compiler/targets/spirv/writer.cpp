@@ -1,0 +1,536 @@
+#include "compiler/targets/spirv/writer.h"
+
+#include <spirv/unified1/GLSL.std.450.h>
+#include <spirv/unified1/spirv.hpp11>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+#include "compiler/base/ice.h"
+
+namespace slope::targets::spirv {
+
+using ir::Op;
+using SpvOp = spv::Op;
+
+uint32_t Std430Size(const ir::Type* t) {
+  return t->IsVector() ? Std430Size(t->Element()) * t->Count() : t->Width() / 8;
+}
+
+uint32_t Std430ArrayStride(const ir::Type* t) {
+  uint32_t scalar = t->Scalar()->Width() / 8;
+  if (!t->IsVector()) return scalar;
+  return scalar * (t->Count() == 2 ? 2 : 4);  // vec3 is aligned like vec4
+}
+
+namespace {
+
+/// A sequence of instructions of one module section.
+class Section {
+ public:
+  void Emit(SpvOp op, std::initializer_list<uint32_t> operands) {
+    Emit(op, std::vector<uint32_t>(operands));
+  }
+  void Emit(SpvOp op, const std::vector<uint32_t>& operands) {
+    words_.push_back(static_cast<uint32_t>(operands.size() + 1) << 16 | static_cast<uint32_t>(op));
+    words_.insert(words_.end(), operands.begin(), operands.end());
+  }
+  const std::vector<uint32_t>& Words() const { return words_; }
+
+ private:
+  std::vector<uint32_t> words_;
+};
+
+/// Packs a string as SPIR-V literal words (nul-terminated, zero padded).
+std::vector<uint32_t> StringWords(const std::string& s) {
+  std::vector<uint32_t> words((s.size() + 4) / 4, 0);
+  std::memcpy(words.data(), s.data(), s.size());
+  return words;
+}
+
+std::vector<uint32_t> Concat(std::vector<uint32_t> a, const std::vector<uint32_t>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+class Writer {
+ public:
+  Writer(ir::Module& module, const WriterOptions& options)
+      : module_(module), options_(options) {}
+  std::vector<uint32_t> Run();
+
+ private:
+  uint32_t NewId() { return next_id_++; }
+  uint32_t TypeId(const ir::Type* t);
+  uint32_t PointerTypeId(spv::StorageClass sc, const ir::Type* pointee);
+  uint32_t ConstantId(const ir::Constant* c);
+  uint32_t ScalarConst(const ir::Type* t, double f, int64_t i);
+  uint32_t SplatConst(const ir::Type* t, uint32_t scalar_id);
+  uint32_t FunctionTypeId(uint32_t result, const std::vector<uint32_t>& params);
+  uint32_t BuiltinVar(const std::string& semantic);
+  uint32_t ValueId(const ir::Value* v);
+  void DeclareGlobal(const ir::Global* g);
+  void WriteFunction(const ir::Function& f);
+  void WriteInst(const ir::Inst& inst);
+  void WriteConvert(const ir::Inst& inst);
+  uint32_t Glsl(ir::Intrinsic which, const ir::Type* t);
+
+  ir::Module& module_;
+  const WriterOptions& options_;
+  uint32_t next_id_ = 1;
+  uint32_t glsl_ext_ = 0;
+  Section capabilities_, ext_imports_, memory_model_, entry_points_, execution_modes_, names_,
+      decorations_, globals_, functions_;
+  std::map<const ir::Type*, uint32_t> types_;
+  std::map<std::pair<spv::StorageClass, const ir::Type*>, uint32_t> pointer_types_;
+  std::map<std::pair<uint32_t, std::vector<uint32_t>>, uint32_t> function_types_;
+  std::map<const ir::Constant*, uint32_t> constants_;
+  std::map<std::pair<const ir::Type*, uint64_t>, uint32_t> typed_consts_;
+  std::map<std::string, uint32_t> builtins_;
+  std::map<const ir::Value*, uint32_t> values_;
+  std::map<const ir::Block*, uint32_t> labels_;
+  std::map<const ir::Function*, uint32_t> function_ids_;
+  std::vector<uint32_t> interface_;  // builtins used by the function being written
+};
+
+uint32_t Writer::TypeId(const ir::Type* t) {
+  auto it = types_.find(t);
+  if (it != types_.end()) return it->second;
+  uint32_t id = 0;
+  switch (t->Kind()) {
+    case ir::TypeKind::Void: id = NewId(); globals_.Emit(SpvOp::OpTypeVoid, {id}); break;
+    case ir::TypeKind::Bool: id = NewId(); globals_.Emit(SpvOp::OpTypeBool, {id}); break;
+    case ir::TypeKind::Int:
+      id = NewId();
+      globals_.Emit(SpvOp::OpTypeInt, {id, t->Width(), t->IsSigned() ? 1u : 0u});
+      break;
+    case ir::TypeKind::Float: id = NewId(); globals_.Emit(SpvOp::OpTypeFloat, {id, t->Width()}); break;
+    case ir::TypeKind::Vector: {
+      uint32_t element = TypeId(t->Element());
+      id = NewId();
+      globals_.Emit(SpvOp::OpTypeVector, {id, element, t->Count()});
+      break;
+    }
+    case ir::TypeKind::Pointer:
+      return PointerTypeId(t->Space() == ir::AddressSpace::Function ? spv::StorageClass::Function
+                                                                    : spv::StorageClass::StorageBuffer,
+                           t->Element());
+    case ir::TypeKind::Buffer:
+      SLOPE_ICE("buffer types are declared with their global");
+  }
+  types_[t] = id;
+  return id;
+}
+
+uint32_t Writer::PointerTypeId(spv::StorageClass sc, const ir::Type* pointee) {
+  auto key = std::make_pair(sc, pointee);
+  auto it = pointer_types_.find(key);
+  if (it != pointer_types_.end()) return it->second;
+  uint32_t pointee_id = TypeId(pointee);
+  uint32_t id = NewId();
+  globals_.Emit(SpvOp::OpTypePointer, {id, static_cast<uint32_t>(sc), pointee_id});
+  pointer_types_[key] = id;
+  return id;
+}
+
+uint32_t Writer::FunctionTypeId(uint32_t result, const std::vector<uint32_t>& params) {
+  auto key = std::make_pair(result, params);
+  auto it = function_types_.find(key);
+  if (it != function_types_.end()) return it->second;
+  uint32_t id = NewId();
+  std::vector<uint32_t> ops{id, result};
+  ops.insert(ops.end(), params.begin(), params.end());
+  globals_.Emit(SpvOp::OpTypeFunction, ops);
+  function_types_[key] = id;
+  return id;
+}
+
+uint32_t Writer::ConstantId(const ir::Constant* c) {
+  auto it = constants_.find(c);
+  if (it != constants_.end()) return it->second;
+  const ir::Type* t = c->GetType();
+  uint32_t type = TypeId(t);
+  uint32_t id = NewId();
+  if (t->IsBool()) {
+    globals_.Emit(c->Bits() != 0 ? SpvOp::OpConstantTrue : SpvOp::OpConstantFalse, {type, id});
+  } else if (t->IsFloat()) {
+    SLOPE_ASSERT(t->Width() == 32);
+    float f = static_cast<float>(c->AsDouble());
+    uint32_t bits;
+    std::memcpy(&bits, &f, sizeof(bits));
+    globals_.Emit(SpvOp::OpConstant, {type, id, bits});
+  } else {
+    SLOPE_ASSERT(t->Width() == 32);
+    globals_.Emit(SpvOp::OpConstant, {type, id, static_cast<uint32_t>(c->Bits())});
+  }
+  constants_[c] = id;
+  return id;
+}
+
+uint32_t Writer::ScalarConst(const ir::Type* t, double f, int64_t i) {
+  uint64_t key_bits;
+  if (t->IsFloat()) {
+    std::memcpy(&key_bits, &f, sizeof(key_bits));
+  } else {
+    key_bits = static_cast<uint64_t>(i);
+  }
+  auto key = std::make_pair(t, key_bits);
+  auto it = typed_consts_.find(key);
+  if (it != typed_consts_.end()) return it->second;
+  uint32_t type = TypeId(t);
+  uint32_t id = NewId();
+  if (t->IsFloat()) {
+    float v = static_cast<float>(f);
+    uint32_t bits;
+    std::memcpy(&bits, &v, sizeof(bits));
+    globals_.Emit(SpvOp::OpConstant, {type, id, bits});
+  } else {
+    globals_.Emit(SpvOp::OpConstant, {type, id, static_cast<uint32_t>(i)});
+  }
+  typed_consts_[key] = id;
+  return id;
+}
+
+uint32_t Writer::SplatConst(const ir::Type* t, uint32_t scalar_id) {
+  if (!t->IsVector()) return scalar_id;
+  uint32_t id = NewId();
+  std::vector<uint32_t> ops{TypeId(t), id};
+  for (uint32_t i = 0; i < t->Count(); ++i) ops.push_back(scalar_id);
+  globals_.Emit(SpvOp::OpConstantComposite, ops);
+  return id;
+}
+
+uint32_t Writer::BuiltinVar(const std::string& semantic) {
+  auto it = builtins_.find(semantic);
+  uint32_t id;
+  if (it != builtins_.end()) {
+    id = it->second;
+  } else {
+    ir::TypeTable& types = module_.Types();
+    const ir::Type* u32 = types.Int(32, false);
+    bool is_index = semantic == "SV_GroupIndex";
+    const ir::Type* type = is_index ? u32 : types.Vector(u32, 3);
+    spv::BuiltIn builtin = semantic == "SV_DispatchThreadID" ? spv::BuiltIn::GlobalInvocationId
+                           : semantic == "SV_GroupThreadID"  ? spv::BuiltIn::LocalInvocationId
+                           : semantic == "SV_GroupID"        ? spv::BuiltIn::WorkgroupId
+                                                             : spv::BuiltIn::LocalInvocationIndex;
+    uint32_t ptr = PointerTypeId(spv::StorageClass::Input, type);
+    id = NewId();
+    globals_.Emit(SpvOp::OpVariable, {ptr, id, static_cast<uint32_t>(spv::StorageClass::Input)});
+    decorations_.Emit(SpvOp::OpDecorate, {id, static_cast<uint32_t>(spv::Decoration::BuiltIn),
+                                          static_cast<uint32_t>(builtin)});
+    builtins_[semantic] = id;
+  }
+  if (std::find(interface_.begin(), interface_.end(), id) == interface_.end()) interface_.push_back(id);
+  return id;
+}
+
+void Writer::DeclareGlobal(const ir::Global* g) {
+  const ir::Type* element = g->GetType()->Element();
+  uint32_t element_id = TypeId(element);
+  uint32_t array = NewId();
+  globals_.Emit(SpvOp::OpTypeRuntimeArray, {array, element_id});
+  decorations_.Emit(SpvOp::OpDecorate, {array, static_cast<uint32_t>(spv::Decoration::ArrayStride),
+                                        Std430ArrayStride(element)});
+  uint32_t block = NewId();
+  globals_.Emit(SpvOp::OpTypeStruct, {block, array});
+  decorations_.Emit(SpvOp::OpDecorate, {block, static_cast<uint32_t>(spv::Decoration::Block)});
+  decorations_.Emit(SpvOp::OpMemberDecorate,
+                    {block, 0, static_cast<uint32_t>(spv::Decoration::Offset), 0});
+  if (!g->GetType()->IsWritable()) {
+    decorations_.Emit(SpvOp::OpMemberDecorate,
+                      {block, 0, static_cast<uint32_t>(spv::Decoration::NonWritable)});
+  }
+  uint32_t ptr = NewId();
+  globals_.Emit(SpvOp::OpTypePointer,
+                {ptr, static_cast<uint32_t>(spv::StorageClass::StorageBuffer), block});
+  uint32_t var = NewId();
+  globals_.Emit(SpvOp::OpVariable, {ptr, var, static_cast<uint32_t>(spv::StorageClass::StorageBuffer)});
+  decorations_.Emit(SpvOp::OpDecorate, {var, static_cast<uint32_t>(spv::Decoration::DescriptorSet), g->set});
+  decorations_.Emit(SpvOp::OpDecorate, {var, static_cast<uint32_t>(spv::Decoration::Binding), g->binding});
+  names_.Emit(SpvOp::OpName, Concat({var}, StringWords(g->Name())));
+  values_[g] = var;
+}
+
+uint32_t Writer::ValueId(const ir::Value* v) {
+  if (v->VKind() == ir::ValueKind::Constant) return ConstantId(static_cast<const ir::Constant*>(v));
+  auto it = values_.find(v);
+  if (it != values_.end()) return it->second;
+  // A forward reference (a block argument used by an OpPhi): allocate now.
+  uint32_t id = NewId();
+  values_[v] = id;
+  return id;
+}
+
+std::vector<uint32_t> Writer::Run() {
+  capabilities_.Emit(SpvOp::OpCapability, {static_cast<uint32_t>(spv::Capability::Shader)});
+  glsl_ext_ = NewId();
+  ext_imports_.Emit(SpvOp::OpExtInstImport, Concat({glsl_ext_}, StringWords("GLSL.std.450")));
+  memory_model_.Emit(SpvOp::OpMemoryModel, {static_cast<uint32_t>(spv::AddressingModel::Logical),
+                                            static_cast<uint32_t>(spv::MemoryModel::GLSL450)});
+  for (const ir::Global* g : module_.globals) DeclareGlobal(g);
+  for (const ir::Function* f : module_.functions) function_ids_[f] = NewId();
+  for (const ir::Function* f : module_.functions) {
+    if (f->is_entry && !options_.entry_points.empty() &&
+        std::find(options_.entry_points.begin(), options_.entry_points.end(), f->Name()) ==
+            options_.entry_points.end()) {
+      continue;
+    }
+    WriteFunction(*f);
+  }
+  std::vector<uint32_t> words{spv::MagicNumber, 0x00010300u, 0x534C0001u /* generator */, 0, 0};
+  for (const Section* s : {&capabilities_, &ext_imports_, &memory_model_, &entry_points_,
+                           &execution_modes_, &names_, &decorations_, &globals_, &functions_}) {
+    words.insert(words.end(), s->Words().begin(), s->Words().end());
+  }
+  words[3] = next_id_;  // bound
+  return words;
+}
+
+void Writer::WriteFunction(const ir::Function& f) {
+  interface_.clear();
+  uint32_t fid = function_ids_.at(&f);
+  uint32_t result = TypeId(f.ResultType());
+  std::vector<uint32_t> param_types;
+  if (!f.is_entry) {
+    for (const ir::Param* p : f.params) param_types.push_back(TypeId(p->GetType()));
+  }
+  uint32_t ftype = FunctionTypeId(result, param_types);
+  names_.Emit(SpvOp::OpName, Concat({fid}, StringWords(f.Name())));
+  functions_.Emit(SpvOp::OpFunction, {result, fid, 0, ftype});
+  if (!f.is_entry) {
+    for (const ir::Param* p : f.params) {
+      uint32_t id = ValueId(p);
+      functions_.Emit(SpvOp::OpFunctionParameter, {TypeId(p->GetType()), id});
+    }
+  }
+  for (const ir::Block* b : f.blocks) labels_[b] = NewId();
+  for (const ir::Block* b : f.blocks) {
+    functions_.Emit(SpvOp::OpLabel, {labels_.at(b)});
+    size_t first = 0;
+    if (b == f.blocks.front()) {
+      // OpVariable must open the entry block.
+      while (first < b->insts.size() && b->insts[first]->GetOp() == Op::Var) WriteInst(*b->insts[first++]);
+      if (f.is_entry) {
+        ir::TypeTable& types = module_.Types();
+        for (size_t i = 0; i < f.params.size(); ++i) {
+          const std::string& semantic = f.entry.param_semantics[i];
+          uint32_t var = BuiltinVar(semantic);
+          const ir::Type* u32 = types.Int(32, false);
+          const ir::Type* loaded_type = semantic == "SV_GroupIndex" ? u32 : types.Vector(u32, 3);
+          uint32_t loaded = NewId();
+          functions_.Emit(SpvOp::OpLoad, {TypeId(loaded_type), loaded, var});
+          const ir::Type* want = f.params[i]->GetType();
+          if (loaded_type->IsVector() && !want->IsVector()) {
+            uint32_t x = NewId();
+            functions_.Emit(SpvOp::OpCompositeExtract, {TypeId(u32), x, loaded, 0});
+            loaded = x;
+            loaded_type = u32;
+          }
+          if (want != loaded_type) {
+            uint32_t cast = NewId();
+            functions_.Emit(SpvOp::OpBitcast, {TypeId(want), cast, loaded});
+            loaded = cast;
+          }
+          values_[f.params[i]] = loaded;
+        }
+      }
+    }
+    for (const ir::Param* p : b->params) {
+      // Block parameters become OpPhi over every branch that passes arguments here.
+      std::vector<uint32_t> ops{TypeId(p->GetType()), ValueId(p)};
+      size_t index = std::find(b->params.begin(), b->params.end(), p) - b->params.begin();
+      for (const ir::Block* pred : f.blocks) {
+        const ir::Inst* t = pred->Terminator();
+        if (t->GetOp() == Op::Br && t->targets[0] == b) {
+          ops.push_back(ValueId(t->operands[index]));
+          ops.push_back(labels_.at(pred));
+        }
+      }
+      functions_.Emit(SpvOp::OpPhi, ops);
+    }
+    for (size_t i = first; i < b->insts.size(); ++i) WriteInst(*b->insts[i]);
+  }
+  functions_.Emit(SpvOp::OpFunctionEnd, {});
+  if (f.is_entry) {
+    std::vector<uint32_t> ops{static_cast<uint32_t>(spv::ExecutionModel::GLCompute), fid};
+    std::vector<uint32_t> name = StringWords(f.Name());
+    ops.insert(ops.end(), name.begin(), name.end());
+    ops.insert(ops.end(), interface_.begin(), interface_.end());
+    entry_points_.Emit(SpvOp::OpEntryPoint, ops);
+    execution_modes_.Emit(SpvOp::OpExecutionMode,
+                          {fid, static_cast<uint32_t>(spv::ExecutionMode::LocalSize),
+                           f.entry.numthreads[0], f.entry.numthreads[1], f.entry.numthreads[2]});
+  }
+}
+
+uint32_t Writer::Glsl(ir::Intrinsic which, const ir::Type* t) {
+  const ir::Type* s = t->Scalar();
+  bool f = s->IsFloat();
+  bool sign = s->IsInt() && s->IsSigned();
+  switch (which) {
+    case ir::Intrinsic::Sqrt: return GLSLstd450Sqrt;
+    case ir::Intrinsic::Abs: return f ? GLSLstd450FAbs : GLSLstd450SAbs;
+    case ir::Intrinsic::Min: return f ? GLSLstd450FMin : sign ? GLSLstd450SMin : GLSLstd450UMin;
+    case ir::Intrinsic::Max: return f ? GLSLstd450FMax : sign ? GLSLstd450SMax : GLSLstd450UMax;
+    case ir::Intrinsic::Clamp: return f ? GLSLstd450FClamp : sign ? GLSLstd450SClamp : GLSLstd450UClamp;
+    case ir::Intrinsic::Floor: return GLSLstd450Floor;
+    case ir::Intrinsic::Ceil: return GLSLstd450Ceil;
+    case ir::Intrinsic::Exp: return GLSLstd450Exp;
+    case ir::Intrinsic::Log: return GLSLstd450Log;
+    case ir::Intrinsic::Sin: return GLSLstd450Sin;
+    case ir::Intrinsic::Cos: return GLSLstd450Cos;
+    case ir::Intrinsic::Pow: return GLSLstd450Pow;
+    case ir::Intrinsic::Lerp: return GLSLstd450FMix;
+    case ir::Intrinsic::Length: return GLSLstd450Length;
+    case ir::Intrinsic::Dot: break;
+  }
+  SLOPE_ICE("intrinsic has no GLSL.std.450 form");
+}
+
+void Writer::WriteConvert(const ir::Inst& inst) {
+  const ir::Type* to = inst.GetType();
+  const ir::Type* from = inst.operands[0]->GetType();
+  const ir::Type* fs = from->Scalar();
+  const ir::Type* ts = to->Scalar();
+  uint32_t type = TypeId(to), id = ValueId(&inst), v = ValueId(inst.operands[0]);
+  if (ts->IsBool()) {
+    uint32_t zero = SplatConst(from, ScalarConst(fs, 0.0, 0));
+    functions_.Emit(fs->IsFloat() ? SpvOp::OpFUnordNotEqual : SpvOp::OpINotEqual, {type, id, v, zero});
+  } else if (fs->IsBool()) {
+    uint32_t one = SplatConst(to, ScalarConst(ts, 1.0, 1));
+    uint32_t zero = SplatConst(to, ScalarConst(ts, 0.0, 0));
+    functions_.Emit(SpvOp::OpSelect, {type, id, v, one, zero});
+  } else if (fs->IsInt() && ts->IsInt()) {
+    functions_.Emit(SpvOp::OpBitcast, {type, id, v});
+  } else if (fs->IsInt() && ts->IsFloat()) {
+    functions_.Emit(fs->IsSigned() ? SpvOp::OpConvertSToF : SpvOp::OpConvertUToF, {type, id, v});
+  } else if (fs->IsFloat() && ts->IsInt()) {
+    functions_.Emit(ts->IsSigned() ? SpvOp::OpConvertFToS : SpvOp::OpConvertFToU, {type, id, v});
+  } else {
+    functions_.Emit(SpvOp::OpFConvert, {type, id, v});
+  }
+}
+
+void Writer::WriteInst(const ir::Inst& inst) {
+  const ir::Type* t = inst.GetType();
+  auto operand = [&](size_t i) { return ValueId(inst.operands[i]); };
+  const ir::Type* s0 = inst.operands.empty() ? t->Scalar() : inst.operands[0]->GetType()->Scalar();
+  bool is_float = s0->IsFloat();
+  bool is_signed = s0->IsInt() && s0->IsSigned();
+  auto binary = [&](SpvOp op) {
+    functions_.Emit(op, {TypeId(t), ValueId(&inst), operand(0), operand(1)});
+  };
+  auto unary = [&](SpvOp op) { functions_.Emit(op, {TypeId(t), ValueId(&inst), operand(0)}); };
+  switch (inst.GetOp()) {
+    case Op::Add: return binary(is_float ? SpvOp::OpFAdd : SpvOp::OpIAdd);
+    case Op::Sub: return binary(is_float ? SpvOp::OpFSub : SpvOp::OpISub);
+    case Op::Mul: return binary(is_float ? SpvOp::OpFMul : SpvOp::OpIMul);
+    case Op::Div: return binary(is_float ? SpvOp::OpFDiv : is_signed ? SpvOp::OpSDiv : SpvOp::OpUDiv);
+    case Op::Rem: return binary(is_float ? SpvOp::OpFRem : is_signed ? SpvOp::OpSRem : SpvOp::OpUMod);
+    case Op::Neg: return unary(is_float ? SpvOp::OpFNegate : SpvOp::OpSNegate);
+    case Op::BitAnd: return binary(SpvOp::OpBitwiseAnd);
+    case Op::BitOr: return binary(SpvOp::OpBitwiseOr);
+    case Op::BitXor: return binary(SpvOp::OpBitwiseXor);
+    case Op::BitNot: return unary(SpvOp::OpNot);
+    case Op::Shl: return binary(SpvOp::OpShiftLeftLogical);
+    case Op::Shr: return binary(is_signed ? SpvOp::OpShiftRightArithmetic : SpvOp::OpShiftRightLogical);
+    case Op::LogicalAnd: return binary(SpvOp::OpLogicalAnd);
+    case Op::LogicalOr: return binary(SpvOp::OpLogicalOr);
+    case Op::LogicalNot: return unary(SpvOp::OpLogicalNot);
+    case Op::Eq:
+      return binary(s0->IsBool() ? SpvOp::OpLogicalEqual : is_float ? SpvOp::OpFOrdEqual : SpvOp::OpIEqual);
+    case Op::Ne:
+      return binary(s0->IsBool() ? SpvOp::OpLogicalNotEqual : is_float ? SpvOp::OpFUnordNotEqual : SpvOp::OpINotEqual);
+    case Op::Lt: return binary(is_float ? SpvOp::OpFOrdLessThan : is_signed ? SpvOp::OpSLessThan : SpvOp::OpULessThan);
+    case Op::Le: return binary(is_float ? SpvOp::OpFOrdLessThanEqual : is_signed ? SpvOp::OpSLessThanEqual : SpvOp::OpULessThanEqual);
+    case Op::Gt: return binary(is_float ? SpvOp::OpFOrdGreaterThan : is_signed ? SpvOp::OpSGreaterThan : SpvOp::OpUGreaterThan);
+    case Op::Ge: return binary(is_float ? SpvOp::OpFOrdGreaterThanEqual : is_signed ? SpvOp::OpSGreaterThanEqual : SpvOp::OpUGreaterThanEqual);
+    case Op::Convert: return WriteConvert(inst);
+    case Op::MakeVector:
+    case Op::Splat: {
+      std::vector<uint32_t> ops{TypeId(t), ValueId(&inst)};
+      if (inst.GetOp() == Op::Splat) {
+        for (uint32_t i = 0; i < t->Count(); ++i) ops.push_back(operand(0));
+      } else {
+        for (size_t i = 0; i < inst.operands.size(); ++i) ops.push_back(operand(i));
+      }
+      functions_.Emit(SpvOp::OpCompositeConstruct, ops);
+      return;
+    }
+    case Op::Extract:
+      functions_.Emit(SpvOp::OpCompositeExtract, {TypeId(t), ValueId(&inst), operand(0), inst.imms[0]});
+      return;
+    case Op::ExtractDynamic: return binary(SpvOp::OpVectorExtractDynamic);
+    case Op::Insert:
+      functions_.Emit(SpvOp::OpCompositeInsert,
+                      {TypeId(t), ValueId(&inst), operand(1), operand(0), inst.imms[0]});
+      return;
+    case Op::InsertDynamic:
+      functions_.Emit(SpvOp::OpVectorInsertDynamic,
+                      {TypeId(t), ValueId(&inst), operand(0), operand(1), operand(2)});
+      return;
+    case Op::Shuffle: {
+      std::vector<uint32_t> ops{TypeId(t), ValueId(&inst), operand(0), operand(1)};
+      ops.insert(ops.end(), inst.imms.begin(), inst.imms.end());
+      functions_.Emit(SpvOp::OpVectorShuffle, ops);
+      return;
+    }
+    case Op::Intrinsic: {
+      auto which = static_cast<ir::Intrinsic>(inst.imms[0]);
+      if (which == ir::Intrinsic::Dot) return binary(SpvOp::OpDot);
+      std::vector<uint32_t> ops{TypeId(t), ValueId(&inst), glsl_ext_, Glsl(which, inst.operands[0]->GetType())};
+      for (size_t i = 0; i < inst.operands.size(); ++i) ops.push_back(operand(i));
+      functions_.Emit(SpvOp::OpExtInst, ops);
+      return;
+    }
+    case Op::Call: {
+      std::vector<uint32_t> ops{TypeId(t), ValueId(&inst), function_ids_.at(inst.callee)};
+      for (size_t i = 0; i < inst.operands.size(); ++i) ops.push_back(operand(i));
+      functions_.Emit(SpvOp::OpFunctionCall, ops);
+      return;
+    }
+    case Op::Var:
+      functions_.Emit(SpvOp::OpVariable, {TypeId(t), ValueId(&inst),
+                                          static_cast<uint32_t>(spv::StorageClass::Function)});
+      return;
+    case Op::Load: return unary(SpvOp::OpLoad);
+    case Op::Store: functions_.Emit(SpvOp::OpStore, {operand(0), operand(1)}); return;
+    case Op::ElementPtr: {
+      uint32_t zero = ScalarConst(module_.Types().Int(32, true), 0, 0);
+      functions_.Emit(SpvOp::OpAccessChain, {TypeId(t), ValueId(&inst), operand(0), zero, operand(1)});
+      return;
+    }
+    case Op::Br: functions_.Emit(SpvOp::OpBranch, {labels_.at(inst.targets[0])}); return;
+    case Op::CondBr:
+      functions_.Emit(SpvOp::OpBranchConditional,
+                      {operand(0), labels_.at(inst.targets[0]), labels_.at(inst.targets[1])});
+      return;
+    case Op::If:
+      functions_.Emit(SpvOp::OpSelectionMerge, {labels_.at(inst.targets[2]), 0});
+      functions_.Emit(SpvOp::OpBranchConditional,
+                      {operand(0), labels_.at(inst.targets[0]), labels_.at(inst.targets[1])});
+      return;
+    case Op::Loop:
+      functions_.Emit(SpvOp::OpLoopMerge, {labels_.at(inst.targets[1]), labels_.at(inst.targets[2]), 0});
+      functions_.Emit(SpvOp::OpBranch, {labels_.at(inst.targets[0])});
+      return;
+    case Op::Return:
+      if (inst.operands.empty()) {
+        functions_.Emit(SpvOp::OpReturn, {});
+      } else {
+        functions_.Emit(SpvOp::OpReturnValue, {operand(0)});
+      }
+      return;
+    case Op::Unreachable: functions_.Emit(SpvOp::OpUnreachable, {}); return;
+  }
+}
+
+}  // namespace
+
+std::vector<uint32_t> WriteSpirv(ir::Module& module, const WriterOptions& options) {
+  return Writer(module, options).Run();
+}
+
+}  // namespace slope::targets::spirv

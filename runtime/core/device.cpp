@@ -1,0 +1,122 @@
+#include "runtime/core/device.h"
+
+#if SLOPE_HAVE_VULKAN
+#include "runtime/vulkan/vulkan_device.h"
+#endif
+
+namespace slope::runtime {
+
+const char* BackendName(Backend backend) {
+  switch (backend) {
+    case Backend::Vulkan: return "vulkan";
+    case Backend::Cuda: return "cuda";
+    case Backend::Cpu: return "cpu";
+  }
+  return "?";
+}
+
+std::optional<Backend> ParseBackend(std::string_view text) {
+  if (text == "vulkan") return Backend::Vulkan;
+  if (text == "cuda") return Backend::Cuda;
+  if (text == "cpu") return Backend::Cpu;
+  return std::nullopt;
+}
+
+namespace {
+
+std::string DescribeBinding(const driver::BindingInfo& info) {
+  return "'" + info.name + "' (set " + std::to_string(info.set) + ", binding " +
+         std::to_string(info.binding) + ")";
+}
+
+}  // namespace
+
+bool ResolveBindings(const driver::Reflection& reflection,
+                     std::span<const BufferBinding> bindings, std::vector<Buffer*>* resolved,
+                     std::string* error) {
+  resolved->assign(reflection.bindings.size(), nullptr);
+  for (const BufferBinding& given : bindings) {
+    size_t index = reflection.bindings.size();
+    for (size_t i = 0; i < reflection.bindings.size(); ++i) {
+      if (reflection.bindings[i].name == given.name) {
+        index = i;
+        break;
+      }
+    }
+    if (index == reflection.bindings.size()) {
+      std::string known;
+      for (const driver::BindingInfo& info : reflection.bindings) {
+        known += known.empty() ? "" : ", ";
+        known += "'" + info.name + "'";
+      }
+      *error = "no binding named '" + given.name + "' in the kernel (it has " +
+               (known.empty() ? std::string("none") : known) + ")";
+      return false;
+    }
+    if (given.buffer == nullptr) {
+      *error = "null buffer given for binding '" + given.name + "'";
+      return false;
+    }
+    if ((*resolved)[index] != nullptr) {
+      *error = "binding '" + given.name + "' is given more than once";
+      return false;
+    }
+    (*resolved)[index] = given.buffer;
+  }
+  for (size_t i = 0; i < reflection.bindings.size(); ++i) {
+    if ((*resolved)[i] == nullptr) {
+      *error = "no buffer given for binding " + DescribeBinding(reflection.bindings[i]);
+      return false;
+    }
+  }
+  return true;
+}
+
+const driver::EntryPointInfo* FindEntryPoint(const driver::Reflection& reflection,
+                                             const std::string& entry, std::string* error) {
+  if (reflection.entry_points.empty()) {
+    *error = "the module has no entry points";
+    return nullptr;
+  }
+  if (entry.empty()) return &reflection.entry_points.front();
+  for (const driver::EntryPointInfo& info : reflection.entry_points) {
+    if (info.name == entry) return &info;
+  }
+  *error = "no entry point named '" + entry + "' in the module";
+  return nullptr;
+}
+
+std::unique_ptr<Device> CreateDevice(Backend backend, int device_index, std::string* error) {
+  switch (backend) {
+    case Backend::Vulkan:
+#if SLOPE_HAVE_VULKAN
+      return vulkan::CreateVulkanDevice(device_index, error);
+#else
+      *error = "the vulkan backend is not built in";
+      return nullptr;
+#endif
+    case Backend::Cuda:
+      *error = "the cuda backend is not built in";
+      return nullptr;
+    case Backend::Cpu:
+      *error = "the cpu backend is not built in";
+      return nullptr;
+  }
+  *error = "unknown backend";
+  return nullptr;
+}
+
+std::unique_ptr<Device> CreateDefaultDevice(std::string* error) {
+  std::string reasons;
+  for (Backend backend : {Backend::Cuda, Backend::Vulkan, Backend::Cpu}) {
+    std::string why;
+    std::unique_ptr<Device> device = CreateDevice(backend, -1, &why);
+    if (device != nullptr) return device;
+    reasons += reasons.empty() ? "" : "; ";
+    reasons += std::string(BackendName(backend)) + ": " + why;
+  }
+  *error = "no device available (" + reasons + ")";
+  return nullptr;
+}
+
+}  // namespace slope::runtime

@@ -1,0 +1,127 @@
+#pragma once
+// The backend-neutral device API: create buffers, upload, build a kernel from a compiled
+// module, dispatch it with buffers bound by their reflected names, read back.
+// Errors are returned as values (a false/nullptr result plus a readable message in
+// `*error`); nothing here throws.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "compiler/driver/reflection.h"
+
+namespace slope::runtime {
+
+/// The kinds of device a kernel can run on.
+enum class Backend : uint8_t { Vulkan, Cuda, Cpu };
+
+/// Returns "vulkan", "cuda" or "cpu".
+const char* BackendName(Backend backend);
+
+/// Parses "vulkan", "cuda" or "cpu" (lower case); nullopt for anything else.
+std::optional<Backend> ParseBackend(std::string_view text);
+
+/// A block of device memory. Made by Device::CreateBuffer; must not outlive its Device.
+class Buffer {
+ public:
+  virtual ~Buffer() = default;
+  /// The size in bytes requested at creation.
+  virtual size_t Size() const = 0;
+  /// The backend of the device that made this buffer.
+  virtual Backend GetBackend() const = 0;
+};
+
+/// A compute pipeline for one entry point of a compiled module. Made by
+/// Device::CreateKernel; must not outlive its Device.
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  /// The reflection the kernel was made with (its bindings are bound by name).
+  virtual const driver::Reflection& GetReflection() const = 0;
+  /// The entry point this kernel runs.
+  virtual const driver::EntryPointInfo& GetEntryPoint() const = 0;
+  /// The backend of the device that made this kernel.
+  virtual Backend GetBackend() const = 0;
+};
+
+/// One buffer bound to the reflected resource called `name`.
+struct BufferBinding {
+  std::string name;
+  Buffer* buffer = nullptr;
+};
+
+/// The number of thread groups to launch in each dimension.
+struct GroupCount {
+  uint32_t x = 1;
+  uint32_t y = 1;
+  uint32_t z = 1;
+};
+
+/// One compute device. Not thread-safe: use one Device from one thread at a time.
+/// Buffers and kernels it makes must be destroyed before it.
+class Device {
+ public:
+  virtual ~Device() = default;
+
+  /// The backend this device belongs to.
+  virtual Backend GetBackend() const = 0;
+
+  /// The device's own name, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)".
+  virtual std::string Name() const = 0;
+
+  /// Creates a buffer of `size` bytes with unspecified contents (a zero-byte buffer is
+  /// allowed). Returns nullptr and sets `*error` on failure.
+  virtual std::unique_ptr<Buffer> CreateBuffer(size_t size, std::string* error) = 0;
+
+  /// Copies `data` into `buffer` starting at byte `offset`. Fails when the range does
+  /// not fit in the buffer or the buffer belongs to another backend.
+  virtual bool WriteBuffer(Buffer& buffer, size_t offset, std::span<const std::byte> data,
+                           std::string* error) = 0;
+
+  /// Copies `out.size()` bytes of `buffer` starting at byte `offset` into `out`. Fails
+  /// when the range does not fit in the buffer or the buffer belongs to another backend.
+  virtual bool ReadBuffer(const Buffer& buffer, size_t offset, std::span<std::byte> out,
+                          std::string* error) = 0;
+
+  /// Builds a kernel for entry point `entry` (empty = the first entry point in
+  /// `reflection`) of the SPIR-V module `spirv`, whose resources are described by
+  /// `reflection`. Returns nullptr and sets `*error` on failure.
+  virtual std::unique_ptr<Kernel> CreateKernel(std::span<const uint32_t> spirv,
+                                               const driver::Reflection& reflection,
+                                               const std::string& entry,
+                                               std::string* error) = 0;
+
+  /// Runs `kernel` over `groups` thread groups with every reflected binding given a
+  /// buffer in `bindings` (by name), and waits for it to finish. An unknown, missing or
+  /// repeated name is an error and nothing runs.
+  virtual bool Dispatch(Kernel& kernel, std::span<const BufferBinding> bindings,
+                        GroupCount groups, std::string* error) = 0;
+};
+
+/// Matches `bindings` against `reflection.bindings` by name: on success, returns one
+/// buffer per reflected binding, in reflection order. Fails with a readable message on
+/// an unknown, repeated, missing or null binding. Backends call this from Dispatch.
+bool ResolveBindings(const driver::Reflection& reflection,
+                     std::span<const BufferBinding> bindings, std::vector<Buffer*>* resolved,
+                     std::string* error);
+
+/// Returns the entry point called `entry` in `reflection` (the first one when `entry` is
+/// empty), or nullptr with `*error` set.
+const driver::EntryPointInfo* FindEntryPoint(const driver::Reflection& reflection,
+                                             const std::string& entry, std::string* error);
+
+/// Opens device number `device_index` of `backend` (-1 = the backend's preferred device).
+/// Returns nullptr and sets `*error` when the backend is not built in or has no usable
+/// device.
+std::unique_ptr<Device> CreateDevice(Backend backend, int device_index, std::string* error);
+
+/// Opens the first backend that works, in the order CUDA, Vulkan, CPU, each with its
+/// preferred device. On failure `*error` lists why each backend was unavailable.
+std::unique_ptr<Device> CreateDefaultDevice(std::string* error);
+
+}  // namespace slope::runtime

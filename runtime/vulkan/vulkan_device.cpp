@@ -1,0 +1,599 @@
+#include "runtime/vulkan/vulkan_device.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include <vulkan/vulkan.h>
+
+#include "runtime/vulkan/vk_result.h"
+
+namespace slope::runtime::vulkan {
+namespace {
+
+constexpr uint32_t kSpirvMagic = 0x07230203;
+// Vulkan forbids zero-sized buffers; an empty Buffer still owns this many bytes.
+constexpr VkDeviceSize kMinBufferBytes = 16;
+
+class VulkanBuffer final : public Buffer {
+ public:
+  VulkanBuffer(VkDevice device, size_t size) : device_(device), size_(size) {}
+  ~VulkanBuffer() override {
+    if (mapped_ != nullptr) vkUnmapMemory(device_, memory_);
+    if (buffer_ != VK_NULL_HANDLE) vkDestroyBuffer(device_, buffer_, nullptr);
+    if (memory_ != VK_NULL_HANDLE) vkFreeMemory(device_, memory_, nullptr);
+  }
+  VulkanBuffer(const VulkanBuffer&) = delete;
+  VulkanBuffer& operator=(const VulkanBuffer&) = delete;
+
+  size_t Size() const override { return size_; }
+  Backend GetBackend() const override { return Backend::Vulkan; }
+
+  VkDevice device_;
+  size_t size_;
+  VkBuffer buffer_ = VK_NULL_HANDLE;
+  VkDeviceMemory memory_ = VK_NULL_HANDLE;
+  std::byte* mapped_ = nullptr;
+};
+
+class VulkanKernel final : public Kernel {
+ public:
+  VulkanKernel(VkDevice device, driver::Reflection reflection, driver::EntryPointInfo entry)
+      : device_(device), reflection_(std::move(reflection)), entry_(std::move(entry)) {}
+  ~VulkanKernel() override {
+    if (pipeline_ != VK_NULL_HANDLE) vkDestroyPipeline(device_, pipeline_, nullptr);
+    if (pipeline_layout_ != VK_NULL_HANDLE) {
+      vkDestroyPipelineLayout(device_, pipeline_layout_, nullptr);
+    }
+    for (VkDescriptorSetLayout layout : set_layouts_) {
+      if (layout != VK_NULL_HANDLE) vkDestroyDescriptorSetLayout(device_, layout, nullptr);
+    }
+    if (descriptor_pool_ != VK_NULL_HANDLE) {
+      vkDestroyDescriptorPool(device_, descriptor_pool_, nullptr);
+    }
+    if (shader_ != VK_NULL_HANDLE) vkDestroyShaderModule(device_, shader_, nullptr);
+  }
+  VulkanKernel(const VulkanKernel&) = delete;
+  VulkanKernel& operator=(const VulkanKernel&) = delete;
+
+  const driver::Reflection& GetReflection() const override { return reflection_; }
+  const driver::EntryPointInfo& GetEntryPoint() const override { return entry_; }
+  Backend GetBackend() const override { return Backend::Vulkan; }
+
+  VkDevice device_;
+  driver::Reflection reflection_;
+  driver::EntryPointInfo entry_;
+  VkShaderModule shader_ = VK_NULL_HANDLE;
+  // Indexed by set number; sets the reflection skips get an empty layout.
+  std::vector<VkDescriptorSetLayout> set_layouts_;
+  VkPipelineLayout pipeline_layout_ = VK_NULL_HANDLE;
+  VkPipeline pipeline_ = VK_NULL_HANDLE;
+  // Holds one descriptor set per set layout; reset before each dispatch.
+  VkDescriptorPool descriptor_pool_ = VK_NULL_HANDLE;
+};
+
+class VulkanDevice final : public Device {
+ public:
+  VulkanDevice() = default;
+  ~VulkanDevice() override;
+  VulkanDevice(const VulkanDevice&) = delete;
+  VulkanDevice& operator=(const VulkanDevice&) = delete;
+
+  bool Open(int device_index, std::string* error);
+
+  Backend GetBackend() const override { return Backend::Vulkan; }
+  std::string Name() const override { return name_; }
+  std::unique_ptr<Buffer> CreateBuffer(size_t size, std::string* error) override;
+  bool WriteBuffer(Buffer& buffer, size_t offset, std::span<const std::byte> data,
+                   std::string* error) override;
+  bool ReadBuffer(const Buffer& buffer, size_t offset, std::span<std::byte> out,
+                  std::string* error) override;
+  std::unique_ptr<Kernel> CreateKernel(std::span<const uint32_t> spirv,
+                                       const driver::Reflection& reflection,
+                                       const std::string& entry, std::string* error) override;
+  bool Dispatch(Kernel& kernel, std::span<const BufferBinding> bindings, GroupCount groups,
+                std::string* error) override;
+
+ private:
+  bool CreateInstance(std::string* error);
+  bool PickPhysicalDevice(int device_index, std::string* error);
+  bool CreateLogicalDevice(std::string* error);
+  bool FindHostMemoryType(uint32_t type_bits, uint32_t* type_index, std::string* error) const;
+  bool CreateSetLayouts(VulkanKernel& kernel, std::string* error);
+  bool CreatePipeline(VulkanKernel& kernel, std::span<const uint32_t> spirv,
+                      std::string* error);
+  bool WriteDescriptorSets(VulkanKernel& kernel, const std::vector<Buffer*>& buffers,
+                           std::vector<VkDescriptorSet>* sets, std::string* error);
+  bool RecordAndSubmit(VulkanKernel& kernel, const std::vector<VkDescriptorSet>& sets,
+                       GroupCount groups, std::string* error);
+
+  VkInstance instance_ = VK_NULL_HANDLE;
+  VkPhysicalDevice physical_device_ = VK_NULL_HANDLE;
+  VkPhysicalDeviceProperties properties_{};
+  VkPhysicalDeviceMemoryProperties memory_properties_{};
+  uint32_t queue_family_ = 0;
+  VkDevice device_ = VK_NULL_HANDLE;
+  VkQueue queue_ = VK_NULL_HANDLE;
+  VkCommandPool command_pool_ = VK_NULL_HANDLE;
+  VkCommandBuffer command_buffer_ = VK_NULL_HANDLE;
+  VkFence fence_ = VK_NULL_HANDLE;
+  std::string name_;
+};
+
+VulkanDevice::~VulkanDevice() {
+  if (device_ != VK_NULL_HANDLE) {
+    vkDeviceWaitIdle(device_);
+    if (fence_ != VK_NULL_HANDLE) vkDestroyFence(device_, fence_, nullptr);
+    // Destroying the pool frees its command buffers.
+    if (command_pool_ != VK_NULL_HANDLE) vkDestroyCommandPool(device_, command_pool_, nullptr);
+    vkDestroyDevice(device_, nullptr);
+  }
+  if (instance_ != VK_NULL_HANDLE) vkDestroyInstance(instance_, nullptr);
+}
+
+bool VulkanDevice::Open(int device_index, std::string* error) {
+  return CreateInstance(error) && PickPhysicalDevice(device_index, error) &&
+         CreateLogicalDevice(error);
+}
+
+bool VulkanDevice::CreateInstance(std::string* error) {
+  VkApplicationInfo app{};
+  app.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO;
+  app.pApplicationName = "slope";
+  app.pEngineName = "slope";
+  app.apiVersion = VK_API_VERSION_1_2;
+  VkInstanceCreateInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
+  info.pApplicationInfo = &app;
+  VkResult result = vkCreateInstance(&info, nullptr, &instance_);
+  if (result == VK_ERROR_INCOMPATIBLE_DRIVER) {
+    instance_ = VK_NULL_HANDLE;
+    *error = "no Vulkan driver (ICD) found: vkCreateInstance failed: " + VkResultName(result);
+    return false;
+  }
+  if (result != VK_SUCCESS) instance_ = VK_NULL_HANDLE;
+  return CheckVk(result, "vkCreateInstance", error);
+}
+
+// Lower is better: discrete GPUs first, the CPU (lavapipe) last.
+int DeviceTypeRank(VkPhysicalDeviceType type) {
+  switch (type) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 0;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 1;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return 4;
+    default: return 3;
+  }
+}
+
+// Returns the first queue family of `device` that supports compute, or -1.
+int FindComputeQueueFamily(VkPhysicalDevice device) {
+  uint32_t count = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(device, &count, nullptr);
+  std::vector<VkQueueFamilyProperties> families(count);
+  vkGetPhysicalDeviceQueueFamilyProperties(device, &count, families.data());
+  for (uint32_t i = 0; i < count; ++i) {
+    if ((families[i].queueFlags & VK_QUEUE_COMPUTE_BIT) != 0 && families[i].queueCount > 0) {
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+bool VulkanDevice::PickPhysicalDevice(int device_index, std::string* error) {
+  uint32_t count = 0;
+  if (!CheckVk(vkEnumeratePhysicalDevices(instance_, &count, nullptr),
+               "vkEnumeratePhysicalDevices", error)) {
+    return false;
+  }
+  std::vector<VkPhysicalDevice> devices(count);
+  VkResult result = vkEnumeratePhysicalDevices(instance_, &count, devices.data());
+  if (result != VK_SUCCESS && result != VK_INCOMPLETE) {
+    return CheckVk(result, "vkEnumeratePhysicalDevices", error);
+  }
+  devices.resize(count);
+  if (devices.empty()) {
+    *error = "no Vulkan device found";
+    return false;
+  }
+  int chosen = -1;
+  if (device_index >= 0) {
+    if (static_cast<size_t>(device_index) >= devices.size()) {
+      *error = "Vulkan device index " + std::to_string(device_index) + " is out of range (" +
+               std::to_string(devices.size()) + " device(s) found)";
+      return false;
+    }
+    chosen = device_index;
+    if (FindComputeQueueFamily(devices[chosen]) < 0) {
+      *error = "Vulkan device " + std::to_string(device_index) + " has no compute queue";
+      return false;
+    }
+  } else {
+    int best_rank = std::numeric_limits<int>::max();
+    for (size_t i = 0; i < devices.size(); ++i) {
+      if (FindComputeQueueFamily(devices[i]) < 0) continue;
+      VkPhysicalDeviceProperties props;
+      vkGetPhysicalDeviceProperties(devices[i], &props);
+      int rank = DeviceTypeRank(props.deviceType);
+      if (rank < best_rank) {
+        best_rank = rank;
+        chosen = static_cast<int>(i);
+      }
+    }
+    if (chosen < 0) {
+      *error = "no Vulkan device with a compute queue found";
+      return false;
+    }
+  }
+  physical_device_ = devices[chosen];
+  queue_family_ = static_cast<uint32_t>(FindComputeQueueFamily(physical_device_));
+  vkGetPhysicalDeviceProperties(physical_device_, &properties_);
+  vkGetPhysicalDeviceMemoryProperties(physical_device_, &memory_properties_);
+  name_ = properties_.deviceName;
+  return true;
+}
+
+bool VulkanDevice::CreateLogicalDevice(std::string* error) {
+  float priority = 1.0f;
+  VkDeviceQueueCreateInfo queue_info{};
+  queue_info.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
+  queue_info.queueFamilyIndex = queue_family_;
+  queue_info.queueCount = 1;
+  queue_info.pQueuePriorities = &priority;
+  VkDeviceCreateInfo device_info{};
+  device_info.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
+  device_info.queueCreateInfoCount = 1;
+  device_info.pQueueCreateInfos = &queue_info;
+  if (!CheckVk(vkCreateDevice(physical_device_, &device_info, nullptr, &device_),
+               "vkCreateDevice", error)) {
+    device_ = VK_NULL_HANDLE;
+    return false;
+  }
+  vkGetDeviceQueue(device_, queue_family_, 0, &queue_);
+
+  VkCommandPoolCreateInfo pool_info{};
+  pool_info.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
+  pool_info.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+  pool_info.queueFamilyIndex = queue_family_;
+  if (!CheckVk(vkCreateCommandPool(device_, &pool_info, nullptr, &command_pool_),
+               "vkCreateCommandPool", error)) {
+    command_pool_ = VK_NULL_HANDLE;
+    return false;
+  }
+  VkCommandBufferAllocateInfo alloc_info{};
+  alloc_info.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
+  alloc_info.commandPool = command_pool_;
+  alloc_info.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  alloc_info.commandBufferCount = 1;
+  if (!CheckVk(vkAllocateCommandBuffers(device_, &alloc_info, &command_buffer_),
+               "vkAllocateCommandBuffers", error)) {
+    command_buffer_ = VK_NULL_HANDLE;
+    return false;
+  }
+  VkFenceCreateInfo fence_info{};
+  fence_info.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
+  if (!CheckVk(vkCreateFence(device_, &fence_info, nullptr, &fence_), "vkCreateFence",
+               error)) {
+    fence_ = VK_NULL_HANDLE;
+    return false;
+  }
+  return true;
+}
+
+bool VulkanDevice::FindHostMemoryType(uint32_t type_bits, uint32_t* type_index,
+                                      std::string* error) const {
+  const VkMemoryPropertyFlags wanted =
+      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  for (uint32_t i = 0; i < memory_properties_.memoryTypeCount; ++i) {
+    if ((type_bits & (1u << i)) != 0 &&
+        (memory_properties_.memoryTypes[i].propertyFlags & wanted) == wanted) {
+      *type_index = i;
+      return true;
+    }
+  }
+  *error = "the Vulkan device has no host-visible coherent memory for storage buffers";
+  return false;
+}
+
+std::unique_ptr<Buffer> VulkanDevice::CreateBuffer(size_t size, std::string* error) {
+  auto buffer = std::make_unique<VulkanBuffer>(device_, size);
+  VkBufferCreateInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+  info.size = std::max<VkDeviceSize>(size, kMinBufferBytes);
+  info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+               VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  if (!CheckVk(vkCreateBuffer(device_, &info, nullptr, &buffer->buffer_), "vkCreateBuffer",
+               error)) {
+    buffer->buffer_ = VK_NULL_HANDLE;
+    return nullptr;
+  }
+  VkMemoryRequirements requirements;
+  vkGetBufferMemoryRequirements(device_, buffer->buffer_, &requirements);
+  VkMemoryAllocateInfo alloc{};
+  alloc.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+  alloc.allocationSize = requirements.size;
+  if (!FindHostMemoryType(requirements.memoryTypeBits, &alloc.memoryTypeIndex, error)) {
+    return nullptr;
+  }
+  if (!CheckVk(vkAllocateMemory(device_, &alloc, nullptr, &buffer->memory_),
+               "vkAllocateMemory", error)) {
+    buffer->memory_ = VK_NULL_HANDLE;
+    return nullptr;
+  }
+  if (!CheckVk(vkBindBufferMemory(device_, buffer->buffer_, buffer->memory_, 0),
+               "vkBindBufferMemory", error)) {
+    return nullptr;
+  }
+  void* mapped = nullptr;
+  if (!CheckVk(vkMapMemory(device_, buffer->memory_, 0, VK_WHOLE_SIZE, 0, &mapped),
+               "vkMapMemory", error)) {
+    return nullptr;
+  }
+  buffer->mapped_ = static_cast<std::byte*>(mapped);
+  return buffer;
+}
+
+// Returns `buffer` as a VulkanBuffer when it is one and [offset, offset+bytes) lies in it.
+const VulkanBuffer* CheckedRange(const Buffer& buffer, size_t offset, size_t bytes,
+                                 std::string* error) {
+  if (buffer.GetBackend() != Backend::Vulkan) {
+    *error = std::string("buffer belongs to the ") + BackendName(buffer.GetBackend()) +
+             " backend, not vulkan";
+    return nullptr;
+  }
+  if (offset > buffer.Size() || bytes > buffer.Size() - offset) {
+    *error = "range of " + std::to_string(bytes) + " bytes at offset " +
+             std::to_string(offset) + " does not fit in a buffer of " +
+             std::to_string(buffer.Size()) + " bytes";
+    return nullptr;
+  }
+  return static_cast<const VulkanBuffer*>(&buffer);
+}
+
+bool VulkanDevice::WriteBuffer(Buffer& buffer, size_t offset, std::span<const std::byte> data,
+                               std::string* error) {
+  const VulkanBuffer* vk_buffer = CheckedRange(buffer, offset, data.size(), error);
+  if (vk_buffer == nullptr) return false;
+  if (!data.empty()) std::memcpy(vk_buffer->mapped_ + offset, data.data(), data.size());
+  return true;
+}
+
+bool VulkanDevice::ReadBuffer(const Buffer& buffer, size_t offset, std::span<std::byte> out,
+                              std::string* error) {
+  const VulkanBuffer* vk_buffer = CheckedRange(buffer, offset, out.size(), error);
+  if (vk_buffer == nullptr) return false;
+  if (!out.empty()) std::memcpy(out.data(), vk_buffer->mapped_ + offset, out.size());
+  return true;
+}
+
+std::unique_ptr<Kernel> VulkanDevice::CreateKernel(std::span<const uint32_t> spirv,
+                                                   const driver::Reflection& reflection,
+                                                   const std::string& entry,
+                                                   std::string* error) {
+  if (spirv.size() < 5 || spirv[0] != kSpirvMagic) {
+    *error = "the kernel code is not a SPIR-V module (missing magic number)";
+    return nullptr;
+  }
+  const driver::EntryPointInfo* entry_point = FindEntryPoint(reflection, entry, error);
+  if (entry_point == nullptr) return nullptr;
+  auto kernel = std::make_unique<VulkanKernel>(device_, reflection, *entry_point);
+  if (!CreateSetLayouts(*kernel, error) || !CreatePipeline(*kernel, spirv, error)) {
+    return nullptr;
+  }
+  return kernel;
+}
+
+bool VulkanDevice::CreateSetLayouts(VulkanKernel& kernel, std::string* error) {
+  const std::vector<driver::BindingInfo>& bindings = kernel.reflection_.bindings;
+  // set number -> layout bindings; std::map keeps (set, binding) pairs checkable.
+  std::map<uint32_t, std::vector<VkDescriptorSetLayoutBinding>> by_set;
+  std::map<std::pair<uint32_t, uint32_t>, const driver::BindingInfo*> seen;
+  for (const driver::BindingInfo& info : bindings) {
+    auto [it, inserted] = seen.emplace(std::make_pair(info.set, info.binding), &info);
+    if (!inserted) {
+      *error = "bindings '" + it->second->name + "' and '" + info.name +
+               "' both use set " + std::to_string(info.set) + ", binding " +
+               std::to_string(info.binding);
+      return false;
+    }
+    VkDescriptorSetLayoutBinding layout_binding{};
+    layout_binding.binding = info.binding;
+    // StructuredBuffer and RWStructuredBuffer are both storage buffers.
+    layout_binding.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    layout_binding.descriptorCount = 1;
+    layout_binding.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+    by_set[info.set].push_back(layout_binding);
+  }
+  uint32_t set_count = by_set.empty() ? 0 : by_set.rbegin()->first + 1;
+  if (set_count > properties_.limits.maxBoundDescriptorSets) {
+    *error = "the kernel uses descriptor set " + std::to_string(set_count - 1) +
+             " but the device binds at most " +
+             std::to_string(properties_.limits.maxBoundDescriptorSets) + " sets";
+    return false;
+  }
+  kernel.set_layouts_.assign(set_count, VK_NULL_HANDLE);
+  for (uint32_t set = 0; set < set_count; ++set) {
+    const std::vector<VkDescriptorSetLayoutBinding>& layout_bindings = by_set[set];
+    VkDescriptorSetLayoutCreateInfo info{};
+    info.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
+    info.bindingCount = static_cast<uint32_t>(layout_bindings.size());
+    info.pBindings = layout_bindings.data();
+    if (!CheckVk(vkCreateDescriptorSetLayout(device_, &info, nullptr, &kernel.set_layouts_[set]),
+                 "vkCreateDescriptorSetLayout", error)) {
+      kernel.set_layouts_[set] = VK_NULL_HANDLE;
+      return false;
+    }
+  }
+  if (set_count == 0) return true;
+
+  VkDescriptorPoolSize pool_size{};
+  pool_size.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+  pool_size.descriptorCount = std::max<uint32_t>(1, static_cast<uint32_t>(bindings.size()));
+  VkDescriptorPoolCreateInfo pool_info{};
+  pool_info.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
+  pool_info.maxSets = set_count;
+  pool_info.poolSizeCount = 1;
+  pool_info.pPoolSizes = &pool_size;
+  if (!CheckVk(vkCreateDescriptorPool(device_, &pool_info, nullptr, &kernel.descriptor_pool_),
+               "vkCreateDescriptorPool", error)) {
+    kernel.descriptor_pool_ = VK_NULL_HANDLE;
+    return false;
+  }
+  return true;
+}
+
+bool VulkanDevice::CreatePipeline(VulkanKernel& kernel, std::span<const uint32_t> spirv,
+                                  std::string* error) {
+  VkShaderModuleCreateInfo module_info{};
+  module_info.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
+  module_info.codeSize = spirv.size_bytes();
+  module_info.pCode = spirv.data();
+  if (!CheckVk(vkCreateShaderModule(device_, &module_info, nullptr, &kernel.shader_),
+               "vkCreateShaderModule", error)) {
+    kernel.shader_ = VK_NULL_HANDLE;
+    return false;
+  }
+  VkPipelineLayoutCreateInfo layout_info{};
+  layout_info.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO;
+  layout_info.setLayoutCount = static_cast<uint32_t>(kernel.set_layouts_.size());
+  layout_info.pSetLayouts = kernel.set_layouts_.data();
+  if (!CheckVk(vkCreatePipelineLayout(device_, &layout_info, nullptr, &kernel.pipeline_layout_),
+               "vkCreatePipelineLayout", error)) {
+    kernel.pipeline_layout_ = VK_NULL_HANDLE;
+    return false;
+  }
+  VkComputePipelineCreateInfo pipeline_info{};
+  pipeline_info.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO;
+  pipeline_info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+  pipeline_info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  pipeline_info.stage.module = kernel.shader_;
+  pipeline_info.stage.pName = kernel.entry_.name.c_str();
+  pipeline_info.layout = kernel.pipeline_layout_;
+  if (!CheckVk(vkCreateComputePipelines(device_, VK_NULL_HANDLE, 1, &pipeline_info, nullptr,
+                                        &kernel.pipeline_),
+               "vkCreateComputePipelines", error)) {
+    kernel.pipeline_ = VK_NULL_HANDLE;
+    return false;
+  }
+  return true;
+}
+
+bool VulkanDevice::Dispatch(Kernel& kernel, std::span<const BufferBinding> bindings,
+                            GroupCount groups, std::string* error) {
+  if (kernel.GetBackend() != Backend::Vulkan) {
+    *error = std::string("kernel belongs to the ") + BackendName(kernel.GetBackend()) +
+             " backend, not vulkan";
+    return false;
+  }
+  auto& vk_kernel = static_cast<VulkanKernel&>(kernel);
+  std::vector<Buffer*> buffers;
+  if (!ResolveBindings(vk_kernel.reflection_, bindings, &buffers, error)) return false;
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    if (buffers[i]->GetBackend() != Backend::Vulkan) {
+      *error = "buffer for binding '" + vk_kernel.reflection_.bindings[i].name +
+               "' belongs to the " + BackendName(buffers[i]->GetBackend()) + " backend";
+      return false;
+    }
+  }
+  const uint32_t* max_groups = properties_.limits.maxComputeWorkGroupCount;
+  if (groups.x > max_groups[0] || groups.y > max_groups[1] || groups.z > max_groups[2]) {
+    *error = "group count (" + std::to_string(groups.x) + ", " + std::to_string(groups.y) +
+             ", " + std::to_string(groups.z) + ") exceeds the device limit (" +
+             std::to_string(max_groups[0]) + ", " + std::to_string(max_groups[1]) + ", " +
+             std::to_string(max_groups[2]) + ")";
+    return false;
+  }
+  std::vector<VkDescriptorSet> sets;
+  return WriteDescriptorSets(vk_kernel, buffers, &sets, error) &&
+         RecordAndSubmit(vk_kernel, sets, groups, error);
+}
+
+bool VulkanDevice::WriteDescriptorSets(VulkanKernel& kernel, const std::vector<Buffer*>& buffers,
+                                       std::vector<VkDescriptorSet>* sets,
+                                       std::string* error) {
+  if (kernel.set_layouts_.empty()) return true;
+  if (!CheckVk(vkResetDescriptorPool(device_, kernel.descriptor_pool_, 0),
+               "vkResetDescriptorPool", error)) {
+    return false;
+  }
+  sets->assign(kernel.set_layouts_.size(), VK_NULL_HANDLE);
+  VkDescriptorSetAllocateInfo alloc{};
+  alloc.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
+  alloc.descriptorPool = kernel.descriptor_pool_;
+  alloc.descriptorSetCount = static_cast<uint32_t>(kernel.set_layouts_.size());
+  alloc.pSetLayouts = kernel.set_layouts_.data();
+  if (!CheckVk(vkAllocateDescriptorSets(device_, &alloc, sets->data()),
+               "vkAllocateDescriptorSets", error)) {
+    return false;
+  }
+  const std::vector<driver::BindingInfo>& infos = kernel.reflection_.bindings;
+  std::vector<VkDescriptorBufferInfo> buffer_infos(infos.size());
+  std::vector<VkWriteDescriptorSet> writes(infos.size());
+  for (size_t i = 0; i < infos.size(); ++i) {
+    buffer_infos[i].buffer = static_cast<VulkanBuffer*>(buffers[i])->buffer_;
+    buffer_infos[i].offset = 0;
+    buffer_infos[i].range = VK_WHOLE_SIZE;
+    writes[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+    writes[i].dstSet = (*sets)[infos[i].set];
+    writes[i].dstBinding = infos[i].binding;
+    writes[i].descriptorCount = 1;
+    writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    writes[i].pBufferInfo = &buffer_infos[i];
+  }
+  vkUpdateDescriptorSets(device_, static_cast<uint32_t>(writes.size()), writes.data(), 0,
+                         nullptr);
+  return true;
+}
+
+bool VulkanDevice::RecordAndSubmit(VulkanKernel& kernel, const std::vector<VkDescriptorSet>& sets,
+                                   GroupCount groups, std::string* error) {
+  if (!CheckVk(vkResetCommandBuffer(command_buffer_, 0), "vkResetCommandBuffer", error)) {
+    return false;
+  }
+  VkCommandBufferBeginInfo begin{};
+  begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+  begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  if (!CheckVk(vkBeginCommandBuffer(command_buffer_, &begin), "vkBeginCommandBuffer", error)) {
+    return false;
+  }
+  vkCmdBindPipeline(command_buffer_, VK_PIPELINE_BIND_POINT_COMPUTE, kernel.pipeline_);
+  if (!sets.empty()) {
+    vkCmdBindDescriptorSets(command_buffer_, VK_PIPELINE_BIND_POINT_COMPUTE,
+                            kernel.pipeline_layout_, 0, static_cast<uint32_t>(sets.size()),
+                            sets.data(), 0, nullptr);
+  }
+  vkCmdDispatch(command_buffer_, groups.x, groups.y, groups.z);
+  // Make the shader's writes visible to host reads of the mapped memory.
+  VkMemoryBarrier barrier{};
+  barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+  barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+  barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+  vkCmdPipelineBarrier(command_buffer_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                       VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0, nullptr, 0, nullptr);
+  if (!CheckVk(vkEndCommandBuffer(command_buffer_), "vkEndCommandBuffer", error)) return false;
+
+  if (!CheckVk(vkResetFences(device_, 1, &fence_), "vkResetFences", error)) return false;
+  VkSubmitInfo submit{};
+  submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+  submit.commandBufferCount = 1;
+  submit.pCommandBuffers = &command_buffer_;
+  if (!CheckVk(vkQueueSubmit(queue_, 1, &submit, fence_), "vkQueueSubmit", error)) {
+    return false;
+  }
+  return CheckVk(vkWaitForFences(device_, 1, &fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences",
+                 error);
+}
+
+}  // namespace
+
+std::unique_ptr<Device> CreateVulkanDevice(int device_index, std::string* error) {
+  auto device = std::make_unique<VulkanDevice>();
+  if (!device->Open(device_index, error)) return nullptr;
+  return device;
+}
+
+}  // namespace slope::runtime::vulkan

@@ -1,0 +1,57 @@
+# lit configuration for Slope's file tests (tests/lit/**).
+import os
+import subprocess
+
+import json
+
+import lit.formats
+
+# The build directory comes from `--param site=DIR` (tests/lit/run_lit.py passes it);
+# DIR/paths.json is written by CMake.
+site_dir = lit_config.params.get("site")
+if site_dir is None:
+    lit_config.fatal("run lit with --param site=<build>/tests/lit (see tests/lit/run_lit.py)")
+with open(os.path.join(site_dir, "paths.json")) as f:
+    paths = json.load(f)
+config.slope_bin_dir = paths["bin_dir"]
+config.filecheck = paths["filecheck"]
+
+config.name = "slope"
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".slang", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "paths.json.in", "run_lit.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = site_dir
+
+tools = os.path.join(config.slope_bin_dir, "tools")
+slopec = os.path.join(tools, "slopec", "slopec")
+slope_run = os.path.join(tools, "slope-run", "slope-run")
+config.substitutions.append(("%slopec", slopec))
+config.substitutions.append(("%slope-run", slope_run))
+config.substitutions.append(("%FileCheck", config.filecheck))
+config.substitutions.append(("FileCheck", config.filecheck))
+config.substitutions.append(("%not", os.path.join(os.path.dirname(config.filecheck), "not")))
+config.substitutions.append(("%spirv-val", "spirv-val --target-env vulkan1.1"))
+config.substitutions.append(("%spirv-dis", "spirv-dis"))
+
+# Keep the environment small and deterministic.
+for var in ["HOME", "VK_ICD_FILENAMES", "VK_DRIVER_FILES", "XDG_RUNTIME_DIR",
+            "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"]:
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+
+# Execution tests need a device: probe each backend once.
+def backend_available(name):
+    if not os.path.exists(slope_run):
+        return False
+    try:
+        r = subprocess.run([slope_run, "-probe", "-backend=" + name],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60,
+                           env=dict(os.environ))
+        return r.returncode == 0
+    except Exception:
+        return False
+
+for backend in ["vulkan", "cuda", "cpu"]:
+    if backend_available(backend):
+        config.available_features.add(backend)

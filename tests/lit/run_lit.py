@@ -1,0 +1,12 @@
+#!/usr/bin/env python3
+"""Runs lit on one test file for ctest; exit 77 (ctest's skip) when lit says UNSUPPORTED."""
+import subprocess
+import sys
+
+lit, site_dir, test = sys.argv[1], sys.argv[2], sys.argv[3]
+proc = subprocess.run([sys.executable, lit, "-v", "--param", "site=" + site_dir, test],
+                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+sys.stdout.write(proc.stdout)
+if proc.returncode == 0 and "UNSUPPORTED:" in proc.stdout and "PASS:" not in proc.stdout:
+    sys.exit(77)
+sys.exit(proc.returncode)

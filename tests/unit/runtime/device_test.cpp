@@ -1,0 +1,332 @@
+// The device API on the Vulkan backend, with kernels compiled from GLSL by glslang and
+// expected values computed here in C++. Skipped (not passed) when no Vulkan device exists.
+
+#include "runtime/core/device.h"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "tests/unit/runtime/glsl_to_spirv.h"
+
+namespace slope::runtime {
+namespace {
+
+using driver::BindingInfo;
+using driver::EntryPointInfo;
+using driver::ElementLayout;
+using driver::Reflection;
+using driver::ResourceKind;
+using driver::ScalarKind;
+
+constexpr const char* kSquareShader = R"(#version 450
+layout(local_size_x = 8) in;
+layout(std430, set = 0, binding = 0) readonly buffer In { float data[]; } input_buf;
+layout(std430, set = 0, binding = 1) buffer Out { float data[]; } output_buf;
+void main() {
+  uint i = gl_GlobalInvocationID.x;
+  output_buf.data[i] = input_buf.data[i] * input_buf.data[i] + float(i);
+}
+)";
+
+Reflection SquareReflection(const std::string& entry) {
+  Reflection reflection;
+  reflection.entry_points.push_back(EntryPointInfo{entry, {8, 1, 1}});
+  reflection.bindings.push_back(
+      BindingInfo{"input", ResourceKind::StructuredBuffer, 0, 0, ElementLayout{}});
+  reflection.bindings.push_back(
+      BindingInfo{"output", ResourceKind::RWStructuredBuffer, 0, 1, ElementLayout{}});
+  return reflection;
+}
+
+// Sets 0 and 2 with set 1 unused, vec4 elements, a 2-D dispatch.
+constexpr const char* kTwoSetShader = R"(#version 450
+layout(local_size_x = 4, local_size_y = 2) in;
+layout(std430, set = 0, binding = 0) readonly buffer A { vec4 data[]; } a;
+layout(std430, set = 2, binding = 1) readonly buffer B { vec4 data[]; } b;
+layout(std430, set = 2, binding = 0) buffer C { vec4 data[]; } c;
+void main() {
+  uint i = gl_GlobalInvocationID.y * 8u + gl_GlobalInvocationID.x;
+  c.data[i] = a.data[i] * b.data[i].wzyx + vec4(float(i));
+}
+)";
+
+Reflection TwoSetReflection() {
+  ElementLayout vec4{ScalarKind::Float32, 4, 16, 16};
+  Reflection reflection;
+  reflection.entry_points.push_back(EntryPointInfo{"main", {4, 2, 1}});
+  reflection.bindings.push_back(BindingInfo{"a", ResourceKind::StructuredBuffer, 0, 0, vec4});
+  reflection.bindings.push_back(BindingInfo{"b", ResourceKind::StructuredBuffer, 2, 1, vec4});
+  reflection.bindings.push_back(BindingInfo{"c", ResourceKind::RWStructuredBuffer, 2, 0, vec4});
+  return reflection;
+}
+
+std::vector<uint32_t> Compile(const char* source, const std::string& entry = "main") {
+  std::vector<uint32_t> spirv;
+  std::string error;
+  EXPECT_TRUE(testing::CompileGlslCompute(source, entry, &spirv, &error)) << error;
+  return spirv;
+}
+
+template <typename T>
+std::unique_ptr<Buffer> Upload(Device& device, const std::vector<T>& values) {
+  std::string error;
+  std::unique_ptr<Buffer> buffer = device.CreateBuffer(values.size() * sizeof(T), &error);
+  EXPECT_NE(buffer, nullptr) << error;
+  if (buffer == nullptr) return nullptr;
+  EXPECT_TRUE(device.WriteBuffer(*buffer, 0, std::as_bytes(std::span(values)), &error)) << error;
+  return buffer;
+}
+
+template <typename T>
+std::vector<T> Download(Device& device, const Buffer& buffer) {
+  std::vector<T> values(buffer.Size() / sizeof(T));
+  std::string error;
+  EXPECT_TRUE(device.ReadBuffer(buffer, 0, std::as_writable_bytes(std::span(values)), &error))
+      << error;
+  return values;
+}
+
+TEST(BackendTest, NamesRoundTrip) {
+  for (Backend backend : {Backend::Vulkan, Backend::Cuda, Backend::Cpu}) {
+    EXPECT_EQ(ParseBackend(BackendName(backend)), backend);
+  }
+  EXPECT_STREQ(BackendName(Backend::Vulkan), "vulkan");
+  EXPECT_FALSE(ParseBackend("Vulkan").has_value());
+  EXPECT_FALSE(ParseBackend("").has_value());
+}
+
+TEST(BackendTest, UnbuiltBackendsSaySo) {
+  std::string error;
+  EXPECT_EQ(CreateDevice(Backend::Cuda, -1, &error), nullptr);
+  EXPECT_NE(error.find("not built"), std::string::npos) << error;
+  error.clear();
+  EXPECT_EQ(CreateDevice(Backend::Cpu, -1, &error), nullptr);
+  EXPECT_NE(error.find("not built"), std::string::npos) << error;
+}
+
+class VulkanDeviceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string error;
+    device_ = CreateDevice(Backend::Vulkan, -1, &error);
+    if (device_ == nullptr) GTEST_SKIP() << "no Vulkan device: " << error;
+  }
+
+  // Runs kSquareShader over `count` elements; returns the output buffer's contents.
+  std::vector<float> RunSquare(Kernel& kernel, const std::vector<float>& input) {
+    std::unique_ptr<Buffer> in = Upload(*device_, input);
+    std::unique_ptr<Buffer> out =
+        Upload(*device_, std::vector<float>(input.size(), -12345.0f));
+    // Deliberately not in reflection order: binding is by name.
+    BufferBinding bindings[] = {{"output", out.get()}, {"input", in.get()}};
+    std::string error;
+    EXPECT_TRUE(device_->Dispatch(kernel, bindings,
+                                  {static_cast<uint32_t>(input.size() / 8), 1, 1}, &error))
+        << error;
+    return Download<float>(*device_, *out);
+  }
+
+  std::unique_ptr<Device> device_;
+};
+
+TEST_F(VulkanDeviceTest, HasNameAndBackend) {
+  EXPECT_FALSE(device_->Name().empty());
+  EXPECT_EQ(device_->GetBackend(), Backend::Vulkan);
+}
+
+TEST_F(VulkanDeviceTest, BufferWriteReadAtOffsets) {
+  std::string error;
+  std::unique_ptr<Buffer> buffer = device_->CreateBuffer(40, &error);
+  ASSERT_NE(buffer, nullptr) << error;
+  EXPECT_EQ(buffer->Size(), 40u);
+  std::vector<uint32_t> first = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  ASSERT_TRUE(device_->WriteBuffer(*buffer, 0, std::as_bytes(std::span(first)), &error));
+  std::vector<uint32_t> patch = {0xdeadbeef, 77};
+  ASSERT_TRUE(device_->WriteBuffer(*buffer, 12, std::as_bytes(std::span(patch)), &error));
+  EXPECT_EQ(Download<uint32_t>(*device_, *buffer),
+            (std::vector<uint32_t>{1, 2, 3, 0xdeadbeef, 77, 6, 7, 8, 9, 10}));
+  std::vector<uint32_t> tail(2);
+  ASSERT_TRUE(device_->ReadBuffer(*buffer, 32, std::as_writable_bytes(std::span(tail)), &error));
+  EXPECT_EQ(tail, (std::vector<uint32_t>{9, 10}));
+}
+
+TEST_F(VulkanDeviceTest, OutOfRangeAccessIsAnError) {
+  std::string error;
+  std::unique_ptr<Buffer> buffer = device_->CreateBuffer(16, &error);
+  ASSERT_NE(buffer, nullptr) << error;
+  std::vector<uint32_t> five(5, 1);
+  EXPECT_FALSE(device_->WriteBuffer(*buffer, 0, std::as_bytes(std::span(five)), &error));
+  EXPECT_NE(error.find("does not fit"), std::string::npos) << error;
+  std::vector<uint32_t> two(2);
+  error.clear();
+  EXPECT_FALSE(device_->ReadBuffer(*buffer, 12, std::as_writable_bytes(std::span(two)), &error));
+  EXPECT_NE(error.find("does not fit"), std::string::npos) << error;
+  error.clear();
+  EXPECT_FALSE(device_->ReadBuffer(*buffer, std::numeric_limits<size_t>::max(),
+                                   std::as_writable_bytes(std::span(two)), &error));
+  EXPECT_FALSE(error.empty());
+}
+
+TEST_F(VulkanDeviceTest, EmptyBufferIsAllowed) {
+  std::string error;
+  std::unique_ptr<Buffer> buffer = device_->CreateBuffer(0, &error);
+  ASSERT_NE(buffer, nullptr) << error;
+  EXPECT_EQ(buffer->Size(), 0u);
+}
+
+TEST_F(VulkanDeviceTest, SquarePlusIndex) {
+  std::vector<uint32_t> spirv = Compile(kSquareShader);
+  std::string error;
+  std::unique_ptr<Kernel> kernel = device_->CreateKernel(spirv, SquareReflection("main"), "",
+                                                         &error);
+  ASSERT_NE(kernel, nullptr) << error;
+  EXPECT_EQ(kernel->GetEntryPoint().name, "main");
+  std::vector<float> input(64);
+  for (size_t i = 0; i < input.size(); ++i) input[i] = 0.25f * static_cast<float>(i) - 3.0f;
+  std::vector<float> output = RunSquare(*kernel, input);
+  ASSERT_EQ(output.size(), 64u);
+  for (size_t i = 0; i < input.size(); ++i) {
+    EXPECT_FLOAT_EQ(output[i], input[i] * input[i] + static_cast<float>(i)) << "i = " << i;
+  }
+}
+
+TEST_F(VulkanDeviceTest, KernelRunsAgainWithNewData) {
+  std::vector<uint32_t> spirv = Compile(kSquareShader);
+  std::string error;
+  std::unique_ptr<Kernel> kernel =
+      device_->CreateKernel(spirv, SquareReflection("main"), "main", &error);
+  ASSERT_NE(kernel, nullptr) << error;
+  for (float scale : {1.5f, -0.75f}) {
+    std::vector<float> input(16);
+    for (size_t i = 0; i < input.size(); ++i) input[i] = scale * static_cast<float>(i + 1);
+    std::vector<float> output = RunSquare(*kernel, input);
+    ASSERT_EQ(output.size(), 16u);
+    for (size_t i = 0; i < input.size(); ++i) {
+      EXPECT_FLOAT_EQ(output[i], input[i] * input[i] + static_cast<float>(i));
+    }
+  }
+}
+
+TEST_F(VulkanDeviceTest, NamedEntryPoint) {
+  std::vector<uint32_t> spirv = Compile(kSquareShader, "square");
+  std::string error;
+  std::unique_ptr<Kernel> kernel =
+      device_->CreateKernel(spirv, SquareReflection("square"), "square", &error);
+  ASSERT_NE(kernel, nullptr) << error;
+  std::vector<float> input = {2, 3, 4, 5, 6, 7, 8, 9};
+  std::vector<float> output = RunSquare(*kernel, input);
+  EXPECT_EQ(output, (std::vector<float>{4, 10, 18, 28, 40, 54, 70, 88}));
+}
+
+TEST_F(VulkanDeviceTest, TwoDescriptorSetsWithGapAndVec4) {
+  std::vector<uint32_t> spirv = Compile(kTwoSetShader);
+  std::string error;
+  std::unique_ptr<Kernel> kernel = device_->CreateKernel(spirv, TwoSetReflection(), "", &error);
+  ASSERT_NE(kernel, nullptr) << error;
+  constexpr size_t kCount = 8 * 6;  // local size 4x2, dispatch 2x3
+  std::vector<float> a(kCount * 4), b(kCount * 4);
+  for (size_t k = 0; k < a.size(); ++k) {
+    a[k] = static_cast<float>(k % 7) - 2.5f;
+    b[k] = 0.5f * static_cast<float>(k % 5) + 1.0f;
+  }
+  std::unique_ptr<Buffer> a_buf = Upload(*device_, a);
+  std::unique_ptr<Buffer> b_buf = Upload(*device_, b);
+  std::unique_ptr<Buffer> c_buf = Upload(*device_, std::vector<float>(kCount * 4, 99.0f));
+  BufferBinding bindings[] = {{"c", c_buf.get()}, {"a", a_buf.get()}, {"b", b_buf.get()}};
+  ASSERT_TRUE(device_->Dispatch(*kernel, bindings, {2, 3, 1}, &error)) << error;
+  std::vector<float> c = Download<float>(*device_, *c_buf);
+  ASSERT_EQ(c.size(), kCount * 4);
+  for (size_t i = 0; i < kCount; ++i) {
+    for (size_t j = 0; j < 4; ++j) {
+      float expected = a[4 * i + j] * b[4 * i + (3 - j)] + static_cast<float>(i);
+      EXPECT_FLOAT_EQ(c[4 * i + j], expected) << "element " << i << " component " << j;
+    }
+  }
+}
+
+TEST_F(VulkanDeviceTest, BindingErrorsAreReportedAndNothingRuns) {
+  std::vector<uint32_t> spirv = Compile(kSquareShader);
+  std::string error;
+  std::unique_ptr<Kernel> kernel =
+      device_->CreateKernel(spirv, SquareReflection("main"), "", &error);
+  ASSERT_NE(kernel, nullptr) << error;
+  std::vector<float> input = {1, 2, 3, 4, 5, 6, 7, 8};
+  std::unique_ptr<Buffer> in = Upload(*device_, input);
+  std::unique_ptr<Buffer> out = Upload(*device_, std::vector<float>(8, 42.0f));
+
+  BufferBinding unknown[] = {{"input", in.get()}, {"output", out.get()}, {"nope", out.get()}};
+  EXPECT_FALSE(device_->Dispatch(*kernel, unknown, {1, 1, 1}, &error));
+  EXPECT_NE(error.find("no binding named 'nope'"), std::string::npos) << error;
+  EXPECT_NE(error.find("'input', 'output'"), std::string::npos) << error;
+
+  BufferBinding missing[] = {{"input", in.get()}};
+  EXPECT_FALSE(device_->Dispatch(*kernel, missing, {1, 1, 1}, &error));
+  EXPECT_NE(error.find("no buffer given for binding 'output' (set 0, binding 1)"),
+            std::string::npos)
+      << error;
+
+  BufferBinding twice[] = {{"input", in.get()}, {"output", out.get()}, {"input", in.get()}};
+  EXPECT_FALSE(device_->Dispatch(*kernel, twice, {1, 1, 1}, &error));
+  EXPECT_NE(error.find("more than once"), std::string::npos) << error;
+
+  BufferBinding null_buffer[] = {{"input", in.get()}, {"output", nullptr}};
+  EXPECT_FALSE(device_->Dispatch(*kernel, null_buffer, {1, 1, 1}, &error));
+  EXPECT_NE(error.find("null buffer"), std::string::npos) << error;
+
+  BufferBinding good[] = {{"input", in.get()}, {"output", out.get()}};
+  EXPECT_FALSE(device_->Dispatch(*kernel, good, {std::numeric_limits<uint32_t>::max(), 1, 1},
+                                 &error));
+  EXPECT_NE(error.find("exceeds the device limit"), std::string::npos) << error;
+
+  // None of the failed dispatches ran, and the device still works afterwards.
+  EXPECT_EQ(Download<float>(*device_, *out), std::vector<float>(8, 42.0f));
+  ASSERT_TRUE(device_->Dispatch(*kernel, good, {1, 1, 1}, &error)) << error;
+  EXPECT_EQ(Download<float>(*device_, *out),
+            (std::vector<float>{1, 5, 11, 19, 29, 41, 55, 71}));
+}
+
+TEST_F(VulkanDeviceTest, KernelCreationErrors) {
+  std::vector<uint32_t> spirv = Compile(kSquareShader);
+  std::string error;
+  EXPECT_EQ(device_->CreateKernel(spirv, SquareReflection("main"), "other", &error), nullptr);
+  EXPECT_NE(error.find("no entry point named 'other'"), std::string::npos) << error;
+
+  std::vector<uint32_t> garbage = {1, 2, 3, 4, 5, 6};
+  EXPECT_EQ(device_->CreateKernel(garbage, SquareReflection("main"), "", &error), nullptr);
+  EXPECT_NE(error.find("not a SPIR-V module"), std::string::npos) << error;
+
+  Reflection clash = SquareReflection("main");
+  clash.bindings[1].binding = 0;
+  EXPECT_EQ(device_->CreateKernel(spirv, clash, "", &error), nullptr);
+  EXPECT_NE(error.find("both use set 0, binding 0"), std::string::npos) << error;
+
+  Reflection no_entries = SquareReflection("main");
+  no_entries.entry_points.clear();
+  EXPECT_EQ(device_->CreateKernel(spirv, no_entries, "", &error), nullptr);
+  EXPECT_NE(error.find("no entry points"), std::string::npos) << error;
+}
+
+TEST_F(VulkanDeviceTest, DeviceIndexOutOfRange) {
+  std::string error;
+  EXPECT_EQ(CreateDevice(Backend::Vulkan, 1000, &error), nullptr);
+  EXPECT_NE(error.find("out of range"), std::string::npos) << error;
+  std::unique_ptr<Device> first = CreateDevice(Backend::Vulkan, 0, &error);
+  EXPECT_NE(first, nullptr) << error;
+}
+
+TEST_F(VulkanDeviceTest, DefaultDeviceFallsBackToVulkan) {
+  // CUDA is not built, so the default order (CUDA, Vulkan, CPU) lands on Vulkan.
+  std::string error;
+  std::unique_ptr<Device> device = CreateDefaultDevice(&error);
+  ASSERT_NE(device, nullptr) << error;
+  EXPECT_EQ(device->GetBackend(), Backend::Vulkan);
+}
+
+}  // namespace
+}  // namespace slope::runtime

@@ -1,0 +1,174 @@
+// The slope-run directive parser: good specs parse to what they say, bad ones are
+// rejected with the line of the bad directive.
+
+#include "tools/slope-run/test_spec.h"
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cctype>
+#include <ostream>
+#include <string>
+
+namespace slope::run {
+namespace {
+
+using driver::ScalarKind;
+
+uint32_t Bits(float value) { return std::bit_cast<uint32_t>(value); }
+
+TEST(ElementTypeTest, ParsesEveryTypeName) {
+  struct Case {
+    const char* text;
+    ScalarKind scalar;
+    uint32_t components;
+  };
+  for (const Case& c : {Case{"float", ScalarKind::Float32, 1}, Case{"int", ScalarKind::Int32, 1},
+                        Case{"uint", ScalarKind::UInt32, 1}, Case{"float2", ScalarKind::Float32, 2},
+                        Case{"float3", ScalarKind::Float32, 3}, Case{"float4", ScalarKind::Float32, 4},
+                        Case{"int2", ScalarKind::Int32, 2}, Case{"int3", ScalarKind::Int32, 3},
+                        Case{"int4", ScalarKind::Int32, 4}, Case{"uint2", ScalarKind::UInt32, 2},
+                        Case{"uint3", ScalarKind::UInt32, 3}, Case{"uint4", ScalarKind::UInt32, 4}}) {
+    std::optional<ElementType> type = ParseElementType(c.text);
+    ASSERT_TRUE(type.has_value()) << c.text;
+    EXPECT_EQ(type->scalar, c.scalar) << c.text;
+    EXPECT_EQ(type->components, c.components) << c.text;
+    EXPECT_EQ(ElementTypeName(*type), c.text);
+  }
+  for (const char* bad : {"", "double", "float1", "float5", "float33", "bool", "Float", "uint0"}) {
+    EXPECT_FALSE(ParseElementType(bad).has_value()) << bad;
+  }
+}
+
+TEST(TestSpecTest, ParsesAGoodSpec) {
+  const char* source =
+      "// A test.\n"
+      "//INPUT: buffer input float [1, 2.5, -3, 4e2]\n"
+      "  //INPUT: buffer offsets int3 [-1 2 3, 0x10, -2147483648, 7]\r\n"
+      "RWStructuredBuffer<float> output;\n"
+      "//OUTPUT: buffer output float 4\n"
+      "//OUTPUT: buffer counts uint2 2 = [1, 2, 3, 4294967295]\n"
+      "//DISPATCH: 4 2 1\n"
+      "// RUN: %slope-run %s | FileCheck %s\n"
+      "//ENTRY: computeMain\n";
+  TestSpec spec;
+  SpecError error;
+  ASSERT_TRUE(ParseTestSpec(source, &spec, &error)) << error.line << ": " << error.message;
+  ASSERT_EQ(spec.buffers.size(), 4u);
+
+  const BufferSpec& input = spec.buffers[0];
+  EXPECT_EQ(input.role, BufferRole::Input);
+  EXPECT_EQ(input.name, "input");
+  EXPECT_EQ(input.type.scalar, ScalarKind::Float32);
+  EXPECT_EQ(input.count, 4u);
+  EXPECT_EQ(input.line, 2u);
+  EXPECT_EQ(input.words, (std::vector<uint32_t>{Bits(1), Bits(2.5f), Bits(-3), Bits(400)}));
+
+  const BufferSpec& offsets = spec.buffers[1];
+  EXPECT_EQ(offsets.type.components, 3u);
+  EXPECT_EQ(offsets.count, 2u);
+  EXPECT_EQ(offsets.line, 3u);
+  EXPECT_EQ(offsets.words,
+            (std::vector<uint32_t>{0xffffffffu, 2, 3, 16, 0x80000000u, 7}));
+
+  const BufferSpec& output = spec.buffers[2];
+  EXPECT_EQ(output.role, BufferRole::Output);
+  EXPECT_EQ(output.count, 4u);
+  EXPECT_EQ(output.words, std::vector<uint32_t>(4, 0));
+  EXPECT_EQ(output.line, 5u);
+
+  const BufferSpec& counts = spec.buffers[3];
+  EXPECT_EQ(counts.role, BufferRole::Output);
+  EXPECT_EQ(counts.type.scalar, ScalarKind::UInt32);
+  EXPECT_EQ(counts.count, 2u);
+  EXPECT_EQ(counts.words, (std::vector<uint32_t>{1, 2, 3, 4294967295u}));
+
+  EXPECT_EQ(spec.dispatch.x, 4u);
+  EXPECT_EQ(spec.dispatch.y, 2u);
+  EXPECT_EQ(spec.dispatch.z, 1u);
+  EXPECT_EQ(spec.entry, "computeMain");
+  EXPECT_EQ(spec.entry_line, 9u);
+}
+
+TEST(TestSpecTest, DefaultsWithoutDirectives) {
+  TestSpec spec;
+  SpecError error;
+  ASSERT_TRUE(ParseTestSpec("void f() {}\n// INPUT: not a directive (space)\n", &spec, &error));
+  EXPECT_TRUE(spec.buffers.empty());
+  EXPECT_EQ(spec.dispatch.x, 1u);
+  EXPECT_EQ(spec.dispatch.y, 1u);
+  EXPECT_EQ(spec.dispatch.z, 1u);
+  EXPECT_TRUE(spec.entry.empty());
+}
+
+TEST(TestSpecTest, ShortDispatchFillsOnes) {
+  TestSpec spec;
+  SpecError error;
+  ASSERT_TRUE(ParseTestSpec("//DISPATCH: 8\n", &spec, &error)) << error.message;
+  EXPECT_EQ(spec.dispatch.x, 8u);
+  EXPECT_EQ(spec.dispatch.y, 1u);
+  EXPECT_EQ(spec.dispatch.z, 1u);
+}
+
+struct BadCase {
+  const char* source;
+  uint32_t line;
+  const char* message_part;
+};
+
+// Names each case in test listings (ctest) by the reason it must report.
+void PrintTo(const BadCase& c, std::ostream* os) {
+  for (const char* p = c.message_part; *p != '\0'; ++p) {
+    *os << (std::isalnum(static_cast<unsigned char>(*p)) ? *p : '_');
+  }
+}
+
+class BadSpecTest : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(BadSpecTest, RejectedWithLineAndReason) {
+  const BadCase& c = GetParam();
+  TestSpec spec;
+  SpecError error;
+  EXPECT_FALSE(ParseTestSpec(c.source, &spec, &error)) << c.source;
+  EXPECT_EQ(error.line, c.line) << c.source;
+  EXPECT_NE(error.message.find(c.message_part), std::string::npos)
+      << "message: " << error.message;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Directives, BadSpecTest,
+    ::testing::Values(
+        BadCase{"//INPUT: buf x float [1]\n", 1, "expected 'buffer'"},
+        BadCase{"\n//INPUT: buffer 9x float [1]\n", 2, "invalid buffer name '9x'"},
+        BadCase{"//INPUT: buffer\n", 1, "expected a buffer name"},
+        BadCase{"\n\n//INPUT: buffer x double [1]\n", 3, "unknown element type 'double'"},
+        BadCase{"//INPUT: buffer x float\n", 1, "expected '['"},
+        BadCase{"//INPUT: buffer x float [1, 2\n", 1, "missing ']'"},
+        BadCase{"//INPUT: buffer x float []\n", 1, "has no values"},
+        BadCase{"//INPUT: buffer x float [1, , 2]\n", 1, "expected a value before ','"},
+        BadCase{"//INPUT: buffer x float [1, abc]\n", 1, "expected a float value, found 'abc'"},
+        BadCase{"//INPUT: buffer x float [1e99]\n", 1, "out of range"},
+        BadCase{"//INPUT: buffer x int [1.5]\n", 1, "expected an int value, found '1.5'"},
+        BadCase{"//INPUT: buffer x int [3000000000]\n", 1, "expected an int value"},
+        BadCase{"//INPUT: buffer x uint [-1]\n", 1, "is negative"},
+        BadCase{"//INPUT: buffer x float3 [1, 2, 3, 4]\n", 1, "do not make whole float3"},
+        BadCase{"//INPUT: buffer x float [1] extra\n", 1, "unexpected 'extra'"},
+        BadCase{"//OUTPUT: buffer y float\n", 1, "expected an element count"},
+        BadCase{"//OUTPUT: buffer y float 0\n", 1, "at least 1"},
+        BadCase{"//OUTPUT: buffer y float -3\n", 1, "expected an element count"},
+        BadCase{"//OUTPUT: buffer y float 99999999999\n", 1, "too large"},
+        BadCase{"//OUTPUT: buffer y float2 2 = [1, 2, 3]\n", 1, "expected 4 initial values"},
+        BadCase{"//OUTPUT: buffer y float 2 [1, 2]\n", 1, "unexpected '[1, 2]'"},
+        BadCase{"//INPUT: buffer x float [1]\n//OUTPUT: buffer x float 1\n", 2,
+                "already declared on line 1"},
+        BadCase{"//DISPATCH:\n", 1, "expected group counts"},
+        BadCase{"//DISPATCH: 1 0 1\n", 1, "at least 1"},
+        BadCase{"//DISPATCH: 1 1 1 1\n", 1, "at most 3"},
+        BadCase{"//DISPATCH: 2 x\n", 1, "expected a group count, found 'x'"},
+        BadCase{"//DISPATCH: 1\n//DISPATCH: 2\n", 2, "more than one //DISPATCH:"},
+        BadCase{"//ENTRY:\n", 1, "expected an entry point name"},
+        BadCase{"//ENTRY: a b\n", 1, "unexpected 'b'"},
+        BadCase{"//ENTRY: a\n\n//ENTRY: b\n", 3, "more than one //ENTRY:"}));
+
+}  // namespace
+}  // namespace slope::run

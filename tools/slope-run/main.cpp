@@ -1,0 +1,136 @@
+// slope-run: runs an execution test. Compiles FILE, fills the buffers its //INPUT: and
+// //OUTPUT: directives describe, dispatches it on the chosen backend and prints each
+// output buffer as "NAME: v0 v1 ...". Exit codes: 0 ran, 1 error, 77 backend
+// unavailable (the test is unsupported here, not passed).
+
+#include <cctype>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "compiler/driver/compile.h"
+#include "runtime/core/device.h"
+#include "tools/slope-run/run_spec.h"
+#include "tools/slope-run/test_spec.h"
+
+namespace {
+
+constexpr int kExitUnsupported = 77;
+
+// slopec-style single-dash long options ("-backend=vulkan", "-entry main") become
+// CLI11's "--backend=vulkan", "--entry main"; "-h" and negative numbers stay as they are.
+std::vector<std::string> NormalizeArgs(int argc, char** argv) {
+  std::vector<std::string> args;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.size() > 2 && arg[0] == '-' && arg[1] != '-' &&
+        std::isalpha(static_cast<unsigned char>(arg[1]))) {
+      arg.insert(0, "-");
+    }
+    args.push_back(std::move(arg));
+  }
+  return args;
+}
+
+bool ReadFile(const std::string& path, std::string* text) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream contents;
+  contents << in.rdbuf();
+  *text = contents.str();
+  return static_cast<bool>(in) || in.eof();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Runs a Slope execution test and prints its output buffers."};
+  app.name("slope-run");
+  app.footer("Options may also be spelled with one dash: -backend=vulkan, -entry main.");
+  std::string file;
+  std::string backend_text;
+  std::string entry;
+  int device_index = -1;
+  app.add_option("file", file, "the test source file")->required();
+  app.add_option("--backend", backend_text, "vulkan, cuda or cpu (default: the first that works)");
+  app.add_option("--entry", entry, "the entry point to run (default: //ENTRY:, else the first)");
+  app.add_option("--device", device_index, "the device number within the backend");
+  std::vector<std::string> args = NormalizeArgs(argc, argv);
+  // CLI11 takes the arguments last-first.
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 1;  // --help is not an error
+  }
+
+  std::optional<slope::runtime::Backend> backend;
+  if (!backend_text.empty()) {
+    backend = slope::runtime::ParseBackend(backend_text);
+    if (!backend) {
+      std::cerr << "slope-run: error: unknown backend '" << backend_text
+                << "' (expected vulkan, cuda or cpu)\n";
+      return 1;
+    }
+  }
+
+  if (device_index >= 0 && !backend) {
+    std::cerr << "slope-run: error: -device needs -backend\n";
+    return 1;
+  }
+
+  std::string source;
+  if (!ReadFile(file, &source)) {
+    std::cerr << "slope-run: error: cannot read '" << file << "'\n";
+    return 1;
+  }
+  slope::run::TestSpec spec;
+  slope::run::SpecError spec_error;
+  if (!slope::run::ParseTestSpec(source, &spec, &spec_error)) {
+    std::cerr << file << ":" << spec_error.line << ": error: " << spec_error.message << "\n";
+    return 1;
+  }
+  if (entry.empty()) entry = spec.entry;
+
+  slope::driver::CompileOptions options;
+  options.input_path = file;
+  options.source_text = source;
+  options.entry = entry;
+  options.target = slope::driver::Target::SpirV;
+  slope::driver::CompileResult compiled = slope::driver::Compile(options);
+  if (!compiled.ok) return 1;  // the compiler has printed its diagnostics
+
+  if (!slope::run::CheckSpecAgainstReflection(spec, compiled.reflection, &spec_error)) {
+    std::cerr << file << ":" << spec_error.line << ": error: " << spec_error.message << "\n";
+    return 1;
+  }
+
+  std::string error;
+  std::unique_ptr<slope::runtime::Device> device =
+      backend ? slope::runtime::CreateDevice(*backend, device_index, &error)
+              : slope::runtime::CreateDefaultDevice(&error);
+  if (device == nullptr) {
+    if (backend) {
+      std::cerr << "slope-run: backend '" << slope::runtime::BackendName(*backend)
+                << "' unavailable: " << error << "\n";
+    } else {
+      std::cerr << "slope-run: " << error << "\n";
+    }
+    return kExitUnsupported;
+  }
+
+  std::ostringstream out;
+  if (!slope::run::RunTestSpec(spec, *device, compiled.spirv, compiled.reflection, entry, out,
+                               &error)) {
+    std::cerr << "slope-run: error: " << error << "\n";
+    return 1;
+  }
+  std::cout << out.str() << std::flush;
+  return 0;
+}

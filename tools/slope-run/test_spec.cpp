@@ -1,0 +1,366 @@
+#include "tools/slope-run/test_spec.h"
+
+#include <bit>
+#include <cctype>
+#include <charconv>
+#include <limits>
+#include <system_error>
+
+namespace slope::run {
+namespace {
+
+// Large enough for any test; small enough that a typo cannot exhaust memory.
+constexpr uint64_t kMaxElements = uint64_t{1} << 24;
+
+bool IsIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// A cursor over the text of one directive, after its keyword.
+class Cursor {
+ public:
+  explicit Cursor(std::string_view text) : text_(text) {}
+
+  void SkipSpace() {
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+  }
+  bool AtEnd() {
+    SkipSpace();
+    return pos_ == text_.size();
+  }
+  bool Consume(char c) {
+    SkipSpace();
+    if (pos_ < text_.size() && text_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+  // A run of characters up to whitespace, ',', '[', ']' or '='.
+  std::string_view Word() {
+    SkipSpace();
+    size_t start = pos_;
+    while (pos_ < text_.size()) {
+      char c = text_[pos_];
+      if (std::isspace(static_cast<unsigned char>(c)) || c == ',' || c == '[' || c == ']' ||
+          c == '=') {
+        break;
+      }
+      ++pos_;
+    }
+    return text_.substr(start, pos_ - start);
+  }
+  std::string_view Rest() {
+    SkipSpace();
+    return text_.substr(pos_);
+  }
+
+ private:
+  std::string_view text_;
+  size_t pos_ = 0;
+};
+
+bool IsIdentifier(std::string_view text) {
+  if (text.empty() || !IsIdentStart(text[0])) return false;
+  for (char c : text) {
+    if (!IsIdentChar(c)) return false;
+  }
+  return true;
+}
+
+template <typename T>
+bool ParseInteger(std::string_view text, T* value) {
+  int base = 10;
+  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+    base = 16;
+    text.remove_prefix(2);
+  }
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *value, base);
+  return ec == std::errc() && end == text.data() + text.size();
+}
+
+// Parses one value of `scalar` into its 32-bit pattern.
+bool ParseScalar(std::string_view text, driver::ScalarKind scalar, uint32_t* word,
+                 std::string* message) {
+  std::string_view digits = text;
+  if (!digits.empty() && digits[0] == '+') digits.remove_prefix(1);
+  switch (scalar) {
+    case driver::ScalarKind::Float32: {
+      float value = 0;
+      auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+      if (ec == std::errc::result_out_of_range) {
+        *message = "float value '" + std::string(text) + "' is out of range";
+        return false;
+      }
+      if (ec != std::errc() || end != digits.data() + digits.size()) {
+        *message = "expected a float value, found '" + std::string(text) + "'";
+        return false;
+      }
+      *word = std::bit_cast<uint32_t>(value);
+      return true;
+    }
+    case driver::ScalarKind::Int32: {
+      int32_t value = 0;
+      uint32_t bits = 0;
+      if (ParseInteger(digits, &value)) {
+        *word = static_cast<uint32_t>(value);
+        return true;
+      }
+      // Hex spellings of negative ints, e.g. 0xffffffff.
+      if (digits.size() > 2 && (digits[1] == 'x' || digits[1] == 'X') &&
+          ParseInteger(digits, &bits)) {
+        *word = bits;
+        return true;
+      }
+      *message = "expected an int value, found '" + std::string(text) + "'";
+      return false;
+    }
+    case driver::ScalarKind::UInt32:
+    case driver::ScalarKind::Bool: {
+      uint32_t value = 0;
+      if (!digits.empty() && digits[0] == '-') {
+        *message = "uint value '" + std::string(text) + "' is negative";
+        return false;
+      }
+      if (!ParseInteger(digits, &value)) {
+        *message = "expected a uint value, found '" + std::string(text) + "'";
+        return false;
+      }
+      *word = value;
+      return true;
+    }
+  }
+  *message = "unknown scalar kind";
+  return false;
+}
+
+// Parses "[v0, v1, ...]" (commas optional) into 32-bit patterns.
+bool ParseValueList(Cursor& cursor, driver::ScalarKind scalar, std::vector<uint32_t>* words,
+                    std::string* message) {
+  if (!cursor.Consume('[')) {
+    *message = "expected '[' to start the value list";
+    return false;
+  }
+  bool need_value = true;  // true right after '[' or ','
+  while (true) {
+    if (cursor.AtEnd()) {
+      *message = "missing ']' at the end of the value list";
+      return false;
+    }
+    if (cursor.Consume(']')) break;
+    if (cursor.Consume(',')) {
+      if (need_value) {
+        *message = "expected a value before ','";
+        return false;
+      }
+      need_value = true;
+      continue;
+    }
+    std::string_view word = cursor.Word();
+    if (word.empty()) {
+      *message = "unexpected '" + std::string(cursor.Rest().substr(0, 1)) + "' in value list";
+      return false;
+    }
+    uint32_t bits = 0;
+    if (!ParseScalar(word, scalar, &bits, message)) return false;
+    words->push_back(bits);
+    need_value = false;
+  }
+  return true;
+}
+
+bool ParseCount(std::string_view word, const char* what, uint32_t* value, std::string* message) {
+  uint64_t parsed = 0;
+  if (word.empty() || !ParseInteger(word, &parsed)) {
+    *message = std::string("expected ") + what + ", found '" + std::string(word) + "'";
+    return false;
+  }
+  if (parsed == 0) {
+    *message = std::string(what) + " must be at least 1";
+    return false;
+  }
+  if (parsed > std::numeric_limits<uint32_t>::max()) {
+    *message = std::string(what) + " " + std::string(word) + " is too large";
+    return false;
+  }
+  *value = static_cast<uint32_t>(parsed);
+  return true;
+}
+
+// Parses the text after //INPUT: or //OUTPUT:.
+bool ParseBufferDirective(std::string_view text, BufferRole role, BufferSpec* buffer,
+                          std::string* message) {
+  Cursor cursor(text);
+  buffer->role = role;
+  std::string_view kind = cursor.Word();
+  if (kind != "buffer") {
+    *message = "expected 'buffer', found '" + std::string(kind) + "'";
+    return false;
+  }
+  std::string_view name = cursor.Word();
+  if (!IsIdentifier(name)) {
+    *message = name.empty() ? std::string("expected a buffer name")
+                            : "invalid buffer name '" + std::string(name) + "'";
+    return false;
+  }
+  buffer->name = std::string(name);
+  std::string_view type_text = cursor.Word();
+  std::optional<ElementType> type = ParseElementType(type_text);
+  if (!type) {
+    *message = type_text.empty() ? std::string("expected an element type")
+                                 : "unknown element type '" + std::string(type_text) + "'";
+    return false;
+  }
+  buffer->type = *type;
+  const uint32_t components = type->components;
+
+  if (role == BufferRole::Input) {
+    if (!ParseValueList(cursor, type->scalar, &buffer->words, message)) return false;
+    if (buffer->words.empty()) {
+      *message = "input buffer '" + buffer->name + "' has no values";
+      return false;
+    }
+    if (buffer->words.size() % components != 0) {
+      *message = std::to_string(buffer->words.size()) + " values do not make whole " +
+                 ElementTypeName(*type) + " elements (" + std::to_string(components) +
+                 " components each)";
+      return false;
+    }
+    buffer->count = static_cast<uint32_t>(buffer->words.size() / components);
+  } else {
+    if (!ParseCount(cursor.Word(), "an element count", &buffer->count, message)) return false;
+    if (uint64_t{buffer->count} * components > kMaxElements) {
+      *message = "element count " + std::to_string(buffer->count) + " is too large";
+      return false;
+    }
+    if (cursor.Consume('=')) {
+      if (!ParseValueList(cursor, type->scalar, &buffer->words, message)) return false;
+      if (buffer->words.size() != uint64_t{buffer->count} * components) {
+        *message = "expected " + std::to_string(uint64_t{buffer->count} * components) +
+                   " initial values (" + std::to_string(buffer->count) + " " +
+                   ElementTypeName(*type) + "), found " + std::to_string(buffer->words.size());
+        return false;
+      }
+    } else {
+      buffer->words.assign(size_t{buffer->count} * components, 0);
+    }
+  }
+  if (!cursor.AtEnd()) {
+    *message = "unexpected '" + std::string(cursor.Rest()) + "' after the directive";
+    return false;
+  }
+  return true;
+}
+
+bool ParseDispatch(std::string_view text, runtime::GroupCount* groups, std::string* message) {
+  Cursor cursor(text);
+  uint32_t* dims[3] = {&groups->x, &groups->y, &groups->z};
+  int given = 0;
+  while (!cursor.AtEnd()) {
+    if (given == 3) {
+      *message = "expected at most 3 group counts";
+      return false;
+    }
+    if (!ParseCount(cursor.Word(), "a group count", dims[given], message)) return false;
+    cursor.Consume(',');
+    ++given;
+  }
+  if (given == 0) {
+    *message = "expected group counts 'X [Y [Z]]'";
+    return false;
+  }
+  return true;
+}
+
+std::string_view TrimLeft(std::string_view line) {
+  size_t start = 0;
+  while (start < line.size() && (line[start] == ' ' || line[start] == '\t')) ++start;
+  return line.substr(start);
+}
+
+}  // namespace
+
+std::optional<ElementType> ParseElementType(std::string_view text) {
+  ElementType type;
+  std::string_view base;
+  for (std::string_view candidate : {"float", "int", "uint"}) {
+    if (text.starts_with(candidate)) base = candidate;
+  }
+  if (base.empty()) return std::nullopt;
+  if (base == "float") type.scalar = driver::ScalarKind::Float32;
+  if (base == "int") type.scalar = driver::ScalarKind::Int32;
+  if (base == "uint") type.scalar = driver::ScalarKind::UInt32;
+  std::string_view suffix = text.substr(base.size());
+  if (suffix.empty()) return type;
+  if (suffix.size() == 1 && suffix[0] >= '2' && suffix[0] <= '4') {
+    type.components = static_cast<uint32_t>(suffix[0] - '0');
+    return type;
+  }
+  return std::nullopt;
+}
+
+std::string ElementTypeName(ElementType type) {
+  std::string name = driver::ScalarKindName(type.scalar);
+  if (type.components > 1) name += std::to_string(type.components);
+  return name;
+}
+
+bool ParseTestSpec(std::string_view source, TestSpec* spec, SpecError* error) {
+  *spec = TestSpec();
+  bool have_dispatch = false;
+  uint32_t line_number = 0;
+  size_t pos = 0;
+  while (pos <= source.size()) {
+    size_t end = source.find('\n', pos);
+    if (end == std::string_view::npos) end = source.size();
+    std::string_view line = source.substr(pos, end - pos);
+    pos = end + 1;
+    ++line_number;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    line = TrimLeft(line);
+    if (!line.starts_with("//")) continue;
+    line.remove_prefix(2);
+
+    std::string message;
+    auto fail = [&](std::string text) {
+      error->line = line_number;
+      error->message = std::move(text);
+      return false;
+    };
+    if (line.starts_with("INPUT:") || line.starts_with("OUTPUT:")) {
+      bool input = line.starts_with("INPUT:");
+      line.remove_prefix(input ? 6 : 7);
+      BufferSpec buffer;
+      buffer.line = line_number;
+      if (!ParseBufferDirective(line, input ? BufferRole::Input : BufferRole::Output, &buffer,
+                                &message)) {
+        return fail(std::move(message));
+      }
+      for (const BufferSpec& other : spec->buffers) {
+        if (other.name == buffer.name) {
+          return fail("buffer '" + buffer.name + "' is already declared on line " +
+                      std::to_string(other.line));
+        }
+      }
+      spec->buffers.push_back(std::move(buffer));
+    } else if (line.starts_with("DISPATCH:")) {
+      if (have_dispatch) return fail("more than one //DISPATCH: directive");
+      have_dispatch = true;
+      line.remove_prefix(9);
+      if (!ParseDispatch(line, &spec->dispatch, &message)) return fail(std::move(message));
+    } else if (line.starts_with("ENTRY:")) {
+      if (spec->entry_line != 0) return fail("more than one //ENTRY: directive");
+      line.remove_prefix(6);
+      Cursor cursor(line);
+      std::string_view name = cursor.Word();
+      if (!IsIdentifier(name)) return fail("expected an entry point name");
+      if (!cursor.AtEnd()) {
+        return fail("unexpected '" + std::string(cursor.Rest()) + "' after the entry point name");
+      }
+      spec->entry = std::string(name);
+      spec->entry_line = line_number;
+    }
+  }
+  return true;
+}
+
+}  // namespace slope::run

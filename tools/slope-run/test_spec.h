@@ -1,0 +1,70 @@
+#pragma once
+// The directives of an execution test: the buffers a kernel reads and writes, how many
+// thread groups to launch, and which entry point to run, written as comments in the
+// test's source file:
+//
+//   //INPUT: buffer NAME TYPE [v0, v1, ...]
+//   //OUTPUT: buffer NAME TYPE COUNT [= [v0, v1, ...]]
+//   //DISPATCH: X [Y [Z]]
+//   //ENTRY: NAME
+//
+// Each directive starts a line (after optional indentation), with no space between `//`
+// and its keyword; other comments are ignored.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "compiler/driver/reflection.h"
+#include "runtime/core/device.h"
+
+namespace slope::run {
+
+/// The element type named in a buffer directive: a scalar or a 2..4-vector of it.
+struct ElementType {
+  driver::ScalarKind scalar = driver::ScalarKind::Float32;
+  uint32_t components = 1;
+};
+
+/// Parses "float", "int", "uint" and their 2..4-vector forms ("float3", "uint2", ...).
+std::optional<ElementType> ParseElementType(std::string_view text);
+
+/// Returns the directive spelling of `type`, e.g. "float3" or "int".
+std::string ElementTypeName(ElementType type);
+
+/// Whether a buffer is only uploaded, or also read back and printed.
+enum class BufferRole : uint8_t { Input, Output };
+
+/// One //INPUT: or //OUTPUT: directive.
+struct BufferSpec {
+  BufferRole role = BufferRole::Input;
+  std::string name;
+  ElementType type;
+  uint32_t count = 0;  ///< number of elements
+  /// Initial contents: count * components 32-bit values (the bit patterns of the
+  /// floats, ints or uints written), all zero for an output without `= [...]`.
+  std::vector<uint32_t> words;
+  uint32_t line = 0;  ///< 1-based line of the directive
+};
+
+/// Everything the directives of one test file say.
+struct TestSpec {
+  std::vector<BufferSpec> buffers;  ///< in declaration order
+  runtime::GroupCount dispatch;     ///< //DISPATCH:, or 1 1 1
+  std::string entry;                ///< //ENTRY:, or empty
+  uint32_t entry_line = 0;          ///< line of //ENTRY:, 0 when absent
+};
+
+/// A malformed directive: where and what.
+struct SpecError {
+  uint32_t line = 0;  ///< 1-based
+  std::string message;
+};
+
+/// Parses every directive in `source`. On a malformed directive, returns false with
+/// `*error` naming its line; `*spec` is then unspecified.
+bool ParseTestSpec(std::string_view source, TestSpec* spec, SpecError* error);
+
+}  // namespace slope::run

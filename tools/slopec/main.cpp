@@ -1,0 +1,92 @@
+// slopec: the Slope command-line compiler. Accepts slangc's spelling of the flags it
+// supports: slopec FILE -entry NAME -stage compute -target spirv|spirv-asm -o OUT
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "compiler/driver/args.h"
+#include "compiler/driver/compile.h"
+
+namespace {
+
+bool WriteFile(const std::string& path, const void* data, size_t size) {
+  if (path == "-") {
+    return std::fwrite(data, 1, size, stdout) == size;
+  }
+  std::ofstream out(path, std::ios::binary);
+  out.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
+  return static_cast<bool>(out);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"slopec: compile Slang-compatible shaders to SPIR-V"};
+  std::string input, entry, stage = "compute", target = "spirv", output, diag_format = "text";
+  bool skip_validation = false, no_codegen = false, dump_ir = false;
+  uint32_t error_limit = 20;
+  app.add_option("file", input, "source file")->required();
+  app.add_option("--entry", entry, "entry point to compile (default: all)");
+  app.add_option("--stage", stage, "shader stage (compute)");
+  app.add_option("--target", target, "spirv, spirv-asm")
+      ->check(CLI::IsMember({"spirv", "spirv-asm"}));
+  app.add_option("-o", output, "output file ('-' for standard output)");
+  app.add_flag("--skip-spirv-validation", skip_validation, "do not validate the SPIR-V output");
+  app.add_flag("--no-codegen", no_codegen, "check the source only");
+  app.add_flag("--dump-ir", dump_ir, "print the IR after lowering");
+  app.add_option("--diagnostic-format", diag_format, "text or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  app.add_option("--error-limit", error_limit, "stop after this many errors (0 = no limit)");
+
+  std::vector<std::string> args = slope::driver::NormalizeArgs(argc, argv);
+  std::reverse(args.begin(), args.end());
+  try {
+    app.parse(args);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  if (stage != "compute") {
+    std::fprintf(stderr, "slopec: error: unsupported stage '%s'; only 'compute' is supported\n",
+                 stage.c_str());
+    return 1;
+  }
+
+  slope::driver::CompileOptions options;
+  options.input_path = input;
+  options.entry = entry;
+  options.validate_spirv = !skip_validation;
+  options.diag_format = diag_format == "json" ? slope::driver::DiagFormat::Json
+                                              : slope::driver::DiagFormat::Text;
+  options.error_limit = error_limit;
+  options.target = no_codegen ? slope::driver::Target::None
+                   : dump_ir  ? slope::driver::Target::Ir
+                   : target == "spirv-asm" ? slope::driver::Target::SpirVAsm
+                                           : slope::driver::Target::SpirV;
+  slope::driver::CompileResult result = slope::driver::Compile(options);
+  if (!result.ok) return 1;
+
+  switch (options.target) {
+    case slope::driver::Target::None:
+      return 0;
+    case slope::driver::Target::Ir:
+    case slope::driver::Target::SpirVAsm:
+      if (output.empty()) output = "-";
+      if (!WriteFile(output, result.text.data(), result.text.size())) {
+        std::fprintf(stderr, "slopec: error: cannot write '%s'\n", output.c_str());
+        return 1;
+      }
+      return 0;
+    case slope::driver::Target::SpirV:
+      if (output.empty()) output = "-";
+      if (!WriteFile(output, result.spirv.data(), result.spirv.size() * sizeof(uint32_t))) {
+        std::fprintf(stderr, "slopec: error: cannot write '%s'\n", output.c_str());
+        return 1;
+      }
+      return 0;
+  }
+  return 0;
+}

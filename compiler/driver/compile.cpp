@@ -1,4 +1,5 @@
 #include "compiler/driver/compile.h"
+#include "compiler/driver/validate_output.h"
 
 #include <algorithm>
 #include <iostream>
@@ -51,6 +52,13 @@ Reflection Reflect(const ir::Module& module, const std::vector<std::string>& ent
 }
 
 }  // namespace
+
+bool ValidateOutput(const std::vector<uint32_t>& words, diag::DiagEngine& diags) {
+  std::string message;
+  if (targets::spirv::ValidateSpirv(words, &message)) return true;
+  diags.Report(diag::DiagId::SpirvValidationFailed, source::SourceRange(), message);
+  return false;
+}
 
 CompileResult Compile(const CompileOptions& options) {
   CompileResult result;
@@ -115,13 +123,7 @@ CompileResult Compile(const CompileOptions& options) {
   targets::spirv::WriterOptions writer_options;
   writer_options.entry_points = entries;
   result.spirv = targets::spirv::WriteSpirv(*ir_module, writer_options);
-  if (options.validate_spirv) {
-    std::string message;
-    if (!targets::spirv::ValidateSpirv(result.spirv, &message)) {
-      diags.Report(diag::DiagId::SpirvValidationFailed, source::SourceRange(), message);
-      return finish();
-    }
-  }
+  if (options.validate_spirv && !ValidateOutput(result.spirv, diags)) return finish();
   if (options.target == Target::SpirVAsm) {
     targets::spirv::DisassembleSpirv(result.spirv, &result.text);
   }

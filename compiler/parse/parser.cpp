@@ -162,6 +162,11 @@ bool Parser::Expect(TokenKind kind) {
 }
 
 void Parser::SyncToStatementEnd() {
+  // A statement that still reached its ';' or '}' needs no skipping.
+  if (pos_ > 0 && (tokens_[pos_ - 1].Is(TokenKind::Semicolon) || tokens_[pos_ - 1].Is(TokenKind::RBrace))) {
+    panic_ = false;
+    return;
+  }
   int depth = 0;
   while (!At(TokenKind::EndOfFile)) {
     if (depth == 0 && At(TokenKind::Semicolon)) {

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <functional>
 #include <set>
 
@@ -140,9 +141,44 @@ void Checker::DeclareGlobal(ast::Decl* decl) {
   Declare(decl);
 }
 
+void Checker::CheckAttributes(const std::vector<ast::Attribute>& attrs,
+                              std::initializer_list<std::string_view> known) {
+  for (const ast::Attribute& a : attrs) {
+    if (std::find(known.begin(), known.end(), a.name) == known.end()) {
+      diags_.Report(DiagId::UnknownAttribute, a.range, a.name);
+      continue;
+    }
+    if (a.name == "vk::binding") {
+      bool ok = !a.args.empty() && a.args.size() <= 2;
+      for (const ast::Expr* e : a.args) ok = ok && e->kind == ast::ExprKind::IntLiteral;
+      if (!ok) {
+        diags_.Report(DiagId::InvalidAttributeArgs, a.range, a.name,
+                      "a binding number and an optional set number, both integer literals");
+      }
+    } else if (a.name == "shader") {
+      if (a.args.size() != 1 || a.args[0]->kind != ast::ExprKind::StringLiteral) {
+        diags_.Report(DiagId::InvalidAttributeArgs, a.range, a.name, "one string literal");
+      }
+    } else if (a.name == "unroll" || a.name == "loop") {
+      if (a.args.size() > 1 || (a.args.size() == 1 && a.args[0]->kind != ast::ExprKind::IntLiteral)) {
+        diags_.Report(DiagId::InvalidAttributeArgs, a.range, a.name, "at most one integer literal");
+      }
+    }
+  }
+}
+
 bool Checker::Run(ast::Module& module, CheckedModule* out) {
   scopes_.emplace_back();
-  for (ast::Decl* decl : module.decls) DeclareGlobal(decl);
+  for (ast::Decl* decl : module.decls) {
+    DeclareGlobal(decl);
+    if (decl->kind == ast::DeclKind::Func) {
+      auto* func = static_cast<ast::FuncDecl*>(decl);
+      CheckAttributes(func->attributes, {"shader", "numthreads"});
+      for (ast::VarDecl* p : func->params) CheckAttributes(p->attributes, {});
+    } else {
+      CheckAttributes(decl->attributes, {"vk::binding"});
+    }
+  }
   for (ast::Decl* decl : module.decls) {
     if (decl->kind == ast::DeclKind::Var) {
       CheckGlobalVar(static_cast<ast::VarDecl*>(decl), out);
@@ -460,6 +496,14 @@ void Checker::CheckLocalVar(ast::VarDecl* var) {
 
 bool Checker::CheckStmt(ast::Stmt* stmt) {
   if (stmt == nullptr) return true;
+  bool is_loop = stmt->kind == ast::StmtKind::For || stmt->kind == ast::StmtKind::While ||
+                 stmt->kind == ast::StmtKind::DoWhile;
+  if (is_loop) {
+    // Loop hints are accepted; they do not change the meaning of the loop.
+    CheckAttributes(stmt->attributes, {"unroll", "loop"});
+  } else {
+    CheckAttributes(stmt->attributes, {});
+  }
   switch (stmt->kind) {
     case ast::StmtKind::Block:
       return CheckBlock(static_cast<ast::BlockStmt*>(stmt));

@@ -78,7 +78,7 @@ ast::Expr* Checker::CheckName(ast::NameExpr* expr) {
   expr->decl = decl;
   if (decl == nullptr) {
     if (LookupBuiltinTypeName(types_, expr->name) != nullptr) {
-      diags_.Report(DiagId::VoidValue, expr->range);
+      diags_.Report(DiagId::TypeUsedAsValue, expr->range, expr->name);
     } else {
       diags_.Report(DiagId::UndeclaredIdentifier, expr->range, expr->name);
     }

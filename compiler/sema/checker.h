@@ -54,6 +54,9 @@ class Checker {
 
  private:
   void DeclareGlobal(ast::Decl* decl);
+  /// Warns about attributes this position does not understand; checks known ones' arguments.
+  void CheckAttributes(const std::vector<ast::Attribute>& attrs,
+                       std::initializer_list<std::string_view> known);
   void CheckGlobalVar(ast::VarDecl* var, CheckedModule* out);
   void CheckFunctionSignature(ast::FuncDecl* func);
   void CheckFunctionBody(ast::FuncDecl* func);

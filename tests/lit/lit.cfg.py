@@ -33,6 +33,8 @@ config.substitutions.append(("FileCheck", config.filecheck))
 config.substitutions.append(("%not", os.path.join(os.path.dirname(config.filecheck), "not")))
 config.substitutions.append(("%spirv-val", "spirv-val --target-env vulkan1.1"))
 config.substitutions.append(("%spirv-dis", "spirv-dis"))
+import sys
+config.substitutions.append(("%python", sys.executable))
 
 # Keep the environment small and deterministic.
 for var in ["HOME", "VK_ICD_FILENAMES", "VK_DRIVER_FILES", "XDG_RUNTIME_DIR",

@@ -3,6 +3,7 @@
 // output buffer as "NAME: v0 v1 ...". Exit codes: 0 ran, 1 error, 77 backend
 // unavailable (the test is unsupported here, not passed).
 
+#include <CLI/CLI.hpp>
 #include <cctype>
 #include <fstream>
 #include <iostream>
@@ -11,8 +12,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "compiler/driver/compile.h"
 #include "runtime/core/device.h"

@@ -29,8 +29,8 @@ bool CheckSpecAgainstReflection(const TestSpec& spec, const driver::Reflection& 
     ElementType actual{layout.scalar, layout.components};
     if (layout.scalar != buffer.type.scalar || layout.components != buffer.type.components) {
       return fail(buffer.line, "buffer '" + buffer.name + "' is declared " +
-                                   ElementTypeName(buffer.type) + " but the kernel's element type is " +
-                                   ElementTypeName(actual));
+                                   ElementTypeName(buffer.type) +
+                                   " but the kernel's element type is " + ElementTypeName(actual));
     }
     if (layout.size < 4 * layout.components || layout.stride < layout.size) {
       return fail(buffer.line, "buffer '" + buffer.name + "' has an unsupported layout (size " +
@@ -93,10 +93,9 @@ std::string FormatBuffer(const BufferSpec& buffer, const driver::ElementLayout& 
 }
 
 bool RunTestSpec(const TestSpec& spec, runtime::Device& device, std::span<const uint32_t> spirv,
-                 const driver::Reflection& reflection, const std::string& entry,
-                 std::ostream& out, std::string* error) {
-  std::unique_ptr<runtime::Kernel> kernel =
-      device.CreateKernel(spirv, reflection, entry, error);
+                 const driver::Reflection& reflection, const std::string& entry, std::ostream& out,
+                 std::string* error) {
+  std::unique_ptr<runtime::Kernel> kernel = device.CreateKernel(spirv, reflection, entry, error);
   if (kernel == nullptr) return false;
 
   std::vector<std::unique_ptr<runtime::Buffer>> buffers;

@@ -40,7 +40,7 @@ std::string FormatFloat(float value);
 /// output buffer, in declaration order, to `out`. Assumes CheckSpecAgainstReflection
 /// passed. Returns false with `*error` set when the device fails.
 bool RunTestSpec(const TestSpec& spec, runtime::Device& device, std::span<const uint32_t> spirv,
-                 const driver::Reflection& reflection, const std::string& entry,
-                 std::ostream& out, std::string* error);
+                 const driver::Reflection& reflection, const std::string& entry, std::ostream& out,
+                 std::string* error);
 
 }  // namespace slope::run

@@ -18,8 +18,8 @@ namespace slope::runtime {
 namespace {
 
 using driver::BindingInfo;
-using driver::EntryPointInfo;
 using driver::ElementLayout;
+using driver::EntryPointInfo;
 using driver::Reflection;
 using driver::ResourceKind;
 using driver::ScalarKind;
@@ -121,13 +121,12 @@ class VulkanDeviceTest : public ::testing::Test {
   // Runs kSquareShader over `count` elements; returns the output buffer's contents.
   std::vector<float> RunSquare(Kernel& kernel, const std::vector<float>& input) {
     std::unique_ptr<Buffer> in = Upload(*device_, input);
-    std::unique_ptr<Buffer> out =
-        Upload(*device_, std::vector<float>(input.size(), -12345.0f));
+    std::unique_ptr<Buffer> out = Upload(*device_, std::vector<float>(input.size(), -12345.0f));
     // Deliberately not in reflection order: binding is by name.
     BufferBinding bindings[] = {{"output", out.get()}, {"input", in.get()}};
     std::string error;
-    EXPECT_TRUE(device_->Dispatch(kernel, bindings,
-                                  {static_cast<uint32_t>(input.size() / 8), 1, 1}, &error))
+    EXPECT_TRUE(device_->Dispatch(kernel, bindings, {static_cast<uint32_t>(input.size() / 8), 1, 1},
+                                  &error))
         << error;
     return Download<float>(*device_, *out);
   }
@@ -183,8 +182,8 @@ TEST_F(VulkanDeviceTest, EmptyBufferIsAllowed) {
 TEST_F(VulkanDeviceTest, SquarePlusIndex) {
   std::vector<uint32_t> spirv = Compile(kSquareShader);
   std::string error;
-  std::unique_ptr<Kernel> kernel = device_->CreateKernel(spirv, SquareReflection("main"), "",
-                                                         &error);
+  std::unique_ptr<Kernel> kernel =
+      device_->CreateKernel(spirv, SquareReflection("main"), "", &error);
   ASSERT_NE(kernel, nullptr) << error;
   EXPECT_EQ(kernel->GetEntryPoint().name, "main");
   std::vector<float> input(64);
@@ -280,15 +279,14 @@ TEST_F(VulkanDeviceTest, BindingErrorsAreReportedAndNothingRuns) {
   EXPECT_NE(error.find("null buffer"), std::string::npos) << error;
 
   BufferBinding good[] = {{"input", in.get()}, {"output", out.get()}};
-  EXPECT_FALSE(device_->Dispatch(*kernel, good, {std::numeric_limits<uint32_t>::max(), 1, 1},
-                                 &error));
+  EXPECT_FALSE(
+      device_->Dispatch(*kernel, good, {std::numeric_limits<uint32_t>::max(), 1, 1}, &error));
   EXPECT_NE(error.find("exceeds the device limit"), std::string::npos) << error;
 
   // None of the failed dispatches ran, and the device still works afterwards.
   EXPECT_EQ(Download<float>(*device_, *out), std::vector<float>(8, 42.0f));
   ASSERT_TRUE(device_->Dispatch(*kernel, good, {1, 1, 1}, &error)) << error;
-  EXPECT_EQ(Download<float>(*device_, *out),
-            (std::vector<float>{1, 5, 11, 19, 29, 41, 55, 71}));
+  EXPECT_EQ(Download<float>(*device_, *out), (std::vector<float>{1, 5, 11, 19, 29, 41, 55, 71}));
 }
 
 TEST_F(VulkanDeviceTest, KernelCreationErrors) {

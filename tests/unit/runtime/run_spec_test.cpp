@@ -77,30 +77,30 @@ TEST(CheckSpecTest, MismatchesNameTheDirectiveLine) {
   ElementLayout float3{ScalarKind::Float32, 3, 12, 16};
   Reflection reflection = OneBufferReflection(float3, ResourceKind::RWStructuredBuffer);
   SpecError error;
-  EXPECT_TRUE(CheckSpecAgainstReflection(Parse("//OUTPUT: buffer data float3 2\n"), reflection,
-                                         &error))
+  EXPECT_TRUE(
+      CheckSpecAgainstReflection(Parse("//OUTPUT: buffer data float3 2\n"), reflection, &error))
       << error.message;
 
-  EXPECT_FALSE(CheckSpecAgainstReflection(Parse("\n//OUTPUT: buffer dta float3 2\n"),
-                                          reflection, &error));
+  EXPECT_FALSE(
+      CheckSpecAgainstReflection(Parse("\n//OUTPUT: buffer dta float3 2\n"), reflection, &error));
   EXPECT_EQ(error.line, 2u);
   EXPECT_NE(error.message.find("no buffer named 'dta' (it has 'data')"), std::string::npos)
       << error.message;
 
-  EXPECT_FALSE(CheckSpecAgainstReflection(Parse("\n\n//OUTPUT: buffer data float4 2\n"),
-                                          reflection, &error));
+  EXPECT_FALSE(CheckSpecAgainstReflection(Parse("\n\n//OUTPUT: buffer data float4 2\n"), reflection,
+                                          &error));
   EXPECT_EQ(error.line, 3u);
   EXPECT_NE(error.message.find("declared float4 but the kernel's element type is float3"),
             std::string::npos)
       << error.message;
 
-  EXPECT_FALSE(CheckSpecAgainstReflection(Parse("//OUTPUT: buffer data int3 1\n"), reflection,
-                                          &error));
+  EXPECT_FALSE(
+      CheckSpecAgainstReflection(Parse("//OUTPUT: buffer data int3 1\n"), reflection, &error));
   EXPECT_NE(error.message.find("element type is float3"), std::string::npos) << error.message;
 
   Reflection read_only = OneBufferReflection(float3, ResourceKind::StructuredBuffer);
-  EXPECT_FALSE(CheckSpecAgainstReflection(Parse("//OUTPUT: buffer data float3 1\n"), read_only,
-                                          &error));
+  EXPECT_FALSE(
+      CheckSpecAgainstReflection(Parse("//OUTPUT: buffer data float3 1\n"), read_only, &error));
   EXPECT_NE(error.message.find("read-only"), std::string::npos) << error.message;
 }
 
@@ -122,8 +122,7 @@ class RunSpecTest : public ::testing::Test {
     std::string error;
     EXPECT_TRUE(runtime::testing::CompileGlslCompute(glsl, "main", &spirv, &error)) << error;
     std::ostringstream out;
-    EXPECT_TRUE(RunTestSpec(spec, *device_, spirv, reflection, spec.entry, out, &error))
-        << error;
+    EXPECT_TRUE(RunTestSpec(spec, *device_, spirv, reflection, spec.entry, out, &error)) << error;
     return out.str();
   }
 
@@ -150,12 +149,12 @@ void main() {
       BindingInfo{"output", ResourceKind::RWStructuredBuffer, 0, 1, ElementLayout{}});
   reflection.bindings.push_back(BindingInfo{"index", ResourceKind::RWStructuredBuffer, 0, 2,
                                             ElementLayout{ScalarKind::Int32, 1, 4, 4}});
-  std::string printed = Run(
-      "//OUTPUT: buffer index int 4\n"
-      "//INPUT: buffer input float [1, 0.25, -3, 1.5]\n"
-      "//OUTPUT: buffer output float 4 = [0, 0, 0.5, 1]\n"
-      "//DISPATCH: 2\n",
-      glsl, reflection);
+  std::string printed =
+      Run("//OUTPUT: buffer index int 4\n"
+          "//INPUT: buffer input float [1, 0.25, -3, 1.5]\n"
+          "//OUTPUT: buffer output float 4 = [0, 0, 0.5, 1]\n"
+          "//DISPATCH: 2\n",
+          glsl, reflection);
   // output = 2 * input + initial output; index = -3 * i.
   EXPECT_EQ(printed, "index: 0 -3 -6 -9\noutput: 2 0.5 -5.5 4\n");
 }
@@ -173,8 +172,8 @@ void main() {
 )";
   ElementLayout float3{ScalarKind::Float32, 3, 12, 16};
   Reflection reflection = OneBufferReflection(float3, ResourceKind::RWStructuredBuffer);
-  std::string printed = Run("//OUTPUT: buffer data float3 3 = [1, 2, 3, 4, 5, 6, -1, -2, -4]\n",
-                            glsl, reflection);
+  std::string printed =
+      Run("//OUTPUT: buffer data float3 3 = [1, 2, 3, 4, 5, 6, -1, -2, -4]\n", glsl, reflection);
   // Element i becomes (z, y, x) * (i + 1) + 0.5.
   EXPECT_EQ(printed, "data: 3.5 2.5 1.5 12.5 10.5 8.5 -11.5 -5.5 -2.5\n");
 }

@@ -23,12 +23,13 @@ TEST(ElementTypeTest, ParsesEveryTypeName) {
     ScalarKind scalar;
     uint32_t components;
   };
-  for (const Case& c : {Case{"float", ScalarKind::Float32, 1}, Case{"int", ScalarKind::Int32, 1},
-                        Case{"uint", ScalarKind::UInt32, 1}, Case{"float2", ScalarKind::Float32, 2},
-                        Case{"float3", ScalarKind::Float32, 3}, Case{"float4", ScalarKind::Float32, 4},
-                        Case{"int2", ScalarKind::Int32, 2}, Case{"int3", ScalarKind::Int32, 3},
-                        Case{"int4", ScalarKind::Int32, 4}, Case{"uint2", ScalarKind::UInt32, 2},
-                        Case{"uint3", ScalarKind::UInt32, 3}, Case{"uint4", ScalarKind::UInt32, 4}}) {
+  for (const Case& c :
+       {Case{"float", ScalarKind::Float32, 1}, Case{"int", ScalarKind::Int32, 1},
+        Case{"uint", ScalarKind::UInt32, 1}, Case{"float2", ScalarKind::Float32, 2},
+        Case{"float3", ScalarKind::Float32, 3}, Case{"float4", ScalarKind::Float32, 4},
+        Case{"int2", ScalarKind::Int32, 2}, Case{"int3", ScalarKind::Int32, 3},
+        Case{"int4", ScalarKind::Int32, 4}, Case{"uint2", ScalarKind::UInt32, 2},
+        Case{"uint3", ScalarKind::UInt32, 3}, Case{"uint4", ScalarKind::UInt32, 4}}) {
     std::optional<ElementType> type = ParseElementType(c.text);
     ASSERT_TRUE(type.has_value()) << c.text;
     EXPECT_EQ(type->scalar, c.scalar) << c.text;
@@ -68,8 +69,7 @@ TEST(TestSpecTest, ParsesAGoodSpec) {
   EXPECT_EQ(offsets.type.components, 3u);
   EXPECT_EQ(offsets.count, 2u);
   EXPECT_EQ(offsets.line, 3u);
-  EXPECT_EQ(offsets.words,
-            (std::vector<uint32_t>{0xffffffffu, 2, 3, 16, 0x80000000u, 7}));
+  EXPECT_EQ(offsets.words, (std::vector<uint32_t>{0xffffffffu, 2, 3, 16, 0x80000000u, 7}));
 
   const BufferSpec& output = spec.buffers[2];
   EXPECT_EQ(output.role, BufferRole::Output);
@@ -131,8 +131,7 @@ TEST_P(BadSpecTest, RejectedWithLineAndReason) {
   SpecError error;
   EXPECT_FALSE(ParseTestSpec(c.source, &spec, &error)) << c.source;
   EXPECT_EQ(error.line, c.line) << c.source;
-  EXPECT_NE(error.message.find(c.message_part), std::string::npos)
-      << "message: " << error.message;
+  EXPECT_NE(error.message.find(c.message_part), std::string::npos) << "message: " << error.message;
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -1,0 +1,15 @@
+#pragma once
+// Validation of the compiler's own SPIR-V output. A failure is reported as diagnostic
+// E0005 (it means a bug in Slope, but the caller still gets a diagnostic, not a crash).
+
+#include <cstdint>
+#include <vector>
+
+#include "compiler/diag/diag.h"
+
+namespace slope::driver {
+
+/// Validates `words`; reports E0005 to `diags` and returns false when invalid.
+bool ValidateOutput(const std::vector<uint32_t>& words, diag::DiagEngine& diags);
+
+}  // namespace slope::driver

@@ -1,0 +1,75 @@
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "compiler/driver/compile.h"
+#include "compiler/driver/validate_output.h"
+
+namespace slope::driver {
+namespace {
+
+TEST(ValidateOutputTest, InvalidSpirvIsADiagnostic) {
+  source::SourceManager sources;
+  std::ostringstream out;
+  diag::DiagEngine diags(sources, out);
+  // A header with a wrong magic number and nothing else.
+  std::vector<uint32_t> words{0x12345678u, 0x00010300u, 0, 1, 0};
+  EXPECT_FALSE(ValidateOutput(words, diags));
+  EXPECT_EQ(diags.ErrorCount(), 1u);
+  EXPECT_NE(out.str().find("error E0005: generated SPIR-V failed validation"), std::string::npos)
+      << out.str();
+}
+
+TEST(CompileTest, ReflectionDescribesBuffersAndEntryPoints) {
+  CompileOptions options;
+  options.input_path = "inline.slang";
+  options.source_text = R"(
+    [[vk::binding(2, 1)]] StructuredBuffer<float3> positions;
+    RWStructuredBuffer<int> counts;
+    [shader("compute")] [numthreads(32, 2, 1)]
+    void main(uint3 tid : SV_DispatchThreadID) { counts[tid.x] = int(positions[tid.x].y); }
+  )";
+  std::ostringstream diags;
+  options.diag_out = &diags;
+  CompileResult result = Compile(options);
+  ASSERT_TRUE(result.ok) << diags.str();
+  ASSERT_EQ(result.reflection.entry_points.size(), 1u);
+  EXPECT_EQ(result.reflection.entry_points[0].name, "main");
+  EXPECT_EQ(result.reflection.entry_points[0].numthreads, (std::array<uint32_t, 3>{32, 2, 1}));
+  const BindingInfo* positions = result.reflection.FindBinding("positions");
+  ASSERT_NE(positions, nullptr);
+  EXPECT_EQ(positions->kind, ResourceKind::StructuredBuffer);
+  EXPECT_EQ(positions->set, 1u);
+  EXPECT_EQ(positions->binding, 2u);
+  EXPECT_EQ(positions->element.components, 3u);
+  EXPECT_EQ(positions->element.size, 12u);
+  EXPECT_EQ(positions->element.stride, 16u);
+  const BindingInfo* counts = result.reflection.FindBinding("counts");
+  ASSERT_NE(counts, nullptr);
+  EXPECT_EQ(counts->kind, ResourceKind::RWStructuredBuffer);
+  EXPECT_EQ(counts->set, 0u);
+  EXPECT_EQ(counts->binding, 0u);
+  EXPECT_EQ(counts->element.scalar, ScalarKind::Int32);
+  EXPECT_FALSE(result.spirv.empty());
+  EXPECT_EQ(result.spirv[0], 0x07230203u);
+}
+
+TEST(CompileTest, BadInputNeverCrashesAndReportsErrors) {
+  // A few malformed fragments of the kind fuzzers find.
+  const char* inputs[] = {"(", "[[", "void f(", "}}}}", "[shader(\"compute\")", "int x = ((((1",
+                          "float f() { return f(", "\"", "/*", "[numthreads(1,1,1)] void",
+                          "RWStructuredBuffer<", "void f() { for (;;) }"};
+  for (const char* text : inputs) {
+    CompileOptions options;
+    options.input_path = "fuzz.slang";
+    options.source_text = text;
+    std::ostringstream diags;
+    options.diag_out = &diags;
+    CompileResult result = Compile(options);
+    EXPECT_FALSE(result.ok) << text;
+    EXPECT_GT(result.error_count, 0u) << text;
+  }
+}
+
+}  // namespace
+}  // namespace slope::driver

@@ -1,7 +1,7 @@
 #pragma once
 // slangc spells long options with one dash (-entry main, -target=spirv). CLI11 wants
 // two. NormalizeArgs rewrites "-name" and "-name=value" to "--name" / "--name=value"
-// when `name` is longer than one character, leaving "-o", "--x" and plain values alone.
+// when `name` is longer than one letter, leaving "-o", "--x", "-5" and plain values alone.
 
 #include <string>
 #include <vector>
@@ -14,7 +14,8 @@ inline std::vector<std::string> NormalizeArgs(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     std::string name = a.substr(0, a.find('='));
-    if (a.size() > 2 && a[0] == '-' && a[1] != '-' && name.size() > 2) a = "-" + a;
+    bool letter = a.size() > 1 && ((a[1] >= 'a' && a[1] <= 'z') || (a[1] >= 'A' && a[1] <= 'Z'));
+    if (a[0] == '-' && letter && name.size() > 2) a = "-" + a;
     out.push_back(a);
   }
   return out;

@@ -8,9 +8,12 @@ namespace slope::runtime {
 
 const char* BackendName(Backend backend) {
   switch (backend) {
-    case Backend::Vulkan: return "vulkan";
-    case Backend::Cuda: return "cuda";
-    case Backend::Cpu: return "cpu";
+    case Backend::Vulkan:
+      return "vulkan";
+    case Backend::Cuda:
+      return "cuda";
+    case Backend::Cpu:
+      return "cpu";
   }
   return "?";
 }
@@ -31,9 +34,8 @@ std::string DescribeBinding(const driver::BindingInfo& info) {
 
 }  // namespace
 
-bool ResolveBindings(const driver::Reflection& reflection,
-                     std::span<const BufferBinding> bindings, std::vector<Buffer*>* resolved,
-                     std::string* error) {
+bool ResolveBindings(const driver::Reflection& reflection, std::span<const BufferBinding> bindings,
+                     std::vector<Buffer*>* resolved, std::string* error) {
   resolved->assign(reflection.bindings.size(), nullptr);
   for (const BufferBinding& given : bindings) {
     size_t index = reflection.bindings.size();

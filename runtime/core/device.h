@@ -93,22 +93,20 @@ class Device {
   /// `reflection`. Returns nullptr and sets `*error` on failure.
   virtual std::unique_ptr<Kernel> CreateKernel(std::span<const uint32_t> spirv,
                                                const driver::Reflection& reflection,
-                                               const std::string& entry,
-                                               std::string* error) = 0;
+                                               const std::string& entry, std::string* error) = 0;
 
   /// Runs `kernel` over `groups` thread groups with every reflected binding given a
   /// buffer in `bindings` (by name), and waits for it to finish. An unknown, missing or
   /// repeated name is an error and nothing runs.
-  virtual bool Dispatch(Kernel& kernel, std::span<const BufferBinding> bindings,
-                        GroupCount groups, std::string* error) = 0;
+  virtual bool Dispatch(Kernel& kernel, std::span<const BufferBinding> bindings, GroupCount groups,
+                        std::string* error) = 0;
 };
 
 /// Matches `bindings` against `reflection.bindings` by name: on success, returns one
 /// buffer per reflected binding, in reflection order. Fails with a readable message on
 /// an unknown, repeated, missing or null binding. Backends call this from Dispatch.
-bool ResolveBindings(const driver::Reflection& reflection,
-                     std::span<const BufferBinding> bindings, std::vector<Buffer*>* resolved,
-                     std::string* error);
+bool ResolveBindings(const driver::Reflection& reflection, std::span<const BufferBinding> bindings,
+                     std::vector<Buffer*>* resolved, std::string* error);
 
 /// Returns the entry point called `entry` in `reflection` (the first one when `entry` is
 /// empty), or nullptr with `*error` set.

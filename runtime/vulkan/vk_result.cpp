@@ -5,7 +5,8 @@ namespace slope::runtime::vulkan {
 std::string VkResultName(VkResult result) {
   switch (result) {
 #define SLOPE_VK_RESULT_CASE(name) \
-  case name: return #name;
+  case name:                       \
+    return #name;
     SLOPE_VK_RESULT_CASE(VK_SUCCESS)
     SLOPE_VK_RESULT_CASE(VK_NOT_READY)
     SLOPE_VK_RESULT_CASE(VK_TIMEOUT)
@@ -38,7 +39,8 @@ std::string VkResultName(VkResult result) {
     SLOPE_VK_RESULT_CASE(VK_ERROR_VALIDATION_FAILED_EXT)
     SLOPE_VK_RESULT_CASE(VK_ERROR_INVALID_SHADER_NV)
 #undef SLOPE_VK_RESULT_CASE
-    default: break;
+    default:
+      break;
   }
   return "VkResult(" + std::to_string(static_cast<int>(result)) + ")";
 }

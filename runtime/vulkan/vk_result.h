@@ -2,9 +2,9 @@
 // Readable text for Vulkan result codes, so every failed call reports which call failed
 // and how ("vkCreateComputePipelines failed: VK_ERROR_OUT_OF_HOST_MEMORY").
 
-#include <string>
-
 #include <vulkan/vulkan.h>
+
+#include <string>
 
 namespace slope::runtime::vulkan {
 

@@ -4,7 +4,6 @@
 // unavailable (the test is unsupported here, not passed).
 
 #include <CLI/CLI.hpp>
-#include <cctype>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -13,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/driver/args.h"
 #include "compiler/driver/compile.h"
 #include "runtime/core/device.h"
 #include "tools/slope-run/run_spec.h"
@@ -21,21 +21,6 @@
 namespace {
 
 constexpr int kExitUnsupported = 77;
-
-// slopec-style single-dash long options ("-backend=vulkan", "-entry main") become
-// CLI11's "--backend=vulkan", "--entry main"; "-h" and negative numbers stay as they are.
-std::vector<std::string> NormalizeArgs(int argc, char** argv) {
-  std::vector<std::string> args;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg.size() > 2 && arg[0] == '-' && arg[1] != '-' &&
-        std::isalpha(static_cast<unsigned char>(arg[1]))) {
-      arg.insert(0, "-");
-    }
-    args.push_back(std::move(arg));
-  }
-  return args;
-}
 
 bool ReadFile(const std::string& path, std::string* text) {
   std::ifstream in(path, std::ios::binary);
@@ -56,11 +41,14 @@ int main(int argc, char** argv) {
   std::string backend_text;
   std::string entry;
   int device_index = -1;
-  app.add_option("file", file, "the test source file")->required();
+  bool probe = false;
+  app.add_option("file", file, "the test source file");
+  app.add_flag("--probe", probe,
+               "only check that the backend has a usable device (exit 0, else 77)");
   app.add_option("--backend", backend_text, "vulkan, cuda or cpu (default: the first that works)");
   app.add_option("--entry", entry, "the entry point to run (default: //ENTRY:, else the first)");
   app.add_option("--device", device_index, "the device number within the backend");
-  std::vector<std::string> args = NormalizeArgs(argc, argv);
+  std::vector<std::string> args = slope::driver::NormalizeArgs(argc, argv);
   // CLI11 takes the arguments last-first.
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {
@@ -81,6 +69,23 @@ int main(int argc, char** argv) {
 
   if (device_index >= 0 && !backend) {
     std::cerr << "slope-run: error: -device needs -backend\n";
+    return 1;
+  }
+
+  if (probe) {
+    std::string why;
+    auto device = backend ? slope::runtime::CreateDevice(*backend, device_index, &why)
+                          : slope::runtime::CreateDefaultDevice(&why);
+    if (device == nullptr) {
+      std::cerr << "slope-run: unavailable: " << why << "\n";
+      return kExitUnsupported;
+    }
+    std::cout << slope::runtime::BackendName(device->GetBackend()) << ": " << device->Name()
+              << "\n";
+    return 0;
+  }
+  if (file.empty()) {
+    std::cerr << "slope-run: error: no input file\n";
     return 1;
   }
 

@@ -1,0 +1,47 @@
+# Slope: the README's two commands.
+#   make demo   build, then run the box-filter demo on the default device
+#   make test   install missing packages, configure, build, run every test (ctest)
+#   make test SANITIZE=address,undefined   the same under ASan+UBSan (own build folder)
+# Other targets: make build, make bench, make clean.
+
+SANITIZE ?=
+JOBS ?= $(shell nproc)
+BUILD_TYPE ?= RelWithDebInfo
+ifeq ($(strip $(SANITIZE)),)
+  BUILD_DIR ?= build
+else
+  BUILD_DIR ?= build-$(subst $(comma),-,$(SANITIZE))
+endif
+comma := ,
+
+# Sanitizer runtime settings for every process the tests start.
+export ASAN_OPTIONS ?= detect_leaks=1:abort_on_error=0:strict_string_checks=1
+export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
+
+.PHONY: all deps configure build test demo bench clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+configure: deps
+	@mkdir -p $(BUILD_DIR)
+	@cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
+	  -DSLOPE_SANITIZE=$(SANITIZE) > $(BUILD_DIR)/configure.log 2>&1 || \
+	  { cat $(BUILD_DIR)/configure.log; exit 1; }
+
+build: configure
+	@cmake --build $(BUILD_DIR) -j $(JOBS)
+
+test: build
+	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+
+demo: build
+	@$(BUILD_DIR)/examples/box_filter_demo examples/box_filter.slang
+
+bench: build
+	@bash tests/bench/compile_small $(BUILD_DIR)
+
+clean:
+	rm -rf build build-*

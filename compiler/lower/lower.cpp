@@ -82,6 +82,7 @@ void Lowerer::DeclareGlobals(const std::vector<ast::VarDecl*>& buffers) {
 
 void Lowerer::LowerFunction(ast::FuncDecl* decl, ir::Function* f) {
   base::IceLocationScope ice(sources_.Describe(decl->name_range.begin));
+  ice_ = &ice;
   func_ = f;
   locals_.clear();
   Place(NewBlock());
@@ -107,6 +108,7 @@ void Lowerer::LowerFunction(ast::FuncDecl* decl, ir::Function* f) {
   }
   RemoveDeadBlocks(f);
   func_ = nullptr;
+  ice_ = nullptr;
 }
 
 void Lowerer::RemoveDeadBlocks(ir::Function* f) {
@@ -160,6 +162,7 @@ void Lowerer::StartDeadBlock() { Place(NewBlock()); }
 void Lowerer::LowerStmt(const ast::Stmt* stmt) {
   if (stmt == nullptr) return;
   Loc(stmt->range);
+  if (ice_ != nullptr) ice_->Update(sources_.Describe(stmt->range.begin));
   switch (stmt->kind) {
     case ast::StmtKind::Block:
       for (const ast::Stmt* s : static_cast<const ast::BlockStmt*>(stmt)->stmts) LowerStmt(s);
@@ -167,9 +170,12 @@ void Lowerer::LowerStmt(const ast::Stmt* stmt) {
     case ast::StmtKind::Decl:
       for (const ast::VarDecl* v : static_cast<const ast::DeclStmt*>(stmt)->vars) LowerLocal(v);
       return;
-    case ast::StmtKind::Expr:
-      LowerExpr(static_cast<const ast::ExprStmt*>(stmt)->expr);
+    case ast::StmtKind::Expr: {
+      const ast::Expr* e = static_cast<const ast::ExprStmt*>(stmt)->expr;
+      // A bare buffer name has no value to compute and no side effect.
+      if (!e->type->IsBuffer()) LowerExpr(e);
       return;
+    }
     case ast::StmtKind::If:
       LowerIf(static_cast<const ast::IfStmt*>(stmt));
       return;

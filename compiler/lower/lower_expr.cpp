@@ -292,6 +292,8 @@ LValue Lowerer::LowerLValue(const ast::Expr* e) {
     case ast::ExprKind::Member: {
       auto* m = static_cast<const ast::MemberExpr*>(e);
       LValue base = LowerLValue(m->base);
+      // `.x` of a scalar (such as v[i].x) names the scalar itself.
+      if (m->base->type->IsScalar()) return base;
       SLOPE_ASSERT(base.dynamic_index == nullptr);
       std::vector<uint32_t> lanes;
       for (uint32_t lane : m->swizzle) lanes.push_back(base.swizzle.empty() ? lane : base.swizzle.at(lane));

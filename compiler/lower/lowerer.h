@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compiler/ast/ast.h"
+#include "compiler/base/ice.h"
 #include "compiler/ir/builder.h"
 #include "compiler/ir/ir.h"
 #include "compiler/sema/check.h"
@@ -83,6 +84,7 @@ class Lowerer {
   std::map<const ast::VarDecl*, Value*> locals_;
   std::vector<LoopTargets> loops_;
   ir::Function* func_ = nullptr;
+  base::IceLocationScope* ice_ = nullptr;  ///< names the statement being lowered in ICEs
 };
 
 }  // namespace slope::lower

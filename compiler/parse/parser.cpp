@@ -447,6 +447,10 @@ ast::Stmt* Parser::ParseStmt() {
     stmt = ParseBlock();
   } else if (At(TokenKind::Semicolon)) {
     stmt = ctx_.New<ast::EmptyStmt>(Advance().Range());
+  } else if (AtIdent("switch") || AtIdent("discard") || AtIdent("goto")) {
+    Error(DiagId::UnsupportedConstruct, Cur().Range(),
+          "'" + std::string(Cur().text) + "' statements", "are");
+    return nullptr;
   } else if (AtIdent("if")) {
     stmt = ParseIf();
   } else if (AtIdent("for")) {

@@ -300,10 +300,19 @@ void Checker::CheckGlobalVar(ast::VarDecl* var, CheckedModule* out) {
 
 void Checker::CheckFunctionSignature(ast::FuncDecl* func) {
   func->result_type = ResolveType(func->return_type);
+  if (func->result_type->IsBuffer()) {
+    diags_.Report(DiagId::UnsupportedConstruct, func->return_type->range,
+                  "functions returning buffers", "are");
+    func->result_type = types_.Error();
+  }
   for (ast::VarDecl* param : func->params) {
     param->type = ResolveType(param->type_expr);
     if (param->type->IsVoid()) {
       diags_.Report(DiagId::VoidValue, param->type_expr->range);
+      param->type = types_.Error();
+    } else if (param->type->IsBuffer()) {
+      diags_.Report(DiagId::UnsupportedConstruct, param->type_expr->range,
+                    "buffer parameters", "are");
       param->type = types_.Error();
     }
     if (param->direction != ast::ParamDirection::In) {
@@ -494,6 +503,15 @@ void Checker::CheckLocalVar(ast::VarDecl* var) {
   Declare(var);
 }
 
+void Checker::CheckLoopBody(ast::Stmt* body) {
+  ++loop_depth_;
+  {
+    ScopeGuard scope(*this);
+    CheckStmt(body);
+  }
+  --loop_depth_;
+}
+
 bool Checker::CheckStmt(ast::Stmt* stmt) {
   if (stmt == nullptr) return true;
   bool is_loop = stmt->kind == ast::StmtKind::For || stmt->kind == ast::StmtKind::While ||
@@ -535,33 +553,18 @@ bool Checker::CheckStmt(ast::Stmt* stmt) {
       CheckStmt(s->init);
       if (s->cond != nullptr) s->cond = CoerceToBool(CheckExpr(s->cond));
       if (s->step != nullptr) s->step = CheckExpr(s->step);
-      ++loop_depth_;
-      {
-        ScopeGuard body_scope(*this);
-        CheckStmt(s->body);
-      }
-      --loop_depth_;
+      CheckLoopBody(s->body);
       return true;
     }
     case ast::StmtKind::While: {
       auto* s = static_cast<ast::WhileStmt*>(stmt);
       s->cond = CoerceToBool(CheckExpr(s->cond));
-      ++loop_depth_;
-      {
-        ScopeGuard scope(*this);
-        CheckStmt(s->body);
-      }
-      --loop_depth_;
+      CheckLoopBody(s->body);
       return true;
     }
     case ast::StmtKind::DoWhile: {
       auto* s = static_cast<ast::DoWhileStmt*>(stmt);
-      ++loop_depth_;
-      {
-        ScopeGuard scope(*this);
-        CheckStmt(s->body);
-      }
-      --loop_depth_;
+      CheckLoopBody(s->body);
       s->cond = CoerceToBool(CheckExpr(s->cond));
       return true;
     }

@@ -181,6 +181,11 @@ bool Checker::CheckAssignable(ast::Expr* expr) {
         }
         return true;
       }
+      if (index->base->kind == ast::ExprKind::Member) {
+        diags_.Report(DiagId::UnsupportedConstruct, expr->range,
+                      "assignments to a dynamically indexed swizzle", "are");
+        return false;
+      }
       return CheckAssignable(index->base);
     }
     case ast::ExprKind::Member: {
@@ -340,6 +345,11 @@ ast::Expr* Checker::CheckBinary(ast::BinaryExpr* expr) {
     case ast::OpKind::Ge: {
       const Type* common = CommonType(a, b);
       if (common == nullptr) return fail();
+      // Booleans are ordered as the integers 0 and 1.
+      bool ordering = expr->op != ast::OpKind::Eq && expr->op != ast::OpKind::Ne;
+      if (ordering && common->ScalarType()->Kind() == TypeKind::Bool) {
+        common = types_.WithScalar(common, types_.Int());
+      }
       expr->lhs = Coerce(expr->lhs, common);
       expr->rhs = Coerce(expr->rhs, common);
       expr->type = types_.WithScalar(common, types_.Bool());
@@ -396,6 +406,12 @@ ast::Expr* Checker::CheckConditional(ast::ConditionalExpr* expr) {
   const Type* a = expr->then_expr->type;
   const Type* b = expr->else_expr->type;
   if (a->IsError() || b->IsError()) {
+    expr->type = types_.Error();
+    return expr;
+  }
+  if (!a->IsNumericLike() || !b->IsNumericLike()) {
+    diags_.Report(DiagId::UnsupportedConstruct, expr->range,
+                  "'?:' with operands of type '" + a->Name() + "' and '" + b->Name() + "'", "is");
     expr->type = types_.Error();
     return expr;
   }

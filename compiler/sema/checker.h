@@ -67,6 +67,8 @@ class Checker {
   /// Returns true when control can reach the end of `stmt`.
   bool CheckStmt(ast::Stmt* stmt);
   bool CheckBlock(ast::BlockStmt* block);
+  /// Checks a loop body in its own scope, with break/continue allowed.
+  void CheckLoopBody(ast::Stmt* body);
   void CheckLocalVar(ast::VarDecl* var);
   void Declare(ast::Decl* decl);
   ast::Expr* CheckCallOfFunction(ast::CallExpr* call, const std::vector<ast::FuncDecl*>& overloads);

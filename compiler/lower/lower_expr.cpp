@@ -252,16 +252,15 @@ Value* Lowerer::LowerUnary(const ast::UnaryExpr* e) {
 }
 
 Value* Lowerer::LowerAssign(const ast::AssignExpr* e) {
+  // The right operand is evaluated before the left one, as in C++17.
+  Value* rhs = LowerExpr(e->rhs);
   LValue lv = LowerLValue(e->lhs);
+  Loc(e->range);
   if (e->op == ast::OpKind::Assign) {
-    Value* v = LowerExpr(e->rhs);
-    Loc(e->range);
-    StoreLValue(lv, v);
-    return v;
+    StoreLValue(lv, rhs);
+    return rhs;
   }
   Value* old = LoadLValue(lv);
-  Value* rhs = LowerExpr(e->rhs);
-  Loc(e->range);
   const ir::Type* op_type = LowerType(e->op_type);
   Value* result = ArithmeticOp(e->op, ConvertValue(old, op_type), rhs);
   Value* stored = ConvertValue(result, old->GetType());

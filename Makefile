@@ -18,7 +18,7 @@ comma := ,
 export ASAN_OPTIONS ?= detect_leaks=1:abort_on_error=0:strict_string_checks=1
 export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 
-.PHONY: all deps configure build test demo bench clean
+.PHONY: all deps configure build test demo bench fuzz clean
 
 all: build
 
@@ -39,6 +39,16 @@ test: build
 
 demo: build
 	@$(BUILD_DIR)/examples/box_filter_demo examples/box_filter.slang
+
+# The compile fuzzer (clang + libFuzzer + ASan/UBSan) for FUZZ_SECONDS.
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	@mkdir -p build-fuzz
+	@CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DSLOPE_FUZZ=ON -DSLOPE_WERROR=OFF -DSLOPE_ENABLE_VULKAN=OFF > build-fuzz/configure.log 2>&1 || \
+	  { cat build-fuzz/configure.log; exit 1; }
+	@cmake --build build-fuzz -j $(JOBS) --target slope_compile_fuzzer
+	@bash tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS)
 
 bench: build
 	@bash tests/bench/compile_small $(BUILD_DIR)

@@ -11,6 +11,7 @@ packages=(
   libcli11-dev googletest libgtest-dev
   libvulkan-dev mesa-vulkan-drivers vulkan-tools
   nlohmann-json3-dev python3
+  clang libclang-rt-14-dev time
 )
 
 missing=()

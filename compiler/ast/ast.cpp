@@ -1,5 +1,7 @@
 #include "compiler/ast/ast.h"
 
+#include <utility>
+
 namespace slope::ast {
 
 const char* OpSpelling(OpKind op) {
@@ -33,6 +35,25 @@ const char* OpSpelling(OpKind op) {
     case OpKind::Assign: return "=";
   }
   return "?";
+}
+
+std::string ModifierSpelling(uint32_t modifiers) {
+  static constexpr std::pair<Modifier, const char*> kNames[] = {
+      {kModPublic, "public"},         {kModInternal, "internal"},   {kModPrivate, "private"},
+      {kModExtern, "extern"},         {kModStatic, "static"},       {kModConst, "const"},
+      {kModUniform, "uniform"},       {kModGroupShared, "groupshared"}, {kModInline, "inline"},
+      {kModOverride, "override"},     {kModIn, "in"},               {kModOut, "out"},
+      {kModInOut, "inout"},           {kModNoDiff, "no_diff"},      {kModPrecise, "precise"},
+      {kModNoInterpolation, "nointerpolation"}, {kModRowMajor, "row_major"},
+      {kModColumnMajor, "column_major"},
+  };
+  std::string out;
+  for (const auto& [bit, name] : kNames) {
+    if ((modifiers & bit) == 0) continue;
+    if (!out.empty()) out += ' ';
+    out += name;
+  }
+  return out;
 }
 
 }  // namespace slope::ast

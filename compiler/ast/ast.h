@@ -32,9 +32,11 @@ struct Attribute {
   SourceRange range;
 };
 
-/// A type as written: `float`, `float3`, `vector<float, 3>`, `RWStructuredBuffer<uint>`.
+/// A type as written: `float`, `float3`, `vector<float, 3>`, `RWStructuredBuffer<uint>`,
+/// `geo::Ray`, `float[4][2]`. A qualified name keeps its path joined with "::".
 struct TypeExpr {
   std::string name;
+  std::vector<Expr*> array_dims;     ///< `T[N][M]` outermost first; null entry for `T[]`
   std::vector<TypeExpr*> type_args;  ///< generic arguments that are types
   std::vector<Expr*> value_args;     ///< generic arguments that are values (vector<T, N>)
   SourceRange range;
@@ -58,7 +60,10 @@ struct TypeExpr {
   X(Assign)                     \
   X(Conditional)                \
   X(Cast)                       \
-  X(ImplicitCast)
+  X(ImplicitCast)               \
+  X(InitList)                   \
+  X(Diff)                       \
+  X(NoDiff)
 
 enum class ExprKind : uint8_t {
 #define X(name) name,
@@ -115,9 +120,12 @@ struct StringLiteralExpr : Expr {
   StringLiteralExpr(SourceRange r, std::string v) : Expr(ExprKind::StringLiteral, r), value(std::move(v)) {}
 };
 
-/// A reference to a variable, function or type by name.
+/// A reference to a variable, function or type by name, possibly with explicit generic
+/// arguments (`twice<float>`).
 struct NameExpr : Expr {
   std::string name;
+  std::vector<TypeExpr*> generic_args;
+  std::vector<Expr*> generic_values;  ///< value arguments: `vector<float, 3>`
   Decl* decl = nullptr;  ///< filled by sema
   NameExpr(SourceRange r, std::string n) : Expr(ExprKind::Name, r), name(std::move(n)) {}
 };
@@ -127,6 +135,8 @@ struct MemberExpr : Expr {
   Expr* base;
   std::string member;
   SourceRange member_range;
+  bool is_static = false;                ///< written `T::member`
+  std::vector<TypeExpr*> generic_args;   ///< `x.get<float>`
   std::vector<uint32_t> swizzle;  ///< filled by sema for vector swizzles
   MemberExpr(SourceRange r, Expr* b, std::string m, SourceRange mr)
       : Expr(ExprKind::Member, r), base(b), member(std::move(m)), member_range(mr) {}
@@ -189,6 +199,25 @@ struct CastExpr : Expr {
   CastExpr(SourceRange r, TypeExpr* t, Expr* e) : Expr(ExprKind::Cast, r), target(t), operand(e) {}
 };
 
+/// `{a, b, c}`.
+struct InitListExpr : Expr {
+  std::vector<Expr*> elements;
+  explicit InitListExpr(SourceRange r) : Expr(ExprKind::InitList, r) {}
+};
+
+/// `fwd_diff(f)` / `bwd_diff(f)` (also spelled `__fwd_diff`, `__bwd_diff`).
+struct DiffExpr : Expr {
+  bool backward;
+  Expr* operand;
+  DiffExpr(SourceRange r, bool bwd, Expr* e) : Expr(ExprKind::Diff, r), backward(bwd), operand(e) {}
+};
+
+/// `no_diff expr`: a call whose result carries no derivative.
+struct NoDiffExpr : Expr {
+  Expr* operand;
+  NoDiffExpr(SourceRange r, Expr* e) : Expr(ExprKind::NoDiff, r), operand(e) {}
+};
+
 /// A conversion sema inserted; `type` is the target type.
 struct ImplicitCastExpr : Expr {
   Expr* operand;
@@ -209,7 +238,9 @@ struct ImplicitCastExpr : Expr {
   X(Return)                     \
   X(Break)                      \
   X(Continue)                   \
-  X(Empty)
+  X(Empty)                      \
+  X(Switch)                     \
+  X(Case)
 
 enum class StmtKind : uint8_t {
 #define X(name) name,
@@ -284,16 +315,78 @@ struct EmptyStmt : Stmt {
   explicit EmptyStmt(SourceRange r) : Stmt(StmtKind::Empty, r) {}
 };
 
+/// `switch (value) { ... }`; the body holds CaseStmt labels among its statements.
+struct SwitchStmt : Stmt {
+  Expr* value;
+  BlockStmt* body;
+  SwitchStmt(SourceRange r, Expr* v, BlockStmt* b) : Stmt(StmtKind::Switch, r), value(v), body(b) {}
+};
+
+/// `case value:` or `default:` (value null) inside a switch body.
+struct CaseStmt : Stmt {
+  Expr* value;
+  CaseStmt(SourceRange r, Expr* v) : Stmt(StmtKind::Case, r), value(v) {}
+};
+
 // ---------------------------------------------------------------------------------------
 // Declarations
 
-enum class DeclKind : uint8_t { Var, Func };
+#define SLOPE_AST_DECL_KINDS(X) \
+  X(Var)                        \
+  X(Func)                       \
+  X(Struct)                     \
+  X(Interface)                  \
+  X(Extension)                  \
+  X(Enum)                       \
+  X(EnumCase)                   \
+  X(TypeAlias)                  \
+  X(Namespace)                  \
+  X(Import)                     \
+  X(AssociatedType)             \
+  X(GenericParam)               \
+  X(Property)                   \
+  X(Subscript)                  \
+  X(BufferBlock)
+
+enum class DeclKind : uint8_t {
+#define X(name) name,
+  SLOPE_AST_DECL_KINDS(X)
+#undef X
+};
+
+/// Declaration modifiers, as written.
+enum Modifier : uint32_t {
+  kModStatic = 1u << 0,
+  kModConst = 1u << 1,
+  kModUniform = 1u << 2,
+  kModIn = 1u << 3,
+  kModOut = 1u << 4,
+  kModInOut = 1u << 5,
+  kModGroupShared = 1u << 6,
+  kModNoDiff = 1u << 7,
+  kModPublic = 1u << 8,
+  kModInternal = 1u << 9,
+  kModPrivate = 1u << 10,
+  kModExtern = 1u << 11,
+  kModInline = 1u << 12,
+  kModOverride = 1u << 13,
+  kModNoInterpolation = 1u << 14,
+  kModPrecise = 1u << 15,
+  kModRowMajor = 1u << 16,
+  kModColumnMajor = 1u << 17,
+};
+
+/// The keyword of a modifier bit ("static", ...); joined with spaces for a set.
+std::string ModifierSpelling(uint32_t modifiers);
+
+struct GenericParamDecl;
 
 struct Decl {
   DeclKind kind;
   std::string name;
   SourceRange name_range;
   std::vector<Attribute> attributes;
+  uint32_t modifiers = 0;  ///< Modifier bits
   Decl(DeclKind k, std::string n, SourceRange r) : kind(k), name(std::move(n)), name_range(r) {}
 
   /// The attribute called `attr_name`, or nullptr.
@@ -306,7 +399,7 @@ struct Decl {
 };
 
 /// How a variable was introduced.
-enum class VarRole : uint8_t { Local, Param, Global };
+enum class VarRole : uint8_t { Local, Param, Global, Field };
 
 /// Parameter direction.
 enum class ParamDirection : uint8_t { In, Out, InOut };
@@ -321,19 +414,91 @@ struct VarDecl : Decl {
   bool is_static = false;
   bool is_uniform = false;
   ParamDirection direction = ParamDirection::In;
-  std::string semantic;     ///< `: SV_DispatchThreadID`
+  std::string semantic;     ///< `: SV_DispatchThreadID`, or "register" / "packoffset"
+  std::vector<std::string> semantic_args;  ///< `register(u0, space1)` -> {"u0", "space1"}
   SourceRange semantic_range;
   const sema::Type* type = nullptr;  ///< filled by sema
   VarDecl(VarRole role_in, std::string n, SourceRange r)
       : Decl(DeclKind::Var, std::move(n), r), role(role_in) {}
 };
 
+/// `T`, `T : IFoo` or `let N : int` in a generic parameter list.
+struct GenericParamDecl : Decl {
+  bool is_value = false;          ///< `let N : int`
+  TypeExpr* constraint = nullptr; ///< the interface (type params) or the value's type
+  TypeExpr* default_type = nullptr;
+  Expr* default_value = nullptr;
+  GenericParamDecl(std::string n, SourceRange r) : Decl(DeclKind::GenericParam, std::move(n), r) {}
+};
+
+/// What kind of function a FuncDecl is.
+enum class FuncKind : uint8_t { Plain, Init, Operator, Getter, Setter };
+
 struct FuncDecl : Decl {
+  FuncKind func_kind = FuncKind::Plain;
+  std::vector<GenericParamDecl*> generic_params;
   TypeExpr* return_type = nullptr;
   std::vector<VarDecl*> params;
   BlockStmt* body = nullptr;  ///< null for a declaration without body
+  std::string return_semantic;  ///< `float4 f() : SV_Target`
   const sema::Type* result_type = nullptr;  ///< filled by sema
   FuncDecl(std::string n, SourceRange r) : Decl(DeclKind::Func, std::move(n), r) {}
+};
+
+/// struct, interface, extension, namespace and cbuffer share this shape: a name (or a
+/// target type), generic parameters, base types / conformances and members.
+struct AggregateDecl : Decl {
+  std::vector<GenericParamDecl*> generic_params;
+  TypeExpr* target = nullptr;          ///< extension: the type extended
+  std::vector<TypeExpr*> bases;        ///< `: IFoo, IBar`
+  std::vector<Decl*> members;
+  std::vector<std::string> register_args;  ///< cbuffer `: register(b0)`
+  AggregateDecl(DeclKind k, std::string n, SourceRange r) : Decl(k, std::move(n), r) {}
+};
+
+struct EnumCaseDecl : Decl {
+  Expr* value = nullptr;
+  EnumCaseDecl(std::string n, SourceRange r) : Decl(DeclKind::EnumCase, std::move(n), r) {}
+};
+
+struct EnumDecl : Decl {
+  bool is_class = false;
+  TypeExpr* underlying = nullptr;
+  std::vector<EnumCaseDecl*> cases;
+  EnumDecl(std::string n, SourceRange r) : Decl(DeclKind::Enum, std::move(n), r) {}
+};
+
+/// `typealias A = B;`, `typedef B A;`
+struct TypeAliasDecl : Decl {
+  std::vector<GenericParamDecl*> generic_params;
+  TypeExpr* target = nullptr;
+  TypeAliasDecl(std::string n, SourceRange r) : Decl(DeclKind::TypeAlias, std::move(n), r) {}
+};
+
+/// `import a.b;` (`name` is "a.b").
+struct ImportDecl : Decl {
+  ImportDecl(std::string n, SourceRange r) : Decl(DeclKind::Import, std::move(n), r) {}
+};
+
+/// `associatedtype T : IFoo;` inside an interface.
+struct AssociatedTypeDecl : Decl {
+  std::vector<TypeExpr*> constraints;
+  AssociatedTypeDecl(std::string n, SourceRange r) : Decl(DeclKind::AssociatedType, std::move(n), r) {}
+};
+
+/// `property float x { get; set; }`, also `property x : float { get {...} }`.
+struct PropertyDecl : Decl {
+  TypeExpr* type = nullptr;
+  std::vector<FuncDecl*> accessors;  ///< FuncKind::Getter / Setter
+  PropertyDecl(std::string n, SourceRange r) : Decl(DeclKind::Property, std::move(n), r) {}
+};
+
+/// `__subscript(int i) -> T { get; set; }` or with a body.
+struct SubscriptDecl : Decl {
+  std::vector<VarDecl*> params;
+  TypeExpr* result = nullptr;
+  std::vector<FuncDecl*> accessors;
+  SubscriptDecl(SourceRange r) : Decl(DeclKind::Subscript, "__subscript", r) {}
 };
 
 /// One parsed file.

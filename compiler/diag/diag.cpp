@@ -101,7 +101,7 @@ void DiagEngine::RenderText(const Diagnostic& diag, bool is_note) {
   // The source line, then a caret under the start and '~' under the rest of the range
   // (clipped to the line). Tabs are copied so the caret lines up.
   source::LineCol lc = sources_.GetLineCol(loc);
-  std::string_view line = sources_.GetLine(loc.file, lc.line);
+  std::string_view line = sources_.GetLineText(loc);
   out_ << line << '\n';
   std::string marker;
   for (uint32_t i = 0; i + 1 < lc.column && i < line.size(); ++i) {
@@ -127,7 +127,7 @@ nlohmann::json DiagToJson(const source::SourceManager& sources, const Diagnostic
   j["message"] = diag.message;
   if (diag.range.begin.IsValid()) {
     source::LineCol b = sources.GetLineCol(diag.range.begin);
-    j["file"] = sources.Path(diag.range.begin.file);
+    j["file"] = sources.PresumedPath(diag.range.begin);
     j["line"] = b.line;
     j["column"] = b.column;
     if (diag.range.end.IsValid()) {

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "compiler/ast/ast.h"
+#include "compiler/ast/dump.h"
 #include "compiler/base/ice.h"
 #include "compiler/diag/diag.h"
 #include "compiler/ir/printer.h"
@@ -12,7 +13,9 @@
 #include "compiler/lower/lower.h"
 #include "compiler/parse/parser.h"
 #include "compiler/preprocess/lexer.h"
+#include "compiler/preprocess/preprocessor.h"
 #include "compiler/sema/check.h"
+#include "compiler/targets/spirv/raise.h"
 #include "compiler/targets/spirv/validate.h"
 #include "compiler/targets/spirv/writer.h"
 
@@ -85,9 +88,25 @@ CompileResult Compile(const CompileOptions& options) {
   }
 
   // Front end.
-  std::vector<preprocess::Token> tokens = preprocess::Lex(sources, file, diags);
+  preprocess::PreprocessOptions pp_options;
+  pp_options.include_paths = options.include_paths;
+  pp_options.defines = options.defines;
+  preprocess::PreprocessResult pp_result;
+  std::vector<preprocess::Token> tokens =
+      preprocess::Preprocess(sources, file, pp_options, diags, &pp_result);
+  result.files_read.push_back(options.input_path);
+  for (std::string& path : pp_result.included_files) result.files_read.push_back(std::move(path));
+  if (options.preprocess_only) {
+    result.text = preprocess::PrintTokens(tokens, sources);
+    return finish();
+  }
   ast::AstContext ast_ctx;
   ast::Module* module = parse::ParseModule(tokens, ast_ctx, diags);
+  if (options.target == Target::Ast) {
+    result.text = ast::DumpModule(*module);
+    return finish();
+  }
+  if (options.target == Target::Parse) return finish();
   if (diags.HasErrors()) return finish();
   sema::TypeContext types;
   sema::CheckedModule checked;
@@ -110,10 +129,28 @@ CompileResult Compile(const CompileOptions& options) {
   std::unique_ptr<ir::Module> ir_module = lower::LowerModule(checked, sources);
   ir::VerifyOrIce(*ir_module, "lowering");
   result.reflection = Reflect(*ir_module, entries);
-  if (options.target == Target::Ir) {
+  if (options.target == Target::Ir && options.dump_ir_after.empty()) {
     result.text = ir::PrintModule(*ir_module);
     return finish();
   }
+
+  // The target's passes.
+  const std::vector<std::string_view>& pipeline = targets::spirv::RaisePassNames();
+  if (!options.dump_ir_after.empty() &&
+      std::find(pipeline.begin(), pipeline.end(), options.dump_ir_after) == pipeline.end()) {
+    std::string names;
+    for (std::string_view name : pipeline) names += (names.empty() ? "" : ", ") + std::string(name);
+    diags.Report(diag::DiagId::IrUnknownPass, source::SourceRange(), options.dump_ir_after, names);
+    return finish();
+  }
+  bool dumped = false;
+  targets::spirv::Raise(*ir_module, [&](std::string_view pass, const ir::Module& m) {
+    if (!dumped && pass == options.dump_ir_after) {
+      result.text = ir::PrintModule(m);
+      dumped = true;
+    }
+  });
+  if (options.target == Target::Ir) return finish();
 
   // SPIR-V.
   if (checked.entry_points.empty()) {

@@ -18,6 +18,8 @@ enum class Target : uint8_t {
   SpirVAsm,  ///< SPIR-V disassembly text
   Ir,        ///< Slope IR text (after lowering and the target's passes)
   None,      ///< check only (-no-codegen)
+  Ast,       ///< the syntax tree as parsed (-dump-ast), before semantic checking
+  Parse,     ///< stop after parsing (-parse-only), for benchmarks and syntax checks
 };
 
 /// How diagnostics are written.
@@ -27,6 +29,9 @@ enum class DiagFormat : uint8_t { Text, Json };
 struct CompileOptions {
   std::string input_path;                  ///< path used for reading and in diagnostics
   std::optional<std::string> source_text;  ///< when set, compiled instead of reading the file
+  std::vector<std::string> include_paths;  ///< -I: searched for #include after the includer's dir
+  std::vector<std::string> defines;        ///< -D: "NAME" (as 1) or "NAME=VALUE", in order
+  bool preprocess_only = false;            ///< -E: `text` gets the preprocessed source; no parsing
   std::string entry;                       ///< entry point to emit; empty = every entry point
   Target target = Target::SpirV;
   bool validate_spirv = true;      ///< run the SPIRV-Tools validator on the output
@@ -34,6 +39,9 @@ struct CompileOptions {
   bool diag_color = false;
   uint32_t error_limit = 20;       ///< stop after this many errors
   std::ostream* diag_out = nullptr;  ///< where diagnostics go; nullptr = std::cerr
+  /// With Target::Ir: print the IR after this pass of the target's pass list (the first
+  /// time it runs) instead of right after lowering.
+  std::string dump_ir_after;
 };
 
 /// The outcome of one compilation. `ok` is false when any error was reported.
@@ -42,6 +50,7 @@ struct CompileResult {
   std::vector<uint32_t> spirv;  ///< Target::SpirV
   std::string text;             ///< Target::SpirVAsm and Target::Ir
   Reflection reflection;
+  std::vector<std::string> files_read;  ///< the input file, then each #included file once
   uint32_t error_count = 0;
   uint32_t warning_count = 0;
 };

@@ -3,6 +3,8 @@
 #include <charconv>
 #include <map>
 
+#include "compiler/ir/cfg.h"
+
 namespace slope::ir {
 namespace {
 
@@ -14,7 +16,12 @@ class Printer {
   void PrintFunction(const Function& f);
   void PrintInst(const Inst& inst);
   std::string Ref(const Value* v);
-  std::string BlockRef(const Block* b) { return "^" + std::to_string(block_ids_.at(b)); }
+  /// "^3" or "^3(%1, %2)": an edge's target and the arguments it passes.
+  std::string EdgeRef(const Inst& term, size_t index);
+  std::string BlockRef(const Block* b) {
+    auto it = block_ids_.find(b);
+    return it == block_ids_.end() ? std::string("^<unknown>") : "^" + std::to_string(it->second);
+  }
   std::string Number(const Value* v) {
     auto [it, inserted] = ids_.emplace(v, static_cast<uint32_t>(ids_.size()));
     return "%" + std::to_string(it->second);
@@ -55,6 +62,18 @@ std::string Printer::Ref(const Value* v) {
   return "?";
 }
 
+std::string Printer::EdgeRef(const Inst& term, size_t index) {
+  std::string s = BlockRef(term.targets.at(index));
+  std::vector<Value*> args = EdgeArgs(term, index);
+  if (args.empty()) return s;
+  s += "(";
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (i != 0) s += ", ";
+    s += Ref(args[i]);
+  }
+  return s + ")";
+}
+
 std::string Printer::Run(const Module& module) {
   for (const Global* g : module.globals) {
     out_ += "global @" + g->Name() + " : " + g->GetType()->Name() + " set(" +
@@ -71,6 +90,15 @@ void Printer::PrintFunction(const Function& f) {
   ids_.clear();
   block_ids_.clear();
   for (size_t i = 0; i < f.blocks.size(); ++i) block_ids_[f.blocks[i]] = static_cast<uint32_t>(i);
+  // Number every value in print order first, so that a use printed before its
+  // definition (a block argument from a later block) still names it.
+  for (const Param* p : f.params) Number(p);
+  for (const Block* b : f.blocks) {
+    for (const Param* p : b->params) Number(p);
+    for (const Inst* inst : b->insts) {
+      if (!inst->GetType()->IsVoid()) Number(inst);
+    }
+  }
   out_ += "func @" + f.Name() + "(";
   for (size_t i = 0; i < f.params.size(); ++i) {
     if (i != 0) out_ += ", ";
@@ -119,36 +147,27 @@ void Printer::PrintInst(const Inst& inst) {
     out_ += BlockRef(inst.targets[index]);
     sep = ", ";
   };
-  switch (inst.GetOp()) {
-    case Op::Br:
-      out_ += " " + BlockRef(inst.targets[0]);
-      if (!inst.operands.empty()) {
-        out_ += "(";
-        for (size_t i = 0; i < inst.operands.size(); ++i) {
-          if (i != 0) out_ += ", ";
-          out_ += Ref(inst.operands[i]);
-        }
-        out_ += ")";
-      }
-      out_ += "\n";
-      return;
-    case Op::Loop:
-      block_list("", 0);
-      block_list("merge ", 1);
-      block_list("continue ", 2);
-      out_ += "\n";
-      return;
-    default:
-      break;
+  // Branches print their edges with arguments; loop headers only name blocks.
+  if (inst.GetOp() == Op::Br) {
+    out_ += " " + EdgeRef(inst, 0) + "\n";
+    return;
+  }
+  if (inst.GetOp() == Op::CondBr) {
+    out_ += " " + Ref(inst.operands.at(0)) + ", " + EdgeRef(inst, 0) + ", " + EdgeRef(inst, 1) + "\n";
+    return;
+  }
+  if (inst.GetOp() == Op::Loop) {
+    block_list("", 0);
+    block_list("merge ", 1);
+    block_list("continue ", 2);
+    out_ += "\n";
+    return;
   }
   for (const Value* v : inst.operands) {
     out_ += sep + Ref(v);
     sep = ", ";
   }
-  if (inst.GetOp() == Op::CondBr) {
-    block_list("", 0);
-    block_list("", 1);
-  } else if (inst.GetOp() == Op::If) {
+  if (inst.GetOp() == Op::If) {
     block_list("", 0);
     block_list("", 1);
     block_list("merge ", 2);

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <set>
 
 #include "compiler/base/ice.h"
+#include "compiler/ir/cfg.h"
 #include "compiler/ir/printer.h"
 
 namespace slope::ir {
@@ -18,8 +20,6 @@ class Verifier {
  private:
   void VerifyFunction(const Function& f);
   void VerifyInst(const Function& f, const Inst& inst);
-  void ComputeDominators(const Function& f);
-  bool Dominates(const Block* a, const Block* b) const;
   void Fail(const Function& f, const std::string& msg) {
     errors_.push_back("in function @" + f.Name() + ": " + msg);
   }
@@ -31,23 +31,8 @@ class Verifier {
 
   const Module& module_;
   std::vector<std::string> errors_;
-  std::map<const Block*, const Block*> idom_;  // reachable blocks only
-  std::map<const Block*, size_t> rpo_index_;
+  std::unique_ptr<DomTree> dom_;  // of the function being verified
 };
-
-std::vector<const Block*> Successors(const Block* b) {
-  std::vector<const Block*> out;
-  const Inst* t = b->Terminator();
-  if (t == nullptr) return out;
-  switch (t->GetOp()) {
-    case Op::Br: out = {t->targets[0]}; break;
-    case Op::CondBr: out = {t->targets[0], t->targets[1]}; break;
-    case Op::If: out = {t->targets[0], t->targets[1]}; break;
-    case Op::Loop: out = {t->targets[0]}; break;
-    default: break;
-  }
-  return out;
-}
 
 std::vector<std::string> Verifier::Run() {
   std::set<std::string> names;
@@ -61,66 +46,6 @@ std::vector<std::string> Verifier::Run() {
     VerifyFunction(*f);
   }
   return errors_;
-}
-
-void Verifier::ComputeDominators(const Function& f) {
-  idom_.clear();
-  rpo_index_.clear();
-  // Reverse post-order of the reachable blocks.
-  std::vector<const Block*> post;
-  std::set<const Block*> seen;
-  std::vector<std::pair<const Block*, size_t>> stack{{f.blocks.front(), 0}};
-  seen.insert(f.blocks.front());
-  while (!stack.empty()) {
-    auto& [b, next] = stack.back();
-    std::vector<const Block*> succ = Successors(b);
-    if (next < succ.size()) {
-      const Block* s = succ[next++];
-      if (seen.insert(s).second) stack.push_back({s, 0});
-    } else {
-      post.push_back(b);
-      stack.pop_back();
-    }
-  }
-  std::vector<const Block*> rpo(post.rbegin(), post.rend());
-  for (size_t i = 0; i < rpo.size(); ++i) rpo_index_[rpo[i]] = i;
-  std::map<const Block*, std::vector<const Block*>> preds;
-  for (const Block* b : rpo) {
-    for (const Block* s : Successors(b)) preds[s].push_back(b);
-  }
-  idom_[rpo[0]] = rpo[0];
-  bool changed = true;
-  auto intersect = [&](const Block* a, const Block* b) {
-    while (a != b) {
-      while (rpo_index_[a] > rpo_index_[b]) a = idom_[a];
-      while (rpo_index_[b] > rpo_index_[a]) b = idom_[b];
-    }
-    return a;
-  };
-  while (changed) {
-    changed = false;
-    for (size_t i = 1; i < rpo.size(); ++i) {
-      const Block* b = rpo[i];
-      const Block* new_idom = nullptr;
-      for (const Block* p : preds[b]) {
-        if (idom_.count(p) == 0) continue;
-        new_idom = new_idom == nullptr ? p : intersect(p, new_idom);
-      }
-      if (new_idom != nullptr && idom_[b] != new_idom) {
-        idom_[b] = new_idom;
-        changed = true;
-      }
-    }
-  }
-}
-
-bool Verifier::Dominates(const Block* a, const Block* b) const {
-  while (true) {
-    if (a == b) return true;
-    auto it = idom_.find(b);
-    if (it == idom_.end() || it->second == b) return false;
-    b = it->second;
-  }
 }
 
 void Verifier::VerifyFunction(const Function& f) {
@@ -150,7 +75,15 @@ void Verifier::VerifyFunction(const Function& f) {
     }
   }
   if (!errors_.empty()) return;
-  ComputeDominators(f);
+  if (!f.blocks.front()->params.empty()) Fail(f, "the entry block cannot take parameters");
+  std::map<const Block*, std::vector<Edge>> preds = Predecessors(f);
+  if (preds.count(f.blocks.front()) != 0) Fail(f, "no branch may target the entry block");
+  for (const Block* b : f.blocks) {
+    for (const Param* p : b->params) {
+      if (p->GetBlock() != b) Fail(f, "block parameter's block link is wrong");
+    }
+  }
+  dom_ = std::make_unique<DomTree>(f);
 
   // Where each value is defined: block and position.
   std::map<const Value*, std::pair<const Block*, size_t>> defs;
@@ -160,7 +93,7 @@ void Verifier::VerifyFunction(const Function& f) {
     for (size_t i = 0; i < b->insts.size(); ++i) defs[b->insts[i]] = {b, i + 1};
   }
   for (const Block* b : f.blocks) {
-    bool reachable = idom_.count(b) != 0;
+    bool reachable = dom_->IsReachable(b);
     for (size_t i = 0; i < b->insts.size(); ++i) {
       const Inst* inst = b->insts[i];
       VerifyInst(f, *inst);
@@ -173,7 +106,7 @@ void Verifier::VerifyFunction(const Function& f) {
         }
         const Block* def_block = it->second.first;
         if (def_block == nullptr || !reachable) continue;  // function params dominate all
-        bool ok = def_block == b ? it->second.second <= i : Dominates(def_block, b);
+        bool ok = def_block == b ? it->second.second <= i : dom_->Dominates(def_block, b);
         if (!ok) Fail(f, Where(f, *inst) + " uses a value that does not dominate it");
       }
     }
@@ -308,8 +241,20 @@ void Verifier::VerifyInst(const Function& f, const Inst& inst) {
       }
       break;
     case Op::CondBr:
-      if (arity(1)) need(op_type(0)->IsBool(), "condition must be bool");
-      need(inst.targets.size() == 2 && inst.targets[0]->params.empty() && inst.targets[1]->params.empty(), "cond_br needs two targets without parameters");
+      if (!need(inst.targets.size() == 2, "cond_br needs two targets")) break;
+      if (!need(inst.operands.size() == 1 + inst.targets[0]->params.size() + inst.targets[1]->params.size(),
+                "cond_br argument count differs from the targets' parameters")) {
+        break;
+      }
+      need(op_type(0)->IsBool(), "condition must be bool");
+      need(inst.targets[0] != inst.targets[1] || inst.targets[0]->params.empty(),
+           "cond_br cannot pass arguments to the same block twice");
+      for (size_t t = 0; t < 2; ++t) {
+        std::vector<Value*> args = EdgeArgs(inst, t);
+        for (size_t i = 0; i < args.size(); ++i) {
+          need(inst.targets[t]->params[i]->GetType() == args[i]->GetType(), "cond_br argument type");
+        }
+      }
       break;
     case Op::If:
       if (arity(1)) need(op_type(0)->IsBool(), "condition must be bool");

@@ -216,6 +216,9 @@ void Lowerer::LowerStmt(const ast::Stmt* stmt) {
       return;
     case ast::StmtKind::Empty:
       return;
+    case ast::StmtKind::Switch:
+    case ast::StmtKind::Case:
+      SLOPE_ICE("statement kind rejected by sema reached lowering");
   }
 }
 

@@ -94,6 +94,10 @@ Value* Lowerer::LowerExpr(const ast::Expr* e) {
       return LowerConditional(static_cast<const ast::ConditionalExpr*>(e));
     case ast::ExprKind::Cast:
       return ConvertValue(LowerExpr(static_cast<const ast::CastExpr*>(e)->operand), LowerType(e->type));
+    case ast::ExprKind::InitList:
+    case ast::ExprKind::Diff:
+    case ast::ExprKind::NoDiff:
+      SLOPE_ICE("expression kind rejected by sema reached lowering");
     case ast::ExprKind::ImplicitCast:
       return ConvertValue(LowerExpr(static_cast<const ast::ImplicitCastExpr*>(e)->operand),
                           LowerType(e->type));

@@ -41,42 +41,21 @@ size_t Utf8SequenceLength(std::string_view text, size_t p) {
   return len;
 }
 
-class Lexer {
- public:
-  Lexer(const source::SourceManager& sources, source::FileId file, diag::DiagEngine& diags)
-      : file_(file), text_(sources.Text(file)), diags_(diags) {}
+}  // namespace
 
-  std::vector<Token> Run();
-
- private:
-  source::SourceLoc Loc(size_t offset) const {
-    return {file_, static_cast<uint32_t>(offset)};
-  }
-  source::SourceRange Range(size_t begin, size_t end) const { return {Loc(begin), Loc(end)}; }
-  char Peek(size_t ahead = 0) const {
-    return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0';
-  }
-  bool AtEnd() const { return pos_ >= text_.size(); }
-
-  void SkipTrivia();
-  /// Skips a non-ASCII byte sequence in a comment or string, checking it is UTF-8.
-  void SkipNonAscii();
-  void LexNumber(Token& tok);
-  void LexPunctuation(Token& tok);
-
-  source::FileId file_;
-  std::string_view text_;
-  diag::DiagEngine& diags_;
-  size_t pos_ = 0;
-  bool at_line_start_ = true;
-};
+Lexer::Lexer(const source::SourceManager& sources, source::FileId file,
+             diag::DiagEngine& diags)
+    : file_(file), text_(sources.Text(file)), diags_(diags) {
+  // A UTF-8 byte order mark is skipped.
+  if (text_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;
+}
 
 void Lexer::SkipNonAscii() {
   size_t len = Utf8SequenceLength(text_, pos_);
   if (len == 0) {
     char hex[8];
     std::snprintf(hex, sizeof(hex), "%02X", static_cast<unsigned char>(text_[pos_]));
-    diags_.Report(diag::DiagId::InvalidUtf8, Range(pos_, pos_ + 1), hex);
+    Error(diag::DiagId::InvalidUtf8, Range(pos_, pos_ + 1), hex);
     len = 1;
   }
   pos_ += len;
@@ -118,17 +97,19 @@ void Lexer::SkipTrivia() {
           ++pos_;
         }
       }
-      if (!closed) diags_.Report(diag::DiagId::UnterminatedComment, Range(start, start + 2));
+      if (!closed) Error(diag::DiagId::UnterminatedComment, Range(start, start + 2));
     } else {
       return;
     }
   }
 }
 
-std::vector<Token> Lexer::Run() {
-  std::vector<Token> tokens;
-  // A UTF-8 byte order mark is skipped.
-  if (text_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;
+bool Lexer::AtLineStart() {
+  SkipTrivia();
+  return at_line_start_ || AtEnd();
+}
+
+Token Lexer::Next() {
   while (true) {
     SkipTrivia();
     Token tok;
@@ -138,8 +119,7 @@ std::vector<Token> Lexer::Run() {
     tok.loc = Loc(start);
     if (AtEnd()) {
       tok.kind = TokenKind::EndOfFile;
-      tokens.push_back(tok);
-      return tokens;
+      return tok;
     }
     char c = Peek();
     if (IsIdentStart(c)) {
@@ -163,14 +143,14 @@ std::vector<Token> Lexer::Run() {
           ++pos_;
         }
       }
-      if (!closed) diags_.Report(diag::DiagId::UnterminatedString, Range(start, pos_));
+      if (!closed) Error(diag::DiagId::UnterminatedString, Range(start, pos_));
       tok.kind = TokenKind::StringLiteral;
     } else if (static_cast<unsigned char>(c) >= 0x80) {
       size_t len = Utf8SequenceLength(text_, pos_);
       if (len == 0) {
         SkipNonAscii();
       } else {
-        diags_.Report(diag::DiagId::UnexpectedCharacter, Range(start, start + len),
+        Error(diag::DiagId::UnexpectedCharacter, Range(start, start + len),
                       text_.substr(start, len));
         pos_ += len;
       }
@@ -186,13 +166,13 @@ std::vector<Token> Lexer::Run() {
         } else {
           shown = std::string(1, c);
         }
-        diags_.Report(diag::DiagId::UnexpectedCharacter, Range(start, start + 1), shown);
+        Error(diag::DiagId::UnexpectedCharacter, Range(start, start + 1), shown);
         ++pos_;
         continue;
       }
     }
     tok.text = text_.substr(start, pos_ - start);
-    tokens.push_back(tok);
+    return tok;
   }
 }
 
@@ -241,7 +221,7 @@ void Lexer::LexNumber(Token& tok) {
     } else if (lower == "l" || lower == "lf") {
       tok.literal_type = LiteralType::Double;
     } else {
-      diags_.Report(diag::DiagId::InvalidNumericLiteral, range, whole);
+      Error(diag::DiagId::InvalidNumericLiteral, range, whole);
       return;
     }
     std::string digits(text_.substr(start, digits_end - start));
@@ -258,7 +238,7 @@ void Lexer::LexNumber(Token& tok) {
     if (too_large || too_small) {
       static constexpr const char* kNames[] = {"int", "uint", "int64_t", "uint64_t",
                                                "half", "float", "double"};
-      diags_.Report(diag::DiagId::FloatLiteralOutOfRange, range, whole,
+      Error(diag::DiagId::FloatLiteralOutOfRange, range, whole,
                     kNames[static_cast<int>(tok.literal_type)]);
     }
     tok.float_value = value;
@@ -272,7 +252,7 @@ void Lexer::LexNumber(Token& tok) {
                       lower == "ul" || lower == "lu" || lower == "ull" || lower == "llu";
   size_t prefix = base == 10 ? 0 : 2;
   if (!valid_suffix || digits_end == start + prefix) {
-    diags_.Report(diag::DiagId::InvalidNumericLiteral, range, whole);
+    Error(diag::DiagId::InvalidNumericLiteral, range, whole);
     return;
   }
   // Accumulate with overflow detection.
@@ -306,60 +286,80 @@ void Lexer::LexNumber(Token& tok) {
   if (tok.literal_type == LiteralType::Int) limit = 0x80000000ull;
   if (overflow || value > limit) {
     static constexpr const char* kNames[] = {"int", "uint", "int64_t", "uint64_t"};
-    diags_.Report(diag::DiagId::IntegerLiteralTooLarge, range, whole,
+    Error(diag::DiagId::IntegerLiteralTooLarge, range, whole,
                   kNames[static_cast<int>(tok.literal_type)]);
     tok.int_value = 0;
   }
 }
 
 void Lexer::LexPunctuation(Token& tok) {
-  struct Punct {
-    const char* spelling;
-    TokenKind kind;
+  // Dispatch on the first character, then take the longest spelling that matches
+  // ("<<=" before "<<" before "<").
+  char c = Peek();
+  char n1 = Peek(1);
+  char n2 = Peek(2);
+  auto take = [&](TokenKind kind, size_t length) {
+    tok.kind = kind;
+    pos_ += length;
   };
-  // Longest first, so that "<<=" wins over "<<" and "<".
-  static constexpr Punct kPuncts[] = {
-      {"<<=", TokenKind::LessLessEqual}, {">>=", TokenKind::GreaterGreaterEqual},
-      {"::", TokenKind::ColonColon},     {"->", TokenKind::Arrow},
-      {"++", TokenKind::PlusPlus},       {"--", TokenKind::MinusMinus},
-      {"&&", TokenKind::AmpAmp},         {"||", TokenKind::PipePipe},
-      {"<=", TokenKind::LessEqual},      {">=", TokenKind::GreaterEqual},
-      {"==", TokenKind::EqualEqual},     {"!=", TokenKind::BangEqual},
-      {"<<", TokenKind::LessLess},       {">>", TokenKind::GreaterGreater},
-      {"+=", TokenKind::PlusEqual},      {"-=", TokenKind::MinusEqual},
-      {"*=", TokenKind::StarEqual},      {"/=", TokenKind::SlashEqual},
-      {"%=", TokenKind::PercentEqual},   {"&=", TokenKind::AmpEqual},
-      {"|=", TokenKind::PipeEqual},      {"^=", TokenKind::CaretEqual},
-      {"(", TokenKind::LParen},          {")", TokenKind::RParen},
-      {"[", TokenKind::LBracket},        {"]", TokenKind::RBracket},
-      {"{", TokenKind::LBrace},          {"}", TokenKind::RBrace},
-      {";", TokenKind::Semicolon},       {",", TokenKind::Comma},
-      {".", TokenKind::Dot},             {":", TokenKind::Colon},
-      {"?", TokenKind::Question},        {"#", TokenKind::Hash},
-      {"+", TokenKind::Plus},            {"-", TokenKind::Minus},
-      {"*", TokenKind::Star},            {"/", TokenKind::Slash},
-      {"%", TokenKind::Percent},         {"&", TokenKind::Amp},
-      {"|", TokenKind::Pipe},            {"^", TokenKind::Caret},
-      {"~", TokenKind::Tilde},           {"!", TokenKind::Bang},
-      {"<", TokenKind::Less},            {">", TokenKind::Greater},
-      {"=", TokenKind::Equal},
+  // X, X= forms.
+  auto with_equal = [&](TokenKind plain, TokenKind equal) {
+    n1 == '=' ? take(equal, 2) : take(plain, 1);
   };
-  std::string_view rest = text_.substr(pos_);
-  for (const Punct& p : kPuncts) {
-    std::string_view s(p.spelling);
-    if (rest.substr(0, s.size()) == s) {
-      tok.kind = p.kind;
-      pos_ += s.size();
-      return;
-    }
+  switch (c) {
+    case '(': return take(TokenKind::LParen, 1);
+    case ')': return take(TokenKind::RParen, 1);
+    case '[': return take(TokenKind::LBracket, 1);
+    case ']': return take(TokenKind::RBracket, 1);
+    case '{': return take(TokenKind::LBrace, 1);
+    case '}': return take(TokenKind::RBrace, 1);
+    case ';': return take(TokenKind::Semicolon, 1);
+    case ',': return take(TokenKind::Comma, 1);
+    case '.': return take(TokenKind::Dot, 1);
+    case '?': return take(TokenKind::Question, 1);
+    case '#': return take(TokenKind::Hash, 1);
+    case '~': return take(TokenKind::Tilde, 1);
+    case ':': return n1 == ':' ? take(TokenKind::ColonColon, 2) : take(TokenKind::Colon, 1);
+    case '+':
+      if (n1 == '+') return take(TokenKind::PlusPlus, 2);
+      return with_equal(TokenKind::Plus, TokenKind::PlusEqual);
+    case '-':
+      if (n1 == '-') return take(TokenKind::MinusMinus, 2);
+      if (n1 == '>') return take(TokenKind::Arrow, 2);
+      return with_equal(TokenKind::Minus, TokenKind::MinusEqual);
+    case '*': return with_equal(TokenKind::Star, TokenKind::StarEqual);
+    case '/': return with_equal(TokenKind::Slash, TokenKind::SlashEqual);
+    case '%': return with_equal(TokenKind::Percent, TokenKind::PercentEqual);
+    case '^': return with_equal(TokenKind::Caret, TokenKind::CaretEqual);
+    case '!': return with_equal(TokenKind::Bang, TokenKind::BangEqual);
+    case '=': return with_equal(TokenKind::Equal, TokenKind::EqualEqual);
+    case '&':
+      if (n1 == '&') return take(TokenKind::AmpAmp, 2);
+      return with_equal(TokenKind::Amp, TokenKind::AmpEqual);
+    case '|':
+      if (n1 == '|') return take(TokenKind::PipePipe, 2);
+      return with_equal(TokenKind::Pipe, TokenKind::PipeEqual);
+    case '<':
+      if (n1 == '<') return n2 == '=' ? take(TokenKind::LessLessEqual, 3) : take(TokenKind::LessLess, 2);
+      return with_equal(TokenKind::Less, TokenKind::LessEqual);
+    case '>':
+      if (n1 == '>') {
+        return n2 == '=' ? take(TokenKind::GreaterGreaterEqual, 3) : take(TokenKind::GreaterGreater, 2);
+      }
+      return with_equal(TokenKind::Greater, TokenKind::GreaterEqual);
+    default:
+      return;  // not punctuation: the caller reports the character
   }
 }
 
-}  // namespace
-
 std::vector<Token> Lex(const source::SourceManager& sources, source::FileId file,
                        diag::DiagEngine& diags) {
-  return Lexer(sources, file, diags).Run();
+  Lexer lexer(sources, file, diags);
+  std::vector<Token> tokens;
+  do {
+    tokens.push_back(lexer.Next());
+  } while (!tokens.back().Is(TokenKind::EndOfFile));
+  return tokens;
 }
 
 }  // namespace slope::preprocess

@@ -43,6 +43,49 @@ struct Token {
   }
 };
 
+/// Produces the tokens of one file one at a time. The preprocessor drives it so that
+/// text in skipped `#if` blocks is lexed quietly (no diagnostics) and so that it can tell
+/// where a directive's line ends.
+class Lexer {
+ public:
+  Lexer(const source::SourceManager& sources, source::FileId file, diag::DiagEngine& diags);
+
+  /// The next token; EndOfFile (repeatedly) at the end of the file.
+  Token Next();
+  /// True when the next token starts a new line or the file has ended.
+  bool AtLineStart();
+  /// While quiet, lexical errors are not reported (used for skipped `#if` blocks).
+  void SetQuiet(bool quiet) { quiet_ = quiet; }
+  bool IsQuiet() const { return quiet_; }
+
+ private:
+  source::SourceLoc Loc(size_t offset) const {
+    return {file_, static_cast<uint32_t>(offset)};
+  }
+  source::SourceRange Range(size_t begin, size_t end) const { return {Loc(begin), Loc(end)}; }
+  char Peek(size_t ahead = 0) const {
+    return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0';
+  }
+  bool AtEnd() const { return pos_ >= text_.size(); }
+  template <typename... Args>
+  void Error(diag::DiagId id, source::SourceRange range, const Args&... args) {
+    if (!quiet_) diags_.Report(id, range, args...);
+  }
+
+  void SkipTrivia();
+  /// Skips a non-ASCII byte sequence in a comment or string, checking it is UTF-8.
+  void SkipNonAscii();
+  void LexNumber(Token& tok);
+  void LexPunctuation(Token& tok);
+
+  source::FileId file_;
+  std::string_view text_;
+  diag::DiagEngine& diags_;
+  size_t pos_ = 0;
+  bool at_line_start_ = true;
+  bool quiet_ = false;
+};
+
 /// Splits one file into tokens, reporting lexical errors to `diags`.
 std::vector<Token> Lex(const source::SourceManager& sources, source::FileId file,
                        diag::DiagEngine& diags);

@@ -41,6 +41,11 @@ bool LiteralUInt(const ast::Expr* e, uint32_t* out) {
 
 const Type* Checker::ResolveType(ast::TypeExpr* te) {
   if (te == nullptr) return types_.Error();
+  if (!te->array_dims.empty()) {
+    diags_.Report(DiagId::UnsupportedConstruct, te->range, "array types", "are");
+    te->resolved = types_.Error();
+    return te->resolved;
+  }
   const Type* result = nullptr;
   if (te->type_args.empty() && te->value_args.empty()) {
     result = LookupBuiltinTypeName(types_, te->name);
@@ -167,9 +172,47 @@ void Checker::CheckAttributes(const std::vector<ast::Attribute>& attrs,
   }
 }
 
+namespace {
+/// What to call a declaration this version of sema does not check yet; null when it does.
+const char* UnsupportedDeclName(const ast::Decl* decl) {
+  switch (decl->kind) {
+    case ast::DeclKind::Var: return nullptr;
+    case ast::DeclKind::Func: {
+      auto* f = static_cast<const ast::FuncDecl*>(decl);
+      if (!f->generic_params.empty()) return "generic functions";
+      if (f->func_kind == ast::FuncKind::Operator) return "operator declarations";
+      if (f->func_kind != ast::FuncKind::Plain) return "'__init' outside a struct";
+      return nullptr;
+    }
+    case ast::DeclKind::Struct: return "'struct' declarations";
+    case ast::DeclKind::Interface: return "'interface' declarations";
+    case ast::DeclKind::Extension: return "'extension' declarations";
+    case ast::DeclKind::Enum: return "'enum' declarations";
+    case ast::DeclKind::EnumCase: return "enumerators";
+    case ast::DeclKind::TypeAlias: return "type aliases";
+    case ast::DeclKind::Namespace: return "namespaces";
+    case ast::DeclKind::Import: return "'import' declarations";
+    case ast::DeclKind::AssociatedType: return "'associatedtype' declarations";
+    case ast::DeclKind::GenericParam: return "generic parameters";
+    case ast::DeclKind::Property: return "'property' declarations";
+    case ast::DeclKind::Subscript: return "'__subscript' declarations";
+    case ast::DeclKind::BufferBlock: return "'cbuffer' declarations";
+  }
+  return "declarations of this kind";
+}
+}  // namespace
+
 bool Checker::Run(ast::Module& module, CheckedModule* out) {
   scopes_.emplace_back();
+  std::vector<ast::Decl*> decls;
   for (ast::Decl* decl : module.decls) {
+    if (const char* what = UnsupportedDeclName(decl)) {
+      diags_.Report(DiagId::UnsupportedConstruct, decl->name_range, what, "are");
+    } else {
+      decls.push_back(decl);
+    }
+  }
+  for (ast::Decl* decl : decls) {
     DeclareGlobal(decl);
     if (decl->kind == ast::DeclKind::Func) {
       auto* func = static_cast<ast::FuncDecl*>(decl);
@@ -179,12 +222,12 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
       CheckAttributes(decl->attributes, {"vk::binding"});
     }
   }
-  for (ast::Decl* decl : module.decls) {
+  for (ast::Decl* decl : decls) {
     if (decl->kind == ast::DeclKind::Var) {
       CheckGlobalVar(static_cast<ast::VarDecl*>(decl), out);
     }
   }
-  for (ast::Decl* decl : module.decls) {
+  for (ast::Decl* decl : decls) {
     if (decl->kind == ast::DeclKind::Func) CheckFunctionSignature(static_cast<ast::FuncDecl*>(decl));
   }
   // Two functions with the same parameter types are a redefinition, not an overload.
@@ -203,7 +246,7 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
       }
     }
   }
-  for (ast::Decl* decl : module.decls) {
+  for (ast::Decl* decl : decls) {
     if (diags_.LimitReached()) break;
     if (decl->kind != ast::DeclKind::Func) continue;
     auto* func = static_cast<ast::FuncDecl*>(decl);
@@ -262,6 +305,9 @@ bool Checker::CheckConstantExpr(const ast::Expr* e) {
       return true;
     }
     case ast::ExprKind::StringLiteral:
+    case ast::ExprKind::InitList:
+    case ast::ExprKind::Diff:
+    case ast::ExprKind::NoDiff:
     case ast::ExprKind::Member:
     case ast::ExprKind::Index:
     case ast::ExprKind::Assign:
@@ -595,6 +641,12 @@ bool Checker::CheckStmt(ast::Stmt* stmt) {
       }
       return false;
     case ast::StmtKind::Empty:
+      return true;
+    case ast::StmtKind::Switch:
+    case ast::StmtKind::Case:
+      diags_.Report(DiagId::UnsupportedConstruct, stmt->range,
+                    stmt->kind == ast::StmtKind::Switch ? "'switch' statements" : "'case' labels",
+                    "are");
       return true;
   }
   return true;

@@ -62,6 +62,10 @@ ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
     return call;
   }
   auto* name = static_cast<ast::NameExpr*>(call->callee);
+  if (!name->generic_args.empty() || !name->generic_values.empty()) {
+    diags_.Report(DiagId::UnsupportedConstruct, name->range, "explicit generic arguments", "are");
+    return call;
+  }
   ast::Decl* decl = Lookup(name->name);
   if (decl != nullptr && decl->kind == ast::DeclKind::Func) {
     name->decl = decl;

@@ -69,11 +69,26 @@ ast::Expr* Checker::CheckExpr(ast::Expr* expr) {
     }
     case ast::ExprKind::ImplicitCast:
       return expr;  // already checked
+    case ast::ExprKind::InitList:
+    case ast::ExprKind::Diff:
+    case ast::ExprKind::NoDiff: {
+      const char* what = expr->kind == ast::ExprKind::InitList ? "initializer lists"
+                         : expr->kind == ast::ExprKind::Diff   ? "'fwd_diff' and 'bwd_diff'"
+                                                               : "'no_diff' expressions";
+      diags_.Report(DiagId::UnsupportedConstruct, expr->range, what, "are");
+      expr->type = types_.Error();
+      return expr;
+    }
   }
   return expr;
 }
 
 ast::Expr* Checker::CheckName(ast::NameExpr* expr) {
+  if (!expr->generic_args.empty() || !expr->generic_values.empty()) {
+    diags_.Report(DiagId::UnsupportedConstruct, expr->range, "explicit generic arguments", "are");
+    expr->type = types_.Error();
+    return expr;
+  }
   ast::Decl* decl = Lookup(expr->name);
   expr->decl = decl;
   if (decl == nullptr) {
@@ -96,6 +111,17 @@ ast::Expr* Checker::CheckName(ast::NameExpr* expr) {
 }
 
 ast::Expr* Checker::CheckMember(ast::MemberExpr* expr) {
+  if (expr->is_static || !expr->generic_args.empty()) {
+    if (expr->is_static) {
+      diags_.Report(DiagId::UnsupportedConstruct, expr->range, "static member access with '::'",
+                    "is");
+    } else {
+      diags_.Report(DiagId::UnsupportedConstruct, expr->range, "explicit generic arguments",
+                    "are");
+    }
+    expr->type = types_.Error();
+    return expr;
+  }
   expr->base = CheckExpr(expr->base);
   const Type* base = expr->base->type;
   if (base->IsError()) {

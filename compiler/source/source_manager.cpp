@@ -42,7 +42,7 @@ std::string_view SourceManager::Text(FileId file) const { return Get(file).text;
 
 const std::string& SourceManager::Path(FileId file) const { return Get(file).path; }
 
-LineCol SourceManager::GetLineCol(SourceLoc loc) const {
+LineCol SourceManager::GetPhysicalLineCol(SourceLoc loc) const {
   if (!loc.IsValid()) return {};
   const File& f = Get(loc.file);
   auto it = std::upper_bound(f.line_starts.begin(), f.line_starts.end(), loc.offset);
@@ -59,10 +59,75 @@ std::string_view SourceManager::GetLine(FileId file, uint32_t line) const {
   return std::string_view(f.text).substr(begin, end - begin);
 }
 
+std::string_view SourceManager::GetLineText(SourceLoc loc) const {
+  if (!loc.IsValid()) return {};
+  return GetLine(loc.file, GetPhysicalLineCol(loc).line);
+}
+
+const SourceManager::LineMarker* SourceManager::MarkerFor(SourceLoc loc) const {
+  const File& f = Get(loc.file);
+  auto it = std::upper_bound(f.markers.begin(), f.markers.end(), loc.offset,
+                             [](uint32_t offset, const LineMarker& m) { return offset < m.offset; });
+  return it == f.markers.begin() ? nullptr : &*(it - 1);
+}
+
+LineCol SourceManager::GetLineCol(SourceLoc loc) const {
+  LineCol lc = GetPhysicalLineCol(loc);
+  if (!loc.IsValid()) return lc;
+  if (const LineMarker* m = MarkerFor(loc)) lc.line = m->line + (lc.line - m->physical_line);
+  return lc;
+}
+
+const std::string& SourceManager::PresumedPath(SourceLoc loc) const {
+  const File& f = Get(loc.file);
+  // The newest marker that names a file wins.
+  auto it = std::upper_bound(f.markers.begin(), f.markers.end(), loc.offset,
+                             [](uint32_t offset, const LineMarker& m) { return offset < m.offset; });
+  while (it != f.markers.begin()) {
+    --it;
+    if (!it->path.empty()) return it->path;
+  }
+  return f.path;
+}
+
 std::string SourceManager::Describe(SourceLoc loc) const {
   if (!loc.IsValid()) return "<unknown>";
   LineCol lc = GetLineCol(loc);
-  return Path(loc.file) + ":" + std::to_string(lc.line) + ":" + std::to_string(lc.column);
+  return PresumedPath(loc) + ":" + std::to_string(lc.line) + ":" + std::to_string(lc.column);
+}
+
+void SourceManager::AddLineMarker(FileId file, uint32_t physical_line, uint32_t line,
+                                  std::string path) {
+  SLOPE_ASSERT(file >= 1 && file <= files_.size());
+  File& f = *files_[file - 1];
+  uint32_t offset = physical_line >= 1 && physical_line <= f.line_starts.size()
+                        ? f.line_starts[physical_line - 1]
+                        : static_cast<uint32_t>(f.text.size());
+  // A file included twice runs its #line directives twice: the newer marker wins.
+  auto it = std::lower_bound(f.markers.begin(), f.markers.end(), offset,
+                             [](const LineMarker& m, uint32_t o) { return m.offset < o; });
+  LineMarker marker{offset, physical_line, line, std::move(path)};
+  if (it != f.markers.end() && it->offset == offset) {
+    *it = std::move(marker);
+  } else {
+    f.markers.insert(it, std::move(marker));
+  }
+}
+
+std::string_view SourceManager::AddScratchText(std::string_view text) {
+  constexpr size_t kBlockSize = 64 * 1024;
+  if (scratch_.empty() ||
+      scratch_.back()->capacity() - scratch_.back()->size() < text.size() + 1) {
+    auto block = std::make_unique<std::string>();
+    block->reserve(std::max(kBlockSize, text.size() + 1));
+    scratch_.push_back(std::move(block));
+  }
+  std::string& block = *scratch_.back();
+  size_t start = block.size();
+  block.append(text);
+  block.push_back('\0');
+  scratch_bytes_ += text.size() + 1;
+  return std::string_view(block).substr(start, text.size());
 }
 
 }  // namespace slope::source

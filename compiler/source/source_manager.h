@@ -51,22 +51,55 @@ class SourceManager {
   /// The path a file was added under.
   const std::string& Path(FileId file) const;
 
-  /// The line and column of a location.
+  /// The line and column of a location as the user sees them: the line follows any
+  /// `#line` directive recorded with AddLineMarker; the column counts bytes.
   LineCol GetLineCol(SourceLoc loc) const;
-  /// The text of 1-based line `line` without its line terminator.
+  /// The physical line and column of a location, ignoring `#line`.
+  LineCol GetPhysicalLineCol(SourceLoc loc) const;
+  /// The text of 1-based physical line `line` without its line terminator.
   std::string_view GetLine(FileId file, uint32_t line) const;
-  /// "path:line:col" for a location, or "<unknown>" when invalid.
+  /// The text of the physical line holding `loc` (for caret lines).
+  std::string_view GetLineText(SourceLoc loc) const;
+  /// The file name diagnostics print for `loc`: the last `#line "name"` before it, or
+  /// the path the file was added under.
+  const std::string& PresumedPath(SourceLoc loc) const;
+  /// "path:line:col" for a location (after `#line` mapping), or "<unknown>" when invalid.
   std::string Describe(SourceLoc loc) const;
 
+  /// Records a `#line`: physical line `physical_line` of `file` is presented as line
+  /// `line`, and following lines count on from it. When `path` is non-empty it replaces
+  /// the file's name from there on. A second marker for the same line replaces the first.
+  void AddLineMarker(FileId file, uint32_t physical_line, uint32_t line, std::string path);
+
+  /// Stores text that has no file of its own (tokens made by `##`, `#`, `__FILE__`)
+  /// and returns a view of it that stays valid as long as the SourceManager. Two stored
+  /// texts are never adjacent in memory (a separator byte follows each).
+  std::string_view AddScratchText(std::string_view text);
+  /// Bytes stored by AddScratchText so far.
+  size_t ScratchBytes() const { return scratch_bytes_; }
+
  private:
+  /// A `#line` directive's effect from `offset` on.
+  struct LineMarker {
+    uint32_t offset;         // first byte of the physical line it renumbers
+    uint32_t physical_line;  // that line's physical number
+    uint32_t line;           // the number it is given
+    std::string path;        // the name from there on (empty: unchanged)
+  };
   struct File {
     std::string path;
     std::string text;
     std::vector<uint32_t> line_starts;  // byte offset of each line's first character
+    std::vector<LineMarker> markers;    // sorted by offset
   };
   const File& Get(FileId file) const;
+  /// The last marker at or before `loc`, or nullptr.
+  const LineMarker* MarkerFor(SourceLoc loc) const;
 
   std::vector<std::unique_ptr<File>> files_;
+  /// Fixed-capacity blocks: appending within capacity never moves earlier text.
+  std::vector<std::unique_ptr<std::string>> scratch_;
+  size_t scratch_bytes_ = 0;
 };
 
 }  // namespace slope::source

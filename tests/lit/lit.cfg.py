@@ -18,7 +18,7 @@ config.filecheck = paths["filecheck"]
 
 config.name = "slope"
 config.test_format = lit.formats.ShTest(execute_external=True)
-config.suffixes = [".slang", ".test"]
+config.suffixes = [".slang", ".test", ".ir"]
 config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "paths.json.in", "run_lit.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = site_dir
@@ -28,6 +28,7 @@ slopec = os.path.join(tools, "slopec", "slopec")
 slope_run = os.path.join(tools, "slope-run", "slope-run")
 config.substitutions.append(("%slopec", slopec))
 config.substitutions.append(("%slope-run", slope_run))
+config.substitutions.append(("%slope-opt", os.path.join(tools, "slope-opt", "slope-opt")))
 config.substitutions.append(("%FileCheck", config.filecheck))
 config.substitutions.append(("FileCheck", config.filecheck))
 config.substitutions.append(("%not", os.path.join(os.path.dirname(config.filecheck), "not")))

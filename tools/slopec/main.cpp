@@ -38,9 +38,22 @@ int main(int argc, char** argv) {
   app.add_flag("--skip-spirv-validation", skip_validation, "do not validate the SPIR-V output");
   app.add_flag("--no-codegen", no_codegen, "check the source only");
   app.add_flag("--dump-ir", dump_ir, "print the IR after lowering");
+  std::string dump_ir_after;
+  app.add_option("--dump-ir-after", dump_ir_after,
+                 "print the IR after the named pass of the target's pass list");
+  bool dump_ast = false, parse_only = false;
+  app.add_flag("--dump-ast", dump_ast, "print the syntax tree as parsed");
+  app.add_flag("--parse-only", parse_only, "stop after parsing");
   app.add_option("--diagnostic-format", diag_format, "text or json")
       ->check(CLI::IsMember({"text", "json"}));
   app.add_option("--error-limit", error_limit, "stop after this many errors (0 = no limit)");
+  std::vector<std::string> include_paths, defines;
+  bool preprocess_only = false;
+  app.add_option("-I", include_paths, "add a directory to the #include search path")
+      ->allow_extra_args(false);
+  app.add_option("-D", defines, "define a macro: NAME (as 1) or NAME=VALUE")
+      ->allow_extra_args(false);
+  app.add_flag("-E", preprocess_only, "print the preprocessed source and stop");
 
   std::vector<std::string> args = slope::driver::NormalizeArgs(argc, argv);
   std::reverse(args.begin(), args.end());
@@ -62,16 +75,33 @@ int main(int argc, char** argv) {
   options.diag_format = diag_format == "json" ? slope::driver::DiagFormat::Json
                                               : slope::driver::DiagFormat::Text;
   options.error_limit = error_limit;
-  options.target = no_codegen ? slope::driver::Target::None
+  options.include_paths = include_paths;
+  options.defines = defines;
+  options.preprocess_only = preprocess_only;
+  options.dump_ir_after = dump_ir_after;
+  if (!dump_ir_after.empty()) dump_ir = true;
+  options.target = parse_only   ? slope::driver::Target::Parse
+                   : dump_ast   ? slope::driver::Target::Ast
+                   : no_codegen ? slope::driver::Target::None
                    : dump_ir  ? slope::driver::Target::Ir
                    : target == "spirv-asm" ? slope::driver::Target::SpirVAsm
                                            : slope::driver::Target::SpirV;
   slope::driver::CompileResult result = slope::driver::Compile(options);
+  if (preprocess_only) {
+    if (output.empty()) output = "-";
+    if (!WriteFile(output, result.text.data(), result.text.size())) {
+      std::fprintf(stderr, "slopec: error: cannot write '%s'\n", output.c_str());
+      return 1;
+    }
+    return result.ok ? 0 : 1;
+  }
   if (!result.ok) return 1;
 
   switch (options.target) {
     case slope::driver::Target::None:
+    case slope::driver::Target::Parse:
       return 0;
+    case slope::driver::Target::Ast:
     case slope::driver::Target::Ir:
     case slope::driver::Target::SpirVAsm:
       if (output.empty()) output = "-";

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "compiler/base/ice.h"
+#include "compiler/ir/cfg.h"
 
 namespace slope::targets::spirv {
 
@@ -343,9 +344,12 @@ void Writer::WriteFunction(const ir::Function& f) {
       size_t index = std::find(b->params.begin(), b->params.end(), p) - b->params.begin();
       for (const ir::Block* pred : f.blocks) {
         const ir::Inst* t = pred->Terminator();
-        if (t->GetOp() == Op::Br && t->targets[0] == b) {
-          ops.push_back(ValueId(t->operands[index]));
+        if (!ir::EdgeTakesArgs(*t)) continue;
+        for (size_t edge = 0; edge < ir::EdgeCount(*t); ++edge) {
+          if (t->targets[edge] != b) continue;
+          ops.push_back(ValueId(ir::EdgeArgs(*t, edge).at(index)));
           ops.push_back(labels_.at(pred));
+          break;  // one entry per predecessor block (the verifier rules out two edges)
         }
       }
       functions_.Emit(SpvOp::OpPhi, ops);

@@ -127,6 +127,46 @@ TEST_F(VerifierTest, StoreIntoReadOnlyBufferIsReported) {
   EXPECT_TRUE(HasError(m_, "store into a read-only buffer"));
 }
 
+TEST_F(VerifierTest, CondBrArgumentsMustMatchEachTarget) {
+  Function* f = m_.AddFunction("c", i32_);
+  Param* x = m_.AddParam(i32_, nullptr);
+  f->params.push_back(x);
+  Block* entry = m_.AddBlock(f);
+  Block* yes = m_.AddBlock(f);
+  Block* no = m_.AddBlock(f);
+  f->blocks = {entry, yes, no};
+  Param* got = m_.AddParam(i32_, no);
+  no->params.push_back(got);
+  b_.SetInsertBlock(entry);
+  Inst* br = b_.CondBr(b_.Compare(Op::Gt, x, m_.ConstInt(i32_, 0)), yes, no);
+  b_.SetInsertBlock(yes);
+  b_.Return(x);
+  b_.SetInsertBlock(no);
+  b_.Return(got);
+  // The false edge passes nothing to a block that takes one value.
+  EXPECT_TRUE(HasError(m_, "cond_br argument count differs from the targets' parameters"));
+  br->operands.push_back(m_.ConstFloat(f32_, 1.0));
+  EXPECT_TRUE(HasError(m_, "cond_br argument type"));
+  br->operands.back() = x;
+  EXPECT_TRUE(VerifyModule(m_).empty());
+  // Both edges into one block with parameters would make one OpPhi entry ambiguous.
+  br->targets[0] = no;
+  br->operands.push_back(x);
+  EXPECT_TRUE(HasError(m_, "cond_br cannot pass arguments to the same block twice"));
+}
+
+TEST_F(VerifierTest, NothingBranchesToTheEntryBlock) {
+  Function* f = m_.AddFunction("e", m_.Types().Void());
+  Block* entry = m_.AddBlock(f);
+  Block* next = m_.AddBlock(f);
+  f->blocks = {entry, next};
+  b_.SetInsertBlock(entry);
+  b_.Br(next);
+  b_.SetInsertBlock(next);
+  b_.Br(entry);
+  EXPECT_TRUE(HasError(m_, "no branch may target the entry block"));
+}
+
 TEST_F(VerifierTest, TypesAreInterned) {
   EXPECT_EQ(m_.Types().Vector(f32_, 3), m_.Types().Vector(m_.Types().Float(32), 3));
   EXPECT_NE(m_.Types().Vector(f32_, 3), m_.Types().Vector(f32_, 4));

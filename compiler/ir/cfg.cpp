@@ -1,0 +1,217 @@
+#include "compiler/ir/cfg.h"
+
+#include <algorithm>
+#include <set>
+
+#include "compiler/base/ice.h"
+
+namespace slope::ir {
+
+size_t EdgeCount(const Inst& term) {
+  switch (term.GetOp()) {
+    case Op::Br: return 1;
+    case Op::CondBr: return 2;
+    case Op::If: return 2;
+    case Op::Loop: return 1;
+    case Op::Return: case Op::Unreachable: return 0;
+    case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Rem: case Op::Neg:
+    case Op::BitAnd: case Op::BitOr: case Op::BitXor: case Op::BitNot: case Op::Shl:
+    case Op::Shr: case Op::LogicalAnd: case Op::LogicalOr: case Op::LogicalNot: case Op::Eq:
+    case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Convert:
+    case Op::MakeVector: case Op::Splat: case Op::Extract: case Op::ExtractDynamic:
+    case Op::Insert: case Op::InsertDynamic: case Op::Shuffle: case Op::Intrinsic:
+    case Op::Call: case Op::Var: case Op::Load: case Op::Store: case Op::ElementPtr:
+      return 0;
+  }
+  return 0;
+}
+
+bool EdgeTakesArgs(const Inst& term) {
+  return term.GetOp() == Op::Br || term.GetOp() == Op::CondBr;
+}
+
+std::vector<Block*> Successors(const Block& block) {
+  std::vector<Block*> out;
+  const Inst* t = block.Terminator();
+  if (t == nullptr) return out;
+  size_t n = std::min(EdgeCount(*t), t->targets.size());
+  for (size_t i = 0; i < n; ++i) out.push_back(t->targets[i]);
+  return out;
+}
+
+std::vector<Value*> EdgeArgs(const Inst& term, size_t index) {
+  if (term.GetOp() == Op::Br) return term.operands;
+  if (term.GetOp() != Op::CondBr || term.targets.size() != 2) return {};
+  size_t first = term.targets[0]->params.size();
+  size_t begin = index == 0 ? 1 : 1 + first;
+  size_t end = index == 0 ? 1 + first : term.operands.size();
+  begin = std::min(begin, term.operands.size());
+  end = std::min(end, term.operands.size());
+  return std::vector<Value*>(term.operands.begin() + static_cast<std::ptrdiff_t>(begin),
+                             term.operands.begin() + static_cast<std::ptrdiff_t>(end));
+}
+
+void SetEdgeArgs(Inst& term, const std::vector<std::vector<Value*>>& args) {
+  if (term.GetOp() == Op::Br) {
+    SLOPE_ASSERT(args.size() == 1);
+    term.operands = args[0];
+    return;
+  }
+  SLOPE_ASSERT(term.GetOp() == Op::CondBr && args.size() == 2);
+  std::vector<Value*> ops{term.operands.at(0)};
+  ops.insert(ops.end(), args[0].begin(), args[0].end());
+  ops.insert(ops.end(), args[1].begin(), args[1].end());
+  term.operands = std::move(ops);
+}
+
+std::map<const Block*, std::vector<Edge>> Predecessors(const Function& f) {
+  std::map<const Block*, std::vector<Edge>> preds;
+  for (Block* b : f.blocks) {
+    const Inst* t = b->Terminator();
+    if (t == nullptr) continue;
+    size_t n = std::min(EdgeCount(*t), t->targets.size());
+    for (size_t i = 0; i < n; ++i) preds[t->targets[i]].push_back(Edge{b, i});
+  }
+  return preds;
+}
+
+bool IsMergeOrContinueTarget(const Function& f, const Block* b) {
+  for (const Block* h : f.blocks) {
+    const Inst* t = h->Terminator();
+    if (t == nullptr) continue;
+    if (t->GetOp() == Op::If && t->targets.size() == 3 && t->targets[2] == b) return true;
+    if (t->GetOp() == Op::Loop && t->targets.size() == 3 &&
+        (t->targets[1] == b || t->targets[2] == b)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+DomTree::DomTree(const Function& f) {
+  if (f.blocks.empty()) return;
+  // Reverse post-order of the reachable blocks (iterative depth-first search).
+  std::vector<Block*> post;
+  std::set<const Block*> seen{f.blocks.front()};
+  std::vector<std::pair<Block*, size_t>> stack{{f.blocks.front(), 0}};
+  while (!stack.empty()) {
+    Block* b = stack.back().first;
+    std::vector<Block*> succ = Successors(*b);
+    if (stack.back().second < succ.size()) {
+      Block* s = succ[stack.back().second++];
+      if (seen.insert(s).second) stack.push_back({s, 0});
+    } else {
+      post.push_back(b);
+      stack.pop_back();
+    }
+  }
+  rpo_.assign(post.rbegin(), post.rend());
+  for (size_t i = 0; i < rpo_.size(); ++i) rpo_index_[rpo_[i]] = i;
+  std::map<const Block*, std::vector<Block*>> preds;
+  for (Block* b : rpo_) {
+    for (Block* s : Successors(*b)) preds[s].push_back(b);
+  }
+  // Cooper, Harvey and Kennedy's iterative algorithm.
+  idom_[rpo_[0]] = rpo_[0];
+  auto intersect = [&](Block* a, Block* b) {
+    while (a != b) {
+      while (rpo_index_.at(a) > rpo_index_.at(b)) a = idom_.at(a);
+      while (rpo_index_.at(b) > rpo_index_.at(a)) b = idom_.at(b);
+    }
+    return a;
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t i = 1; i < rpo_.size(); ++i) {
+      Block* b = rpo_[i];
+      Block* new_idom = nullptr;
+      for (Block* p : preds[b]) {
+        if (idom_.count(p) == 0) continue;
+        new_idom = new_idom == nullptr ? p : intersect(p, new_idom);
+      }
+      auto it = idom_.find(b);
+      if (new_idom != nullptr && (it == idom_.end() || it->second != new_idom)) {
+        idom_[b] = new_idom;
+        changed = true;
+      }
+    }
+  }
+  for (size_t i = 1; i < rpo_.size(); ++i) children_[idom_.at(rpo_[i])].push_back(rpo_[i]);
+  // Frontiers: walk up from each predecessor of a join to the join's idom.
+  std::map<const Block*, std::set<const Block*>> in_frontier;
+  for (Block* b : rpo_) {
+    if (preds[b].size() < 2) continue;
+    for (Block* p : preds[b]) {
+      for (Block* runner = p; runner != idom_.at(b); runner = idom_.at(runner)) {
+        if (in_frontier[runner].insert(b).second) frontier_[runner].push_back(b);
+        if (runner == idom_.at(runner)) break;
+      }
+    }
+  }
+  for (auto& entry : frontier_) {
+    std::sort(entry.second.begin(), entry.second.end(), [&](const Block* a, const Block* b) {
+      return rpo_index_.at(a) < rpo_index_.at(b);
+    });
+  }
+}
+
+const std::vector<Block*>& DomTree::Children(const Block* b) const {
+  auto it = children_.find(b);
+  return it == children_.end() ? no_children_ : it->second;
+}
+
+bool DomTree::Dominates(const Block* a, const Block* b) const {
+  if (!IsReachable(a) || !IsReachable(b)) return false;
+  while (true) {
+    if (a == b) return true;
+    const Block* up = idom_.at(b);
+    if (up == b) return false;
+    b = up;
+  }
+}
+
+std::vector<Block*> DomTree::Frontier(const Block* b) const {
+  auto it = frontier_.find(b);
+  return it == frontier_.end() ? std::vector<Block*>{} : it->second;
+}
+
+void ReplaceUses(Function& f, const std::map<const Value*, Value*>& replacements) {
+  if (replacements.empty()) return;
+  auto resolve = [&](Value* v) {
+    for (size_t steps = 0; steps <= replacements.size(); ++steps) {
+      auto it = replacements.find(v);
+      if (it == replacements.end()) return v;
+      v = it->second;
+    }
+    SLOPE_ICE("cyclic value replacement");
+  };
+  for (Block* b : f.blocks) {
+    for (Inst* inst : b->insts) {
+      for (Value*& v : inst->operands) v = resolve(v);
+    }
+  }
+}
+
+Value* ZeroValue(Module& module, Function& f, const Type* type) {
+  const Type* s = type->Scalar();
+  SLOPE_ASSERT(s->IsScalar());
+  Value* zero = s->IsBool()    ? module.ConstBool(false)
+                : s->IsFloat() ? module.ConstFloat(s, 0.0)
+                               : module.ConstInt(s, 0);
+  if (!type->IsVector()) return zero;
+  Block* entry = f.blocks.front();
+  size_t pos = 0;
+  while (pos < entry->insts.size() && entry->insts[pos]->GetOp() == Op::Var) ++pos;
+  // Reuse a zero splat already opening the entry block.
+  for (size_t i = pos; i < entry->insts.size() && entry->insts[i]->GetOp() == Op::Splat; ++i) {
+    Inst* existing = entry->insts[i];
+    if (existing->GetType() == type && existing->operands.at(0) == zero) return existing;
+  }
+  Inst* splat = module.NewInst(Op::Splat, type);
+  splat->operands = {zero};
+  splat->block = entry;
+  entry->insts.insert(entry->insts.begin() + static_cast<std::ptrdiff_t>(pos), splat);
+  return splat;
+}
+
+}  // namespace slope::ir

@@ -1,0 +1,289 @@
+// Expressions: precedence climbing over C's operators, postfix forms, primaries.
+
+#include <unordered_set>
+
+#include "compiler/parse/parser_impl.h"
+
+namespace slope::parse {
+
+using diag::DiagId;
+
+namespace {
+
+/// Built-in type names: `(float)x` is a cast when the parentheses hold one of these.
+bool IsBuiltinTypeName(std::string_view name) {
+  static const std::unordered_set<std::string_view> kNames = {
+      "bool", "int", "uint", "float", "half", "double", "int2", "int3", "int4", "uint2",
+      "uint3", "uint4", "float2", "float3", "float4", "bool2", "bool3", "bool4", "half2",
+      "half3", "half4", "double2", "double3", "double4", "vector", "matrix", "int8_t",
+      "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
+      "float16_t", "float32_t", "float64_t", "float2x2", "float3x3", "float4x4", "float2x3",
+      "float2x4", "float3x2", "float3x4", "float4x2", "float4x3"};
+  return kNames.count(name) != 0;
+}
+
+/// Binary operator precedence (higher binds tighter); 0 = not a binary operator.
+int Precedence(TokenKind kind, ast::OpKind* op) {
+  switch (kind) {
+    case TokenKind::PipePipe: *op = ast::OpKind::LogicalOr; return 1;
+    case TokenKind::AmpAmp: *op = ast::OpKind::LogicalAnd; return 2;
+    case TokenKind::Pipe: *op = ast::OpKind::BitOr; return 3;
+    case TokenKind::Caret: *op = ast::OpKind::BitXor; return 4;
+    case TokenKind::Amp: *op = ast::OpKind::BitAnd; return 5;
+    case TokenKind::EqualEqual: *op = ast::OpKind::Eq; return 6;
+    case TokenKind::BangEqual: *op = ast::OpKind::Ne; return 6;
+    case TokenKind::Less: *op = ast::OpKind::Lt; return 7;
+    case TokenKind::Greater: *op = ast::OpKind::Gt; return 7;
+    case TokenKind::LessEqual: *op = ast::OpKind::Le; return 7;
+    case TokenKind::GreaterEqual: *op = ast::OpKind::Ge; return 7;
+    case TokenKind::LessLess: *op = ast::OpKind::Shl; return 8;
+    case TokenKind::GreaterGreater: *op = ast::OpKind::Shr; return 8;
+    case TokenKind::Plus: *op = ast::OpKind::Add; return 9;
+    case TokenKind::Minus: *op = ast::OpKind::Sub; return 9;
+    case TokenKind::Star: *op = ast::OpKind::Mul; return 10;
+    case TokenKind::Slash: *op = ast::OpKind::Div; return 10;
+    case TokenKind::Percent: *op = ast::OpKind::Rem; return 10;
+    default: return 0;
+  }
+}
+
+}  // namespace
+
+ast::Expr* Parser::ErrorExpr(source::SourceRange range) {
+  // A literal stands in for what could not be parsed, so later stages see a tree.
+  return ctx_.New<ast::IntLiteralExpr>(range, 0, false);
+}
+
+ast::Expr* Parser::ParseExpr() {
+  // The comma operator is not part of the language subset: one assignment expression.
+  return ParseAssignment();
+}
+
+ast::Expr* Parser::ParseAssignment() {
+  DepthGuard guard(*this);
+  if (!guard.Ok()) return ErrorExpr(Cur().Range());
+  source::SourceLoc begin = Cur().loc;
+  ast::Expr* lhs = ParseConditional();
+  ast::OpKind op;
+  switch (Cur().kind) {
+    case TokenKind::Equal: op = ast::OpKind::Assign; break;
+    case TokenKind::PlusEqual: op = ast::OpKind::Add; break;
+    case TokenKind::MinusEqual: op = ast::OpKind::Sub; break;
+    case TokenKind::StarEqual: op = ast::OpKind::Mul; break;
+    case TokenKind::SlashEqual: op = ast::OpKind::Div; break;
+    case TokenKind::PercentEqual: op = ast::OpKind::Rem; break;
+    case TokenKind::AmpEqual: op = ast::OpKind::BitAnd; break;
+    case TokenKind::PipeEqual: op = ast::OpKind::BitOr; break;
+    case TokenKind::CaretEqual: op = ast::OpKind::BitXor; break;
+    case TokenKind::LessLessEqual: op = ast::OpKind::Shl; break;
+    case TokenKind::GreaterGreaterEqual: op = ast::OpKind::Shr; break;
+    default: return lhs;
+  }
+  Advance();
+  ast::Expr* rhs = At(TokenKind::LBrace) ? ParseInitList() : ParseAssignment();
+  return ctx_.New<ast::AssignExpr>(From(begin), op, lhs, rhs);
+}
+
+ast::Expr* Parser::ParseConditional() {
+  source::SourceLoc begin = Cur().loc;
+  ast::Expr* cond = ParseBinary(1);
+  if (!Consume(TokenKind::Question)) return cond;
+  ast::Expr* then_expr = ParseAssignment();
+  Expect(TokenKind::Colon);
+  ast::Expr* else_expr = ParseConditional();
+  return ctx_.New<ast::ConditionalExpr>(From(begin), cond, then_expr, else_expr);
+}
+
+ast::Expr* Parser::ParseBinary(int min_prec) {
+  source::SourceLoc begin = Cur().loc;
+  ast::Expr* lhs = ParseUnary();
+  while (true) {
+    ast::OpKind op{};
+    int prec = Precedence(Cur().kind, &op);
+    if (prec == 0 || prec < min_prec) return lhs;
+    source::SourceRange op_range = Cur().Range();
+    Advance();
+    DepthGuard guard(*this);
+    if (!guard.Ok()) return lhs;
+    ast::Expr* rhs = ParseBinary(prec + 1);  // left associative
+    lhs = ctx_.New<ast::BinaryExpr>(From(begin), op, lhs, rhs, op_range);
+  }
+}
+
+ast::Expr* Parser::ParseUnary() {
+  DepthGuard guard(*this);
+  if (!guard.Ok()) return ErrorExpr(Cur().Range());
+  source::SourceLoc begin = Cur().loc;
+  ast::OpKind op;
+  switch (Cur().kind) {
+    case TokenKind::Minus: op = ast::OpKind::Neg; break;
+    case TokenKind::Plus: op = ast::OpKind::Plus; break;
+    case TokenKind::Bang: op = ast::OpKind::Not; break;
+    case TokenKind::Tilde: op = ast::OpKind::BitNot; break;
+    case TokenKind::PlusPlus: op = ast::OpKind::PreInc; break;
+    case TokenKind::MinusMinus: op = ast::OpKind::PreDec; break;
+    case TokenKind::Identifier:
+      if (AtIdent("no_diff")) {
+        Advance();
+        ast::Expr* operand = ParseUnary();
+        return ctx_.New<ast::NoDiffExpr>(From(begin), operand);
+      }
+      return ParsePostfix(ParsePrimary());
+    case TokenKind::LParen:
+      // A cast `(T)x` when the parentheses hold a built-in type name.
+      if (Peek(1).Is(TokenKind::Identifier) && IsBuiltinTypeName(Peek(1).text) &&
+          ScanType(pos_ + 1) != 0 && tokens_[ScanType(pos_ + 1)].Is(TokenKind::RParen)) {
+        Advance();
+        ast::TypeExpr* type = ParseType();
+        if (type == nullptr || !Expect(TokenKind::RParen)) return ErrorExpr(From(begin));
+        ast::Expr* operand = ParseUnary();
+        return ctx_.New<ast::CastExpr>(From(begin), type, operand);
+      }
+      return ParsePostfix(ParsePrimary());
+    default:
+      return ParsePostfix(ParsePrimary());
+  }
+  Advance();
+  ast::Expr* operand = ParseUnary();
+  return ctx_.New<ast::UnaryExpr>(From(begin), op, operand);
+}
+
+ast::Expr* Parser::ParseCallArgs(ast::Expr* callee, source::SourceLoc begin) {
+  Advance();  // '('
+  std::vector<ast::Expr*> args;
+  if (!At(TokenKind::RParen)) {
+    do {
+      args.push_back(At(TokenKind::LBrace) ? ParseInitList() : ParseAssignment());
+    } while (Consume(TokenKind::Comma) && !panic_);
+  }
+  Expect(TokenKind::RParen);
+  return ctx_.New<ast::CallExpr>(From(begin), callee, std::move(args));
+}
+
+ast::Expr* Parser::ParsePostfix(ast::Expr* base) {
+  source::SourceLoc begin = base->range.begin;
+  while (true) {
+    DepthGuard guard(*this);
+    if (!guard.Ok()) return base;
+    if (At(TokenKind::Dot) || At(TokenKind::ColonColon)) {
+      bool is_static = At(TokenKind::ColonColon);
+      Advance();
+      if (!At(TokenKind::Identifier)) {
+        Error(DiagId::ExpectedToken, Cur().Range(), "a member name", Describe(Cur()));
+        return base;
+      }
+      const Token& member = Advance();
+      auto* m = ctx_.New<ast::MemberExpr>(From(begin), base, std::string(member.text), member.Range());
+      m->is_static = is_static;
+      if (At(TokenKind::Less)) {
+        size_t end = ScanGenericArgs(pos_);
+        if (end != 0 && end < tokens_.size() && tokens_[end].Is(TokenKind::LParen)) {
+          ParseGenericArgs(m->generic_args, nullptr);
+          m->range = From(begin);
+        }
+      }
+      base = m;
+    } else if (At(TokenKind::LBracket)) {
+      Advance();
+      ast::Expr* index = ParseExpr();
+      Expect(TokenKind::RBracket);
+      base = ctx_.New<ast::IndexExpr>(From(begin), base, index);
+    } else if (At(TokenKind::LParen)) {
+      base = ParseCallArgs(base, begin);
+    } else if (At(TokenKind::PlusPlus) || At(TokenKind::MinusMinus)) {
+      ast::OpKind op = At(TokenKind::PlusPlus) ? ast::OpKind::PostInc : ast::OpKind::PostDec;
+      Advance();
+      base = ctx_.New<ast::UnaryExpr>(From(begin), op, base);
+    } else {
+      return base;
+    }
+    if (panic_) return base;
+  }
+}
+
+ast::Expr* Parser::ParseInitList() {
+  source::SourceLoc begin = Advance().loc;  // '{'
+  auto* list = ctx_.New<ast::InitListExpr>(Cur().Range());
+  while (!At(TokenKind::RBrace) && !At(TokenKind::EndOfFile)) {
+    DepthGuard guard(*this);
+    if (!guard.Ok()) return list;
+    list->elements.push_back(At(TokenKind::LBrace) ? ParseInitList() : ParseAssignment());
+    if (panic_ || !Consume(TokenKind::Comma)) break;  // a trailing comma is allowed
+  }
+  Expect(TokenKind::RBrace);
+  list->range = From(begin);
+  return list;
+}
+
+ast::Expr* Parser::ParsePrimary() {
+  const Token& tok = Cur();
+  switch (tok.kind) {
+    case TokenKind::IntLiteral: {
+      Advance();
+      bool is_unsigned = tok.literal_type == preprocess::LiteralType::UInt ||
+                         tok.literal_type == preprocess::LiteralType::UInt64;
+      return ctx_.New<ast::IntLiteralExpr>(tok.Range(), tok.int_value, is_unsigned);
+    }
+    case TokenKind::FloatLiteral:
+      Advance();
+      return ctx_.New<ast::FloatLiteralExpr>(tok.Range(), tok.float_value);
+    case TokenKind::StringLiteral: {
+      Advance();
+      std::string value;
+      std::string_view t = tok.text;
+      for (size_t i = 1; i + 1 < t.size(); ++i) {
+        if (t[i] == '\\' && i + 2 < t.size()) {
+          char e = t[++i];
+          value += e == 'n' ? '\n' : e == 't' ? '\t' : e;
+        } else {
+          value += t[i];
+        }
+      }
+      return ctx_.New<ast::StringLiteralExpr>(tok.Range(), std::move(value));
+    }
+    case TokenKind::Identifier: {
+      source::SourceLoc begin = tok.loc;
+      if (tok.text == "true" || tok.text == "false") {
+        Advance();
+        return ctx_.New<ast::BoolLiteralExpr>(tok.Range(), tok.text == "true");
+      }
+      bool fwd = tok.text == "fwd_diff" || tok.text == "__fwd_diff";
+      bool bwd = tok.text == "bwd_diff" || tok.text == "__bwd_diff";
+      if ((fwd || bwd) && Peek(1).Is(TokenKind::LParen)) {
+        Advance();
+        Advance();
+        ast::Expr* operand = ParseExpr();
+        Expect(TokenKind::RParen);
+        return ctx_.New<ast::DiffExpr>(From(begin), bwd, operand);
+      }
+      Advance();
+      auto* name = ctx_.New<ast::NameExpr>(tok.Range(), std::string(tok.text));
+      // `f<float>(x)`, `Foo<T>::bar`: generic arguments when a type-like list is closed
+      // by '>' and followed by '(', '::' or '.'; otherwise '<' is a comparison.
+      if (At(TokenKind::Less)) {
+        size_t end = ScanGenericArgs(pos_);
+        if (end != 0 && end < tokens_.size() &&
+            (tokens_[end].Is(TokenKind::LParen) || tokens_[end].Is(TokenKind::ColonColon) ||
+             tokens_[end].Is(TokenKind::Dot))) {
+          ParseGenericArgs(name->generic_args, &name->generic_values);
+          name->range = From(begin);
+        }
+      }
+      return name;
+    }
+    case TokenKind::LParen: {
+      source::SourceLoc begin = Advance().loc;
+      ast::Expr* inner = ParseExpr();
+      Expect(TokenKind::RParen);
+      inner->range = From(begin);
+      return inner;
+    }
+    case TokenKind::LBrace:
+      return ParseInitList();
+    default:
+      Error(DiagId::ExpectedExpression, tok.Range(), Describe(tok));
+      return ErrorExpr(tok.Range());
+  }
+}
+
+}  // namespace slope::parse

@@ -1,0 +1,198 @@
+// Statements.
+
+#include "compiler/parse/parser_impl.h"
+
+namespace slope::parse {
+
+using diag::DiagId;
+
+ast::BlockStmt* Parser::ParseBlock() {
+  source::SourceLoc begin = Cur().loc;
+  auto* block = ctx_.New<ast::BlockStmt>(Cur().Range());
+  Expect(TokenKind::LBrace);
+  while (!At(TokenKind::RBrace) && !At(TokenKind::EndOfFile) && !diags_.LimitReached()) {
+    size_t before = pos_;
+    ast::Stmt* stmt = ParseStmt();
+    if (stmt != nullptr) block->stmts.push_back(stmt);
+    if (panic_) SyncToStatementEnd();
+    if (pos_ == before) Advance();
+  }
+  Expect(TokenKind::RBrace);
+  block->range = From(begin);
+  return block;
+}
+
+ast::Stmt* Parser::ParseStmt() {
+  DepthGuard guard(*this);
+  if (!guard.Ok()) return nullptr;
+  source::SourceLoc begin = Cur().loc;
+  std::vector<ast::Attribute> attrs;
+  if (At(TokenKind::LBracket)) {
+    attrs = ParseAttributes();
+    if (panic_) return nullptr;
+  }
+  ast::Stmt* stmt = nullptr;
+  if (At(TokenKind::LBrace)) {
+    stmt = ParseBlock();
+  } else if (At(TokenKind::Semicolon)) {
+    stmt = ctx_.New<ast::EmptyStmt>(Advance().Range());
+  } else if (AtIdent("if")) {
+    stmt = ParseIf();
+  } else if (AtIdent("for")) {
+    stmt = ParseFor();
+  } else if (AtIdent("while")) {
+    stmt = ParseWhile();
+  } else if (AtIdent("do")) {
+    stmt = ParseDoWhile();
+  } else if (AtIdent("switch")) {
+    stmt = ParseSwitch();
+  } else if (AtIdent("case") || AtIdent("default")) {
+    bool is_default = AtIdent("default");
+    Advance();
+    ast::Expr* value = is_default ? nullptr : ParseConditional();
+    Expect(TokenKind::Colon);
+    stmt = ctx_.New<ast::CaseStmt>(From(begin), value);
+  } else if (AtIdent("return")) {
+    Advance();
+    ast::Expr* value = At(TokenKind::Semicolon) ? nullptr : ParseExpr();
+    Expect(TokenKind::Semicolon);
+    stmt = ctx_.New<ast::ReturnStmt>(From(begin), value);
+  } else if (AtIdent("break") || AtIdent("continue")) {
+    bool is_break = AtIdent("break");
+    Advance();
+    Expect(TokenKind::Semicolon);
+    stmt = is_break ? static_cast<ast::Stmt*>(ctx_.New<ast::BreakStmt>(From(begin)))
+                    : ctx_.New<ast::ContinueStmt>(From(begin));
+  } else if (AtIdent("discard") || AtIdent("goto")) {
+    Error(DiagId::UnsupportedConstruct, Cur().Range(),
+          "'" + std::string(Cur().text) + "' statements", "are");
+    return nullptr;
+  } else if (AtIdent("var") || AtIdent("let")) {
+    stmt = ParseVarDeclStmt(true);
+  } else if (LooksLikeTypedDecl()) {
+    stmt = ParseVarDeclStmt(false);
+  } else if (At(TokenKind::RBrace) || At(TokenKind::EndOfFile)) {
+    Error(DiagId::ExpectedStatement, Cur().Range(), Describe(Cur()));
+    return nullptr;
+  } else {
+    ast::Expr* e = ParseExpr();
+    Expect(TokenKind::Semicolon);
+    stmt = ctx_.New<ast::ExprStmt>(From(begin), e);
+  }
+  if (stmt != nullptr) stmt->attributes = std::move(attrs);
+  return stmt;
+}
+
+ast::Stmt* Parser::ParseVarDeclStmt(bool keyword_form) {
+  source::SourceLoc begin = Cur().loc;
+  auto* decl = ctx_.New<ast::DeclStmt>(Cur().Range());
+  if (keyword_form) {
+    bool is_let = Advance().text == "let";
+    do {
+      if (!At(TokenKind::Identifier)) {
+        Error(DiagId::ExpectedToken, Cur().Range(), "a variable name", Describe(Cur()));
+        return decl;
+      }
+      const Token& name = Advance();
+      auto* var = ctx_.New<ast::VarDecl>(ast::VarRole::Local, std::string(name.text), name.Range());
+      var->is_let = is_let;
+      if (Consume(TokenKind::Colon)) var->type_expr = ParseType();
+      if (Consume(TokenKind::Equal)) {
+        var->init = At(TokenKind::LBrace) ? ParseInitList() : ParseAssignment();
+      }
+      decl->vars.push_back(var);
+    } while (Consume(TokenKind::Comma));
+  } else {
+    uint32_t mods = ParseModifiers();
+    ast::TypeExpr* type = ParseType();
+    if (type == nullptr) return nullptr;
+    if (!At(TokenKind::Identifier)) {
+      Error(DiagId::ExpectedToken, Cur().Range(), "a variable name", Describe(Cur()));
+      return decl;
+    }
+    const Token& first = Advance();
+    std::vector<ast::Decl*> vars;
+    ParseVarDeclsRest(vars, type, first, {}, mods, ast::VarRole::Local);
+    for (ast::Decl* d : vars) {
+      auto* var = static_cast<ast::VarDecl*>(d);
+      var->is_let = var->is_const;
+      decl->vars.push_back(var);
+    }
+  }
+  Expect(TokenKind::Semicolon);
+  decl->range = From(begin);
+  return decl;
+}
+
+ast::Stmt* Parser::ParseIf() {
+  source::SourceLoc begin = Advance().loc;
+  Expect(TokenKind::LParen);
+  ast::Expr* cond = ParseExpr();
+  Expect(TokenKind::RParen);
+  ast::Stmt* then_stmt = ParseStmt();
+  ast::Stmt* else_stmt = nullptr;
+  if (ConsumeIdent("else")) else_stmt = ParseStmt();
+  return ctx_.New<ast::IfStmt>(From(begin), cond, then_stmt, else_stmt);
+}
+
+ast::Stmt* Parser::ParseFor() {
+  source::SourceLoc begin = Advance().loc;
+  Expect(TokenKind::LParen);
+  ast::Stmt* init = nullptr;
+  if (!Consume(TokenKind::Semicolon)) {
+    if (AtIdent("var") || AtIdent("let")) {
+      init = ParseVarDeclStmt(true);
+    } else if (LooksLikeTypedDecl()) {
+      init = ParseVarDeclStmt(false);
+    } else {
+      source::SourceLoc ib = Cur().loc;
+      ast::Expr* e = ParseExpr();
+      Expect(TokenKind::Semicolon);
+      init = ctx_.New<ast::ExprStmt>(From(ib), e);
+    }
+  }
+  ast::Expr* cond = At(TokenKind::Semicolon) ? nullptr : ParseExpr();
+  Expect(TokenKind::Semicolon);
+  ast::Expr* step = At(TokenKind::RParen) ? nullptr : ParseExpr();
+  Expect(TokenKind::RParen);
+  ast::Stmt* body = ParseStmt();
+  return ctx_.New<ast::ForStmt>(From(begin), init, cond, step, body);
+}
+
+ast::Stmt* Parser::ParseWhile() {
+  source::SourceLoc begin = Advance().loc;
+  Expect(TokenKind::LParen);
+  ast::Expr* cond = ParseExpr();
+  Expect(TokenKind::RParen);
+  ast::Stmt* body = ParseStmt();
+  return ctx_.New<ast::WhileStmt>(From(begin), cond, body);
+}
+
+ast::Stmt* Parser::ParseDoWhile() {
+  source::SourceLoc begin = Advance().loc;
+  ast::Stmt* body = ParseStmt();
+  if (!ConsumeIdent("while")) {
+    Error(DiagId::ExpectedToken, Cur().Range(), "'while'", Describe(Cur()));
+    return nullptr;
+  }
+  Expect(TokenKind::LParen);
+  ast::Expr* cond = ParseExpr();
+  Expect(TokenKind::RParen);
+  Expect(TokenKind::Semicolon);
+  return ctx_.New<ast::DoWhileStmt>(From(begin), body, cond);
+}
+
+ast::Stmt* Parser::ParseSwitch() {
+  source::SourceLoc begin = Advance().loc;
+  Expect(TokenKind::LParen);
+  ast::Expr* value = ParseExpr();
+  Expect(TokenKind::RParen);
+  if (!At(TokenKind::LBrace)) {
+    Error(DiagId::ExpectedToken, Cur().Range(), "'{'", Describe(Cur()));
+    return nullptr;
+  }
+  ast::BlockStmt* body = ParseBlock();
+  return ctx_.New<ast::SwitchStmt>(From(begin), value, body);
+}
+
+}  // namespace slope::parse

@@ -1,0 +1,182 @@
+// Types, generic parameter lists and generic argument lists, and the token scanners
+// that decide whether a type (rather than an expression) starts here.
+
+#include "compiler/parse/parser_impl.h"
+
+namespace slope::parse {
+
+using diag::DiagId;
+
+ast::TypeExpr* Parser::ParseType() {
+  DepthGuard guard(*this);
+  if (!guard.Ok()) return nullptr;
+  if (!At(TokenKind::Identifier)) {
+    Error(DiagId::ExpectedType, Cur().Range(), Describe(Cur()));
+    return nullptr;
+  }
+  const Token& name = Advance();
+  auto* type = ctx_.New<ast::TypeExpr>();
+  type->name = std::string(name.text);
+  while (true) {
+    if (At(TokenKind::Less)) {
+      if (!ParseGenericArgs(type->type_args, &type->value_args)) return nullptr;
+    }
+    // A qualified name: `geo::Ray`, `Outer<T>::Inner`.
+    if (At(TokenKind::ColonColon) && Peek(1).Is(TokenKind::Identifier)) {
+      Advance();
+      type->name += "::" + std::string(Advance().text);
+      continue;
+    }
+    break;
+  }
+  // `float[4]`, `int[]`: array dimensions written after the element type.
+  while (At(TokenKind::LBracket) &&
+         (Peek(1).Is(TokenKind::RBracket) || !Peek(1).Is(TokenKind::LBracket))) {
+    Advance();
+    type->array_dims.push_back(At(TokenKind::RBracket) ? nullptr : ParseExpr());
+    if (!Expect(TokenKind::RBracket)) return nullptr;
+  }
+  type->range = From(name.loc);
+  return type;
+}
+
+bool Parser::ParseGenericArgs(std::vector<ast::TypeExpr*>& types,
+                              std::vector<ast::Expr*>* values) {
+  Advance();  // '<'
+  if (At(TokenKind::Greater)) return ExpectClosingAngle();
+  do {
+    // An argument is a type when a type scan ends at ',' or '>'; otherwise a value.
+    size_t end = ScanType(pos_);
+    bool is_type = end != 0 && end < tokens_.size() &&
+                   (tokens_[end].Is(TokenKind::Comma) || tokens_[end].Is(TokenKind::Greater) ||
+                    tokens_[end].Is(TokenKind::GreaterGreater));
+    bool is_literal_like = At(TokenKind::IntLiteral) || At(TokenKind::FloatLiteral) ||
+                           At(TokenKind::LParen) || At(TokenKind::Minus);
+    if (is_type && !is_literal_like) {
+      ast::TypeExpr* arg = ParseType();
+      if (arg == nullptr) return false;
+      types.push_back(arg);
+    } else if (values != nullptr) {
+      values->push_back(ParseBinary(/*additive and tighter: no shifts or comparisons*/ 9));
+    } else {
+      Error(DiagId::ExpectedType, Cur().Range(), Describe(Cur()));
+      return false;
+    }
+  } while (Consume(TokenKind::Comma));
+  return ExpectClosingAngle();
+}
+
+std::vector<ast::GenericParamDecl*> Parser::ParseGenericParams() {
+  std::vector<ast::GenericParamDecl*> params;
+  Advance();  // '<'
+  do {
+    bool is_value = ConsumeIdent("let");
+    if (!At(TokenKind::Identifier)) {
+      Error(DiagId::ExpectedToken, Cur().Range(), "a generic parameter name", Describe(Cur()));
+      return params;
+    }
+    const Token& name = Advance();
+    auto* param = ctx_.New<ast::GenericParamDecl>(std::string(name.text), name.Range());
+    param->is_value = is_value;
+    if (Consume(TokenKind::Colon)) param->constraint = ParseType();
+    if (Consume(TokenKind::Equal)) {
+      if (is_value) {
+        param->default_value = ParseBinary(9);
+      } else {
+        param->default_type = ParseType();
+      }
+    }
+    params.push_back(param);
+  } while (Consume(TokenKind::Comma) && !panic_);
+  ExpectClosingAngle();
+  return params;
+}
+
+size_t Parser::ScanGenericArgs(size_t at) const {
+  // Only tokens that can appear in types and constant arguments; anything else means
+  // this '<' is a comparison.
+  int depth = 0;
+  for (size_t i = at; i < tokens_.size() && i < at + 256; ++i) {
+    switch (tokens_[i].kind) {
+      case TokenKind::Less: ++depth; break;
+      case TokenKind::Greater: --depth; break;
+      case TokenKind::GreaterGreater:
+        // `A<B<C>>`: with one list open, the first '>' of '>>' closes it.
+        if (depth == 1) return i;
+        depth -= 2;
+        break;
+      case TokenKind::Identifier:
+      case TokenKind::IntLiteral:
+      case TokenKind::Comma:
+      case TokenKind::ColonColon:
+      case TokenKind::Dot:
+      case TokenKind::LBracket:
+      case TokenKind::RBracket:
+        break;
+      default:
+        return 0;
+    }
+    if (depth == 0) return i + 1;
+    if (depth < 0) return 0;
+  }
+  return 0;
+}
+
+size_t Parser::ScanType(size_t at) const {
+  if (at >= tokens_.size() || !tokens_[at].Is(TokenKind::Identifier)) return 0;
+  size_t i = at + 1;
+  while (true) {
+    if (i < tokens_.size() && tokens_[i].Is(TokenKind::Less)) {
+      size_t end = ScanGenericArgs(i);
+      if (end == 0) return 0;
+      i = end;
+    }
+    if (i + 1 < tokens_.size() && tokens_[i].Is(TokenKind::ColonColon) &&
+        tokens_[i + 1].Is(TokenKind::Identifier)) {
+      i += 2;
+      continue;
+    }
+    break;
+  }
+  // Array dimensions with simple contents: `[4]`, `[N]`, `[]`.
+  while (i + 1 < tokens_.size() && tokens_[i].Is(TokenKind::LBracket)) {
+    size_t j = i + 1;
+    while (j < tokens_.size() && !tokens_[j].Is(TokenKind::RBracket) &&
+           (tokens_[j].Is(TokenKind::IntLiteral) || tokens_[j].Is(TokenKind::Identifier))) {
+      ++j;
+    }
+    if (j >= tokens_.size() || !tokens_[j].Is(TokenKind::RBracket)) break;
+    i = j + 1;
+  }
+  return i;
+}
+
+bool Parser::LooksLikeTypedDecl() const {
+  size_t i = pos_;
+  // Modifiers first; `no_diff f(x)` (an expression) is told apart by what follows.
+  while (i < tokens_.size() && tokens_[i].Is(TokenKind::Identifier)) {
+    std::string_view t = tokens_[i].text;
+    bool modifier = t == "static" || t == "const" || t == "uniform" || t == "groupshared" ||
+                    t == "no_diff" || t == "precise" || t == "in" || t == "out" || t == "inout";
+    if (!modifier) break;
+    ++i;
+  }
+  size_t end = ScanType(i);
+  if (end == 0 || end >= tokens_.size()) return false;
+  if (!tokens_[end].Is(TokenKind::Identifier)) return false;
+  // `a < b > c` could scan as a type; a declaration's name is followed by one of these.
+  if (end + 1 >= tokens_.size()) return true;
+  switch (tokens_[end + 1].kind) {
+    case TokenKind::Semicolon:
+    case TokenKind::Equal:
+    case TokenKind::Comma:
+    case TokenKind::LBracket:
+    case TokenKind::Colon:
+    case TokenKind::LParen:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace slope::parse

@@ -1,0 +1,154 @@
+#pragma once
+// The Parser class: private to parse/. Token handling and recovery are in parser.cpp,
+// declarations in parse_decl.cpp, types and generics in parse_type.cpp, statements in
+// parse_stmt.cpp, expressions in parse_expr.cpp.
+
+#include <string>
+#include <vector>
+
+#include "compiler/ast/ast.h"
+#include "compiler/diag/diag.h"
+#include "compiler/parse/parser.h"
+#include "compiler/preprocess/lexer.h"
+
+namespace slope::parse {
+
+using preprocess::Token;
+using preprocess::TokenKind;
+
+/// Where a declaration appears: decides which declaration forms are allowed.
+enum class DeclContext : uint8_t { TopLevel, Struct, Interface, Extension, Namespace };
+
+class Parser {
+ public:
+  Parser(const std::vector<Token>& tokens, ast::AstContext& ctx, diag::DiagEngine& diags)
+      : tokens_(tokens), ctx_(ctx), diags_(diags) {}
+
+  ast::Module* ParseModule();
+
+ private:
+  // ---- parser.cpp: tokens, errors, recovery, attributes, modifiers.
+  /// The current token: the second half of a split '>>' when one is pending.
+  const Token& Cur() const { return has_split_ ? split_ : tokens_[pos_]; }
+  const Token& Peek(size_t ahead) const {
+    if (has_split_) {
+      if (ahead == 0) return split_;
+      --ahead;
+    }
+    size_t i = pos_ + ahead;
+    return i < tokens_.size() ? tokens_[i] : tokens_.back();
+  }
+  bool At(TokenKind kind) const { return Cur().kind == kind; }
+  bool AtIdent(std::string_view s) const { return Cur().IsIdent(s); }
+  const Token& Advance();
+  bool Consume(TokenKind kind);
+  bool ConsumeIdent(std::string_view s);
+  /// Consumes a token of `kind` or reports what was expected.
+  bool Expect(TokenKind kind);
+  /// Consumes a '>' closing generic arguments, splitting a '>>' token when needed.
+  bool ExpectClosingAngle();
+  std::string Describe(const Token& t) const;
+  source::SourceLoc PrevEnd() const;
+  source::SourceRange From(source::SourceLoc begin) const { return {begin, PrevEnd()}; }
+
+  template <typename... Args>
+  void Error(diag::DiagId id, source::SourceRange range, const Args&... args) {
+    if (panic_) return;
+    diags_.Report(id, range, args...);
+    panic_ = true;
+  }
+  void SyncToStatementEnd();
+  void SyncToDeclarationEnd();
+
+  /// Counts nesting; false (after one diagnostic) when the limit is passed.
+  class DepthGuard {
+   public:
+    explicit DepthGuard(Parser& p) : p_(p) { ++p_.depth_; }
+    ~DepthGuard() { --p_.depth_; }
+    DepthGuard(const DepthGuard&) = delete;
+    DepthGuard& operator=(const DepthGuard&) = delete;
+    bool Ok();
+
+   private:
+    Parser& p_;
+  };
+
+  std::vector<ast::Attribute> ParseAttributes();
+  bool ParseAttribute(std::vector<ast::Attribute>& out);
+  /// True when the current identifier is a declaration modifier keyword.
+  bool AtModifier() const;
+  uint32_t ParseModifiers();
+
+  // ---- parse_decl.cpp
+  void ParseDeclInto(std::vector<ast::Decl*>& out, DeclContext context);
+  ast::Decl* ParseAggregate(ast::DeclKind kind, std::vector<ast::GenericParamDecl*> generics);
+  ast::Decl* ParseExtension(std::vector<ast::GenericParamDecl*> generics);
+  ast::Decl* ParseEnum();
+  ast::Decl* ParseTypeAlias();
+  ast::Decl* ParseTypedef();
+  ast::Decl* ParseNamespace();
+  ast::Decl* ParseImport();
+  ast::Decl* ParseAssociatedType();
+  ast::Decl* ParseBufferBlock();
+  ast::Decl* ParseProperty();
+  ast::Decl* ParseSubscript();
+  ast::FuncDecl* ParseInit();
+  void ParseAccessors(std::vector<ast::FuncDecl*>& out);
+  bool ParseMembers(std::vector<ast::Decl*>& members, DeclContext context);
+  ast::FuncDecl* ParseFunctionRest(ast::FuncDecl* func);
+  bool ParseParams(std::vector<ast::VarDecl*>& params);
+  ast::VarDecl* ParseParam();
+  void ParseSemantic(ast::VarDecl* var);
+  void ParseVarDeclsRest(std::vector<ast::Decl*>& out, ast::TypeExpr* type, const Token& first_name,
+                         const std::vector<ast::Attribute>& attrs, uint32_t modifiers,
+                         ast::VarRole role);
+  void ParseArraySuffix(ast::TypeExpr*& type);
+
+  // ---- parse_type.cpp
+  ast::TypeExpr* ParseType();
+  std::vector<ast::GenericParamDecl*> ParseGenericParams();
+  bool ParseGenericArgs(std::vector<ast::TypeExpr*>& types, std::vector<ast::Expr*>* values);
+  /// Scans (without consuming or reporting) a type starting at token `at`; returns the
+  /// index just past it, or 0 when no type starts there.
+  size_t ScanType(size_t at) const;
+  /// Scans generic arguments `<...>` starting at token `at` (a '<'); index past the
+  /// closing '>', or 0.
+  size_t ScanGenericArgs(size_t at) const;
+  /// True when the tokens here start a variable declaration (`Type name`).
+  bool LooksLikeTypedDecl() const;
+
+  // ---- parse_stmt.cpp
+  ast::Stmt* ParseStmt();
+  ast::BlockStmt* ParseBlock();
+  ast::Stmt* ParseVarDeclStmt(bool keyword_form);
+  ast::Stmt* ParseIf();
+  ast::Stmt* ParseFor();
+  ast::Stmt* ParseWhile();
+  ast::Stmt* ParseDoWhile();
+  ast::Stmt* ParseSwitch();
+
+  // ---- parse_expr.cpp
+  ast::Expr* ParseExpr();
+  ast::Expr* ParseAssignment();
+  ast::Expr* ParseConditional();
+  ast::Expr* ParseBinary(int min_prec);
+  ast::Expr* ParseUnary();
+  ast::Expr* ParsePostfix(ast::Expr* base);
+  ast::Expr* ParsePrimary();
+  ast::Expr* ParseInitList();
+  ast::Expr* ParseCallArgs(ast::Expr* callee, source::SourceLoc begin);
+  ast::Expr* ErrorExpr(source::SourceRange range);
+
+  const std::vector<Token>& tokens_;
+  // `A<B<C>>`: the second half of a '>>' token whose first half closed a list.
+  Token split_;
+  bool has_split_ = false;
+  ast::AstContext& ctx_;
+  diag::DiagEngine& diags_;
+  size_t pos_ = 0;
+  int depth_ = 0;
+  bool depth_reported_ = false;
+  bool panic_ = false;
+};
+
+}  // namespace slope::parse

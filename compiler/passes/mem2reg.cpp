@@ -1,0 +1,317 @@
+// mem2reg: promotes `var` slots whose every use is a direct `load` or `store` to SSA
+// values. Where different stores reach a join, the join takes a block parameter and
+// every edge into it passes the value it carries (pruned SSA: only where the variable
+// is live). Loop headers receive the value from the preheader and from the back edge;
+// merge blocks from each arm of the selection. An `if` without an else arm enters its
+// merge block directly, an edge that cannot carry arguments: a new else block that only
+// branches to the merge is inserted on it. A variable that would need a parameter on a
+// block entered any other way that cannot carry arguments stays in memory. Reading a
+// variable before any store gives the zero of its type.
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "compiler/base/ice.h"
+#include "compiler/ir/cfg.h"
+#include "compiler/passes/passes.h"
+
+namespace slope::passes {
+namespace {
+
+using ir::Block;
+using ir::Inst;
+using ir::Op;
+using ir::Value;
+
+class State {
+ public:
+  State(ir::Module& module, ir::Function& f) : module_(module), f_(f) {}
+  bool Run();
+
+ private:
+  void FindCandidates();
+  /// Places parameters for var `v`; false when some join cannot take one.
+  bool Place(size_t v, const ir::DomTree& dom,
+             const std::map<const Block*, std::vector<ir::Edge>>& preds);
+  void SplitIfEdges();
+  void Rename();
+  void RemoveTrivialParams();
+  Value* Materialize(size_t v, Value* current);
+
+  ir::Module& module_;
+  ir::Function& f_;
+  std::vector<Inst*> vars_;  ///< promoted, in entry-block order
+  std::map<const Value*, size_t> var_index_;
+  /// Blocks that take a parameter for each var (filled by Place).
+  std::map<const Block*, std::vector<size_t>> placed_;
+  /// The parameters added, per block, with the var each one carries.
+  std::map<const Block*, std::vector<std::pair<size_t, ir::Param*>>> params_;
+  std::map<const Value*, Value*> replace_;
+  std::set<const Inst*> remove_;
+  std::vector<Value*> zero_;  ///< per var, made when first needed
+};
+
+bool IsPromotableType(const ir::Type* t) { return t->IsScalar() || t->IsVector(); }
+
+void State::FindCandidates() {
+  std::vector<Inst*> candidates;
+  for (Inst* inst : f_.blocks.front()->insts) {
+    if (inst->GetOp() == Op::Var && IsPromotableType(inst->GetType()->Element())) {
+      candidates.push_back(inst);
+    }
+  }
+  std::set<const Value*> escaped;
+  for (const Block* b : f_.blocks) {
+    for (const Inst* inst : b->insts) {
+      for (size_t i = 0; i < inst->operands.size(); ++i) {
+        bool direct = i == 0 && (inst->GetOp() == Op::Load || inst->GetOp() == Op::Store);
+        if (!direct) escaped.insert(inst->operands[i]);
+      }
+    }
+  }
+  for (Inst* var : candidates) {
+    if (escaped.count(var) != 0) continue;
+    var_index_[var] = vars_.size();
+    vars_.push_back(var);
+  }
+}
+
+bool State::Place(size_t v, const ir::DomTree& dom,
+                  const std::map<const Block*, std::vector<ir::Edge>>& preds) {
+  const Inst* var = vars_[v];
+  std::set<const Block*> defs, live_in;
+  std::vector<const Block*> work;
+  for (Block* b : dom.ReversePostOrder()) {
+    bool stored = false;
+    for (const Inst* inst : b->insts) {
+      if (inst->operands.empty() || inst->operands[0] != var) continue;
+      if (inst->GetOp() == Op::Store) stored = true;
+      if (inst->GetOp() == Op::Load && !stored && live_in.insert(b).second) work.push_back(b);
+    }
+    if (stored) defs.insert(b);
+  }
+  // Live-in: upward-exposed loads, propagated backwards through blocks without stores.
+  while (!work.empty()) {
+    const Block* b = work.back();
+    work.pop_back();
+    auto it = preds.find(b);
+    if (it == preds.end()) continue;
+    for (const ir::Edge& e : it->second) {
+      if (!dom.IsReachable(e.from) || defs.count(e.from) != 0) continue;
+      if (live_in.insert(e.from).second) work.push_back(e.from);
+    }
+  }
+  // Iterated dominance frontier of the stores, pruned to where the var is live.
+  std::vector<const Block*> def_work(defs.begin(), defs.end());
+  std::set<const Block*> has_param;
+  while (!def_work.empty()) {
+    const Block* b = def_work.back();
+    def_work.pop_back();
+    for (Block* y : dom.Frontier(b)) {
+      if (live_in.count(y) == 0 || !has_param.insert(y).second) continue;
+      if (defs.count(y) == 0) def_work.push_back(y);
+    }
+  }
+  // Every edge into a block with a parameter must be able to pass the value.
+  for (const Block* y : has_param) {
+    for (const ir::Edge& e : preds.at(y)) {
+      const Inst* t = e.from->Terminator();
+      bool ok = (t->GetOp() == Op::Br) ||
+                (t->GetOp() == Op::CondBr && t->targets[0] != t->targets[1]) ||
+                (t->GetOp() == Op::If && e.index == 1 && t->targets[2] == y);
+      if (!ok) return false;
+    }
+  }
+  for (Block* b : f_.blocks) {
+    if (has_param.count(b) != 0) placed_[b].push_back(v);
+  }
+  return true;
+}
+
+void State::SplitIfEdges() {
+  std::vector<Block*> blocks = f_.blocks;
+  for (Block* header : blocks) {
+    Inst* t = header->Terminator();
+    if (t->GetOp() != Op::If || t->targets[1] != t->targets[2]) continue;
+    Block* merge = t->targets[2];
+    if (placed_.count(merge) == 0) continue;
+    // An else block that only passes the values on: `if` edges take no arguments.
+    Block* else_block = module_.AddBlock(&f_);
+    Inst* br = module_.NewInst(Op::Br, module_.Types().Void());
+    br->targets = {merge};
+    br->block = else_block;
+    br->loc = t->loc;
+    else_block->insts.push_back(br);
+    t->targets[1] = else_block;
+    auto header_at = std::find(f_.blocks.begin(), f_.blocks.end(), header);
+    auto merge_at = std::find(f_.blocks.begin(), f_.blocks.end(), merge);
+    f_.blocks.insert(merge_at > header_at ? merge_at : header_at + 1, else_block);
+  }
+}
+
+Value* State::Materialize(size_t v, Value* current) {
+  if (current != nullptr) return current;
+  if (zero_[v] == nullptr) zero_[v] = ir::ZeroValue(module_, f_, vars_[v]->GetType()->Element());
+  return zero_[v];
+}
+
+void State::Rename() {
+  ir::DomTree dom(f_);
+  // The arguments each branch passed before new parameters were added.
+  std::map<const Inst*, std::vector<std::vector<Value*>>> old_args;
+  for (Block* b : f_.blocks) {
+    Inst* t = b->Terminator();
+    if (!ir::EdgeTakesArgs(*t)) continue;
+    for (size_t i = 0; i < ir::EdgeCount(*t); ++i) old_args[t].push_back(ir::EdgeArgs(*t, i));
+  }
+  for (Block* b : f_.blocks) {
+    auto it = placed_.find(b);
+    if (it == placed_.end()) continue;
+    for (size_t v : it->second) {
+      ir::Param* p = module_.AddParam(vars_[v]->GetType()->Element(), b);
+      b->params.push_back(p);
+      params_[b].push_back({v, p});
+    }
+  }
+  // Values at the end of each block; nullptr stands for "never stored" (zero).
+  std::map<const Block*, std::vector<Value*>> out;
+  auto process = [&](Block* b, std::vector<Value*> cur) {
+    for (auto& [v, p] : params_[b]) cur[v] = p;
+    std::vector<Inst*> insts = b->insts;  // ZeroValue may insert into the entry block
+    for (Inst* inst : insts) {
+      if (inst->IsTerminator()) break;
+      if (inst->operands.empty()) continue;
+      auto var = var_index_.find(inst->operands[0]);
+      if (var == var_index_.end()) continue;
+      if (inst->GetOp() == Op::Load) {
+        replace_[inst] = Materialize(var->second, cur[var->second]);
+      } else {
+        cur[var->second] = inst->operands[1];
+      }
+      remove_.insert(inst);
+    }
+    Inst* t = b->Terminator();
+    if (ir::EdgeTakesArgs(*t)) {
+      std::vector<std::vector<Value*>> args = old_args.at(t);
+      bool grew = false;
+      for (size_t i = 0; i < args.size(); ++i) {
+        for (auto& [v, p] : params_[t->targets[i]]) {
+          args[i].push_back(Materialize(v, cur[v]));
+          grew = true;
+        }
+      }
+      if (grew) ir::SetEdgeArgs(*t, args);
+    }
+    out[b] = std::move(cur);
+  };
+  std::vector<Value*> none(vars_.size(), nullptr);
+  for (Block* b : dom.ReversePostOrder()) {
+    process(b, b == f_.blocks.front() ? none : out.at(dom.Idom(b)));
+  }
+  // Unreachable blocks read zeros: nothing they compute is ever used.
+  for (Block* b : f_.blocks) {
+    if (!dom.IsReachable(b)) process(b, none);
+  }
+}
+
+void State::RemoveTrivialParams() {
+  ir::DomTree dom(f_);
+  auto resolve = [&](Value* v) {
+    for (auto it = replace_.find(v); it != replace_.end(); it = replace_.find(v)) v = it->second;
+    return v;
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    std::map<const Block*, std::vector<ir::Edge>> preds = ir::Predecessors(f_);
+    for (Block* b : f_.blocks) {
+      auto& added = params_[b];
+      for (size_t k = 0; k < added.size(); ++k) {
+        ir::Param* p = added[k].second;
+        size_t index = std::find(b->params.begin(), b->params.end(), p) - b->params.begin();
+        Value* same = nullptr;
+        bool trivial = true;
+        for (const ir::Edge& e : preds[b]) {
+          if (!dom.IsReachable(e.from)) continue;
+          Value* arg = resolve(ir::EdgeArgs(*e.from->Terminator(), e.index).at(index));
+          if (arg == p || arg == same) continue;
+          if (same != nullptr) trivial = false;
+          same = arg;
+        }
+        if (!trivial || same == nullptr) continue;
+        // Drop the parameter and the matching argument of every edge into the block.
+        std::map<Inst*, std::vector<std::vector<Value*>>> args;
+        for (const ir::Edge& e : preds[b]) {
+          Inst* t = e.from->Terminator();
+          if (args.count(t) != 0) continue;
+          for (size_t i = 0; i < ir::EdgeCount(*t); ++i) args[t].push_back(ir::EdgeArgs(*t, i));
+        }
+        for (const ir::Edge& e : preds[b]) {
+          auto& list = args[e.from->Terminator()][e.index];
+          list.erase(list.begin() + static_cast<std::ptrdiff_t>(index));
+        }
+        b->params.erase(b->params.begin() + static_cast<std::ptrdiff_t>(index));
+        for (auto& [t, lists] : args) ir::SetEdgeArgs(*t, lists);
+        replace_[p] = same;
+        added.erase(added.begin() + static_cast<std::ptrdiff_t>(k));
+        --k;
+        changed = true;
+      }
+    }
+  }
+}
+
+bool State::Run() {
+  if (f_.blocks.empty()) return false;
+  FindCandidates();
+  if (vars_.empty()) return false;
+  zero_.assign(vars_.size(), nullptr);
+  {
+    ir::DomTree dom(f_);
+    std::map<const Block*, std::vector<ir::Edge>> preds = ir::Predecessors(f_);
+    std::vector<Inst*> kept;
+    std::vector<size_t> kept_index;
+    for (size_t v = 0; v < vars_.size(); ++v) {
+      std::map<const Block*, std::vector<size_t>> before = placed_;
+      if (Place(v, dom, preds)) {
+        kept.push_back(vars_[v]);
+      } else {
+        placed_ = before;
+      }
+    }
+    // Renumber the kept vars (placements refer to indices into vars_).
+    std::map<size_t, size_t> renumber;
+    for (size_t v = 0, k = 0; v < vars_.size(); ++v) {
+      if (k < kept.size() && kept[k] == vars_[v]) renumber[v] = k++;
+    }
+    for (auto& [b, list] : placed_) {
+      for (size_t& v : list) v = renumber.at(v);
+    }
+    vars_ = kept;
+    var_index_.clear();
+    for (size_t v = 0; v < vars_.size(); ++v) var_index_[vars_[v]] = v;
+    zero_.assign(vars_.size(), nullptr);
+  }
+  if (vars_.empty()) return false;
+  SplitIfEdges();
+  Rename();
+  for (Inst* var : vars_) remove_.insert(var);
+  RemoveTrivialParams();
+  for (Block* b : f_.blocks) {
+    std::erase_if(b->insts, [&](const Inst* inst) { return remove_.count(inst) != 0; });
+  }
+  ir::ReplaceUses(f_, replace_);
+  return true;
+}
+
+}  // namespace
+
+Result Mem2Reg(ir::Module& module, const Options& options) {
+  Result result;
+  for (ir::Function* f : module.functions) {
+    if (State(module, *f).Run()) result.changed = true;
+  }
+  return result;
+}
+
+}  // namespace slope::passes

@@ -1,0 +1,44 @@
+#pragma once
+// The IR passes. Each is a free function over a module, listed once in passes.def; a
+// pass keeps the module valid (the verifier runs after each one in slope-opt, slopec and
+// the tests). A target's "raise" list (targets/spirv/raise.h) says which run, in order.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "compiler/ir/ir.h"
+
+namespace slope::passes {
+
+/// Settings every pass receives (none yet: each pass does one thing, fully).
+struct Options {};
+
+/// What a pass did.
+struct Result {
+  bool changed = false;  ///< false when the module is exactly as it was
+};
+
+/// One function per entry of passes.def, e.g. `Result Mem2Reg(ir::Module&, const
+/// Options&)`: transforms every function of `module`, leaving it valid for the verifier.
+#define PASS(function, name, summary) Result function(ir::Module& module, const Options& options);
+#include "compiler/passes/passes.def"
+#undef PASS
+
+/// One entry of passes.def.
+struct PassInfo {
+  const char* name;     ///< the command-line name ("mem2reg")
+  const char* summary;  ///< one line for --help
+  Result (*run)(ir::Module&, const Options&);
+};
+
+/// Every pass, in passes.def order.
+const std::vector<PassInfo>& AllPasses();
+
+/// The pass called `name`, or null.
+const PassInfo* FindPass(std::string_view name);
+
+/// "mem2reg, fold, ...": every pass name, for diagnostics.
+std::string PassNames();
+
+}  // namespace slope::passes

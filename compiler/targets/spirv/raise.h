@@ -1,0 +1,23 @@
+#pragma once
+// The SPIR-V target's pass list: what runs on the IR between lowering and the writer,
+// in order. There is no pass manager beyond this list.
+
+#include <functional>
+#include <string_view>
+#include <vector>
+
+#include "compiler/ir/ir.h"
+
+namespace slope::targets::spirv {
+
+/// Called after each pass with its name and the module as the pass left it.
+using AfterPass = std::function<void(std::string_view pass, const ir::Module& module)>;
+
+/// The names of the passes Raise runs, in order (a name may repeat).
+const std::vector<std::string_view>& RaisePassNames();
+
+/// Runs the SPIR-V pass list on `module`, verifying after each pass (a failure is an
+/// internal compiler error naming the pass), then calls `after_pass` when set.
+void Raise(ir::Module& module, const AfterPass& after_pass = {});
+
+}  // namespace slope::targets::spirv

@@ -1,0 +1,2 @@
+#include "sibling.h"
+int inner_decl = __LINE__;

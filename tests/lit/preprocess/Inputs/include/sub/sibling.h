@@ -1,0 +1,1 @@
+int sibling_decl;

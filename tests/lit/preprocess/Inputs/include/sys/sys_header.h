@@ -1,0 +1,3 @@
+// A header found through -I.
+#pragma once
+int sys_decl;

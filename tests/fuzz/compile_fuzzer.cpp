@@ -17,9 +17,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.target = slope::driver::Target::SpirV;
   std::ostringstream diags;
   options.diag_out = &diags;
+  // JSON escapes quotes inside messages, so a code can be matched exactly even when the
+  // input itself contains text such as "E0005".
+  options.diag_format = slope::driver::DiagFormat::Json;
   slope::driver::CompileResult result = slope::driver::Compile(options);
   // Every error must come with a diagnostic; invalid output is a bug in Slope.
   if (!result.ok && diags.str().empty()) std::abort();
-  if (diags.str().find("E0005") != std::string::npos) std::abort();
+  if (diags.str().find("\"code\":\"E0005\"") != std::string::npos) std::abort();
   return 0;
 }

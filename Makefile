@@ -14,6 +14,11 @@ else
 endif
 comma := ,
 
+# ccache: paths below the checkout are hashed relative to it, so a fresh clone in
+# another folder (as CI makes) reuses the cache.
+export CCACHE_BASEDIR ?= $(CURDIR)
+export CCACHE_NOHASHDIR ?= true
+
 # Sanitizer runtime settings for every process the tests start.
 export ASAN_OPTIONS ?= detect_leaks=1:abort_on_error=0:strict_string_checks=1
 export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1

@@ -145,7 +145,8 @@ void DiagEngine::RenderJson(const Diagnostic& diag) {
   nlohmann::json notes = nlohmann::json::array();
   for (const Diagnostic& note : diag.notes) notes.push_back(DiagToJson(sources_, note));
   j["notes"] = notes;
-  out_ << j.dump() << '\n';
+  // Invalid UTF-8 from the source (an include path, a macro name) must not throw.
+  out_ << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
 }
 
 }  // namespace slope::diag

@@ -7,6 +7,12 @@ namespace slope::parse {
 
 using diag::DiagId;
 
+const Token* Parser::ExpectName(const char* what) {
+  if (At(TokenKind::Identifier)) return &Advance();
+  Error(DiagId::ExpectedToken, Cur().Range(), what, Describe(Cur()));
+  return nullptr;
+}
+
 void Parser::ParseDeclInto(std::vector<ast::Decl*>& out, DeclContext context) {
   std::vector<ast::Attribute> attrs = ParseAttributes();
   if (panic_) return;
@@ -187,11 +193,9 @@ ast::VarDecl* Parser::ParseParam() {
   uint32_t mods = ParseModifiers();
   ast::TypeExpr* type = ParseType();
   if (type == nullptr) return nullptr;
-  if (!At(TokenKind::Identifier)) {
-    Error(DiagId::ExpectedToken, Cur().Range(), "a parameter name", Describe(Cur()));
-    return nullptr;
-  }
-  const Token& name = Advance();
+  const Token* name_ptr = ExpectName("a parameter name");
+  if (name_ptr == nullptr) return nullptr;
+  const Token& name = *name_ptr;
   auto* param = ctx_.New<ast::VarDecl>(ast::VarRole::Param, std::string(name.text), name.Range());
   param->type_expr = type;
   ParseArraySuffix(param->type_expr);
@@ -222,11 +226,9 @@ bool Parser::ParseMembers(std::vector<ast::Decl*>& members, DeclContext context)
 
 ast::Decl* Parser::ParseAggregate(ast::DeclKind kind, std::vector<ast::GenericParamDecl*> generics) {
   Advance();  // struct / class / interface
-  if (!At(TokenKind::Identifier)) {
-    Error(DiagId::ExpectedToken, Cur().Range(), "a name", Describe(Cur()));
-    return nullptr;
-  }
-  const Token& name = Advance();
+  const Token* name_ptr = ExpectName("a name");
+  if (name_ptr == nullptr) return nullptr;
+  const Token& name = *name_ptr;
   auto* decl = ctx_.New<ast::AggregateDecl>(kind, std::string(name.text), name.Range());
   decl->generic_params = std::move(generics);
   if (At(TokenKind::Less)) {
@@ -273,11 +275,9 @@ ast::Decl* Parser::ParseExtension(std::vector<ast::GenericParamDecl*> generics) 
 ast::Decl* Parser::ParseEnum() {
   Advance();  // enum
   bool is_class = ConsumeIdent("class") || ConsumeIdent("struct");
-  if (!At(TokenKind::Identifier)) {
-    Error(DiagId::ExpectedToken, Cur().Range(), "a name", Describe(Cur()));
-    return nullptr;
-  }
-  const Token& name = Advance();
+  const Token* name_ptr = ExpectName("a name");
+  if (name_ptr == nullptr) return nullptr;
+  const Token& name = *name_ptr;
   auto* decl = ctx_.New<ast::EnumDecl>(std::string(name.text), name.Range());
   decl->is_class = is_class;
   if (Consume(TokenKind::Colon)) decl->underlying = ParseType();
@@ -300,11 +300,9 @@ ast::Decl* Parser::ParseEnum() {
 
 ast::Decl* Parser::ParseTypeAlias() {
   Advance();  // typealias
-  if (!At(TokenKind::Identifier)) {
-    Error(DiagId::ExpectedToken, Cur().Range(), "a name", Describe(Cur()));
-    return nullptr;
-  }
-  const Token& name = Advance();
+  const Token* name_ptr = ExpectName("a name");
+  if (name_ptr == nullptr) return nullptr;
+  const Token& name = *name_ptr;
   auto* decl = ctx_.New<ast::TypeAliasDecl>(std::string(name.text), name.Range());
   if (At(TokenKind::Less)) decl->generic_params = ParseGenericParams();
   if (!Expect(TokenKind::Equal)) return decl;
@@ -317,11 +315,9 @@ ast::Decl* Parser::ParseTypedef() {
   Advance();  // typedef
   ast::TypeExpr* target = ParseType();
   if (target == nullptr) return nullptr;
-  if (!At(TokenKind::Identifier)) {
-    Error(DiagId::ExpectedToken, Cur().Range(), "a name", Describe(Cur()));
-    return nullptr;
-  }
-  const Token& name = Advance();
+  const Token* name_ptr = ExpectName("a name");
+  if (name_ptr == nullptr) return nullptr;
+  const Token& name = *name_ptr;
   auto* decl = ctx_.New<ast::TypeAliasDecl>(std::string(name.text), name.Range());
   decl->target = target;
   ParseArraySuffix(decl->target);
@@ -365,11 +361,9 @@ ast::Decl* Parser::ParseImport() {
 
 ast::Decl* Parser::ParseAssociatedType() {
   Advance();  // associatedtype
-  if (!At(TokenKind::Identifier)) {
-    Error(DiagId::ExpectedToken, Cur().Range(), "a name", Describe(Cur()));
-    return nullptr;
-  }
-  const Token& name = Advance();
+  const Token* name_ptr = ExpectName("a name");
+  if (name_ptr == nullptr) return nullptr;
+  const Token& name = *name_ptr;
   auto* decl = ctx_.New<ast::AssociatedTypeDecl>(std::string(name.text), name.Range());
   if (Consume(TokenKind::Colon)) {
     do {
@@ -384,11 +378,9 @@ ast::Decl* Parser::ParseAssociatedType() {
 
 ast::Decl* Parser::ParseBufferBlock() {
   Advance();  // cbuffer
-  if (!At(TokenKind::Identifier)) {
-    Error(DiagId::ExpectedToken, Cur().Range(), "a name", Describe(Cur()));
-    return nullptr;
-  }
-  const Token& name = Advance();
+  const Token* name_ptr = ExpectName("a name");
+  if (name_ptr == nullptr) return nullptr;
+  const Token& name = *name_ptr;
   auto* decl = ctx_.New<ast::AggregateDecl>(ast::DeclKind::BufferBlock, std::string(name.text),
                                             name.Range());
   if (At(TokenKind::Colon)) {
@@ -434,11 +426,9 @@ ast::Decl* Parser::ParseProperty() {
     type = ParseType();
     if (type == nullptr) return nullptr;
   }
-  if (!At(TokenKind::Identifier)) {
-    Error(DiagId::ExpectedToken, Cur().Range(), "a property name", Describe(Cur()));
-    return nullptr;
-  }
-  const Token& name = Advance();
+  const Token* name_ptr = ExpectName("a property name");
+  if (name_ptr == nullptr) return nullptr;
+  const Token& name = *name_ptr;
   auto* decl = ctx_.New<ast::PropertyDecl>(std::string(name.text), name.Range());
   if (type == nullptr) {
     if (!Expect(TokenKind::Colon)) return decl;

@@ -80,6 +80,8 @@ class Parser {
   uint32_t ParseModifiers();
 
   // ---- parse_decl.cpp
+  /// Consumes an identifier, or reports "expected <what>" and returns null.
+  const Token* ExpectName(const char* what);
   void ParseDeclInto(std::vector<ast::Decl*>& out, DeclContext context);
   ast::Decl* ParseAggregate(ast::DeclKind kind, std::vector<ast::GenericParamDecl*> generics);
   ast::Decl* ParseExtension(std::vector<ast::GenericParamDecl*> generics);

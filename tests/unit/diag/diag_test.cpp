@@ -89,6 +89,18 @@ TEST_F(DiagTest, JsonIsOneObjectPerLine) {
   EXPECT_EQ(objects[1]["line"], 3);
 }
 
+TEST_F(DiagTest, JsonSurvivesInvalidUtf8InMessages) {
+  // A message quoting source text (an include path, say) may hold bytes that are not
+  // UTF-8; the JSON output replaces them instead of failing.
+  Options options;
+  options.format = Format::Json;
+  DiagEngine engine(sources_, out_, options);
+  engine.Report(DiagId::UndeclaredIdentifier, At(18), std::string("bad\xFF\xC3name"));
+  nlohmann::json j = nlohmann::json::parse(out_.str());
+  EXPECT_EQ(j["code"], "E3001");
+  EXPECT_NE(j["message"].get<std::string>().find("bad"), std::string::npos);
+}
+
 TEST(DiagTableTest, CodesAreUniquePerSeverity) {
   std::set<std::string> codes;
   for (DiagId id : AllDiagIds()) {

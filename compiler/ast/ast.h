@@ -3,8 +3,12 @@
 // `type`, `decl` and conversion fields; lowering reads it. Nodes live in an AstContext
 // arena and are referred to by plain pointers that stay valid as long as the context.
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
+#include <type_traits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -138,6 +142,7 @@ struct MemberExpr : Expr {
   bool is_static = false;                ///< written `T::member`
   std::vector<TypeExpr*> generic_args;   ///< `x.get<float>`
   std::vector<uint32_t> swizzle;  ///< filled by sema for vector swizzles
+  int field_index = -1;           ///< sema: the struct field accessed, or -1
   MemberExpr(SourceRange r, Expr* b, std::string m, SourceRange mr)
       : Expr(ExprKind::Member, r), base(b), member(std::move(m)), member_range(mr) {}
 };
@@ -155,6 +160,7 @@ struct CallExpr : Expr {
   FuncDecl* func = nullptr;                 ///< sema: the user function called
   Builtin builtin = Builtin::None;          ///< sema: the built-in called
   const sema::Type* constructed = nullptr;  ///< sema: the type a constructor call builds
+  Expr* receiver = nullptr;                 ///< sema: the object of an instance method call
   CallExpr(SourceRange r, Expr* c, std::vector<Expr*> a)
       : Expr(ExprKind::Call, r), callee(c), args(std::move(a)) {}
 };
@@ -442,6 +448,9 @@ struct FuncDecl : Decl {
   BlockStmt* body = nullptr;  ///< null for a declaration without body
   std::string return_semantic;  ///< `float4 f() : SV_Target`
   const sema::Type* result_type = nullptr;  ///< filled by sema
+  const sema::Type* owner = nullptr;  ///< sema: the struct of a method or `__init`
+  VarDecl* this_param = nullptr;      ///< sema: a method's or `__init`'s implicit `this`
+  bool is_mutating = false;           ///< sema: `[mutating]` (or `__init`): `this` is assignable
   FuncDecl(std::string n, SourceRange r) : Decl(DeclKind::Func, std::move(n), r) {}
 };
 
@@ -506,28 +515,52 @@ struct Module {
   std::vector<Decl*> decls;
 };
 
-/// Owns every node of one compile session.
+/// Owns every node of one compile session. Nodes are placed in large chunks (one
+/// allocation per 64 KiB instead of one per node) and destroyed together, in reverse
+/// order of creation, when the context dies.
 class AstContext {
  public:
+  AstContext() = default;
+  AstContext(const AstContext&) = delete;
+  AstContext& operator=(const AstContext&) = delete;
+  ~AstContext() {
+    for (auto it = destructors_.rbegin(); it != destructors_.rend(); ++it) it->destroy(it->node);
+  }
+
   template <typename T, typename... Args>
   T* New(Args&&... args) {
-    auto holder = std::make_unique<Holder<T>>(std::forward<Args>(args)...);
-    T* raw = &holder->value;
-    nodes_.push_back(std::move(holder));
-    return raw;
+    static_assert(alignof(T) <= alignof(std::max_align_t));
+    void* memory = Allocate(sizeof(T), alignof(T));
+    T* node = new (memory) T(std::forward<Args>(args)...);
+    if constexpr (!std::is_trivially_destructible_v<T>) {
+      destructors_.push_back({node, [](void* p) { static_cast<T*>(p)->~T(); }});
+    }
+    return node;
   }
 
  private:
-  struct HolderBase {
-    virtual ~HolderBase() = default;
+  static constexpr size_t kChunkSize = 64 * 1024;
+
+  void* Allocate(size_t size, size_t align) {
+    size_t offset = (used_ + align - 1) & ~(align - 1);
+    if (chunks_.empty() || offset + size > chunk_capacity_) {
+      chunk_capacity_ = std::max(kChunkSize, size);
+      chunks_.push_back(std::make_unique<std::max_align_t[]>(
+          (chunk_capacity_ + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t)));
+      offset = 0;
+    }
+    used_ = offset + size;
+    return reinterpret_cast<char*>(chunks_.back().get()) + offset;
+  }
+
+  struct Destructor {
+    void* node;
+    void (*destroy)(void*);
   };
-  template <typename T>
-  struct Holder : HolderBase {
-    template <typename... Args>
-    explicit Holder(Args&&... args) : value(std::forward<Args>(args)...) {}
-    T value;
-  };
-  std::vector<std::unique_ptr<HolderBase>> nodes_;
+  std::vector<std::unique_ptr<std::max_align_t[]>> chunks_;
+  size_t chunk_capacity_ = 0;
+  size_t used_ = 0;
+  std::vector<Destructor> destructors_;
 };
 
 }  // namespace slope::ast

@@ -22,16 +22,39 @@
 namespace slope::driver {
 namespace {
 
+ScalarKind ScalarKindOf(const ir::Type* t) {
+  const ir::Type* s = t->Scalar();
+  return s->IsFloat() ? ScalarKind::Float32
+         : s->IsBool() ? ScalarKind::Bool
+         : s->IsSigned() ? ScalarKind::Int32
+                         : ScalarKind::UInt32;
+}
+
+void FlattenFields(const ir::Type* t, const std::string& prefix, uint32_t base,
+                   std::vector<FieldLayout>* out) {
+  std::vector<uint32_t> offsets = targets::spirv::Std430MemberOffsets(t);
+  for (size_t i = 0; i < t->Members().size(); ++i) {
+    const ir::Type* m = t->Members()[i];
+    std::string name = prefix + t->MemberNames()[i];
+    if (m->IsStruct()) {
+      FlattenFields(m, name + ".", base + offsets[i], out);
+    } else {
+      out->push_back({name, ScalarKindOf(m), m->Count(), base + offsets[i]});
+    }
+  }
+}
+
 ElementLayout LayoutOf(const ir::Type* element) {
   ElementLayout layout;
-  const ir::Type* s = element->Scalar();
-  layout.scalar = s->IsFloat() ? ScalarKind::Float32
-                  : s->IsBool() ? ScalarKind::Bool
-                  : s->IsSigned() ? ScalarKind::Int32
-                                  : ScalarKind::UInt32;
-  layout.components = element->Count();
   layout.size = targets::spirv::Std430Size(element);
   layout.stride = targets::spirv::Std430ArrayStride(element);
+  if (element->IsStruct()) {
+    layout.struct_name = element->StructName();
+    FlattenFields(element, "", 0, &layout.fields);
+    return layout;
+  }
+  layout.scalar = ScalarKindOf(element);
+  layout.components = element->Count();
   return layout;
 }
 

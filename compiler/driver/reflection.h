@@ -29,12 +29,24 @@ enum class ResourceKind : uint8_t {
   RWStructuredBuffer,  ///< read-write storage buffer of elements
 };
 
-/// The layout of one element of a buffer: a scalar or a vector of `components` scalars.
+/// One scalar or vector member of a struct element. Nested structs are flattened: their
+/// members appear in place, named with a dot ("inner.x").
+struct FieldLayout {
+  std::string name;
+  ScalarKind scalar = ScalarKind::Float32;
+  uint32_t components = 1;  ///< 1 for a scalar, 2..4 for a vector
+  uint32_t offset = 0;      ///< bytes from the start of the element (std430)
+};
+
+/// The layout of one element of a buffer: a scalar, a vector of `components` scalars,
+/// or a struct (then `struct_name` is set and `fields` lists its members).
 struct ElementLayout {
   ScalarKind scalar = ScalarKind::Float32;
   uint32_t components = 1;  ///< 1 for a scalar, 2..4 for a vector
   uint32_t size = 4;        ///< bytes actually occupied by one element
   uint32_t stride = 4;      ///< bytes between consecutive elements (std430)
+  std::string struct_name{};        ///< the struct's name; empty for scalars and vectors
+  std::vector<FieldLayout> fields{};  ///< a struct's members, flattened, in member order
 };
 
 /// One resource parameter of the module, bound through a descriptor set.

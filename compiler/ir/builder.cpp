@@ -36,7 +36,8 @@ Inst* Builder::Splat(Value* scalar, uint32_t count) {
 }
 
 Inst* Builder::Extract(Value* vec, uint32_t index) {
-  return Emit(Op::Extract, vec->GetType()->Element(), {vec}, {index});
+  const Type* t = vec->GetType();
+  return Emit(Op::Extract, t->IsStruct() ? t->Members().at(index) : t->Element(), {vec}, {index});
 }
 
 Inst* Builder::Shuffle(Value* a, Value* b, std::vector<uint32_t> lanes) {
@@ -76,6 +77,16 @@ Inst* Builder::Store(Value* ptr, Value* value) {
 Inst* Builder::ElementPtr(Global* buffer, Value* index) {
   const Type* t = Types().Pointer(AddressSpace::StorageBuffer, buffer->GetType()->Element());
   return Emit(Op::ElementPtr, t, {buffer, index});
+}
+
+Inst* Builder::MemberPtr(Value* ptr, uint32_t index) {
+  const Type* p = ptr->GetType();
+  const Type* t = Types().Pointer(p->Space(), p->Element()->Members().at(index));
+  return Emit(Op::MemberPtr, t, {ptr}, {index});
+}
+
+Inst* Builder::MakeStruct(const Type* type, std::vector<Value*> members) {
+  return Emit(Op::MakeStruct, type, std::move(members));
 }
 
 Inst* Builder::Br(Block* dest, std::vector<Value*> args) {

@@ -39,6 +39,10 @@ class Builder {
   Inst* Load(Value* ptr);
   Inst* Store(Value* ptr, Value* value);
   Inst* ElementPtr(Global* buffer, Value* index);
+  /// A pointer to member `index` of the struct `ptr` points at.
+  Inst* MemberPtr(Value* ptr, uint32_t index);
+  /// A struct value from one value per member.
+  Inst* MakeStruct(const Type* type, std::vector<Value*> members);
 
   Inst* Br(Block* dest, std::vector<Value*> args = {});
   Inst* CondBr(Value* cond, Block* if_true, Block* if_false);

@@ -21,6 +21,7 @@ size_t EdgeCount(const Inst& term) {
     case Op::MakeVector: case Op::Splat: case Op::Extract: case Op::ExtractDynamic:
     case Op::Insert: case Op::InsertDynamic: case Op::Shuffle: case Op::Intrinsic:
     case Op::Call: case Op::Var: case Op::Load: case Op::Store: case Op::ElementPtr:
+    case Op::MakeStruct: case Op::MemberPtr:
       return 0;
   }
   return 0;

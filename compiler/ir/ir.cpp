@@ -41,6 +41,7 @@ std::string Type::Name() const {
              (space_ == AddressSpace::Function ? "function" : "storage") + ", " +
              element_->Name() + ">";
     case TypeKind::Buffer: return (writable_ ? "rwbuffer<" : "buffer<") + element_->Name() + ">";
+    case TypeKind::Struct: return "struct<" + struct_name_ + ">";
   }
   return "?";
 }
@@ -84,6 +85,30 @@ const Type* TypeTable::Pointer(AddressSpace space, const Type* pointee) {
 const Type* TypeTable::Buffer(const Type* element, bool writable) {
   return Get({TypeKind::Buffer, 0, false, element, 1, AddressSpace::StorageBuffer, writable});
 }
+const Type* TypeTable::Struct(const std::string& name, std::vector<const Type*> members,
+                              std::vector<std::string> member_names) {
+  auto it = structs_.find(name);
+  if (it != structs_.end()) {
+    SLOPE_ASSERT(it->second->members_ == members);
+    return it->second.get();
+  }
+  SLOPE_ASSERT(members.size() == member_names.size());
+  std::unique_ptr<Type> t(new Type());
+  t->kind_ = TypeKind::Struct;
+  t->struct_name_ = name;
+  t->members_ = std::move(members);
+  t->member_names_ = std::move(member_names);
+  const Type* raw = t.get();
+  structs_.emplace(name, std::move(t));
+  struct_order_.push_back(raw);
+  return raw;
+}
+
+const Type* TypeTable::FindStruct(const std::string& name) const {
+  auto it = structs_.find(name);
+  return it == structs_.end() ? nullptr : it->second.get();
+}
+
 const Type* TypeTable::WithScalar(const Type* shape_of, const Type* scalar) {
   return Vector(scalar, shape_of->IsVector() ? shape_of->Count() : 1);
 }

@@ -19,7 +19,7 @@ namespace slope::ir {
 // ---------------------------------------------------------------------------------------
 // Types
 
-enum class TypeKind : uint8_t { Void, Bool, Int, Float, Vector, Pointer, Buffer };
+enum class TypeKind : uint8_t { Void, Bool, Int, Float, Vector, Pointer, Buffer, Struct };
 
 /// Where a pointer points.
 enum class AddressSpace : uint8_t { Function, StorageBuffer };
@@ -33,6 +33,10 @@ class Type {
   uint32_t Count() const { return count_; }        ///< Vector length; 1 otherwise
   AddressSpace Space() const { return space_; }    ///< for Pointer
   bool IsWritable() const { return writable_; }    ///< for Buffer
+  /// For Struct: its name, member types and member names (in declaration order).
+  const std::string& StructName() const { return struct_name_; }
+  const std::vector<const Type*>& Members() const { return members_; }
+  const std::vector<std::string>& MemberNames() const { return member_names_; }
 
   bool IsVoid() const { return kind_ == TypeKind::Void; }
   bool IsBool() const { return kind_ == TypeKind::Bool; }
@@ -41,11 +45,13 @@ class Type {
   bool IsVector() const { return kind_ == TypeKind::Vector; }
   bool IsPointer() const { return kind_ == TypeKind::Pointer; }
   bool IsBuffer() const { return kind_ == TypeKind::Buffer; }
+  bool IsStruct() const { return kind_ == TypeKind::Struct; }
   bool IsScalar() const { return IsBool() || IsInt() || IsFloat(); }
   /// The scalar of a scalar or vector type.
   const Type* Scalar() const { return IsVector() ? element_ : this; }
 
-  /// Text form: "f32", "u32", "vec<f32, 3>", "ptr<function, i32>", "rwbuffer<f32>".
+  /// Text form: "f32", "u32", "vec<f32, 3>", "ptr<function, i32>", "rwbuffer<f32>",
+  /// "struct<S>".
   std::string Name() const;
 
  private:
@@ -58,6 +64,9 @@ class Type {
   uint32_t count_ = 1;
   AddressSpace space_ = AddressSpace::Function;
   bool writable_ = false;
+  std::string struct_name_;
+  std::vector<const Type*> members_;
+  std::vector<std::string> member_names_;
 };
 
 /// Hash-conses types: equal types are the same pointer.
@@ -70,6 +79,14 @@ class TypeTable {
   const Type* Vector(const Type* element, uint32_t count);
   const Type* Pointer(AddressSpace space, const Type* pointee);
   const Type* Buffer(const Type* element, bool writable);
+  /// The struct named `name`, made on first use. Structs are nominal: a second request
+  /// with the same name returns the first type (its members must be the same).
+  const Type* Struct(const std::string& name, std::vector<const Type*> members,
+                     std::vector<std::string> member_names);
+  /// The struct named `name`, or null.
+  const Type* FindStruct(const std::string& name) const;
+  /// Every struct type, in creation order (members before the structs holding them).
+  const std::vector<const Type*>& Structs() const { return struct_order_; }
   /// A scalar or vector type with the scalar replaced.
   const Type* WithScalar(const Type* shape_of, const Type* scalar);
 
@@ -77,6 +94,8 @@ class TypeTable {
   using Key = std::tuple<TypeKind, uint32_t, bool, const Type*, uint32_t, AddressSpace, bool>;
   const Type* Get(const Key& key);
   std::map<Key, std::unique_ptr<Type>> types_;
+  std::map<std::string, std::unique_ptr<Type>> structs_;
+  std::vector<const Type*> struct_order_;
 };
 
 // ---------------------------------------------------------------------------------------
@@ -227,6 +246,7 @@ class Function {
 class Module {
  public:
   TypeTable& Types() { return types_; }
+  const TypeTable& Types() const { return types_; }
 
   const Constant* GetConstant(const Type* type, uint64_t bits);
   Value* ConstInt(const Type* type, int64_t v);

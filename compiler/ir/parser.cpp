@@ -136,6 +136,7 @@ class Parser {
 
   // Grammar.
   bool ParseGlobal();
+  bool ParseStruct();
   bool ParseFunction();
   bool ParseType(const Type** out);
   bool ParseUint(uint32_t* out);
@@ -222,9 +223,10 @@ std::unique_ptr<Module> Parser::Run() {
     return nullptr;
   }
   while (Peek().kind != TokKind::End) {
-    bool ok = IsIdent("global") ? ParseGlobal()
-              : IsIdent("func") ? ParseFunction()
-                                : Expected("'global' or 'func'");
+    bool ok = IsIdent("global")   ? ParseGlobal()
+              : IsIdent("struct") ? ParseStruct()
+              : IsIdent("func")   ? ParseFunction()
+                                  : Expected("'global', 'struct' or 'func'");
     if (!ok) return nullptr;
   }
   for (auto& [inst, name] : callee_fixups_) {
@@ -265,6 +267,36 @@ bool Parser::ParseGlobal() {
   Global* g = module_->AddGlobal(type, std::string(name.text));
   return ExpectWord("set") && Expect("(") && ParseUint(&g->set) && Expect(")") &&
          ExpectWord("binding") && Expect("(") && ParseUint(&g->binding) && Expect(")");
+}
+
+bool Parser::ParseStruct() {
+  Next();  // struct
+  const Token name = Peek();
+  if (name.kind != TokKind::Ident) return Expected("a struct name");
+  Next();
+  if (module_->Types().FindStruct(std::string(name.text)) != nullptr) {
+    return Fail(DiagId::IrRedefinedSymbol, name, std::string(name.text));
+  }
+  std::vector<const Type*> members;
+  std::vector<std::string> member_names;
+  if (!Expect("{")) return false;
+  while (!IsPunct("}")) {
+    if (!members.empty() && !Expect(",")) return false;
+    const Token member = Peek();
+    if (member.kind != TokKind::Ident) return Expected("a member name");
+    Next();
+    const Type* type = nullptr;
+    if (!Expect(":") || !ParseType(&type)) return false;
+    if (type->IsVoid() || type->IsPointer() || type->IsBuffer()) {
+      return Fail(DiagId::IrInvalidType, member,
+                  "a struct member cannot have type '" + type->Name() + "'");
+    }
+    members.push_back(type);
+    member_names.push_back(std::string(member.text));
+  }
+  Next();  // }
+  module_->Types().Struct(std::string(name.text), std::move(members), std::move(member_names));
+  return true;
 }
 
 bool Parser::ParseUint(uint32_t* out) {
@@ -326,11 +358,21 @@ bool Parser::ParseType(const Type** out) {
     }
     *out = types.Pointer(
         space.text == "function" ? AddressSpace::Function : AddressSpace::StorageBuffer, pointee);
+  } else if (w == "struct") {
+    if (!Expect("<")) return false;
+    const Token name = Peek();
+    if (name.kind != TokKind::Ident) return Expected("a struct name");
+    Next();
+    if (!Expect(">")) return false;
+    *out = types.FindStruct(std::string(name.text));
+    if (*out == nullptr) {
+      return Fail(DiagId::IrInvalidType, name, "unknown struct '" + std::string(name.text) + "'");
+    }
   } else if (w == "buffer" || w == "rwbuffer") {
     const Type* element = nullptr;
     if (!Expect("<") || !ParseType(&element) || !Expect(">")) return false;
-    if (!element->IsScalar() && !element->IsVector()) {
-      return Fail(DiagId::IrInvalidType, t, "a buffer holds scalars or vectors");
+    if (!element->IsScalar() && !element->IsVector() && !element->IsStruct()) {
+      return Fail(DiagId::IrInvalidType, t, "a buffer holds scalars, vectors or structs");
     }
     *out = types.Buffer(element, w == "rwbuffer");
   } else {
@@ -681,7 +723,7 @@ bool Parser::ParseInstBody(Inst* inst) {
     case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Convert:
     case Op::MakeVector: case Op::Splat: case Op::Extract: case Op::ExtractDynamic:
     case Op::Insert: case Op::InsertDynamic: case Op::Shuffle: case Op::Var: case Op::Load:
-    case Op::Store: case Op::ElementPtr:
+    case Op::Store: case Op::ElementPtr: case Op::MakeStruct: case Op::MemberPtr:
       break;
   }
   // Operands, then immediates in brackets: "extract %v, [1]", "shuffle %a, %b, [0, 2]".

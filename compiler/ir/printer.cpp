@@ -75,6 +75,13 @@ std::string Printer::EdgeRef(const Inst& term, size_t index) {
 }
 
 std::string Printer::Run(const Module& module) {
+  for (const Type* s : module.Types().Structs()) {
+    out_ += "struct " + s->StructName() + " {";
+    for (size_t i = 0; i < s->Members().size(); ++i) {
+      out_ += (i == 0 ? " " : ", ") + s->MemberNames()[i] + ": " + s->Members()[i]->Name();
+    }
+    out_ += " }\n";
+  }
   for (const Global* g : module.globals) {
     out_ += "global @" + g->Name() + " : " + g->GetType()->Name() + " set(" +
             std::to_string(g->set) + ") binding(" + std::to_string(g->binding) + ")\n";

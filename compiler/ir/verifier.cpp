@@ -164,15 +164,45 @@ void Verifier::VerifyInst(const Function& f, const Inst& inst) {
       break;
     case Op::Extract:
       if (arity(1) && need(inst.imms.size() == 1, "extract needs one index")) {
-        need(op_type(0)->IsVector() && inst.imms[0] < op_type(0)->Count() && t == op_type(0)->Element(), "bad extract");
+        if (op_type(0)->IsStruct()) {
+          const auto& members = op_type(0)->Members();
+          need(inst.imms[0] < members.size() && t == members[inst.imms[0]],
+               "bad extract of a struct member");
+        } else {
+          need(op_type(0)->IsVector() && inst.imms[0] < op_type(0)->Count() && t == op_type(0)->Element(), "bad extract");
+        }
       }
       break;
     case Op::ExtractDynamic:
       if (arity(2)) need(op_type(0)->IsVector() && op_type(1)->IsInt() && t == op_type(0)->Element(), "bad extract_dynamic");
       break;
     case Op::Insert:
-      if (arity(2) && need(inst.imms.size() == 1, "insert needs one index")) {
+      if (arity(2) && need(inst.imms.size() == 1, "insert needs one index") && t->IsStruct()) {
+        const auto& members = t->Members();
+        need(t == op_type(0) && inst.imms[0] < members.size() &&
+                 op_type(1) == members[inst.imms[0]],
+             "bad insert of a struct member");
+      } else if (inst.operands.size() == 2 && inst.imms.size() == 1) {
         need(t == op_type(0) && t->IsVector() && op_type(1) == t->Element() && inst.imms[0] < t->Count(), "bad insert");
+      }
+      break;
+    case Op::MakeStruct:
+      if (need(t->IsStruct(), "make_struct must make a struct") && arity(t->Members().size())) {
+        for (size_t i = 0; i < inst.operands.size(); ++i) {
+          need(op_type(i) == t->Members()[i], "make_struct member type");
+        }
+      }
+      break;
+    case Op::MemberPtr:
+      if (arity(1) && need(inst.imms.size() == 1, "member_ptr needs one index")) {
+        const Type* p = op_type(0);
+        if (need(p->IsPointer() && p->Element()->IsStruct(),
+                 "member_ptr base must point at a struct")) {
+          const auto& members = p->Element()->Members();
+          need(inst.imms[0] < members.size() && t->IsPointer() && t->Space() == p->Space() &&
+                   t->Element() == members[inst.imms[0]],
+               "member_ptr type");
+        }
       }
       break;
     case Op::InsertDynamic:
@@ -220,6 +250,10 @@ void Verifier::VerifyInst(const Function& f, const Inst& inst) {
       if (arity(2)) {
         need(op_type(0)->IsPointer() && op_type(1) == op_type(0)->Element(), "store type");
         const Value* ptr = inst.operands[0];
+        while (ptr->VKind() == ValueKind::Inst &&
+               static_cast<const Inst*>(ptr)->GetOp() == Op::MemberPtr) {
+          ptr = static_cast<const Inst*>(ptr)->operands[0];
+        }
         if (ptr->VKind() == ValueKind::Inst && static_cast<const Inst*>(ptr)->GetOp() == Op::ElementPtr) {
           need(static_cast<const Inst*>(ptr)->operands[0]->GetType()->IsWritable(), "store into a read-only buffer");
         }

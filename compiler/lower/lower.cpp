@@ -18,11 +18,12 @@ std::unique_ptr<ir::Module> Lowerer::Run(const sema::CheckedModule& checked) {
   std::set<const ast::FuncDecl*> entries(checked.entry_points.begin(), checked.entry_points.end());
   for (ast::FuncDecl* decl : checked.functions) {
     // Overloads share a source name; the IR name tells them apart.
-    std::string name = decl->name;
+    std::string base = FunctionName(decl);
+    std::string name = base;
     for (int n = 1; std::any_of(module_->functions.begin(), module_->functions.end(),
                                 [&](const ir::Function* f) { return f->Name() == name; });
          ++n) {
-      name = decl->name + "." + std::to_string(n);
+      name = base + "." + std::to_string(n);
     }
     ir::Function* f = module_->AddFunction(name, LowerType(decl->result_type));
     f->is_entry = entries.count(decl) != 0;
@@ -45,6 +46,7 @@ const ir::Type* Lowerer::LowerType(const sema::Type* t) {
     case sema::TypeKind::Float: result = types.Float(32); break;
     case sema::TypeKind::Vector: result = types.Vector(LowerType(t->Element()), t->Count()); break;
     case sema::TypeKind::Buffer: result = types.Buffer(LowerType(t->Element()), t->IsWritable()); break;
+    case sema::TypeKind::Struct: result = LowerStructType(t); break;
     case sema::TypeKind::Error: SLOPE_ICE("error type reached lowering");
   }
   type_cache_[t] = result;
@@ -84,10 +86,28 @@ void Lowerer::LowerFunction(ast::FuncDecl* decl, ir::Function* f) {
   base::IceLocationScope ice(sources_.Describe(decl->name_range.begin));
   ice_ = &ice;
   func_ = f;
+  decl_ = decl;
   locals_.clear();
   Place(NewBlock());
   Loc(decl->name_range);
   if (f->is_entry) f->entry.numthreads = sema::NumThreadsOf(*decl);
+  bool is_init = decl->func_kind == ast::FuncKind::Init;
+  if (decl->this_param != nullptr && !is_init) {
+    // A [mutating] method receives a pointer to its object; others a copy.
+    const ir::Type* self = LowerType(decl->this_param->type);
+    if (decl->is_mutating) {
+      const ir::Type* ptr = module_->Types().Pointer(ir::AddressSpace::Function, self);
+      ir::Param* p = module_->AddParam(ptr, nullptr);
+      f->params.push_back(p);
+      locals_[decl->this_param] = p;
+    } else {
+      ir::Param* p = module_->AddParam(self, nullptr);
+      f->params.push_back(p);
+      Value* slot = b_.Var(f, self);
+      b_.Store(slot, p);
+      locals_[decl->this_param] = slot;
+    }
+  }
   for (ast::VarDecl* param : decl->params) {
     ir::Param* p = module_->AddParam(LowerType(param->type), nullptr);
     f->params.push_back(p);
@@ -97,10 +117,18 @@ void Lowerer::LowerFunction(ast::FuncDecl* decl, ir::Function* f) {
     b_.Store(slot, p);
     locals_[param] = slot;
   }
+  if (is_init) {
+    // `__init` builds its object in a local that starts at the default value.
+    Value* slot = b_.Var(f, f->ResultType());
+    b_.Store(slot, DefaultValue(decl->owner));
+    locals_[decl->this_param] = slot;
+  }
   LowerStmt(decl->body);
   if (!b_.IsTerminated()) {
     Loc(source::SourceRange(decl->body->range.end));
-    if (f->ResultType()->IsVoid()) {
+    if (is_init) {
+      b_.Return(b_.Load(locals_.at(decl->this_param)));
+    } else if (f->ResultType()->IsVoid()) {
       b_.Return();
     } else {
       b_.Return(Zero(f->ResultType()));  // sema warned: control reaches the end
@@ -108,6 +136,7 @@ void Lowerer::LowerFunction(ast::FuncDecl* decl, ir::Function* f) {
   }
   RemoveDeadBlocks(f);
   func_ = nullptr;
+  decl_ = nullptr;
   ice_ = nullptr;
 }
 
@@ -196,7 +225,9 @@ void Lowerer::LowerStmt(const ast::Stmt* stmt) {
     }
     case ast::StmtKind::Return: {
       auto* s = static_cast<const ast::ReturnStmt*>(stmt);
-      if (s->value != nullptr) {
+      if (decl_->func_kind == ast::FuncKind::Init) {
+        b_.Return(b_.Load(locals_.at(decl_->this_param)));
+      } else if (s->value != nullptr) {
         Value* v = LowerExpr(s->value);
         Loc(stmt->range);
         b_.Return(v);
@@ -228,7 +259,9 @@ void Lowerer::LowerLocal(const ast::VarDecl* var) {
   locals_[var] = slot;
   // Locals without an initializer start at zero so that results never depend on
   // whatever a target leaves in uninitialised memory.
-  Value* init = var->init != nullptr ? LowerExpr(var->init) : Zero(type);
+  Value* init = var->init != nullptr   ? LowerExpr(var->init)
+                : var->type->IsStruct() ? DefaultValue(var->type)
+                                        : Zero(type);
   b_.Store(slot, init);
 }
 

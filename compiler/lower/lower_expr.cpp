@@ -9,6 +9,11 @@ using ir::Op;
 using ir::Value;
 
 Value* Lowerer::Zero(const ir::Type* t) {
+  if (t->IsStruct()) {
+    std::vector<Value*> members;
+    for (const ir::Type* m : t->Members()) members.push_back(Zero(m));
+    return b_.MakeStruct(t, members);
+  }
   const ir::Type* s = t->Scalar();
   Value* z = s->IsBool()    ? module_->ConstBool(false)
              : s->IsFloat() ? module_->ConstFloat(s, 0.0)
@@ -69,6 +74,7 @@ Value* Lowerer::LowerExpr(const ast::Expr* e) {
       auto* m = static_cast<const ast::MemberExpr*>(e);
       Value* base = LowerExpr(m->base);
       Loc(e->range);
+      if (m->field_index >= 0) return b_.Extract(base, static_cast<uint32_t>(m->field_index));
       if (base->GetType()->IsScalar()) {
         return m->swizzle.size() == 1 ? base : b_.Splat(base, static_cast<uint32_t>(m->swizzle.size()));
       }
@@ -106,6 +112,10 @@ Value* Lowerer::LowerExpr(const ast::Expr* e) {
 }
 
 Value* Lowerer::LowerCall(const ast::CallExpr* call) {
+  if (call->constructed != nullptr && call->constructed->IsStruct()) {
+    return LowerStructConstructor(call);
+  }
+  if (call->func != nullptr && call->func->owner != nullptr) return LowerMethodCall(call);
   if (call->constructed != nullptr) {
     if (call->args.size() == 1) return LowerExpr(call->args[0]);
     std::vector<Value*> parts;
@@ -295,6 +305,11 @@ LValue Lowerer::LowerLValue(const ast::Expr* e) {
     case ast::ExprKind::Member: {
       auto* m = static_cast<const ast::MemberExpr*>(e);
       LValue base = LowerLValue(m->base);
+      if (m->field_index >= 0) {
+        SLOPE_ASSERT(base.swizzle.empty() && base.dynamic_index == nullptr);
+        Loc(e->range);
+        return LValue{b_.MemberPtr(base.ptr, static_cast<uint32_t>(m->field_index)), {}, nullptr};
+      }
       // `.x` of a scalar (such as v[i].x) names the scalar itself.
       if (m->base->type->IsScalar()) return base;
       SLOPE_ASSERT(base.dynamic_index == nullptr);

@@ -75,6 +75,17 @@ class Lowerer {
   Value* LoadLValue(const LValue& lv);
   void StoreLValue(const LValue& lv, Value* value);
 
+  // Structs (lower_struct.cpp).
+  const ir::Type* LowerStructType(const sema::Type* t);
+  /// What `S s;` holds: each field's default value, else zero.
+  Value* DefaultValue(const sema::Type* t);
+  /// `S(...)`: an `__init` call, the default value or the member-wise construction.
+  Value* LowerStructConstructor(const ast::CallExpr* call);
+  /// A method call; a [mutating] one copies its receiver in and back out.
+  Value* LowerMethodCall(const ast::CallExpr* call);
+  /// The IR function name of a function or method ("f", "S.f", "S.__init").
+  std::string FunctionName(const ast::FuncDecl* decl) const;
+
   const source::SourceManager& sources_;
   std::unique_ptr<ir::Module> module_;
   ir::Builder b_;
@@ -84,6 +95,7 @@ class Lowerer {
   std::map<const ast::VarDecl*, Value*> locals_;
   std::vector<LoopTargets> loops_;
   ir::Function* func_ = nullptr;
+  const ast::FuncDecl* decl_ = nullptr;  ///< the function being lowered
   base::IceLocationScope* ice_ = nullptr;  ///< names the statement being lowered in ICEs
 };
 

@@ -59,6 +59,7 @@ bool ConstantLanes(const Value* v, std::vector<const Constant*>* out) {
 
 /// Lane `lane` of a vector value when it is known without computing anything.
 Value* KnownLane(Value* v, uint32_t lane) {
+  if (const Inst* make = AsInst(v, Op::MakeStruct)) return make->operands.at(lane);
   if (const Inst* splat = AsInst(v, Op::Splat)) return splat->operands[0];
   if (const Inst* make = AsInst(v, Op::MakeVector)) {
     for (Value* part : make->operands) {
@@ -274,6 +275,7 @@ Value* State::Fold(Inst* inst, std::vector<Inst*>* before) {
       return Build(type, out, before);
     }
     case Op::MakeVector: case Op::Splat: case Op::Insert: case Op::InsertDynamic:
+    case Op::MakeStruct: case Op::MemberPtr:
     case Op::Intrinsic: case Op::Call: case Op::Var: case Op::Load: case Op::Store:
     case Op::ElementPtr: case Op::Br: case Op::CondBr: case Op::If: case Op::Loop:
     case Op::Return: case Op::Unreachable:

@@ -63,6 +63,8 @@ const Type* Checker::ResolveType(ast::TypeExpr* te) {
                  te->name.find("float4x") == 0) {
         diags_.Report(DiagId::UnsupportedConstruct, te->range, "type '" + te->name + "'", "is");
         result = types_.Error();
+      } else if (const Type* st = StructTypeOf(Lookup(te->name))) {
+        result = st;
       } else if (Lookup(te->name) != nullptr) {
         diags_.Report(DiagId::NotAType, te->range, te->name);
         result = types_.Error();
@@ -76,7 +78,7 @@ const Type* Checker::ResolveType(ast::TypeExpr* te) {
     const Type* element = ResolveType(te->type_args[0]);
     if (element->IsError()) {
       result = types_.Error();
-    } else if (!element->IsNumericLike() || element->ScalarType()->Kind() == TypeKind::Bool) {
+    } else if (!IsBufferElement(element)) {
       diags_.Report(DiagId::UnsupportedBufferElement, te->type_args[0]->range, element->Name());
       result = types_.Error();
     } else {
@@ -184,7 +186,12 @@ const char* UnsupportedDeclName(const ast::Decl* decl) {
       if (f->func_kind != ast::FuncKind::Plain) return "'__init' outside a struct";
       return nullptr;
     }
-    case ast::DeclKind::Struct: return "'struct' declarations";
+    case ast::DeclKind::Struct: {
+      auto* agg = static_cast<const ast::AggregateDecl*>(decl);
+      if (!agg->generic_params.empty()) return "generic structs";
+      if (!agg->bases.empty()) return "inheritance and conformance lists on structs";
+      return nullptr;
+    }
     case ast::DeclKind::Interface: return "'interface' declarations";
     case ast::DeclKind::Extension: return "'extension' declarations";
     case ast::DeclKind::Enum: return "'enum' declarations";
@@ -212,6 +219,7 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
       decls.push_back(decl);
     }
   }
+  DeclareStructs(decls);
   for (ast::Decl* decl : decls) {
     DeclareGlobal(decl);
     if (decl->kind == ast::DeclKind::Func) {
@@ -222,11 +230,13 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
       CheckAttributes(decl->attributes, {"vk::binding"});
     }
   }
+  ResolveStructFields();
   for (ast::Decl* decl : decls) {
     if (decl->kind == ast::DeclKind::Var) {
       CheckGlobalVar(static_cast<ast::VarDecl*>(decl), out);
     }
   }
+  CheckStructMembers();
   for (ast::Decl* decl : decls) {
     if (decl->kind == ast::DeclKind::Func) CheckFunctionSignature(static_cast<ast::FuncDecl*>(decl));
   }
@@ -246,6 +256,7 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
       }
     }
   }
+  CheckStructBodies(out);
   for (ast::Decl* decl : decls) {
     if (diags_.LimitReached()) break;
     if (decl->kind != ast::DeclKind::Func) continue;
@@ -376,9 +387,11 @@ void Checker::CheckFunctionBody(ast::FuncDecl* func) {
   base::IceLocationScope ice(diags_.Sources().Describe(func->name_range.begin));
   current_function_ = func;
   ScopeGuard scope(*this);
+  if (func->this_param != nullptr) Declare(func->this_param);
   for (ast::VarDecl* param : func->params) Declare(param);
   bool falls_through = CheckBlock(func->body);
-  if (falls_through && func->result_type != nullptr && !func->result_type->IsVoid() &&
+  bool is_init = func->func_kind == ast::FuncKind::Init;
+  if (falls_through && !is_init && func->result_type != nullptr && !func->result_type->IsVoid() &&
       !func->result_type->IsError()) {
     source::SourceLoc end = func->body->range.end;
     if (end.offset > 0) --end.offset;  // point at the closing brace
@@ -528,6 +541,7 @@ void Checker::CheckLocalVar(ast::VarDecl* var) {
       var->type = types_.Error();
     }
     if (var->init != nullptr) var->init = Coerce(CheckExpr(var->init), var->type);
+    if (var->init == nullptr && var->type->IsStruct()) var->init = DefaultConstruction(var);
   } else if (var->init != nullptr) {
     var->init = CheckExpr(var->init);
     var->type = var->init->type;
@@ -616,7 +630,10 @@ bool Checker::CheckStmt(ast::Stmt* stmt) {
     }
     case ast::StmtKind::Return: {
       auto* s = static_cast<ast::ReturnStmt*>(stmt);
-      const Type* expected = current_function_->result_type;
+      // An `__init` returns the object it builds; its `return` statements take no value.
+      const Type* expected = current_function_->func_kind == ast::FuncKind::Init
+                                 ? types_.Void()
+                                 : current_function_->result_type;
       if (s->value != nullptr) {
         s->value = CheckExpr(s->value);
         if (expected->IsVoid() && !s->value->type->IsError()) {

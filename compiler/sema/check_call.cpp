@@ -30,6 +30,8 @@ const BuiltinInfo* FindBuiltin(std::string_view name) {
   return nullptr;
 }
 
+}  // namespace
+
 std::string ArgTypeList(const std::vector<ast::Expr*>& args) {
   std::string s;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -48,13 +50,14 @@ std::string Signature(const ast::FuncDecl* f) {
   return s + ")";
 }
 
-}  // namespace
-
 ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
   for (ast::Expr*& arg : call->args) arg = CheckExpr(arg);
   call->type = types_.Error();
   for (ast::Expr* arg : call->args) {
     if (arg->type->IsError()) return call;
+  }
+  if (call->callee->kind == ast::ExprKind::Member) {
+    return CheckMethodCall(call, static_cast<ast::MemberExpr*>(call->callee));
   }
   if (call->callee->kind != ast::ExprKind::Name) {
     diags_.Report(DiagId::UnsupportedConstruct, call->callee->range,
@@ -67,9 +70,20 @@ ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
     return call;
   }
   ast::Decl* decl = Lookup(name->name);
+  if (const Type* owner = CurrentStruct()) {
+    bool is_method = false;
+    for (ast::FuncDecl* m : owner->Info()->methods) is_method = is_method || m->name == name->name;
+    bool shadowed = decl != nullptr && decl->kind == ast::DeclKind::Var &&
+                    static_cast<ast::VarDecl*>(decl)->role != ast::VarRole::Global;
+    if (is_method && !shadowed) return CheckImplicitMethodCall(call, name);
+  }
+  if (const Type* type = StructTypeOf(decl)) {
+    name->decl = decl;
+    return CheckStructConstructor(call, type);
+  }
   if (decl != nullptr && decl->kind == ast::DeclKind::Func) {
     name->decl = decl;
-    return CheckCallOfFunction(call, functions_[name->name]);
+    return CheckCallOfFunction(call, functions_[name->name], name->name);
   }
   if (decl != nullptr) {
     diags_.Report(DiagId::NotCallable, name->range, name->name)
@@ -92,8 +106,8 @@ ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
 }
 
 ast::Expr* Checker::CheckCallOfFunction(ast::CallExpr* call,
-                                        const std::vector<ast::FuncDecl*>& overloads) {
-  auto* name = static_cast<ast::NameExpr*>(call->callee);
+                                        const std::vector<ast::FuncDecl*>& overloads,
+                                        const std::string& name) {
   std::vector<ast::FuncDecl*> best;
   int best_cost = kNoConversion;
   for (ast::FuncDecl* f : overloads) {
@@ -122,13 +136,13 @@ ast::Expr* Checker::CheckCallOfFunction(ast::CallExpr* call,
       for (size_t i = 0; i < f->params.size(); ++i) call->args[i] = Coerce(call->args[i], f->params[i]->type);
       return call;
     }
-    auto builder = diags_.Report(DiagId::NoMatchingOverload, call->range, name->name,
+    auto builder = diags_.Report(DiagId::NoMatchingOverload, call->range, name,
                                  ArgTypeList(call->args));
     for (ast::FuncDecl* f : overloads) builder.Note(DiagId::CandidateHere, f->name_range, Signature(f));
     return call;
   }
   if (best.size() > 1) {
-    auto builder = diags_.Report(DiagId::AmbiguousCall, call->range, name->name);
+    auto builder = diags_.Report(DiagId::AmbiguousCall, call->range, name);
     for (ast::FuncDecl* f : best) builder.Note(DiagId::CandidateHere, f->name_range, Signature(f));
     return call;
   }

@@ -90,7 +90,21 @@ ast::Expr* Checker::CheckName(ast::NameExpr* expr) {
     return expr;
   }
   ast::Decl* decl = Lookup(expr->name);
+  if (const Type* owner = CurrentStruct()) {
+    // Inside a method, a field named alone is `this.field` unless a local hides it.
+    bool global = decl != nullptr && scopes_.front().count(expr->name) != 0 &&
+                  scopes_.front().at(expr->name) == decl;
+    if (current_function_->this_param != nullptr && (decl == nullptr || global) &&
+        owner->Info()->FieldIndex(expr->name) >= 0) {
+      return CheckImplicitField(expr);
+    }
+  }
   expr->decl = decl;
+  if (decl != nullptr && decl->kind == ast::DeclKind::Struct) {
+    diags_.Report(DiagId::TypeUsedAsValue, expr->range, expr->name);
+    expr->type = types_.Error();
+    return expr;
+  }
   if (decl == nullptr) {
     if (LookupBuiltinTypeName(types_, expr->name) != nullptr) {
       diags_.Report(DiagId::TypeUsedAsValue, expr->range, expr->name);
@@ -128,6 +142,7 @@ ast::Expr* Checker::CheckMember(ast::MemberExpr* expr) {
     expr->type = types_.Error();
     return expr;
   }
+  if (base->IsStruct()) return CheckStructMember(expr);
   if (!base->IsNumericLike()) {
     diags_.Report(DiagId::NoSuchMember, expr->member_range, base->Name(), expr->member);
     expr->type = types_.Error();
@@ -216,6 +231,17 @@ bool Checker::CheckAssignable(ast::Expr* expr) {
     }
     case ast::ExprKind::Member: {
       auto* member = static_cast<ast::MemberExpr*>(expr);
+      if (member->field_index >= 0 && member->base->kind == ast::ExprKind::Name) {
+        auto* base = static_cast<ast::NameExpr*>(member->base);
+        auto* var = static_cast<ast::VarDecl*>(base->decl);
+        if (current_function_ != nullptr && var == current_function_->this_param &&
+            var->is_let) {
+          diags_.Report(DiagId::AssignInNonMutatingMethod, member->range, member->member,
+                        current_function_->name)
+              .Note(DiagId::DeclaredHere, current_function_->name_range, current_function_->name);
+          return false;
+        }
+      }
       for (size_t i = 0; i < member->swizzle.size(); ++i) {
         for (size_t j = 0; j < i; ++j) {
           if (member->swizzle[i] == member->swizzle[j]) {
@@ -433,6 +459,10 @@ ast::Expr* Checker::CheckConditional(ast::ConditionalExpr* expr) {
   const Type* b = expr->else_expr->type;
   if (a->IsError() || b->IsError()) {
     expr->type = types_.Error();
+    return expr;
+  }
+  if (a == b && a->IsStruct()) {
+    expr->type = a;
     return expr;
   }
   if (!a->IsNumericLike() || !b->IsNumericLike()) {

@@ -18,6 +18,11 @@ namespace slope::sema {
 /// Cost of an implicit conversion; kNoConversion when there is none.
 inline constexpr int kNoConversion = 1 << 20;
 
+/// "float, int3": the types of checked arguments, for messages.
+std::string ArgTypeList(const std::vector<ast::Expr*>& args);
+/// "float f(int, float3)": a checked function's signature, for candidate notes.
+std::string Signature(const ast::FuncDecl* f);
+
 class Checker {
  public:
   Checker(ast::AstContext& ctx, TypeContext& types, diag::DiagEngine& diags)
@@ -45,6 +50,42 @@ class Checker {
   // check_call.cpp
   ast::Expr* CheckCall(ast::CallExpr* call);
 
+  // check_struct.cpp
+  /// Creates the types of the module's structs and sorts their members (before globals).
+  void DeclareStructs(const std::vector<ast::Decl*>& decls);
+  /// Resolves field types and reports structs that contain themselves.
+  void ResolveStructFields();
+  /// Checks field defaults and the signatures of methods and constructors.
+  void CheckStructMembers();
+  /// Checks method and constructor bodies; appends them to `out->functions`.
+  void CheckStructBodies(CheckedModule* out);
+  /// `S s;`: a call of S's `__init()` when it has one, else null (the field defaults).
+  ast::Expr* DefaultConstruction(ast::VarDecl* var);
+  /// Whether buffers may hold `type`: numbers and vectors, and structs of them.
+  bool IsBufferElement(const Type* type) const;
+  /// The struct type declared by `decl`, or null.
+  const Type* StructTypeOf(const ast::Decl* decl) const;
+  /// `S(args)`: an `__init` overload or the member-wise construction.
+  ast::Expr* CheckStructConstructor(ast::CallExpr* call, const Type* type);
+  /// `base.member(args)` and `S.member(args)` / `S::member(args)`.
+  ast::Expr* CheckMethodCall(ast::CallExpr* call, ast::MemberExpr* callee);
+  /// A call of method `name` of the current struct written without `this.`.
+  ast::Expr* CheckImplicitMethodCall(ast::CallExpr* call, ast::NameExpr* name);
+  /// `base.field` on a struct value.
+  ast::Expr* CheckStructMember(ast::MemberExpr* expr);
+  /// A field of the current struct named without `this.`: rewritten to `this.field`.
+  ast::Expr* CheckImplicitField(ast::NameExpr* expr);
+  /// Whether `expr` (checked) names storage a mutating method may modify; no report.
+  bool IsAssignableQuietly(const ast::Expr* expr) const;
+  /// The checked overload of `candidates` best matching `args` (null: none; reports
+  /// nothing); `*ambiguous` is set when several match equally well.
+  ast::FuncDecl* PickOverload(const std::vector<ast::FuncDecl*>& candidates,
+                              const std::vector<ast::Expr*>& args, bool* ambiguous);
+  /// The struct whose method or `__init` is being checked, or null.
+  const Type* CurrentStruct() const {
+    return current_function_ != nullptr ? current_function_->owner : nullptr;
+  }
+
   // check.cpp
   const Type* ResolveType(ast::TypeExpr* type_expr);
   ast::Decl* Lookup(const std::string& name) const;
@@ -71,7 +112,8 @@ class Checker {
   void CheckLoopBody(ast::Stmt* body);
   void CheckLocalVar(ast::VarDecl* var);
   void Declare(ast::Decl* decl);
-  ast::Expr* CheckCallOfFunction(ast::CallExpr* call, const std::vector<ast::FuncDecl*>& overloads);
+  ast::Expr* CheckCallOfFunction(ast::CallExpr* call, const std::vector<ast::FuncDecl*>& overloads,
+                                 const std::string& name);
   ast::Expr* CheckConstructor(ast::CallExpr* call, const Type* type);
   ast::Expr* CheckBuiltinCall(ast::CallExpr* call, ast::Builtin builtin);
   ast::Expr* CheckMember(ast::MemberExpr* expr);
@@ -93,6 +135,8 @@ class Checker {
   ast::FuncDecl* current_function_ = nullptr;
   int loop_depth_ = 0;
   std::map<ast::FuncDecl*, std::vector<std::pair<ast::FuncDecl*, source::SourceRange>>> calls_;
+  std::map<const ast::Decl*, const Type*> struct_types_;  ///< struct declaration -> its type
+  std::vector<const Type*> struct_list_;                   ///< in source order
 };
 
 }  // namespace slope::sema

@@ -1,5 +1,6 @@
 #include "compiler/sema/types.h"
 
+#include "compiler/ast/ast.h"
 #include "compiler/base/ice.h"
 
 namespace slope::sema {
@@ -16,6 +17,7 @@ std::string Type::Name() const {
     case TypeKind::Buffer:
       return std::string(writable_ ? "RWStructuredBuffer<" : "StructuredBuffer<") +
              element_->Name() + ">";
+    case TypeKind::Struct: return info_->name;
   }
   return "<error>";
 }
@@ -46,6 +48,21 @@ const Type* TypeContext::Vector(const Type* element, uint32_t count) {
 
 const Type* TypeContext::Buffer(const Type* element, bool writable) {
   return Make(TypeKind::Buffer, element, 1, writable);
+}
+
+const Type* TypeContext::Struct(std::unique_ptr<StructInfo> info) {
+  auto* type = new Type(TypeKind::Struct, nullptr, 1, false);
+  type->info_ = info.get();
+  struct_infos_.push_back(std::move(info));
+  structs_.emplace_back(type);
+  return type;
+}
+
+int StructInfo::FieldIndex(const std::string& field_name) const {
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (fields[i]->name == field_name) return static_cast<int>(i);
+  }
+  return -1;
 }
 
 const Type* TypeContext::WithScalar(const Type* shape_of, const Type* scalar) {

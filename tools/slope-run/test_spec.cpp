@@ -133,9 +133,10 @@ bool ParseScalar(std::string_view text, driver::ScalarKind scalar, uint32_t* wor
   return false;
 }
 
-// Parses "[v0, v1, ...]" (commas optional) into 32-bit patterns.
+// Parses "[v0, v1, ...]" (commas optional) into 32-bit patterns, or keeps the values as
+// text in `*texts` when it is given (struct buffers).
 bool ParseValueList(Cursor& cursor, driver::ScalarKind scalar, std::vector<uint32_t>* words,
-                    std::string* message) {
+                    std::string* message, std::vector<std::string>* texts = nullptr) {
   if (!cursor.Consume('[')) {
     *message = "expected '[' to start the value list";
     return false;
@@ -161,8 +162,12 @@ bool ParseValueList(Cursor& cursor, driver::ScalarKind scalar, std::vector<uint3
       return false;
     }
     uint32_t bits = 0;
-    if (!ParseScalar(word, scalar, &bits, message)) return false;
-    words->push_back(bits);
+    if (texts != nullptr) {
+      texts->emplace_back(word);
+    } else {
+      if (!ParseScalar(word, scalar, &bits, message)) return false;
+      words->push_back(bits);
+    }
     need_value = false;
   }
   return true;
@@ -186,6 +191,36 @@ bool ParseCount(std::string_view word, const char* what, uint32_t* value, std::s
   return true;
 }
 
+// The rest of a buffer directive whose element type is a struct: its values stay text.
+bool ParseStructBufferDirective(Cursor& cursor, std::string struct_name, BufferSpec* buffer,
+                                std::string* message) {
+  buffer->type.struct_name = std::move(struct_name);
+  if (buffer->role == BufferRole::Input) {
+    if (!ParseValueList(cursor, driver::ScalarKind::Float32, nullptr, message, &buffer->texts)) {
+      return false;
+    }
+    if (buffer->texts.empty()) {
+      *message = "input buffer '" + buffer->name + "' has no values";
+      return false;
+    }
+  } else {
+    if (!ParseCount(cursor.Word(), "an element count", &buffer->count, message)) return false;
+    if (buffer->count > kMaxElements) {
+      *message = "element count " + std::to_string(buffer->count) + " is too large";
+      return false;
+    }
+    if (cursor.Consume('=') &&
+        !ParseValueList(cursor, driver::ScalarKind::Float32, nullptr, message, &buffer->texts)) {
+      return false;
+    }
+  }
+  if (!cursor.AtEnd()) {
+    *message = "unexpected '" + std::string(cursor.Rest()) + "' after the directive";
+    return false;
+  }
+  return true;
+}
+
 // Parses the text after //INPUT: or //OUTPUT:.
 bool ParseBufferDirective(std::string_view text, BufferRole role, BufferSpec* buffer,
                           std::string* message) {
@@ -205,6 +240,13 @@ bool ParseBufferDirective(std::string_view text, BufferRole role, BufferSpec* bu
   buffer->name = std::string(name);
   std::string_view type_text = cursor.Word();
   std::optional<ElementType> type = ParseElementType(type_text);
+  bool builtin_like = false;
+  for (std::string_view prefix : {"float", "int", "uint", "bool", "half", "double"}) {
+    builtin_like = builtin_like || type_text.starts_with(prefix);
+  }
+  if (!type && IsIdentifier(type_text) && !builtin_like) {
+    return ParseStructBufferDirective(cursor, std::string(type_text), buffer, message);
+  }
   if (!type) {
     *message = type_text.empty() ? std::string("expected an element type")
                                  : "unknown element type '" + std::string(type_text) + "'";
@@ -279,6 +321,11 @@ std::string_view TrimLeft(std::string_view line) {
 
 }  // namespace
 
+bool ParseScalarValue(std::string_view text, driver::ScalarKind scalar, uint32_t* word,
+                      std::string* message) {
+  return ParseScalar(text, scalar, word, message);
+}
+
 std::optional<ElementType> ParseElementType(std::string_view text) {
   ElementType type;
   std::string_view base;
@@ -299,6 +346,7 @@ std::optional<ElementType> ParseElementType(std::string_view text) {
 }
 
 std::string ElementTypeName(ElementType type) {
+  if (!type.struct_name.empty()) return type.struct_name;
   std::string name = driver::ScalarKindName(type.scalar);
   if (type.components > 1) name += std::to_string(type.components);
   return name;

@@ -5,6 +5,10 @@
 //
 //   //INPUT: buffer NAME TYPE [v0, v1, ...]
 //   //OUTPUT: buffer NAME TYPE COUNT [= [v0, v1, ...]]
+//
+// TYPE is a scalar or vector ("float3") or the name of a struct of the kernel; a struct
+// buffer's values are written flat, member after member (each component of a vector
+// member, nested structs in place), and converted once the kernel's layout is known.
 //   //DISPATCH: X [Y [Z]]
 //   //ENTRY: NAME
 //
@@ -22,10 +26,12 @@
 
 namespace slope::run {
 
-/// The element type named in a buffer directive: a scalar or a 2..4-vector of it.
+/// The element type named in a buffer directive: a scalar or a 2..4-vector of it, or a
+/// struct of the kernel (then `struct_name` is set and the other members are unused).
 struct ElementType {
   driver::ScalarKind scalar = driver::ScalarKind::Float32;
   uint32_t components = 1;
+  std::string struct_name{};
 };
 
 /// Parses "float", "int", "uint" and their 2..4-vector forms ("float3", "uint2", ...).
@@ -45,7 +51,10 @@ struct BufferSpec {
   uint32_t count = 0;  ///< number of elements
   /// Initial contents: count * components 32-bit values (the bit patterns of the
   /// floats, ints or uints written), all zero for an output without `= [...]`.
+  /// Empty for struct buffers, whose values stay text in `texts` until the layout is known.
   std::vector<uint32_t> words;
+  std::vector<std::string> texts;  ///< a struct buffer's values as written, flat
+
   uint32_t line = 0;  ///< 1-based line of the directive
 };
 
@@ -62,6 +71,11 @@ struct SpecError {
   uint32_t line = 0;  ///< 1-based
   std::string message;
 };
+
+/// Parses one value written in a directive as `scalar`, into its 32-bit pattern; on
+/// failure sets `*message`.
+bool ParseScalarValue(std::string_view text, driver::ScalarKind scalar, uint32_t* word,
+                      std::string* message);
 
 /// Parses every directive in `source`. On a malformed directive, returns false with
 /// `*error` naming its line; `*spec` is then unspecified.

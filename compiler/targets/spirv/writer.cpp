@@ -15,16 +15,6 @@ namespace slope::targets::spirv {
 using ir::Op;
 using SpvOp = spv::Op;
 
-uint32_t Std430Size(const ir::Type* t) {
-  return t->IsVector() ? Std430Size(t->Element()) * t->Count() : t->Width() / 8;
-}
-
-uint32_t Std430ArrayStride(const ir::Type* t) {
-  uint32_t scalar = t->Scalar()->Width() / 8;
-  if (!t->IsVector()) return scalar;
-  return scalar * (t->Count() == 2 ? 2 : 4);  // vec3 is aligned like vec4
-}
-
 namespace {
 
 /// A sequence of instructions of one module section.
@@ -64,6 +54,14 @@ class Writer {
  private:
   uint32_t NewId() { return next_id_++; }
   uint32_t TypeId(const ir::Type* t);
+  /// The type of `t` as a storage buffer holds it: structs with Offset decorations.
+  uint32_t LayoutTypeId(const ir::Type* t);
+  uint32_t StructTypeId(const ir::Type* t, bool with_layout);
+  uint32_t IndexConst(uint32_t index);
+  /// Loads and stores of whole structs in a storage buffer go member by member, since
+  /// the laid-out struct type differs from the one values have.
+  uint32_t LoadStorageStruct(uint32_t ptr, const ir::Type* t);
+  void StoreStorageStruct(uint32_t ptr, const ir::Type* t, uint32_t value);
   uint32_t PointerTypeId(spv::StorageClass sc, const ir::Type* pointee);
   uint32_t ConstantId(const ir::Constant* c);
   uint32_t ScalarConst(const ir::Type* t, double f, int64_t i);
@@ -84,6 +82,7 @@ class Writer {
   Section capabilities_, ext_imports_, memory_model_, entry_points_, execution_modes_, names_,
       decorations_, globals_, functions_;
   std::map<const ir::Type*, uint32_t> types_;
+  std::map<const ir::Type*, uint32_t> layout_types_;
   std::map<std::pair<spv::StorageClass, const ir::Type*>, uint32_t> pointer_types_;
   std::map<std::pair<uint32_t, std::vector<uint32_t>>, uint32_t> function_types_;
   std::map<const ir::Constant*, uint32_t> constants_;
@@ -119,16 +118,88 @@ uint32_t Writer::TypeId(const ir::Type* t) {
                            t->Element());
     case ir::TypeKind::Buffer:
       SLOPE_ICE("buffer types are declared with their global");
+    case ir::TypeKind::Struct:
+      return StructTypeId(t, false);
   }
   types_[t] = id;
   return id;
+}
+
+uint32_t Writer::LayoutTypeId(const ir::Type* t) {
+  return t->IsStruct() ? StructTypeId(t, true) : TypeId(t);
+}
+
+uint32_t Writer::StructTypeId(const ir::Type* t, bool with_layout) {
+  auto& cache = with_layout ? layout_types_ : types_;
+  auto it = cache.find(t);
+  if (it != cache.end()) return it->second;
+  std::vector<uint32_t> members;
+  for (const ir::Type* m : t->Members()) {
+    members.push_back(with_layout ? LayoutTypeId(m) : TypeId(m));
+  }
+  uint32_t id = NewId();
+  globals_.Emit(SpvOp::OpTypeStruct, Concat({id}, members));
+  names_.Emit(SpvOp::OpName, Concat({id}, StringWords(t->StructName())));
+  std::vector<uint32_t> offsets = Std430MemberOffsets(t);
+  for (uint32_t i = 0; i < members.size(); ++i) {
+    names_.Emit(SpvOp::OpMemberName, Concat({id, i}, StringWords(t->MemberNames()[i])));
+    if (with_layout) {
+      decorations_.Emit(SpvOp::OpMemberDecorate,
+                        {id, i, static_cast<uint32_t>(spv::Decoration::Offset), offsets[i]});
+    }
+  }
+  cache[t] = id;
+  return id;
+}
+
+uint32_t Writer::IndexConst(uint32_t index) {
+  return ScalarConst(module_.Types().Int(32, true), 0, index);
+}
+
+uint32_t Writer::LoadStorageStruct(uint32_t ptr, const ir::Type* t) {
+  std::vector<uint32_t> ops{TypeId(t), 0};
+  for (uint32_t i = 0; i < t->Members().size(); ++i) {
+    const ir::Type* m = t->Members()[i];
+    uint32_t member_ptr = NewId();
+    uint32_t member_ptr_type = PointerTypeId(spv::StorageClass::StorageBuffer, m);
+    functions_.Emit(SpvOp::OpAccessChain, {member_ptr_type, member_ptr, ptr, IndexConst(i)});
+    uint32_t value = 0;
+    if (m->IsStruct()) {
+      value = LoadStorageStruct(member_ptr, m);
+    } else {
+      value = NewId();
+      functions_.Emit(SpvOp::OpLoad, {TypeId(m), value, member_ptr});
+    }
+    ops.push_back(value);
+  }
+  ops[1] = NewId();
+  functions_.Emit(SpvOp::OpCompositeConstruct, ops);
+  return ops[1];
+}
+
+void Writer::StoreStorageStruct(uint32_t ptr, const ir::Type* t, uint32_t value) {
+  for (uint32_t i = 0; i < t->Members().size(); ++i) {
+    const ir::Type* m = t->Members()[i];
+    uint32_t part = NewId();
+    functions_.Emit(SpvOp::OpCompositeExtract, {TypeId(m), part, value, i});
+    uint32_t member_ptr = NewId();
+    uint32_t member_ptr_type = PointerTypeId(spv::StorageClass::StorageBuffer, m);
+    functions_.Emit(SpvOp::OpAccessChain, {member_ptr_type, member_ptr, ptr, IndexConst(i)});
+    if (m->IsStruct()) {
+      StoreStorageStruct(member_ptr, m, part);
+    } else {
+      functions_.Emit(SpvOp::OpStore, {member_ptr, part});
+    }
+  }
 }
 
 uint32_t Writer::PointerTypeId(spv::StorageClass sc, const ir::Type* pointee) {
   auto key = std::make_pair(sc, pointee);
   auto it = pointer_types_.find(key);
   if (it != pointer_types_.end()) return it->second;
-  uint32_t pointee_id = TypeId(pointee);
+  // Storage buffers hold the laid-out form of a struct; everything else the plain one.
+  uint32_t pointee_id =
+      sc == spv::StorageClass::StorageBuffer ? LayoutTypeId(pointee) : TypeId(pointee);
   uint32_t id = NewId();
   globals_.Emit(SpvOp::OpTypePointer, {id, static_cast<uint32_t>(sc), pointee_id});
   pointer_types_[key] = id;
@@ -229,7 +300,7 @@ uint32_t Writer::BuiltinVar(const std::string& semantic) {
 
 void Writer::DeclareGlobal(const ir::Global* g) {
   const ir::Type* element = g->GetType()->Element();
-  uint32_t element_id = TypeId(element);
+  uint32_t element_id = LayoutTypeId(element);
   uint32_t array = NewId();
   globals_.Emit(SpvOp::OpTypeRuntimeArray, {array, element_id});
   decorations_.Emit(SpvOp::OpDecorate, {array, static_cast<uint32_t>(spv::Decoration::ArrayStride),
@@ -499,8 +570,33 @@ void Writer::WriteInst(const ir::Inst& inst) {
       functions_.Emit(SpvOp::OpVariable, {TypeId(t), ValueId(&inst),
                                           static_cast<uint32_t>(spv::StorageClass::Function)});
       return;
-    case Op::Load: return unary(SpvOp::OpLoad);
-    case Op::Store: functions_.Emit(SpvOp::OpStore, {operand(0), operand(1)}); return;
+    case Op::Load: {
+      const ir::Type* p = inst.operands[0]->GetType();
+      if (t->IsStruct() && p->Space() == ir::AddressSpace::StorageBuffer) {
+        values_[&inst] = LoadStorageStruct(operand(0), t);
+        return;
+      }
+      return unary(SpvOp::OpLoad);
+    }
+    case Op::Store: {
+      const ir::Type* p = inst.operands[0]->GetType();
+      if (p->Element()->IsStruct() && p->Space() == ir::AddressSpace::StorageBuffer) {
+        StoreStorageStruct(operand(0), p->Element(), operand(1));
+        return;
+      }
+      functions_.Emit(SpvOp::OpStore, {operand(0), operand(1)});
+      return;
+    }
+    case Op::MemberPtr:
+      functions_.Emit(SpvOp::OpAccessChain,
+                      {TypeId(t), ValueId(&inst), operand(0), IndexConst(inst.imms[0])});
+      return;
+    case Op::MakeStruct: {
+      std::vector<uint32_t> ops{TypeId(t), ValueId(&inst)};
+      for (size_t i = 0; i < inst.operands.size(); ++i) ops.push_back(operand(i));
+      functions_.Emit(SpvOp::OpCompositeConstruct, ops);
+      return;
+    }
     case Op::ElementPtr: {
       uint32_t zero = ScalarConst(module_.Types().Int(32, true), 0, 0);
       functions_.Emit(SpvOp::OpAccessChain, {TypeId(t), ValueId(&inst), operand(0), zero, operand(1)});

@@ -8,13 +8,9 @@
 #include <vector>
 
 #include "compiler/ir/ir.h"
+#include "compiler/targets/spirv/layout.h"
 
 namespace slope::targets::spirv {
-
-/// Bytes between consecutive elements of a buffer of `element` (std430).
-uint32_t Std430ArrayStride(const ir::Type* element);
-/// Bytes one element occupies (std430 size, without trailing padding).
-uint32_t Std430Size(const ir::Type* element);
 
 struct WriterOptions {
   /// Entry points to emit; empty = every entry point of the module.

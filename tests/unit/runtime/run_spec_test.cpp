@@ -73,6 +73,57 @@ Reflection OneBufferReflection(ElementLayout layout, ResourceKind kind) {
   return reflection;
 }
 
+/// struct Item { float3 dir; float weight; int id; } in std430: 0, 12, 16; stride 32.
+ElementLayout ItemLayout() {
+  ElementLayout item;
+  item.size = 32;
+  item.stride = 32;
+  item.struct_name = "Item";
+  item.fields = {{"dir", ScalarKind::Float32, 3, 0},
+                 {"weight", ScalarKind::Float32, 1, 12},
+                 {"id", ScalarKind::Int32, 1, 16}};
+  return item;
+}
+
+TEST(FormatTest, StructBuffersPackMembersAtTheirOffsets) {
+  TestSpec spec = Parse("//INPUT: buffer v Item [1, 2, 3, 0.5, -4, 5, 6, 7, 8, 9]\n");
+  ASSERT_EQ(spec.buffers[0].type.struct_name, "Item");
+  ElementLayout item = ItemLayout();
+  std::vector<std::byte> bytes = PackBuffer(spec.buffers[0], item);
+  ASSERT_EQ(bytes.size(), 64u);
+  float f[16];
+  int32_t i[16];
+  std::memcpy(f, bytes.data(), sizeof(f));
+  std::memcpy(i, bytes.data(), sizeof(i));
+  EXPECT_EQ(f[2], 3.0f);
+  EXPECT_EQ(f[3], 0.5f);  // the float after a float3 packs at offset 12
+  EXPECT_EQ(i[4], -4);
+  EXPECT_EQ(f[8], 5.0f);  // element 1 starts at byte 32
+  EXPECT_EQ(i[12], 9);
+  spec.buffers[0].role = BufferRole::Output;
+  spec.buffers[0].count = 2;
+  EXPECT_EQ(FormatBuffer(spec.buffers[0], item, bytes), "v: 1 2 3 0.5 -4 5 6 7 8 9");
+}
+
+TEST(CheckSpecTest, StructBuffersNeedWholeElementsOfTheRightKinds) {
+  Reflection reflection = OneBufferReflection(ItemLayout(), ResourceKind::RWStructuredBuffer);
+  SpecError error;
+  EXPECT_FALSE(CheckSpecAgainstReflection(
+      Parse("\n//INPUT: buffer data Item [1, 2, 3, 4]\n"), reflection, &error));
+  EXPECT_EQ(error.line, 2u);
+  EXPECT_EQ(error.message,
+            "buffer 'data': 4 values do not make whole Item elements (5 values each: dir "
+            "float3, weight float, id int)");
+  EXPECT_FALSE(CheckSpecAgainstReflection(Parse("//INPUT: buffer data Item [1, 2, 3, 4, 0.5]\n"),
+                                          reflection, &error));
+  EXPECT_EQ(error.message, "buffer 'data': member 'id': expected an int value, found '0.5'");
+  EXPECT_FALSE(CheckSpecAgainstReflection(Parse("//OUTPUT: buffer data Other 1\n"), reflection,
+                                          &error));
+  EXPECT_EQ(error.message, "buffer 'data' is declared Other but the kernel's element type is Item");
+  EXPECT_TRUE(CheckSpecAgainstReflection(Parse("//OUTPUT: buffer data Item 3\n"), reflection,
+                                         &error));
+}
+
 TEST(CheckSpecTest, MismatchesNameTheDirectiveLine) {
   ElementLayout float3{ScalarKind::Float32, 3, 12, 16};
   Reflection reflection = OneBufferReflection(float3, ResourceKind::RWStructuredBuffer);

@@ -1,0 +1,416 @@
+// User-defined structs: declaring their types, fields with default values, methods
+// (instance, [mutating] and static), `__init` constructors and member-wise construction.
+
+#include <functional>
+#include <set>
+
+#include "compiler/base/ice.h"
+#include "compiler/sema/checker.h"
+
+namespace slope::sema {
+
+using diag::DiagId;
+
+namespace {
+/// What to call a struct member this version of sema does not check; null when it does.
+const char* UnsupportedMemberName(const ast::Decl* member) {
+  switch (member->kind) {
+    case ast::DeclKind::Var:
+      return (member->modifiers & ast::kModStatic) != 0 ? "static fields" : nullptr;
+    case ast::DeclKind::Func: {
+      auto* f = static_cast<const ast::FuncDecl*>(member);
+      if (!f->generic_params.empty()) return "generic methods";
+      if (f->func_kind == ast::FuncKind::Operator) return "operator declarations";
+      if (f->func_kind == ast::FuncKind::Getter || f->func_kind == ast::FuncKind::Setter) {
+        return "accessors";
+      }
+      return nullptr;
+    }
+    case ast::DeclKind::Property: return "'property' declarations";
+    case ast::DeclKind::Subscript: return "'__subscript' declarations";
+    case ast::DeclKind::Struct:
+    case ast::DeclKind::Interface:
+    case ast::DeclKind::Enum:
+    case ast::DeclKind::TypeAlias:
+    case ast::DeclKind::AssociatedType:
+      return "nested type declarations";
+    case ast::DeclKind::Extension:
+    case ast::DeclKind::EnumCase:
+    case ast::DeclKind::Namespace:
+    case ast::DeclKind::Import:
+    case ast::DeclKind::GenericParam:
+    case ast::DeclKind::BufferBlock:
+      return "declarations of this kind inside a struct";
+  }
+  return "declarations of this kind inside a struct";
+}
+
+bool IsStatic(const ast::FuncDecl* f) { return (f->modifiers & ast::kModStatic) != 0; }
+}  // namespace
+
+const Type* Checker::StructTypeOf(const ast::Decl* decl) const {
+  if (decl == nullptr || decl->kind != ast::DeclKind::Struct) return nullptr;
+  auto it = struct_types_.find(decl);
+  return it == struct_types_.end() ? nullptr : it->second;
+}
+
+void Checker::DeclareStructs(const std::vector<ast::Decl*>& decls) {
+  for (ast::Decl* decl : decls) {
+    if (decl->kind != ast::DeclKind::Struct) continue;
+    auto* agg = static_cast<ast::AggregateDecl*>(decl);
+    auto info = std::make_unique<StructInfo>();
+    info->decl = agg;
+    info->name = agg->name;
+    std::map<std::string, ast::Decl*> names;
+    for (ast::Decl* member : agg->members) {
+      if (const char* what = UnsupportedMemberName(member)) {
+        diags_.Report(DiagId::UnsupportedConstruct, member->name_range, what, "are");
+        continue;
+      }
+      bool is_init = member->kind == ast::DeclKind::Func &&
+                     static_cast<ast::FuncDecl*>(member)->func_kind == ast::FuncKind::Init;
+      if (!is_init) {
+        auto [it, inserted] = names.emplace(member->name, member);
+        bool overload = member->kind == ast::DeclKind::Func &&
+                        it->second->kind == ast::DeclKind::Func;
+        if (!inserted && !overload) {
+          diags_.Report(DiagId::Redefinition, member->name_range, member->name)
+              .Note(DiagId::PreviousDefinition, it->second->name_range, member->name);
+          continue;
+        }
+      }
+      if (member->kind == ast::DeclKind::Var) {
+        info->fields.push_back(static_cast<ast::VarDecl*>(member));
+      } else if (is_init) {
+        info->inits.push_back(static_cast<ast::FuncDecl*>(member));
+      } else {
+        info->methods.push_back(static_cast<ast::FuncDecl*>(member));
+      }
+    }
+    const Type* type = types_.Struct(std::move(info));
+    struct_types_[decl] = type;
+    struct_list_.push_back(type);
+  }
+}
+
+void Checker::ResolveStructFields() {
+  for (const Type* type : struct_list_) {
+    for (ast::VarDecl* field : type->Info()->fields) {
+      field->type = ResolveType(field->type_expr);
+      if (field->type->IsVoid() || field->type->IsBuffer()) {
+        diags_.Report(DiagId::UnsupportedConstruct, field->type_expr->range,
+                      "fields of type '" + field->type->Name() + "'", "are");
+        field->type = types_.Error();
+      }
+    }
+  }
+  // A struct that contains itself by value has no finite size.
+  std::set<const Type*> done, active;
+  std::function<void(const Type*)> visit = [&](const Type* t) {
+    active.insert(t);
+    for (ast::VarDecl* field : t->Info()->fields) {
+      if (!field->type->IsStruct() || done.count(field->type) != 0) continue;
+      if (active.count(field->type) != 0) {
+        diags_.Report(DiagId::RecursiveStruct, field->name_range, field->type->Name(), field->name);
+        field->type = types_.Error();
+        continue;
+      }
+      visit(field->type);
+    }
+    active.erase(t);
+    done.insert(t);
+  };
+  for (const Type* type : struct_list_) {
+    if (done.count(type) == 0) visit(type);
+    type->Info()->checked = true;
+  }
+}
+
+bool Checker::IsBufferElement(const Type* type) const {
+  if (type->IsError()) return true;
+  if (type->IsStruct()) {
+    for (const ast::VarDecl* field : type->Info()->fields) {
+      if (!IsBufferElement(field->type)) return false;
+    }
+    return !type->Info()->fields.empty();
+  }
+  return type->IsNumericLike() && type->ScalarType()->Kind() != TypeKind::Bool;
+}
+
+void Checker::CheckStructMembers() {
+  for (const Type* type : struct_list_) {
+    StructInfo* info = type->Info();
+    for (ast::VarDecl* field : info->fields) {
+      CheckAttributes(field->attributes, {});
+      if (field->init == nullptr || field->type->IsError()) continue;
+      field->init = Coerce(CheckExpr(field->init), field->type);
+    }
+    auto prepare = [&](ast::FuncDecl* f, bool is_init) {
+      CheckAttributes(f->attributes, {"mutating"});
+      for (ast::VarDecl* p : f->params) CheckAttributes(p->attributes, {});
+      CheckFunctionSignature(f);
+      f->owner = type;
+      if (is_init) f->result_type = type;
+      if (IsStatic(f) && !is_init) return;
+      f->is_mutating = is_init || f->FindAttribute("mutating") != nullptr;
+      f->this_param = ctx_.New<ast::VarDecl>(ast::VarRole::Param, "this", f->name_range);
+      f->this_param->type = type;
+      f->this_param->is_let = !f->is_mutating;
+    };
+    for (ast::FuncDecl* f : info->inits) prepare(f, true);
+    for (ast::FuncDecl* f : info->methods) prepare(f, false);
+    // Same parameter types: a redefinition, not an overload.
+    auto same_params = [](const ast::FuncDecl* a, const ast::FuncDecl* b) {
+      if (a->params.size() != b->params.size()) return false;
+      for (size_t k = 0; k < a->params.size(); ++k) {
+        if (a->params[k]->type != b->params[k]->type) return false;
+      }
+      return true;
+    };
+    for (const auto* list : {&info->inits, &info->methods}) {
+      for (size_t i = 0; i < list->size(); ++i) {
+        for (size_t j = 0; j < i; ++j) {
+          ast::FuncDecl* a = (*list)[i];
+          ast::FuncDecl* b = (*list)[j];
+          if (a->name != b->name || !same_params(a, b)) continue;
+          diags_.Report(DiagId::Redefinition, a->name_range, a->name)
+              .Note(DiagId::PreviousDefinition, b->name_range, b->name);
+          break;
+        }
+      }
+    }
+  }
+}
+
+void Checker::CheckStructBodies(CheckedModule* out) {
+  for (const Type* type : struct_list_) {
+    StructInfo* info = type->Info();
+    for (const auto* list : {&info->inits, &info->methods}) {
+      for (ast::FuncDecl* f : *list) {
+        if (diags_.LimitReached()) return;
+        if (f->body == nullptr) {
+          diags_.Report(DiagId::UnsupportedConstruct, f->name_range, "methods without a body",
+                        "are");
+          continue;
+        }
+        CheckFunctionBody(f);
+        out->functions.push_back(f);
+      }
+    }
+  }
+}
+
+ast::FuncDecl* Checker::PickOverload(const std::vector<ast::FuncDecl*>& candidates,
+                                     const std::vector<ast::Expr*>& args, bool* ambiguous) {
+  std::vector<ast::FuncDecl*> best;
+  int best_cost = kNoConversion;
+  for (ast::FuncDecl* f : candidates) {
+    if (f->params.size() != args.size() || f->result_type == nullptr) continue;
+    int cost = 0;
+    for (size_t i = 0; i < f->params.size() && cost < kNoConversion; ++i) {
+      int c = ConversionCost(args[i]->type, f->params[i]->type);
+      cost = c >= kNoConversion ? kNoConversion : cost + c;
+    }
+    if (cost >= kNoConversion) continue;
+    if (cost < best_cost) {
+      best_cost = cost;
+      best.clear();
+    }
+    if (cost == best_cost) best.push_back(f);
+  }
+  *ambiguous = best.size() > 1;
+  return best.size() == 1 ? best[0] : nullptr;
+}
+
+ast::Expr* Checker::CheckStructConstructor(ast::CallExpr* call, const Type* type) {
+  StructInfo* info = type->Info();
+  call->constructed = type;
+  bool has_default_init = false;
+  for (const ast::FuncDecl* f : info->inits) {
+    has_default_init = has_default_init || f->params.empty();
+  }
+  if (!info->inits.empty() && (!call->args.empty() || has_default_init)) {
+    bool ambiguous = false;
+    ast::FuncDecl* init = PickOverload(info->inits, call->args, &ambiguous);
+    if (init == nullptr) {
+      auto builder = ambiguous ? diags_.Report(DiagId::AmbiguousCall, call->range, info->name)
+                               : diags_.Report(DiagId::NoMatchingConstructor, call->range,
+                                               info->name, ArgTypeList(call->args));
+      for (ast::FuncDecl* f : info->inits) {
+        builder.Note(DiagId::CandidateHere, f->name_range, Signature(f));
+      }
+      return call;
+    }
+    for (size_t i = 0; i < init->params.size(); ++i) {
+      call->args[i] = Coerce(call->args[i], init->params[i]->type);
+    }
+    call->func = init;
+    call->type = type;
+    if (current_function_ != nullptr) calls_[current_function_].emplace_back(init, call->range);
+    return call;
+  }
+  // Without `__init`: `S()` is the default value; otherwise one value per field, in order.
+  if (!call->args.empty() && call->args.size() != info->fields.size()) {
+    diags_.Report(DiagId::MemberwiseFieldCount, call->range, info->name, info->fields.size(),
+                  call->args.size());
+    return call;
+  }
+  for (size_t i = 0; i < call->args.size(); ++i) {
+    call->args[i] = Coerce(call->args[i], info->fields[i]->type);
+  }
+  call->type = type;
+  return call;
+}
+
+ast::Expr* Checker::DefaultConstruction(ast::VarDecl* var) {
+  for (ast::FuncDecl* init : var->type->Info()->inits) {
+    if (!init->params.empty()) continue;
+    auto* callee = ctx_.New<ast::NameExpr>(var->name_range, var->type->Name());
+    auto* call = ctx_.New<ast::CallExpr>(var->name_range, callee, std::vector<ast::Expr*>{});
+    call->constructed = var->type;
+    call->func = init;
+    call->type = var->type;
+    if (current_function_ != nullptr) calls_[current_function_].emplace_back(init, call->range);
+    return call;
+  }
+  return nullptr;
+}
+
+ast::Expr* Checker::CheckStructMember(ast::MemberExpr* expr) {
+  const Type* base = expr->base->type;
+  StructInfo* info = base->Info();
+  int index = info->FieldIndex(expr->member);
+  if (index < 0) {
+    for (ast::FuncDecl* m : info->methods) {
+      if (m->name != expr->member) continue;
+      diags_.Report(DiagId::StaticMemberMisuse, expr->member_range,
+                    "method '" + m->name + "' of '" + info->name + "' must be called");
+      expr->type = types_.Error();
+      return expr;
+    }
+    diags_.Report(DiagId::NoSuchMember, expr->member_range, base->Name(), expr->member);
+    expr->type = types_.Error();
+    return expr;
+  }
+  expr->field_index = index;
+  const Type* field_type = info->fields[static_cast<size_t>(index)]->type;
+  expr->type = field_type != nullptr ? field_type : types_.Error();
+  return expr;
+}
+
+ast::Expr* Checker::CheckImplicitField(ast::NameExpr* expr) {
+  auto* self = ctx_.New<ast::NameExpr>(expr->range, "this");
+  auto* member = ctx_.New<ast::MemberExpr>(expr->range, self, expr->name, expr->range);
+  member->base = CheckExpr(self);
+  return CheckStructMember(member);
+}
+
+bool Checker::IsAssignableQuietly(const ast::Expr* expr) const {
+  switch (expr->kind) {
+    case ast::ExprKind::Name: {
+      auto* decl = static_cast<const ast::NameExpr*>(expr)->decl;
+      if (decl == nullptr || decl->kind != ast::DeclKind::Var) return false;
+      auto* var = static_cast<const ast::VarDecl*>(decl);
+      return !var->type->IsBuffer() && !var->is_let && !var->is_const;
+    }
+    case ast::ExprKind::Index: {
+      auto* index = static_cast<const ast::IndexExpr*>(expr);
+      if (index->base->type->IsBuffer()) return index->base->type->IsWritable();
+      return IsAssignableQuietly(index->base);
+    }
+    case ast::ExprKind::Member:
+      return static_cast<const ast::MemberExpr*>(expr)->field_index >= 0 &&
+             IsAssignableQuietly(static_cast<const ast::MemberExpr*>(expr)->base);
+    default:
+      return false;
+  }
+}
+
+namespace {
+/// The checked receiver's description in MutatingCallOnValue.
+std::string DescribeReceiver(const ast::Expr* e) {
+  if (e->kind == ast::ExprKind::Name) {
+    const std::string& name = static_cast<const ast::NameExpr*>(e)->name;
+    return name == "this" ? std::string("'this' in a non-mutating method") : "'" + name + "'";
+  }
+  return "this expression";
+}
+}  // namespace
+
+ast::Expr* Checker::CheckMethodCall(ast::CallExpr* call, ast::MemberExpr* callee) {
+  // `S.make()` and `S::make()` name the type; anything else is an object.
+  const Type* owner = nullptr;
+  ast::Expr* receiver = nullptr;
+  if (callee->base->kind == ast::ExprKind::Name) {
+    auto* base_name = static_cast<ast::NameExpr*>(callee->base);
+    ast::Decl* decl = Lookup(base_name->name);
+    owner = StructTypeOf(decl);
+    if (owner != nullptr) {
+      base_name->decl = decl;
+      base_name->type = owner;
+    }
+  }
+  if (owner == nullptr) {
+    if (callee->is_static) {
+      diags_.Report(DiagId::UnsupportedConstruct, callee->range, "static member access with '::'",
+                    "is");
+      return call;
+    }
+    receiver = CheckExpr(callee->base);
+    callee->base = receiver;
+    if (receiver->type->IsError()) return call;
+    if (!receiver->type->IsStruct()) {
+      diags_.Report(DiagId::UnsupportedConstruct, callee->range,
+                    "calls of anything but a named function", "are");
+      return call;
+    }
+    owner = receiver->type;
+  }
+  if (!callee->generic_args.empty()) {
+    diags_.Report(DiagId::UnsupportedConstruct, callee->range, "explicit generic arguments", "are");
+    return call;
+  }
+  StructInfo* info = owner->Info();
+  std::vector<ast::FuncDecl*> candidates;
+  for (ast::FuncDecl* m : info->methods) {
+    if (m->name == callee->member) candidates.push_back(m);
+  }
+  if (candidates.empty()) {
+    diags_.Report(DiagId::NoSuchMember, callee->member_range, owner->Name(), callee->member);
+    return call;
+  }
+  std::string qualified = info->name + "." + callee->member;
+  CheckCallOfFunction(call, candidates, qualified);
+  ast::FuncDecl* method = call->func;
+  if (method == nullptr) return call;
+  if (method->this_param == nullptr) return call;  // static: the object is not needed
+  if (receiver == nullptr) {
+    diags_.Report(DiagId::StaticMemberMisuse, callee->range,
+                  "'" + qualified + "' is not static; call it on a value of type '" +
+                      info->name + "'");
+    call->type = types_.Error();
+    return call;
+  }
+  if (method->is_mutating && !IsAssignableQuietly(receiver)) {
+    diags_.Report(DiagId::MutatingCallOnValue, call->range, qualified, DescribeReceiver(receiver))
+        .Note(DiagId::DeclaredHere, method->name_range, qualified);
+    call->type = types_.Error();
+    return call;
+  }
+  call->receiver = receiver;
+  return call;
+}
+
+ast::Expr* Checker::CheckImplicitMethodCall(ast::CallExpr* call, ast::NameExpr* name) {
+  // `f()` inside a method of S means `this.f()` (or `S.f()` for a static method).
+  auto* self = ctx_.New<ast::NameExpr>(name->range, "this");
+  ast::Expr* base = self;
+  if (current_function_->this_param == nullptr) {
+    self->name = CurrentStruct()->Info()->name;
+  }
+  auto* member = ctx_.New<ast::MemberExpr>(name->range, base, name->name, name->range);
+  call->callee = member;
+  return CheckMethodCall(call, member);
+}
+
+}  // namespace slope::sema

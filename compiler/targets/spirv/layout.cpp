@@ -1,0 +1,50 @@
+#include "compiler/targets/spirv/layout.h"
+
+#include <algorithm>
+
+#include "compiler/base/ice.h"
+
+namespace slope::targets::spirv {
+namespace {
+uint32_t RoundUp(uint32_t v, uint32_t align) { return (v + align - 1) / align * align; }
+}  // namespace
+
+uint32_t Std430Align(const ir::Type* t) {
+  if (t->IsStruct()) {
+    uint32_t align = 1;
+    for (const ir::Type* m : t->Members()) align = std::max(align, Std430Align(m));
+    return align;
+  }
+  SLOPE_ASSERT(t->IsScalar() || t->IsVector());
+  uint32_t scalar = t->Scalar()->IsBool() ? 4 : t->Scalar()->Width() / 8;
+  if (!t->IsVector()) return scalar;
+  return scalar * (t->Count() == 2 ? 2 : 4);  // vec3 is aligned like vec4
+}
+
+std::vector<uint32_t> Std430MemberOffsets(const ir::Type* t) {
+  std::vector<uint32_t> offsets;
+  uint32_t end = 0;
+  for (const ir::Type* m : t->Members()) {
+    uint32_t offset = RoundUp(end, Std430Align(m));
+    offsets.push_back(offset);
+    end = offset + Std430Size(m);
+  }
+  return offsets;
+}
+
+uint32_t Std430Size(const ir::Type* t) {
+  if (t->IsStruct()) {
+    std::vector<uint32_t> offsets = Std430MemberOffsets(t);
+    if (offsets.empty()) return 0;
+    uint32_t end = offsets.back() + Std430Size(t->Members().back());
+    return RoundUp(end, Std430Align(t));
+  }
+  uint32_t scalar = t->Scalar()->IsBool() ? 4 : t->Scalar()->Width() / 8;
+  return t->IsVector() ? scalar * t->Count() : scalar;
+}
+
+uint32_t Std430ArrayStride(const ir::Type* element) {
+  return RoundUp(Std430Size(element), Std430Align(element));
+}
+
+}  // namespace slope::targets::spirv

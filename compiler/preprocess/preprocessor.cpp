@@ -362,11 +362,17 @@ void Preprocessor::HandleMessage(FileState& f, const Token& name) {
   f.lexer->SetQuiet(true);
   std::vector<Token> line = ReadLine(f);
   f.lexer->SetQuiet(quiet);
+  // The text between the directive name and the end of its last token, taken from the
+  // file by offsets (never by pointer arithmetic across token buffers).
   std::string_view text;
   if (!line.empty()) {
-    const char* begin = name.text.data() + name.text.size();
-    const char* end = line.back().text.data() + line.back().text.size();
-    text = std::string_view(begin, static_cast<size_t>(end - begin));
+    const Token& last = line.back();
+    size_t begin = static_cast<size_t>(name.loc.offset) + name.text.size();
+    size_t end = static_cast<size_t>(last.loc.offset) + last.text.size();
+    std::string_view file_text = sources_.Text(name.loc.file);
+    if (last.loc.file == name.loc.file && begin <= end && end <= file_text.size()) {
+      text = file_text.substr(begin, end - begin);
+    }
     size_t first = text.find_first_not_of(" \t");
     text = first == std::string_view::npos ? std::string_view() : text.substr(first);
   }

@@ -137,11 +137,7 @@ bool State::Run() {
 }  // namespace
 
 Result EliminateDeadCode(ir::Module& module, const Options& options) {
-  Result result;
-  for (ir::Function* f : module.functions) {
-    if (State(*f).Run()) result.changed = true;
-  }
-  return result;
+  return ForEachFunction(module, [&](ir::Function& f) { return State(f).Run(); });
 }
 
 }  // namespace slope::passes

@@ -307,11 +307,7 @@ bool State::Run() {
 }  // namespace
 
 Result Mem2Reg(ir::Module& module, const Options& options) {
-  Result result;
-  for (ir::Function* f : module.functions) {
-    if (State(module, *f).Run()) result.changed = true;
-  }
-  return result;
+  return ForEachFunction(module, [&](ir::Function& f) { return State(module, f).Run(); });
 }
 
 }  // namespace slope::passes

@@ -32,6 +32,16 @@ struct PassInfo {
   Result (*run)(ir::Module&, const Options&);
 };
 
+/// Runs `run(function)` (true when it changed the function) on every function.
+template <typename RunOnFunction>
+Result ForEachFunction(ir::Module& module, RunOnFunction run) {
+  Result result;
+  for (ir::Function* f : module.functions) {
+    if (run(*f)) result.changed = true;
+  }
+  return result;
+}
+
 /// Every pass, in passes.def order.
 const std::vector<PassInfo>& AllPasses();
 

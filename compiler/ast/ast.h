@@ -161,6 +161,14 @@ struct CallExpr : Expr {
   Builtin builtin = Builtin::None;          ///< sema: the built-in called
   const sema::Type* constructed = nullptr;  ///< sema: the type a constructor call builds
   Expr* receiver = nullptr;                 ///< sema: the object of an instance method call
+  /// sema: for `T.f()` / `S<int>.f()`, the type named (its methods are looked up in it).
+  const sema::Type* static_owner = nullptr;
+  /// sema: for an interface requirement, the interface (as seen by the caller) it
+  /// belongs to; lowering finds the implementation once the receiver type is known.
+  const sema::Type* via_interface = nullptr;
+  /// sema: the callee's own generic arguments, in the order of its generic parameters
+  /// (they may mention the caller's generic parameters).
+  std::vector<const sema::Type*> generic_args;
   CallExpr(SourceRange r, Expr* c, std::vector<Expr*> a)
       : Expr(ExprKind::Call, r), callee(c), args(std::move(a)) {}
 };
@@ -451,6 +459,12 @@ struct FuncDecl : Decl {
   const sema::Type* owner = nullptr;  ///< sema: the struct of a method or `__init`
   VarDecl* this_param = nullptr;      ///< sema: a method's or `__init`'s implicit `this`
   bool is_mutating = false;           ///< sema: `[mutating]` (or `__init`): `this` is assignable
+  /// sema: the struct, interface or extension declaring a method, or null.
+  struct AggregateDecl* parent = nullptr;
+  /// sema: every generic parameter the function depends on: those of its struct or
+  /// extension first, then its own (including one per interface-typed parameter).
+  std::vector<const sema::Type*> generic_context;
+  size_t own_generic_begin = 0;  ///< sema: index of the first own parameter above
   FuncDecl(std::string n, SourceRange r) : Decl(DeclKind::Func, std::move(n), r) {}
 };
 

@@ -18,6 +18,7 @@
 #include "compiler/targets/spirv/raise.h"
 #include "compiler/targets/spirv/validate.h"
 #include "compiler/targets/spirv/writer.h"
+#include "stdlib/core_library.h"
 
 namespace slope::driver {
 namespace {
@@ -31,16 +32,29 @@ ScalarKind ScalarKindOf(const ir::Type* t) {
 }
 
 void FlattenFields(const ir::Type* t, const std::string& prefix, uint32_t base,
+                   std::vector<FieldLayout>* out);
+
+/// One member of type `m` named `name` at `offset`: arrays become one entry per element
+/// ("w[0]", "w[1]"), structs their flattened members.
+void FlattenMember(const ir::Type* m, const std::string& name, uint32_t offset,
+                   std::vector<FieldLayout>* out) {
+  if (m->IsStruct()) {
+    FlattenFields(m, name + ".", offset, out);
+  } else if (m->IsArray()) {
+    uint32_t stride = targets::spirv::Std430ArrayStride(m->Element());
+    for (uint32_t k = 0; k < m->Count(); ++k) {
+      FlattenMember(m->Element(), name + "[" + std::to_string(k) + "]", offset + k * stride, out);
+    }
+  } else {
+    out->push_back({name, ScalarKindOf(m), m->Count(), offset});
+  }
+}
+
+void FlattenFields(const ir::Type* t, const std::string& prefix, uint32_t base,
                    std::vector<FieldLayout>* out) {
   std::vector<uint32_t> offsets = targets::spirv::Std430MemberOffsets(t);
   for (size_t i = 0; i < t->Members().size(); ++i) {
-    const ir::Type* m = t->Members()[i];
-    std::string name = prefix + t->MemberNames()[i];
-    if (m->IsStruct()) {
-      FlattenFields(m, name + ".", base + offsets[i], out);
-    } else {
-      out->push_back({name, ScalarKindOf(m), m->Count(), base + offsets[i]});
-    }
+    FlattenMember(t->Members()[i], prefix + t->MemberNames()[i], base + offsets[i], out);
   }
 }
 
@@ -131,6 +145,14 @@ CompileResult Compile(const CompileOptions& options) {
   }
   if (options.target == Target::Parse) return finish();
   if (diags.HasErrors()) return finish();
+  // The core library's declarations come first, as if the module began with them.
+  source::FileId core = sources.AddFile(std::string(stdlib::kCoreLibraryPath),
+                                       std::string(stdlib::CoreLibrarySource()));
+  std::vector<preprocess::Token> core_tokens =
+      preprocess::Preprocess(sources, core, preprocess::PreprocessOptions{}, diags);
+  ast::Module* core_module = parse::ParseModule(core_tokens, ast_ctx, diags);
+  if (diags.HasErrors()) SLOPE_ICE("the core library does not parse");
+  module->decls.insert(module->decls.begin(), core_module->decls.begin(), core_module->decls.end());
   sema::TypeContext types;
   sema::CheckedModule checked;
   if (!sema::CheckModule(*module, ast_ctx, types, diags, &checked)) return finish();

@@ -89,6 +89,15 @@ Inst* Builder::MakeStruct(const Type* type, std::vector<Value*> members) {
   return Emit(Op::MakeStruct, type, std::move(members));
 }
 
+Inst* Builder::MakeArray(const Type* type, std::vector<Value*> elements) {
+  return Emit(Op::MakeArray, type, std::move(elements));
+}
+
+Inst* Builder::IndexPtr(Value* ptr, Value* index) {
+  const Type* p = ptr->GetType();
+  return Emit(Op::ElementPtr, Types().Pointer(p->Space(), p->Element()->Element()), {ptr, index});
+}
+
 Inst* Builder::Br(Block* dest, std::vector<Value*> args) {
   Inst* inst = Emit(Op::Br, Types().Void(), std::move(args));
   inst->targets = {dest};
@@ -110,6 +119,18 @@ Inst* Builder::If(Value* cond, Block* then_block, Block* else_block, Block* merg
 Inst* Builder::Loop(Block* body, Block* merge, Block* continue_block) {
   Inst* inst = Emit(Op::Loop, Types().Void());
   inst->targets = {body, merge, continue_block};
+  return inst;
+}
+
+Inst* Builder::Switch(Value* selector, Block* default_block, const std::vector<SwitchCase>& cases,
+                      Block* merge) {
+  Inst* inst = Emit(Op::Switch, Types().Void(), {selector});
+  inst->targets = {default_block};
+  for (const SwitchCase& c : cases) {
+    inst->operands.push_back(c.value);
+    inst->targets.push_back(c.target);
+  }
+  inst->targets.push_back(merge);
   return inst;
 }
 

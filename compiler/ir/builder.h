@@ -43,11 +43,22 @@ class Builder {
   Inst* MemberPtr(Value* ptr, uint32_t index);
   /// A struct value from one value per member.
   Inst* MakeStruct(const Type* type, std::vector<Value*> members);
+  /// An array value from one value per element.
+  Inst* MakeArray(const Type* type, std::vector<Value*> elements);
+  /// A pointer to element `index` of the array `ptr` points at, in the same space.
+  Inst* IndexPtr(Value* ptr, Value* index);
 
   Inst* Br(Block* dest, std::vector<Value*> args = {});
   Inst* CondBr(Value* cond, Block* if_true, Block* if_false);
   Inst* If(Value* cond, Block* then_block, Block* else_block, Block* merge);
   Inst* Loop(Block* body, Block* merge, Block* continue_block);
+  /// One case of a `switch`: a constant of the selector's type and where it goes.
+  struct SwitchCase {
+    Value* value;
+    Block* target;
+  };
+  Inst* Switch(Value* selector, Block* default_block, const std::vector<SwitchCase>& cases,
+               Block* merge);
   Inst* Return(Value* value = nullptr);
   Inst* Unreachable();
 

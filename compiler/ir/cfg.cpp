@@ -13,6 +13,8 @@ size_t EdgeCount(const Inst& term) {
     case Op::CondBr: return 2;
     case Op::If: return 2;
     case Op::Loop: return 1;
+    // The default and every case; the merge block, last, is not an edge.
+    case Op::Switch: return term.targets.empty() ? 0 : term.targets.size() - 1;
     case Op::Return: case Op::Unreachable: return 0;
     case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Rem: case Op::Neg:
     case Op::BitAnd: case Op::BitOr: case Op::BitXor: case Op::BitNot: case Op::Shl:
@@ -21,7 +23,7 @@ size_t EdgeCount(const Inst& term) {
     case Op::MakeVector: case Op::Splat: case Op::Extract: case Op::ExtractDynamic:
     case Op::Insert: case Op::InsertDynamic: case Op::Shuffle: case Op::Intrinsic:
     case Op::Call: case Op::Var: case Op::Load: case Op::Store: case Op::ElementPtr:
-    case Op::MakeStruct: case Op::MemberPtr:
+    case Op::MakeStruct: case Op::MakeArray: case Op::MemberPtr:
       return 0;
   }
   return 0;
@@ -81,6 +83,7 @@ bool IsMergeOrContinueTarget(const Function& f, const Block* b) {
     const Inst* t = h->Terminator();
     if (t == nullptr) continue;
     if (t->GetOp() == Op::If && t->targets.size() == 3 && t->targets[2] == b) return true;
+    if (t->GetOp() == Op::Switch && !t->targets.empty() && t->targets.back() == b) return true;
     if (t->GetOp() == Op::Loop && t->targets.size() == 3 &&
         (t->targets[1] == b || t->targets[2] == b)) {
       return true;

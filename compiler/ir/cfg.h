@@ -5,7 +5,8 @@
 //
 // Edges: `br` has one (to its target), `cond_br` two, `if` two (then, else; the merge
 // block it names is not an edge), `loop` one (to the body; merge and continue are not
-// edges), `ret` and `unreachable` none. Only `br` and `cond_br` edges carry block
+// edges), `switch` one per target but the last (default, then each case; the merge block
+// is not an edge, and several cases may share a target), `ret` and `unreachable` none. Only `br` and `cond_br` edges carry block
 // arguments; `cond_br` keeps them after its condition, the true target's first.
 
 #include <cstddef>

@@ -42,6 +42,7 @@ std::string Type::Name() const {
              element_->Name() + ">";
     case TypeKind::Buffer: return (writable_ ? "rwbuffer<" : "buffer<") + element_->Name() + ">";
     case TypeKind::Struct: return "struct<" + struct_name_ + ">";
+    case TypeKind::Array: return "array<" + element_->Name() + ", " + std::to_string(count_) + ">";
   }
   return "?";
 }
@@ -84,6 +85,9 @@ const Type* TypeTable::Pointer(AddressSpace space, const Type* pointee) {
 }
 const Type* TypeTable::Buffer(const Type* element, bool writable) {
   return Get({TypeKind::Buffer, 0, false, element, 1, AddressSpace::StorageBuffer, writable});
+}
+const Type* TypeTable::Array(const Type* element, uint32_t count) {
+  return Get({TypeKind::Array, 0, false, element, count, AddressSpace::Function, false});
 }
 const Type* TypeTable::Struct(const std::string& name, std::vector<const Type*> members,
                               std::vector<std::string> member_names) {

@@ -1,7 +1,8 @@
 #pragma once
 // The Slope IR: a module of interned types and constants, global resources and
 // functions in SSA form over basic blocks with block parameters. Control flow is
-// structured: `if` and `loop` terminators name their merge (and continue) blocks.
+// structured: `if`, `loop` and `switch` terminators name their merge (and continue)
+// blocks.
 // Instruction kinds are declared once in insts.def.
 
 #include <array>
@@ -19,7 +20,7 @@ namespace slope::ir {
 // ---------------------------------------------------------------------------------------
 // Types
 
-enum class TypeKind : uint8_t { Void, Bool, Int, Float, Vector, Pointer, Buffer, Struct };
+enum class TypeKind : uint8_t { Void, Bool, Int, Float, Vector, Pointer, Buffer, Struct, Array };
 
 /// Where a pointer points.
 enum class AddressSpace : uint8_t { Function, StorageBuffer };
@@ -46,6 +47,8 @@ class Type {
   bool IsPointer() const { return kind_ == TypeKind::Pointer; }
   bool IsBuffer() const { return kind_ == TypeKind::Buffer; }
   bool IsStruct() const { return kind_ == TypeKind::Struct; }
+  /// A fixed-size array: Count() elements of Element().
+  bool IsArray() const { return kind_ == TypeKind::Array; }
   bool IsScalar() const { return IsBool() || IsInt() || IsFloat(); }
   /// The scalar of a scalar or vector type.
   const Type* Scalar() const { return IsVector() ? element_ : this; }
@@ -79,6 +82,8 @@ class TypeTable {
   const Type* Vector(const Type* element, uint32_t count);
   const Type* Pointer(AddressSpace space, const Type* pointee);
   const Type* Buffer(const Type* element, bool writable);
+  /// `array<element, count>`.
+  const Type* Array(const Type* element, uint32_t count);
   /// The struct named `name`, made on first use. Structs are nominal: a second request
   /// with the same name returns the first type (its members must be the same).
   const Type* Struct(const std::string& name, std::vector<const Type*> members,
@@ -188,6 +193,8 @@ class Global : public Value {
 ///  cond_br: operands {cond}, targets {true, false}
 ///  if:      operands {cond}, targets {then, else, merge}
 ///  loop:    targets {body, merge, continue}
+///  switch:  operands {selector, case values...} (constants of the selector's integer
+///           type, all different), targets {default, one per case value..., merge}
 ///  ret:     operands {} or {value}
 class Inst : public Value {
  public:
@@ -236,6 +243,8 @@ class Function {
   std::vector<Block*> blocks;  ///< blocks[0] is the entry block
   bool is_entry = false;
   EntryInfo entry;
+  /// `[ForceInline]`: the inline pass inlines every call of it, whatever its size.
+  bool force_inline = false;
 
  private:
   std::string name_;

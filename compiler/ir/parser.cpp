@@ -368,11 +368,23 @@ bool Parser::ParseType(const Type** out) {
     if (*out == nullptr) {
       return Fail(DiagId::IrInvalidType, name, "unknown struct '" + std::string(name.text) + "'");
     }
+  } else if (w == "array") {
+    const Type* element = nullptr;
+    uint32_t count = 0;
+    if (!Expect("<") || !ParseType(&element) || !Expect(",") || !ParseUint(&count) ||
+        !Expect(">")) {
+      return false;
+    }
+    if (element->IsVoid() || element->IsPointer() || element->IsBuffer() || count == 0) {
+      return Fail(DiagId::IrInvalidType, t, "an array has at least one element of a value type");
+    }
+    *out = types.Array(element, count);
   } else if (w == "buffer" || w == "rwbuffer") {
     const Type* element = nullptr;
     if (!Expect("<") || !ParseType(&element) || !Expect(">")) return false;
-    if (!element->IsScalar() && !element->IsVector() && !element->IsStruct()) {
-      return Fail(DiagId::IrInvalidType, t, "a buffer holds scalars, vectors or structs");
+    if (!element->IsScalar() && !element->IsVector() && !element->IsStruct() &&
+        !element->IsArray()) {
+      return Fail(DiagId::IrInvalidType, t, "a buffer holds scalars, vectors, structs or arrays");
     }
     *out = types.Buffer(element, w == "rwbuffer");
   } else {
@@ -556,6 +568,10 @@ bool Parser::ParseFunction() {
     }
     if (!Expect(")")) return false;
   }
+  if (IsIdent("forceinline")) {
+    Next();
+    f->force_inline = true;
+  }
   for (const ParamText& p : params) {
     if (p.type->IsVoid())
       return Fail(DiagId::IrInvalidType, p.name, "a parameter cannot have type 'void'");
@@ -690,6 +706,27 @@ bool Parser::ParseInstBody(Inst* inst) {
       }
       return true;
     }
+    case Op::Switch: {
+      // "switch %sel, default ^d, case i32 1: ^a, ..., merge ^m"
+      Block* b = nullptr;
+      if (!ParseOperand(inst, 0) || !Expect(",") || !ExpectWord("default") ||
+          !ParseBlockRef(&b)) {
+        return false;
+      }
+      inst->targets.push_back(b);
+      while (true) {
+        if (!Expect(",")) return false;
+        bool is_merge = IsIdent("merge");
+        if (!is_merge && !IsIdent("case")) return Expected("'case' or 'merge'");
+        Next();
+        if (!is_merge && (!ParseOperand(inst, inst->operands.size()) || !Expect(":"))) {
+          return false;
+        }
+        if (!ParseBlockRef(&b)) return false;
+        inst->targets.push_back(b);
+        if (is_merge) return true;
+      }
+    }
     case Op::Return:
       // The returned value, when there is one, is on the same line.
       if (StartsOperand() && Peek().line == tokens_[pos_ - 1].line) {
@@ -723,7 +760,8 @@ bool Parser::ParseInstBody(Inst* inst) {
     case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Convert:
     case Op::MakeVector: case Op::Splat: case Op::Extract: case Op::ExtractDynamic:
     case Op::Insert: case Op::InsertDynamic: case Op::Shuffle: case Op::Var: case Op::Load:
-    case Op::Store: case Op::ElementPtr: case Op::MakeStruct: case Op::MemberPtr:
+    case Op::Store: case Op::ElementPtr: case Op::MakeStruct: case Op::MakeArray:
+    case Op::MemberPtr:
       break;
   }
   // Operands, then immediates in brackets: "extract %v, [1]", "shuffle %a, %b, [0, 2]".

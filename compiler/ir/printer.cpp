@@ -120,6 +120,7 @@ void Printer::PrintFunction(const Function& f) {
             std::to_string(f.entry.numthreads[1]) + ", " + std::to_string(f.entry.numthreads[2]) +
             ")";
   }
+  if (f.force_inline) out_ += " forceinline";
   out_ += " {\n";
   for (const Block* b : f.blocks) {
     out_ += BlockRef(b);
@@ -168,6 +169,16 @@ void Printer::PrintInst(const Inst& inst) {
     block_list("merge ", 1);
     block_list("continue ", 2);
     out_ += "\n";
+    return;
+  }
+  if (inst.GetOp() == Op::Switch) {
+    // "switch %0, default ^1, case i32 3: ^2, merge ^4"
+    out_ += " " + Ref(inst.operands.at(0));
+    out_ += ", default " + BlockRef(inst.targets.at(0));
+    for (size_t i = 1; i < inst.operands.size(); ++i) {
+      out_ += ", case " + Ref(inst.operands[i]) + ": " + BlockRef(inst.targets.at(i));
+    }
+    out_ += ", merge " + BlockRef(inst.targets.back()) + "\n";
     return;
   }
   for (const Value* v : inst.operands) {

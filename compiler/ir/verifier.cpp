@@ -56,6 +56,9 @@ void Verifier::VerifyFunction(const Function& f) {
   if (f.is_entry && f.entry.param_semantics.size() != f.params.size()) {
     Fail(f, "entry point needs one semantic per parameter");
   }
+  // Later checks assume a sound block structure in this function (other functions'
+  // errors do not stop them).
+  size_t errors_before = errors_.size();
   std::set<const Block*> blocks(f.blocks.begin(), f.blocks.end());
   for (const Block* b : f.blocks) {
     if (b->GetFunction() != &f) Fail(f, "block belongs to another function");
@@ -74,7 +77,7 @@ void Verifier::VerifyFunction(const Function& f) {
       }
     }
   }
-  if (!errors_.empty()) return;
+  if (errors_.size() != errors_before) return;
   if (!f.blocks.front()->params.empty()) Fail(f, "the entry block cannot take parameters");
   std::map<const Block*, std::vector<Edge>> preds = Predecessors(f);
   if (preds.count(f.blocks.front()) != 0) Fail(f, "no branch may target the entry block");
@@ -168,6 +171,9 @@ void Verifier::VerifyInst(const Function& f, const Inst& inst) {
           const auto& members = op_type(0)->Members();
           need(inst.imms[0] < members.size() && t == members[inst.imms[0]],
                "bad extract of a struct member");
+        } else if (op_type(0)->IsArray()) {
+          need(inst.imms[0] < op_type(0)->Count() && t == op_type(0)->Element(),
+               "bad extract of an array element");
         } else {
           need(op_type(0)->IsVector() && inst.imms[0] < op_type(0)->Count() && t == op_type(0)->Element(), "bad extract");
         }
@@ -182,6 +188,9 @@ void Verifier::VerifyInst(const Function& f, const Inst& inst) {
         need(t == op_type(0) && inst.imms[0] < members.size() &&
                  op_type(1) == members[inst.imms[0]],
              "bad insert of a struct member");
+      } else if (inst.operands.size() == 2 && inst.imms.size() == 1 && t->IsArray()) {
+        need(t == op_type(0) && op_type(1) == t->Element() && inst.imms[0] < t->Count(),
+             "bad insert of an array element");
       } else if (inst.operands.size() == 2 && inst.imms.size() == 1) {
         need(t == op_type(0) && t->IsVector() && op_type(1) == t->Element() && inst.imms[0] < t->Count(), "bad insert");
       }
@@ -190,6 +199,13 @@ void Verifier::VerifyInst(const Function& f, const Inst& inst) {
       if (need(t->IsStruct(), "make_struct must make a struct") && arity(t->Members().size())) {
         for (size_t i = 0; i < inst.operands.size(); ++i) {
           need(op_type(i) == t->Members()[i], "make_struct member type");
+        }
+      }
+      break;
+    case Op::MakeArray:
+      if (need(t->IsArray(), "make_array must make an array") && arity(t->Count())) {
+        for (size_t i = 0; i < inst.operands.size(); ++i) {
+          need(op_type(i) == t->Element(), "make_array element type");
         }
       }
       break;
@@ -250,8 +266,11 @@ void Verifier::VerifyInst(const Function& f, const Inst& inst) {
       if (arity(2)) {
         need(op_type(0)->IsPointer() && op_type(1) == op_type(0)->Element(), "store type");
         const Value* ptr = inst.operands[0];
+        // Through members and array elements to the buffer element, if any.
         while (ptr->VKind() == ValueKind::Inst &&
-               static_cast<const Inst*>(ptr)->GetOp() == Op::MemberPtr) {
+               (static_cast<const Inst*>(ptr)->GetOp() == Op::MemberPtr ||
+                (static_cast<const Inst*>(ptr)->GetOp() == Op::ElementPtr &&
+                 static_cast<const Inst*>(ptr)->operands[0]->GetType()->IsPointer()))) {
           ptr = static_cast<const Inst*>(ptr)->operands[0];
         }
         if (ptr->VKind() == ValueKind::Inst && static_cast<const Inst*>(ptr)->GetOp() == Op::ElementPtr) {
@@ -260,7 +279,16 @@ void Verifier::VerifyInst(const Function& f, const Inst& inst) {
       }
       break;
     case Op::ElementPtr:
-      if (arity(2)) {
+      if (!arity(2)) break;
+      if (op_type(0)->IsPointer()) {
+        // An element of the array a pointer points at.
+        const Type* p = op_type(0);
+        need(p->Element()->IsArray(), "element_ptr base must point at an array");
+        need(op_type(1)->IsInt(), "element_ptr index must be an integer");
+        need(p->Element()->IsArray() && t->IsPointer() && t->Space() == p->Space() &&
+                 t->Element() == p->Element()->Element(),
+             "element_ptr type");
+      } else {
         need(inst.operands[0]->VKind() == ValueKind::Global && op_type(0)->IsBuffer(), "element_ptr base must be a buffer");
         need(op_type(1)->IsInt(), "element_ptr index must be an integer");
         need(t->IsPointer() && t->Space() == AddressSpace::StorageBuffer && t->Element() == op_type(0)->Element(), "element_ptr type");
@@ -305,6 +333,29 @@ void Verifier::VerifyInst(const Function& f, const Inst& inst) {
         need(inst.targets[0]->params.empty(), "loop body takes no parameters");
       }
       break;
+    case Op::Switch: {
+      if (!need(!inst.operands.empty(), "switch needs a selector")) break;
+      need(op_type(0)->IsInt(), "switch selector must be an integer scalar");
+      if (!need(inst.targets.size() == inst.operands.size() + 1,
+                "switch needs a default target, one target per case and a merge block")) {
+        break;
+      }
+      std::set<uint64_t> values;
+      for (size_t i = 1; i < inst.operands.size(); ++i) {
+        const Value* v = inst.operands[i];
+        if (!need(v->VKind() == ValueKind::Constant && v->GetType() == op_type(0),
+                  "switch case value must be a constant of the selector's type")) {
+          continue;
+        }
+        need(values.insert(static_cast<const Constant*>(v)->Bits()).second,
+             "switch case values must differ");
+      }
+      for (size_t i = 0; i + 1 < inst.targets.size(); ++i) {
+        need(inst.targets[i]->params.empty(), "switch targets take no parameters");
+      }
+      need(inst.targets.back() != inst.block, "switch cannot merge into its own header");
+      break;
+    }
     case Op::Return:
       if (f.ResultType()->IsVoid()) {
         arity(0);

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "compiler/base/ice.h"
+#include "compiler/ir/cfg.h"
 #include "compiler/lower/lowerer.h"
 
 #include <algorithm>
@@ -15,25 +16,100 @@ using ir::Value;
 
 std::unique_ptr<ir::Module> Lowerer::Run(const sema::CheckedModule& checked) {
   DeclareGlobals(checked.buffers);
-  std::set<const ast::FuncDecl*> entries(checked.entry_points.begin(), checked.entry_points.end());
+  entries_.insert(checked.entry_points.begin(), checked.entry_points.end());
+  // Every non-generic function is lowered; generic ones and the methods of extensions
+  // (the core library's among them) when a call uses them.
   for (ast::FuncDecl* decl : checked.functions) {
-    // Overloads share a source name; the IR name tells them apart.
-    std::string base = FunctionName(decl);
-    std::string name = base;
-    for (int n = 1; std::any_of(module_->functions.begin(), module_->functions.end(),
-                                [&](const ir::Function* f) { return f->Name() == name; });
-         ++n) {
-      name = base + "." + std::to_string(n);
-    }
-    ir::Function* f = module_->AddFunction(name, LowerType(decl->result_type));
-    f->is_entry = entries.count(decl) != 0;
-    functions_[decl] = f;
+    bool in_extension = decl->parent != nullptr && decl->parent->kind == ast::DeclKind::Extension;
+    if (decl->generic_context.empty() && !in_extension) Instance(decl, {});
   }
-  for (ast::FuncDecl* decl : checked.functions) LowerFunction(decl, functions_[decl]);
+  for (size_t i = 0; i < pending_.size(); ++i) {
+    Pending p = pending_[i];
+    subst_.clear();
+    for (size_t k = 0; k < p.args.size(); ++k) subst_[p.decl->generic_context[k]] = p.args[k];
+    LowerFunction(p.decl, p.function);
+  }
+  subst_.clear();
   return std::move(module_);
 }
 
+std::string MangledTypeName(const sema::Type* t) {
+  std::string out;
+  for (char c : t->Name()) {
+    if (c == '<' || c == ',') {
+      out += '.';
+    } else if (c != '>' && c != ' ') {
+      out += c;
+    }
+  }
+  return out;
+}
+
+ir::Function* Lowerer::Instance(const ast::FuncDecl* decl,
+                                const std::vector<const sema::Type*>& args) {
+  auto key = std::make_pair(decl, args);
+  auto it = instances_.find(key);
+  if (it != instances_.end()) return it->second;
+  // Overloads and specializations share a source name; the IR name tells them apart.
+  std::string base = FunctionName(decl);
+  for (const sema::Type* a : args) base += "." + MangledTypeName(a);
+  std::string name = base;
+  for (int n = 1; std::any_of(module_->functions.begin(), module_->functions.end(),
+                              [&](const ir::Function* f) { return f->Name() == name; });
+       ++n) {
+    name = base + "." + std::to_string(n);
+  }
+  sema::Subst saved = subst_;
+  subst_.clear();
+  for (size_t k = 0; k < args.size(); ++k) subst_[decl->generic_context[k]] = args[k];
+  const sema::Type* result = decl->func_kind == ast::FuncKind::Init ? decl->owner : decl->result_type;
+  ir::Function* f = module_->AddFunction(name, LowerType(result));
+  subst_ = std::move(saved);
+  f->is_entry = entries_.count(decl) != 0;
+  f->force_inline = decl->FindAttribute("ForceInline") != nullptr;
+  instances_.emplace(key, f);
+  pending_.push_back({decl, args, f});
+  return f;
+}
+
+ir::Function* Lowerer::Callee(const ast::CallExpr* call) {
+  const ast::FuncDecl* f = call->func;
+  const sema::Type* owner = nullptr;
+  if (call->receiver != nullptr) {
+    owner = Concrete(call->receiver->type);
+  } else if (call->static_owner != nullptr) {
+    owner = Concrete(call->static_owner);
+  } else if (call->constructed != nullptr) {
+    owner = Concrete(call->constructed);
+  }
+  sema::Subst context;
+  if (f->parent != nullptr && f->parent->kind == ast::DeclKind::Interface) {
+    // An interface requirement: the concrete type's implementation.
+    SLOPE_ASSERT(owner != nullptr && call->via_interface != nullptr);
+    const sema::Type* iface = Concrete(call->via_interface);
+    f = types_.FindWitness(owner, f, iface, &context);
+    if (f == nullptr) {
+      SLOPE_ICE("no implementation of '" + call->func->name + "' for '" + owner->Name() + "'");
+    }
+  } else if (f->parent != nullptr) {
+    if (owner == nullptr || !types_.MethodContext(f, owner, &context)) {
+      SLOPE_ICE("cannot bind the context of method '" + f->name + "'");
+    }
+  }
+  for (size_t i = 0; i < call->generic_args.size(); ++i) {
+    context[f->generic_context[f->own_generic_begin + i]] = Concrete(call->generic_args[i]);
+  }
+  std::vector<const sema::Type*> args;
+  for (const sema::Type* p : f->generic_context) {
+    auto bound = context.find(p);
+    if (bound == context.end()) SLOPE_ICE("unbound generic parameter '" + p->Name() + "'");
+    args.push_back(bound->second);
+  }
+  return Instance(f, args);
+}
+
 const ir::Type* Lowerer::LowerType(const sema::Type* t) {
+  t = Concrete(t);
   auto it = type_cache_.find(t);
   if (it != type_cache_.end()) return it->second;
   ir::TypeTable& types = module_->Types();
@@ -47,7 +123,13 @@ const ir::Type* Lowerer::LowerType(const sema::Type* t) {
     case sema::TypeKind::Vector: result = types.Vector(LowerType(t->Element()), t->Count()); break;
     case sema::TypeKind::Buffer: result = types.Buffer(LowerType(t->Element()), t->IsWritable()); break;
     case sema::TypeKind::Struct: result = LowerStructType(t); break;
+    case sema::TypeKind::Enum: result = LowerType(t->Element()); break;
+    case sema::TypeKind::Array: result = types.Array(LowerType(t->Element()), t->Count()); break;
     case sema::TypeKind::Error: SLOPE_ICE("error type reached lowering");
+    case sema::TypeKind::GenericParam:
+    case sema::TypeKind::Interface:
+    case sema::TypeKind::AssocType:
+      SLOPE_ICE("type '" + t->Name() + "' is not specialized in lowering");
   }
   type_cache_[t] = result;
   return result;
@@ -82,7 +164,7 @@ void Lowerer::DeclareGlobals(const std::vector<ast::VarDecl*>& buffers) {
   }
 }
 
-void Lowerer::LowerFunction(ast::FuncDecl* decl, ir::Function* f) {
+void Lowerer::LowerFunction(const ast::FuncDecl* decl, ir::Function* f) {
   base::IceLocationScope ice(sources_.Describe(decl->name_range.begin));
   ice_ = &ice;
   func_ = f;
@@ -109,6 +191,15 @@ void Lowerer::LowerFunction(ast::FuncDecl* decl, ir::Function* f) {
     }
   }
   for (ast::VarDecl* param : decl->params) {
+    if (param->direction != ast::ParamDirection::In) {
+      // `out` / `inout`: a pointer to the caller's temporary (see LowerArgs).
+      const ir::Type* ptr =
+          module_->Types().Pointer(ir::AddressSpace::Function, LowerType(param->type));
+      ir::Param* p = module_->AddParam(ptr, nullptr);
+      f->params.push_back(p);
+      locals_[param] = p;
+      continue;
+    }
     ir::Param* p = module_->AddParam(LowerType(param->type), nullptr);
     f->params.push_back(p);
     if (f->is_entry) f->entry.param_semantics.push_back(param->semantic);
@@ -150,7 +241,7 @@ void Lowerer::RemoveDeadBlocks(ir::Function* f) {
     if (!reachable.insert(b).second) continue;
     ir::Inst* t = b->Terminator();
     SLOPE_ASSERT(t != nullptr);
-    size_t edges = t->GetOp() == Op::If ? 2 : t->GetOp() == Op::Loop ? 1 : t->targets.size();
+    size_t edges = ir::EdgeCount(*t);
     for (size_t i = 0; i < edges; ++i) work.push_back(t->targets[i]);
   }
   // Merge and continue blocks named by reachable headers must exist even when no path
@@ -159,8 +250,8 @@ void Lowerer::RemoveDeadBlocks(ir::Function* f) {
   for (ir::Block* b : f->blocks) {
     if (reachable.count(b) == 0) continue;
     ir::Inst* t = b->Terminator();
-    if (t->GetOp() == Op::If || t->GetOp() == Op::Loop) {
-      ir::Block* merge = t->targets[t->GetOp() == Op::If ? 2 : 1];
+    if (t->GetOp() == Op::If || t->GetOp() == Op::Loop || t->GetOp() == Op::Switch) {
+      ir::Block* merge = t->targets[t->GetOp() == Op::Loop ? 1 : t->targets.size() - 1];
       if (reachable.count(merge) == 0 && kept.insert(merge).second) {
         merge->insts.clear();
         b_.SetInsertBlock(merge);
@@ -248,8 +339,10 @@ void Lowerer::LowerStmt(const ast::Stmt* stmt) {
     case ast::StmtKind::Empty:
       return;
     case ast::StmtKind::Switch:
+      LowerSwitch(static_cast<const ast::SwitchStmt*>(stmt));
+      return;
     case ast::StmtKind::Case:
-      SLOPE_ICE("statement kind rejected by sema reached lowering");
+      SLOPE_ICE("case label outside a switch body reached lowering");
   }
 }
 
@@ -280,6 +373,49 @@ void Lowerer::LowerIf(const ast::IfStmt* s) {
     LowerStmt(s->else_stmt);
     if (!b_.IsTerminated()) b_.Br(merge);
   }
+  Place(merge);
+}
+
+void Lowerer::LowerSwitch(const ast::SwitchStmt* s) {
+  Value* selector = LowerExpr(s->value);
+  struct Clause {
+    std::vector<const ast::CaseStmt*> labels;
+    std::vector<const ast::Stmt*> stmts;
+    ir::Block* block = nullptr;
+  };
+  // Sema allows passing from one clause into the next only out of an empty one, so
+  // consecutive labels form one clause and every clause ends by leaving the switch.
+  std::vector<Clause> clauses;
+  for (const ast::Stmt* stmt : s->body->stmts) {
+    if (stmt->kind == ast::StmtKind::Case) {
+      if (clauses.empty() || !clauses.back().stmts.empty()) clauses.emplace_back();
+      clauses.back().labels.push_back(static_cast<const ast::CaseStmt*>(stmt));
+    } else if (stmt->kind != ast::StmtKind::Empty && !clauses.empty()) {
+      clauses.back().stmts.push_back(stmt);
+    }
+  }
+  ir::Block* merge = NewBlock();
+  ir::Block* default_block = merge;  // no default: values without a case skip the body
+  std::vector<ir::Builder::SwitchCase> cases;
+  for (Clause& c : clauses) {
+    c.block = NewBlock();
+    for (const ast::CaseStmt* label : c.labels) {
+      if (label->value == nullptr) {
+        default_block = c.block;
+      } else {
+        cases.push_back({LowerExpr(label->value), c.block});  // sema made it a literal
+      }
+    }
+  }
+  Loc(s->range);
+  b_.Switch(selector, default_block, cases, merge);
+  loops_.push_back({merge, loops_.empty() ? nullptr : loops_.back().continue_target});
+  for (const Clause& c : clauses) {
+    Place(c.block);
+    for (const ast::Stmt* stmt : c.stmts) LowerStmt(stmt);
+    if (!b_.IsTerminated()) b_.Br(merge);
+  }
+  loops_.pop_back();
   Place(merge);
 }
 
@@ -317,7 +453,7 @@ void Lowerer::LowerLoop(const ast::Stmt* init, const ast::Expr* cond, const ast:
 
 std::unique_ptr<ir::Module> LowerModule(const sema::CheckedModule& checked,
                                         const source::SourceManager& sources) {
-  return Lowerer(sources).Run(checked);
+  return Lowerer(sources, *checked.types).Run(checked);
 }
 
 }  // namespace slope::lower

@@ -9,6 +9,10 @@ using ir::Op;
 using ir::Value;
 
 Value* Lowerer::Zero(const ir::Type* t) {
+  if (t->IsArray()) {
+    std::vector<Value*> elements(t->Count(), Zero(t->Element()));
+    return b_.MakeArray(t, elements);
+  }
   if (t->IsStruct()) {
     std::vector<Value*> members;
     for (const ir::Type* m : t->Members()) members.push_back(Zero(m));
@@ -83,6 +87,7 @@ Value* Lowerer::LowerExpr(const ast::Expr* e) {
     }
     case ast::ExprKind::Index: {
       auto* ix = static_cast<const ast::IndexExpr*>(e);
+      if (ix->base->type->IsArray()) return LowerArrayIndex(ix);
       if (ix->base->type->IsBuffer()) return LoadLValue(LowerLValue(e));
       Value* base = LowerExpr(ix->base);
       Value* index = LowerExpr(ix->index);
@@ -101,6 +106,7 @@ Value* Lowerer::LowerExpr(const ast::Expr* e) {
     case ast::ExprKind::Cast:
       return ConvertValue(LowerExpr(static_cast<const ast::CastExpr*>(e)->operand), LowerType(e->type));
     case ast::ExprKind::InitList:
+      return LowerInitList(static_cast<const ast::InitListExpr*>(e));
     case ast::ExprKind::Diff:
     case ast::ExprKind::NoDiff:
       SLOPE_ICE("expression kind rejected by sema reached lowering");
@@ -124,10 +130,12 @@ Value* Lowerer::LowerCall(const ast::CallExpr* call) {
     return b_.Emit(Op::MakeVector, LowerType(call->type), parts);
   }
   if (call->builtin != ast::Builtin::None) return LowerBuiltin(call);
-  std::vector<Value*> args;
-  for (const ast::Expr* a : call->args) args.push_back(LowerExpr(a));
+  std::vector<OutArg> outs;
+  std::vector<Value*> args = LowerArgs(call, &outs);
   Loc(call->range);
-  return b_.Call(functions_.at(call->func), args);
+  Value* result = b_.Call(Callee(call), args);
+  CopyBack(outs);
+  return result;
 }
 
 Value* Lowerer::LowerBuiltin(const ast::CallExpr* call) {
@@ -299,6 +307,11 @@ LValue Lowerer::LowerLValue(const ast::Expr* e) {
       }
       LValue base = LowerLValue(ix->base);
       SLOPE_ASSERT(base.swizzle.empty() && base.dynamic_index == nullptr);
+      if (ix->base->type->IsArray()) {
+        Value* index = LowerExpr(ix->index);
+        Loc(e->range);
+        return LValue{b_.IndexPtr(base.ptr, index), {}, nullptr};
+      }
       base.dynamic_index = LowerExpr(ix->index);
       return base;
     }

@@ -11,57 +11,79 @@ using ir::Value;
 const ir::Type* Lowerer::LowerStructType(const sema::Type* t) {
   std::vector<const ir::Type*> members;
   std::vector<std::string> names;
-  for (const ast::VarDecl* field : t->Info()->fields) {
-    members.push_back(LowerType(field->type));
-    names.push_back(field->name);
+  for (size_t i = 0; i < t->Info()->fields.size(); ++i) {
+    members.push_back(LowerType(types_.FieldType(t, i)));
+    names.push_back(t->Info()->fields[i]->name);
   }
-  return module_->Types().Struct(t->Info()->name, std::move(members), std::move(names));
+  std::string name = t->Info()->name;
+  for (const sema::Type* a : t->Args()) name += "." + MangledTypeName(a);
+  return module_->Types().Struct(name, std::move(members), std::move(names));
 }
 
 std::string Lowerer::FunctionName(const ast::FuncDecl* decl) const {
-  if (decl->owner == nullptr) return decl->name;
-  return decl->owner->Info()->name + "." + decl->name;
+  if (decl->parent == nullptr) return decl->name;
+  if (decl->parent->kind == ast::DeclKind::Extension) {
+    std::string target = decl->parent->target != nullptr ? decl->parent->target->name : "";
+    if (target.empty()) target = "extension";
+    return target + "." + decl->name;
+  }
+  return decl->parent->name + "." + decl->name;
 }
 
 Value* Lowerer::DefaultValue(const sema::Type* t) {
+  t = Concrete(t);
   const ir::Type* type = LowerType(t);
   std::vector<Value*> members;
-  for (const ast::VarDecl* field : t->Info()->fields) {
+  // Field defaults are written in terms of the struct's generic parameters.
+  sema::Subst saved = subst_;
+  subst_ = types_.StructSubst(t);
+  for (size_t i = 0; i < t->Info()->fields.size(); ++i) {
+    const ast::VarDecl* field = t->Info()->fields[i];
+    const sema::Type* field_type = types_.FieldType(t, i);
     if (field->init != nullptr) {
       members.push_back(LowerExpr(field->init));
-    } else if (field->type->IsStruct()) {
-      members.push_back(DefaultValue(field->type));
+    } else if (field_type->IsStruct()) {
+      members.push_back(DefaultValue(field_type));
     } else {
-      members.push_back(Zero(LowerType(field->type)));
+      members.push_back(Zero(LowerType(field_type)));
     }
   }
+  subst_ = std::move(saved);
   return b_.MakeStruct(type, members);
 }
 
 Value* Lowerer::LowerStructConstructor(const ast::CallExpr* call) {
-  std::vector<Value*> args;
-  for (const ast::Expr* a : call->args) args.push_back(LowerExpr(a));
+  std::vector<OutArg> outs;
+  std::vector<Value*> args = LowerArgs(call, &outs);
   Loc(call->range);
-  if (call->func != nullptr) return b_.Call(functions_.at(call->func), args);
-  if (args.empty()) return DefaultValue(call->constructed);
+  if (call->func != nullptr) {
+    Value* result = b_.Call(Callee(call), args);
+    CopyBack(outs);
+    return result;
+  }
+  if (args.empty()) return DefaultValue(Concrete(call->constructed));
   return b_.MakeStruct(LowerType(call->constructed), args);
 }
 
 Value* Lowerer::LowerMethodCall(const ast::CallExpr* call) {
   const ast::FuncDecl* method = call->func;
-  ir::Function* callee = functions_.at(method);
+  ir::Function* callee = Callee(call);
+  std::vector<OutArg> outs;
   if (method->this_param == nullptr) {  // static
-    std::vector<Value*> args;
-    for (const ast::Expr* a : call->args) args.push_back(LowerExpr(a));
+    std::vector<Value*> args = LowerArgs(call, &outs);
     Loc(call->range);
-    return b_.Call(callee, args);
+    Value* result = b_.Call(callee, args);
+    CopyBack(outs);
+    return result;
   }
   SLOPE_ASSERT(call->receiver != nullptr);
   if (!method->is_mutating) {
     std::vector<Value*> args{LowerExpr(call->receiver)};
-    for (const ast::Expr* a : call->args) args.push_back(LowerExpr(a));
+    for (Value* a : LowerArgs(call, &outs)) args.push_back(a);
     Loc(call->range);
-    return b_.Call(callee, args);
+    Value* result = b_.Call(callee, args);
+    CopyBack(outs);
+    return result;
   }
   // Copy in and out, as for an `inout` parameter: the object may live in a buffer.
   LValue receiver = LowerLValue(call->receiver);
@@ -69,10 +91,11 @@ Value* Lowerer::LowerMethodCall(const ast::CallExpr* call) {
   Value* slot = b_.Var(func_, object->GetType());
   b_.Store(slot, object);
   std::vector<Value*> args{slot};
-  for (const ast::Expr* a : call->args) args.push_back(LowerExpr(a));
+  for (Value* a : LowerArgs(call, &outs)) args.push_back(a);
   Loc(call->range);
   Value* result = b_.Call(callee, args);
   StoreLValue(receiver, b_.Load(slot));
+  CopyBack(outs);
   return result;
 }
 

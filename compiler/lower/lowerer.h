@@ -4,6 +4,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <vector>
 
 #include "compiler/ast/ast.h"
@@ -25,6 +26,18 @@ struct LValue {
   Value* dynamic_index = nullptr; ///< v[i] on a vector
 };
 
+/// Where `break` and `continue` go; a switch pushes its merge block and the enclosing
+/// loop's continue block.
+/// A type's name as it may appear in an IR identifier: "MyBuffer<float>" -> "MyBuffer.float".
+std::string MangledTypeName(const sema::Type* t);
+
+/// An `out` or `inout` argument: the temporary passed to the callee and the place it is
+/// copied back to after the call.
+struct OutArg {
+  LValue place;
+  Value* slot;
+};
+
 struct LoopTargets {
   ir::Block* break_target;
   ir::Block* continue_target;
@@ -32,15 +45,24 @@ struct LoopTargets {
 
 class Lowerer {
  public:
-  explicit Lowerer(const source::SourceManager& sources)
-      : sources_(sources), module_(std::make_unique<ir::Module>()), b_(*module_) {}
+  Lowerer(const source::SourceManager& sources, sema::TypeContext& types)
+      : sources_(sources), types_(types), module_(std::make_unique<ir::Module>()), b_(*module_) {}
 
   std::unique_ptr<ir::Module> Run(const sema::CheckedModule& checked);
 
  private:
+  /// The IR type of `t` in the function being lowered (its generic parameters bound).
   const ir::Type* LowerType(const sema::Type* t);
+  /// `t` with the generic parameters of the function being lowered replaced.
+  const sema::Type* Concrete(const sema::Type* t) { return types_.Substitute(t, subst_); }
+  /// The IR function for `decl` specialized for `args` (one per generic parameter in
+  /// decl->generic_context); created and queued for lowering on first use.
+  ir::Function* Instance(const ast::FuncDecl* decl, const std::vector<const sema::Type*>& args);
+  /// The specialized function a call resolves to once the caller's types are concrete:
+  /// interface requirements are replaced by their implementations here.
+  ir::Function* Callee(const ast::CallExpr* call);
   void DeclareGlobals(const std::vector<ast::VarDecl*>& buffers);
-  void LowerFunction(ast::FuncDecl* decl, ir::Function* f);
+  void LowerFunction(const ast::FuncDecl* decl, ir::Function* f);
   void RemoveDeadBlocks(ir::Function* f);
 
   // Statements.
@@ -49,6 +71,8 @@ class Lowerer {
   void LowerLoop(const ast::Stmt* init, const ast::Expr* cond, const ast::Expr* step,
                  const ast::Stmt* body, bool test_first);
   void LowerLocal(const ast::VarDecl* var);
+  /// A `switch`: one block per clause (labels without statements share the next one's).
+  void LowerSwitch(const ast::SwitchStmt* s);
   /// Starts a fresh block for code that follows a jump (it is unreachable).
   void StartDeadBlock();
   ir::Block* NewBlock() { return module_->AddBlock(func_); }
@@ -75,6 +99,19 @@ class Lowerer {
   Value* LoadLValue(const LValue& lv);
   void StoreLValue(const LValue& lv, Value* value);
 
+  // Arrays, initializer lists and `out` arguments (lower_array.cpp).
+  /// `a[i]` on an array value: an element pointer when `a` has storage, else a copy.
+  Value* LowerArrayIndex(const ast::IndexExpr* e);
+  /// `{...}` as a value of its (array or struct) type; missing elements are defaults.
+  Value* LowerInitList(const ast::InitListExpr* e);
+  /// Whether `e` names storage LowerLValue can point at without a copy.
+  bool IsAddressable(const ast::Expr* e) const;
+  /// The arguments of `call`; an `out`/`inout` one becomes a pointer to a temporary
+  /// (holding the argument's value for `inout`), recorded in `outs`.
+  std::vector<Value*> LowerArgs(const ast::CallExpr* call, std::vector<OutArg>* outs);
+  /// After the call: copies each temporary back to its argument, in order.
+  void CopyBack(const std::vector<OutArg>& outs);
+
   // Structs (lower_struct.cpp).
   const ir::Type* LowerStructType(const sema::Type* t);
   /// What `S s;` holds: each field's default value, else zero.
@@ -87,11 +124,21 @@ class Lowerer {
   std::string FunctionName(const ast::FuncDecl* decl) const;
 
   const source::SourceManager& sources_;
+  sema::TypeContext& types_;
+  sema::Subst subst_;  ///< the generic arguments of the function being lowered
+  struct Pending {
+    const ast::FuncDecl* decl;
+    std::vector<const sema::Type*> args;
+    ir::Function* function;
+  };
+  std::vector<Pending> pending_;
+  std::map<std::pair<const ast::FuncDecl*, std::vector<const sema::Type*>>, ir::Function*>
+      instances_;
+  std::set<const ast::FuncDecl*> entries_;
   std::unique_ptr<ir::Module> module_;
   ir::Builder b_;
   std::map<const sema::Type*, const ir::Type*> type_cache_;
   std::map<const ast::VarDecl*, ir::Global*> globals_;
-  std::map<const ast::FuncDecl*, ir::Function*> functions_;
   std::map<const ast::VarDecl*, Value*> locals_;
   std::vector<LoopTargets> loops_;
   ir::Function* func_ = nullptr;

@@ -21,10 +21,11 @@ ast::TypeExpr* Parser::ParseType() {
     if (At(TokenKind::Less)) {
       if (!ParseGenericArgs(type->type_args, &type->value_args)) return nullptr;
     }
-    // A qualified name: `geo::Ray`, `Outer<T>::Inner`.
-    if (At(TokenKind::ColonColon) && Peek(1).Is(TokenKind::Identifier)) {
+    // A qualified name: `geo::Ray`, `Outer<T>::Inner`, `T.Differential`.
+    if ((At(TokenKind::ColonColon) || At(TokenKind::Dot)) && Peek(1).Is(TokenKind::Identifier)) {
+      std::string separator = At(TokenKind::Dot) ? "." : "::";
       Advance();
-      type->name += "::" + std::string(Advance().text);
+      type->name += separator + std::string(Advance().text);
       continue;
     }
     break;
@@ -131,7 +132,8 @@ size_t Parser::ScanType(size_t at) const {
       if (end == 0) return 0;
       i = end;
     }
-    if (i + 1 < tokens_.size() && tokens_[i].Is(TokenKind::ColonColon) &&
+    if (i + 1 < tokens_.size() &&
+        (tokens_[i].Is(TokenKind::ColonColon) || tokens_[i].Is(TokenKind::Dot)) &&
         tokens_[i + 1].Is(TokenKind::Identifier)) {
       i += 2;
       continue;

@@ -79,12 +79,14 @@ class State {
  public:
   State(ir::Module& module, ir::Function& f) : module_(module), f_(f) {}
   bool Run();
+  /// One scalar operation on constants (`b` null for unary ones), or null when the
+  /// result is left to the target.
+  const Constant* FoldScalar(Op op, const ir::Type* result, const Constant* a, const Constant* b);
 
  private:
   /// The value `inst` computes when it can be known now, else null. New instructions
   /// (a folded vector) go to `before`.
   Value* Fold(Inst* inst, std::vector<Inst*>* before);
-  const Constant* FoldScalar(Op op, const ir::Type* result, const Constant* a, const Constant* b);
   const Constant* FoldFloat(Op op, const ir::Type* result, const Constant* a, const Constant* b);
   const Constant* FoldInt(Op op, const ir::Type* result, const Constant* a, const Constant* b);
   const Constant* FoldBool(Op op, const Constant* a, const Constant* b);
@@ -275,9 +277,9 @@ Value* State::Fold(Inst* inst, std::vector<Inst*>* before) {
       return Build(type, out, before);
     }
     case Op::MakeVector: case Op::Splat: case Op::Insert: case Op::InsertDynamic:
-    case Op::MakeStruct: case Op::MemberPtr:
+    case Op::MakeStruct: case Op::MakeArray: case Op::MemberPtr:
     case Op::Intrinsic: case Op::Call: case Op::Var: case Op::Load: case Op::Store:
-    case Op::ElementPtr: case Op::Br: case Op::CondBr: case Op::If: case Op::Loop:
+    case Op::ElementPtr: case Op::Br: case Op::CondBr: case Op::If: case Op::Loop: case Op::Switch:
     case Op::Return: case Op::Unreachable:
       return nullptr;
   }
@@ -321,6 +323,28 @@ bool State::Run() {
 }
 
 }  // namespace
+
+const ir::Constant* FoldScalarOp(ir::Module& module, ir::Op op, const ir::Type* result,
+                                 const ir::Constant* a, const ir::Constant* b) {
+  switch (op) {
+    case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Rem:
+    case Op::BitAnd: case Op::BitOr: case Op::BitXor: case Op::Shl: case Op::Shr:
+    case Op::LogicalAnd: case Op::LogicalOr:
+    case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge:
+      if (b == nullptr) return nullptr;
+      break;
+    case Op::Neg: case Op::BitNot: case Op::LogicalNot: case Op::Convert:
+      break;
+    case Op::MakeVector: case Op::Splat: case Op::Extract: case Op::ExtractDynamic:
+    case Op::Insert: case Op::InsertDynamic: case Op::Shuffle: case Op::MakeStruct:
+    case Op::MakeArray: case Op::Intrinsic: case Op::Call: case Op::Var: case Op::Load: case Op::Store:
+    case Op::ElementPtr: case Op::MemberPtr: case Op::Br: case Op::CondBr: case Op::If:
+    case Op::Loop: case Op::Switch: case Op::Return: case Op::Unreachable:
+      return nullptr;
+  }
+  ir::Function scratch("", module.Types().Void());  // FoldScalar uses no function
+  return State(module, scratch).FoldScalar(op, result, a, b);
+}
 
 Result FoldConstants(ir::Module& module, const Options& options) {
   return ForEachFunction(module, [&](ir::Function& f) { return State(module, f).Run(); });

@@ -4,9 +4,10 @@
 // is live). Loop headers receive the value from the preheader and from the back edge;
 // merge blocks from each arm of the selection. An `if` without an else arm enters its
 // merge block directly, an edge that cannot carry arguments: a new else block that only
-// branches to the merge is inserted on it. A variable that would need a parameter on a
-// block entered any other way that cannot carry arguments stays in memory. Reading a
-// variable before any store gives the zero of its type.
+// branches to the merge is inserted on it; likewise for the edges of a `switch` that go
+// straight to its merge block (its default or an empty case). A variable that would need
+// a parameter on a block entered any other way that cannot carry arguments stays in
+// memory. Reading a variable before any store gives the zero of its type.
 
 #include <algorithm>
 #include <map>
@@ -119,7 +120,8 @@ bool State::Place(size_t v, const ir::DomTree& dom,
       const Inst* t = e.from->Terminator();
       bool ok = (t->GetOp() == Op::Br) ||
                 (t->GetOp() == Op::CondBr && t->targets[0] != t->targets[1]) ||
-                (t->GetOp() == Op::If && e.index == 1 && t->targets[2] == y);
+                (t->GetOp() == Op::If && e.index == 1 && t->targets[2] == y) ||
+                (t->GetOp() == Op::Switch && t->targets.back() == y);
       if (!ok) return false;
     }
   }
@@ -133,17 +135,23 @@ void State::SplitIfEdges() {
   std::vector<Block*> blocks = f_.blocks;
   for (Block* header : blocks) {
     Inst* t = header->Terminator();
-    if (t->GetOp() != Op::If || t->targets[1] != t->targets[2]) continue;
-    Block* merge = t->targets[2];
-    if (placed_.count(merge) == 0) continue;
-    // An else block that only passes the values on: `if` edges take no arguments.
+    if (t->GetOp() != Op::If && t->GetOp() != Op::Switch) continue;
+    Block* merge = t->targets.back();
+    size_t edges = ir::EdgeCount(*t);
+    bool direct = false;
+    for (size_t i = 0; i < edges; ++i) direct = direct || t->targets[i] == merge;
+    if (!direct || placed_.count(merge) == 0) continue;
+    // A block that only passes the values on: `if` and `switch` edges take no
+    // arguments. Every edge of the header that went straight to the merge enters it.
     Block* else_block = module_.AddBlock(&f_);
     Inst* br = module_.NewInst(Op::Br, module_.Types().Void());
     br->targets = {merge};
     br->block = else_block;
     br->loc = t->loc;
     else_block->insts.push_back(br);
-    t->targets[1] = else_block;
+    for (size_t i = 0; i < edges; ++i) {
+      if (t->targets[i] == merge) t->targets[i] = else_block;
+    }
     auto header_at = std::find(f_.blocks.begin(), f_.blocks.end(), header);
     auto merge_at = std::find(f_.blocks.begin(), f_.blocks.end(), merge);
     f_.blocks.insert(merge_at > header_at ? merge_at : header_at + 1, else_block);

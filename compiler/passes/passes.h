@@ -11,8 +11,12 @@
 
 namespace slope::passes {
 
-/// Settings every pass receives (none yet: each pass does one thing, fully).
-struct Options {};
+/// Settings every pass receives.
+struct Options {
+  /// inline: callees of at most this many instructions (terminators included) are
+  /// inlined; `forceinline` functions always are.
+  size_t inline_threshold = 32;
+};
 
 /// What a pass did.
 struct Result {
@@ -41,6 +45,11 @@ Result ForEachFunction(ir::Module& module, RunOnFunction run) {
   }
   return result;
 }
+
+/// The constant a scalar instruction `op` computes from constant operands (`b` null for
+/// unary ones), with fold's semantics; null when it is not folded. Shared by fold and sccp.
+const ir::Constant* FoldScalarOp(ir::Module& module, ir::Op op, const ir::Type* result,
+                                 const ir::Constant* a, const ir::Constant* b);
 
 /// Every pass, in passes.def order.
 const std::vector<PassInfo>& AllPasses();

@@ -2,7 +2,8 @@
 //
 //  1. A `cond_br` or `if` on a constant becomes a `br` to the side taken, except a
 //     `cond_br` whose dropped side is a loop's back edge (SPIR-V wants every loop to
-//     keep exactly one).
+//     keep exactly one). A `switch` on a constant becomes a `br` to the matching case's
+//     target, or to its default target when no case matches.
 //  2. Blocks no path reaches are removed. A merge or continue block that a reachable
 //     header still names stays, reduced to what SPIR-V asks of it: `unreachable`, or a
 //     branch back to its loop header passing zeros.
@@ -64,6 +65,17 @@ bool State::FoldConstantBranches() {
   bool changed = false;
   for (Block* b : f_.blocks) {
     Inst* t = b->Terminator();
+    if (t->GetOp() == Op::Switch) {
+      const ir::Constant* c = AsConstant(t->operands[0]);
+      if (c == nullptr) continue;
+      size_t taken = 0;  // the default target
+      for (size_t i = 1; i < t->operands.size(); ++i) {
+        if (AsConstant(t->operands[i])->Bits() == c->Bits()) taken = i;
+      }
+      ReplaceTerminator(b, t->targets[taken], {});
+      changed = true;
+      continue;
+    }
     if (t->GetOp() != Op::CondBr && t->GetOp() != Op::If) continue;
     const ir::Constant* c = AsConstant(t->operands[0]);
     if (c == nullptr) continue;
@@ -84,6 +96,7 @@ bool State::RemoveUnreachableBlocks() {
   for (Block* b : dom.ReversePostOrder()) {
     Inst* t = b->Terminator();
     if (t->GetOp() == Op::If) merges.insert(t->targets[2]);
+    if (t->GetOp() == Op::Switch) merges.insert(t->targets.back());
     if (t->GetOp() == Op::Loop) {
       merges.insert(t->targets[1]);
       continue_of[t->targets[2]] = b;
@@ -138,6 +151,7 @@ bool State::MergeStraightLines() {
   for (const Block* b : f_.blocks) {
     const Inst* t = b->Terminator();
     if (t->GetOp() == Op::If) named.insert(t->targets[2]);
+    if (t->GetOp() == Op::Switch) named.insert(t->targets.back());
     if (t->GetOp() == Op::Loop) named.insert({t->targets[1], t->targets[2]});
   }
   std::set<const Block*> removed;
@@ -151,7 +165,9 @@ bool State::MergeStraightLines() {
       if (b == a || b == f_.blocks.front() || named.count(b) != 0 || preds[b].size() != 1) break;
       // A continue block stays a plain block: it does not take over a header.
       Op b_op = b->Terminator()->GetOp();
-      if (named.count(a) != 0 && (b_op == Op::If || b_op == Op::Loop)) break;
+      if (named.count(a) != 0 && (b_op == Op::If || b_op == Op::Loop || b_op == Op::Switch)) {
+        break;
+      }
       for (size_t i = 0; i < b->params.size(); ++i) replace[b->params[i]] = t->operands[i];
       a->insts.pop_back();
       for (Inst* inst : b->insts) {

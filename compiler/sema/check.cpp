@@ -42,8 +42,10 @@ bool LiteralUInt(const ast::Expr* e, uint32_t* out) {
 const Type* Checker::ResolveType(ast::TypeExpr* te) {
   if (te == nullptr) return types_.Error();
   if (!te->array_dims.empty()) {
-    diags_.Report(DiagId::UnsupportedConstruct, te->range, "array types", "are");
-    te->resolved = types_.Error();
+    // `T[N][M]`: the element type first, then the dimensions (check_array.cpp).
+    ast::TypeExpr element = *te;
+    element.array_dims.clear();
+    te->resolved = ApplyArrayDims(te, ResolveType(&element));
     return te->resolved;
   }
   const Type* result = nullptr;
@@ -63,8 +65,10 @@ const Type* Checker::ResolveType(ast::TypeExpr* te) {
                  te->name.find("float4x") == 0) {
         diags_.Report(DiagId::UnsupportedConstruct, te->range, "type '" + te->name + "'", "is");
         result = types_.Error();
-      } else if (const Type* st = StructTypeOf(Lookup(te->name))) {
-        result = st;
+      } else if (const Type* scoped = ResolveScopedTypeName(te)) {
+        result = scoped;
+      } else if (const Type* named = ResolveUserTypeName(te)) {
+        result = named;
       } else if (Lookup(te->name) != nullptr) {
         diags_.Report(DiagId::NotAType, te->range, te->name);
         result = types_.Error();
@@ -78,7 +82,7 @@ const Type* Checker::ResolveType(ast::TypeExpr* te) {
     const Type* element = ResolveType(te->type_args[0]);
     if (element->IsError()) {
       result = types_.Error();
-    } else if (!IsBufferElement(element)) {
+    } else if (!IsBufferElement(element) || element->IsArray()) {
       diags_.Report(DiagId::UnsupportedBufferElement, te->type_args[0]->range, element->Name());
       result = types_.Error();
     } else {
@@ -96,6 +100,10 @@ const Type* Checker::ResolveType(ast::TypeExpr* te) {
     } else {
       result = types_.Vector(element, n);
     }
+  } else if (ast::Decl* generic = Lookup(te->name);
+             generic != nullptr && (generic->kind == ast::DeclKind::Struct ||
+                                    generic->kind == ast::DeclKind::Interface)) {
+    result = ApplyGeneric(te, generic);
   } else {
     diags_.Report(DiagId::UnknownType, te->range, te->name);
     result = types_.Error();
@@ -106,6 +114,10 @@ const Type* Checker::ResolveType(ast::TypeExpr* te) {
 
 ast::Decl* Checker::Lookup(const std::string& name) const {
   for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+    // Inside a namespace, its members hide global declarations.
+    if (current_ns_ != nullptr && std::next(it) == scopes_.rend()) {
+      if (ast::Decl* member = LookupInNamespaces(name)) return member;
+    }
     auto found = it->find(name);
     if (found != it->end()) return found->second;
   }
@@ -132,6 +144,7 @@ class ScopeGuard {
 };
 
 void Checker::DeclareGlobal(ast::Decl* decl) {
+  if (DeclareInNamespace(decl)) return;
   if (decl->kind == ast::DeclKind::Func) {
     auto* func = static_cast<ast::FuncDecl*>(decl);
     auto& scope = scopes_.front();
@@ -181,23 +194,18 @@ const char* UnsupportedDeclName(const ast::Decl* decl) {
     case ast::DeclKind::Var: return nullptr;
     case ast::DeclKind::Func: {
       auto* f = static_cast<const ast::FuncDecl*>(decl);
-      if (!f->generic_params.empty()) return "generic functions";
       if (f->func_kind == ast::FuncKind::Operator) return "operator declarations";
       if (f->func_kind != ast::FuncKind::Plain) return "'__init' outside a struct";
       return nullptr;
     }
-    case ast::DeclKind::Struct: {
-      auto* agg = static_cast<const ast::AggregateDecl*>(decl);
-      if (!agg->generic_params.empty()) return "generic structs";
-      if (!agg->bases.empty()) return "inheritance and conformance lists on structs";
+    case ast::DeclKind::Struct:
+    case ast::DeclKind::Interface:
+    case ast::DeclKind::Extension:
       return nullptr;
-    }
-    case ast::DeclKind::Interface: return "'interface' declarations";
-    case ast::DeclKind::Extension: return "'extension' declarations";
-    case ast::DeclKind::Enum: return "'enum' declarations";
+    case ast::DeclKind::Enum: return nullptr;
     case ast::DeclKind::EnumCase: return "enumerators";
-    case ast::DeclKind::TypeAlias: return "type aliases";
-    case ast::DeclKind::Namespace: return "namespaces";
+    case ast::DeclKind::TypeAlias: return nullptr;
+    case ast::DeclKind::Namespace: return nullptr;
     case ast::DeclKind::Import: return "'import' declarations";
     case ast::DeclKind::AssociatedType: return "'associatedtype' declarations";
     case ast::DeclKind::GenericParam: return "generic parameters";
@@ -219,17 +227,23 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
       decls.push_back(decl);
     }
   }
+  DeclareScopedDecls(&decls);
   DeclareStructs(decls);
+  DeclareInterfaces(decls);
   for (ast::Decl* decl : decls) {
+    if (decl->kind == ast::DeclKind::Extension) continue;  // adds to a type; has no name
     DeclareGlobal(decl);
     if (decl->kind == ast::DeclKind::Func) {
       auto* func = static_cast<ast::FuncDecl*>(decl);
-      CheckAttributes(func->attributes, {"shader", "numthreads"});
+      CheckAttributes(func->attributes, {"shader", "numthreads", "ForceInline"});
       for (ast::VarDecl* p : func->params) CheckAttributes(p->attributes, {});
     } else {
       CheckAttributes(decl->attributes, {"vk::binding"});
     }
   }
+  ResolveGenericHeaders(decls);
+  headers_resolved_ = true;
+  ResolveAliasesAndEnums();
   ResolveStructFields();
   for (ast::Decl* decl : decls) {
     if (decl->kind == ast::DeclKind::Var) {
@@ -256,7 +270,9 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
       }
     }
   }
+  CheckConformances();
   CheckStructBodies(out);
+  CheckExtensionBodies(out);
   for (ast::Decl* decl : decls) {
     if (diags_.LimitReached()) break;
     if (decl->kind != ast::DeclKind::Func) continue;
@@ -329,6 +345,8 @@ bool Checker::CheckConstantExpr(const ast::Expr* e) {
 
 void Checker::CheckGlobalVar(ast::VarDecl* var, CheckedModule* out) {
   base::IceLocationScope ice(diags_.Sources().Describe(var->name_range.begin));
+  NamespaceScope ns(*this, var);
+  if (var->type != nullptr) return;  // a constant checked early, as an array size
   var->type = ResolveType(var->type_expr);
   if (var->type->IsError()) return;
   if (var->type->IsBuffer()) {
@@ -356,7 +374,29 @@ void Checker::CheckGlobalVar(ast::VarDecl* var, CheckedModule* out) {
 }
 
 void Checker::CheckFunctionSignature(ast::FuncDecl* func) {
+  NamespaceScope ns(*this, func);
+  ContextScope outer(*this, func->parent);
+  std::vector<const Type*> own;
+  if (contexts_.count(func) == 0) {
+    own = MakeGenericParams(func->generic_params);
+    contexts_[func].params = own;
+  } else {
+    own = contexts_[func].params;
+  }
+  ContextScope inner(*this, func);
+  ResolveConstraints(own);
+  func->generic_context.clear();
+  if (func->parent != nullptr && contexts_.count(func->parent) != 0) {
+    func->generic_context = contexts_[func->parent].params;
+  }
+  func->own_generic_begin = func->generic_context.size();
   func->result_type = ResolveType(func->return_type);
+  if (func->result_type->IsInterface()) {
+    diags_.Report(DiagId::InterfaceValueUnsupported, func->return_type->range, "a return value",
+                  func->result_type->Name(),
+                  "return a generic type parameter constrained by the interface instead");
+    func->result_type = types_.Error();
+  }
   if (func->result_type->IsBuffer()) {
     diags_.Report(DiagId::UnsupportedConstruct, func->return_type->range,
                   "functions returning buffers", "are");
@@ -372,24 +412,38 @@ void Checker::CheckFunctionSignature(ast::FuncDecl* func) {
                     "buffer parameters", "are");
       param->type = types_.Error();
     }
-    if (param->direction != ast::ParamDirection::In) {
-      diags_.Report(DiagId::UnsupportedConstruct, param->name_range,
-                    "'out' and 'inout' parameters", "are");
-    }
     if (param->init != nullptr) {
       diags_.Report(DiagId::UnsupportedConstruct, param->init->range,
                     "default parameter values", "are");
     }
+    bool is_requirement = func->parent != nullptr && func->parent->kind == ast::DeclKind::Interface;
+    if (param->type->IsInterface() && !is_requirement) {
+      // An interface-typed parameter accepts any conforming type: the function is
+      // generic over a hidden parameter standing for the argument's concrete type, so
+      // that every call is specialized for it (static dispatch).
+      auto info = std::make_unique<GenericParamInfo>();
+      info->name = param->type->Name();
+      info->constraints.push_back(param->type);
+      param->type = types_.GenericParam(std::move(info));
+      own.push_back(param->type);
+    }
   }
+  contexts_[func].params = own;
+  func->generic_context.insert(func->generic_context.end(), own.begin(), own.end());
 }
 
 void Checker::CheckFunctionBody(ast::FuncDecl* func) {
   base::IceLocationScope ice(diags_.Sources().Describe(func->name_range.begin));
   current_function_ = func;
+  NamespaceScope ns(*this, func);
+  ContextScope outer(*this, func->parent);
+  ContextScope inner(*this, func);
   ScopeGuard scope(*this);
   if (func->this_param != nullptr) Declare(func->this_param);
   for (ast::VarDecl* param : func->params) Declare(param);
+  BeginOutParams(func);
   bool falls_through = CheckBlock(func->body);
+  CheckOutParamsWritten(func);
   bool is_init = func->func_kind == ast::FuncKind::Init;
   if (falls_through && !is_init && func->result_type != nullptr && !func->result_type->IsVoid() &&
       !func->result_type->IsError()) {
@@ -531,7 +585,7 @@ bool Checker::CheckBlock(ast::BlockStmt* block) {
 
 void Checker::CheckLocalVar(ast::VarDecl* var) {
   if (var->type_expr != nullptr) {
-    var->type = ResolveType(var->type_expr);
+    var->type = InferArraySize(var);
     if (var->type->IsVoid()) {
       diags_.Report(DiagId::VoidValue, var->type_expr->range);
       var->type = types_.Error();
@@ -540,7 +594,15 @@ void Checker::CheckLocalVar(ast::VarDecl* var) {
                     "are");
       var->type = types_.Error();
     }
-    if (var->init != nullptr) var->init = Coerce(CheckExpr(var->init), var->type);
+    if (var->type->IsInterface()) {
+      CheckInterfaceLocal(var);
+      return;
+    }
+    if (var->init != nullptr && var->init->kind == ast::ExprKind::InitList) {
+      var->init = CheckInitList(static_cast<ast::InitListExpr*>(var->init), var->type);
+    } else if (var->init != nullptr) {
+      var->init = Coerce(CheckExpr(var->init), var->type);
+    }
     if (var->init == nullptr && var->type->IsStruct()) var->init = DefaultConstruction(var);
   } else if (var->init != nullptr) {
     var->init = CheckExpr(var->init);
@@ -651,19 +713,24 @@ bool Checker::CheckStmt(ast::Stmt* stmt) {
       return false;
     }
     case ast::StmtKind::Break:
-    case ast::StmtKind::Continue:
-      if (loop_depth_ == 0) {
-        diags_.Report(DiagId::BreakOutsideLoop, stmt->range,
-                      stmt->kind == ast::StmtKind::Break ? "break" : "continue");
+      // Inside a switch and no loop nested in it, `break` leaves the switch.
+      if (!switches_.empty() && switches_.back().loop_depth == loop_depth_) {
+        switches_.back().broken = true;
+      } else if (loop_depth_ == 0) {
+        diags_.Report(DiagId::BreakOutsideLoop, stmt->range, "break");
       }
+      return false;
+    case ast::StmtKind::Continue:
+      if (loop_depth_ == 0) diags_.Report(DiagId::BreakOutsideLoop, stmt->range, "continue");
       return false;
     case ast::StmtKind::Empty:
       return true;
     case ast::StmtKind::Switch:
+      return CheckSwitch(static_cast<ast::SwitchStmt*>(stmt));
     case ast::StmtKind::Case:
-      diags_.Report(DiagId::UnsupportedConstruct, stmt->range,
-                    stmt->kind == ast::StmtKind::Switch ? "'switch' statements" : "'case' labels",
-                    "are");
+      // Labels directly in a switch body are taken apart by CheckSwitch.
+      diags_.Report(DiagId::CaseOutsideSwitch, stmt->range,
+                    static_cast<ast::CaseStmt*>(stmt)->value != nullptr ? "case" : "default");
       return true;
   }
   return true;
@@ -671,6 +738,7 @@ bool Checker::CheckStmt(ast::Stmt* stmt) {
 
 bool CheckModule(ast::Module& module, ast::AstContext& ctx, TypeContext& types,
                  diag::DiagEngine& diags, CheckedModule* out) {
+  out->types = &types;
   return Checker(ctx, types, diags).Run(module, out);
 }
 

@@ -18,6 +18,7 @@ struct CheckedModule {
   std::vector<ast::FuncDecl*> functions;     ///< every function with a body, in source order
   std::vector<ast::FuncDecl*> entry_points;  ///< functions marked [shader("compute")]
   std::vector<ast::VarDecl*> buffers;        ///< global buffer resources, in source order
+  TypeContext* types = nullptr;              ///< the session's types (lowering specializes)
 };
 
 /// Checks `module`. Returns false when an error was reported.

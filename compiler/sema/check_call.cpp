@@ -57,6 +57,7 @@ ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
     if (arg->type->IsError()) return call;
   }
   if (call->callee->kind == ast::ExprKind::Member) {
+    if (ast::Expr* scoped = CheckScopedCall(call, nullptr)) return scoped;
     return CheckMethodCall(call, static_cast<ast::MemberExpr*>(call->callee));
   }
   if (call->callee->kind != ast::ExprKind::Name) {
@@ -65,25 +66,62 @@ ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
     return call;
   }
   auto* name = static_cast<ast::NameExpr*>(call->callee);
-  if (!name->generic_args.empty() || !name->generic_values.empty()) {
-    diags_.Report(DiagId::UnsupportedConstruct, name->range, "explicit generic arguments", "are");
+  if (!name->generic_values.empty()) {
+    diags_.Report(DiagId::UnsupportedConstruct, name->range, "generic value arguments", "are");
     return call;
   }
   ast::Decl* decl = Lookup(name->name);
-  if (const Type* owner = CurrentStruct()) {
-    bool is_method = false;
-    for (ast::FuncDecl* m : owner->Info()->methods) is_method = is_method || m->name == name->name;
+  if (const Type* owner = CurrentOwner()) {
     bool shadowed = decl != nullptr && decl->kind == ast::DeclKind::Var &&
                     static_cast<ast::VarDecl*>(decl)->role != ast::VarRole::Global;
-    if (is_method && !shadowed) return CheckImplicitMethodCall(call, name);
+    if (!shadowed && !FindMethods(owner, name->name).empty()) {
+      return CheckImplicitMethodCall(call, name);
+    }
   }
-  if (const Type* type = StructTypeOf(decl)) {
+  if (ast::Expr* scoped = CheckScopedCall(call, decl)) return scoped;
+  if (decl != nullptr && decl->kind == ast::DeclKind::Struct) {
+    ast::TypeExpr te;
+    te.name = name->name;
+    te.range = name->range;
+    te.type_args = name->generic_args;
+    const Type* type = name->generic_args.empty() ? ResolveUserTypeName(&te) : ApplyGeneric(&te, decl);
+    if (type == nullptr || type->IsError()) return call;
     name->decl = decl;
     return CheckStructConstructor(call, type);
   }
   if (decl != nullptr && decl->kind == ast::DeclKind::Func) {
     name->decl = decl;
-    return CheckCallOfFunction(call, functions_[name->name], name->name);
+    std::vector<const Type*> explicit_args;
+    if (!ResolveExplicitArgs(name->generic_args, &explicit_args)) return call;
+    std::vector<Candidate> candidates;
+    for (ast::FuncDecl* f : OverloadsOf(static_cast<ast::FuncDecl*>(decl))) {
+      candidates.push_back({f, {}});
+    }
+    ResolveCall(call, candidates, name->name, explicit_args);
+    return call;
+  }
+  if (decl != nullptr && decl->kind == ast::DeclKind::GenericParam && name->generic_args.empty()) {
+    // `T(x)` with T : IFloat (or another arithmetic interface): a numeric conversion.
+    ast::TypeExpr te;
+    te.name = name->name;
+    te.range = name->range;
+    const Type* type = ResolveUserTypeName(&te);
+    std::string caps = type != nullptr ? types_.CapabilitiesOf(type) : "";
+    if (type != nullptr && caps.find('a') != std::string::npos && call->args.size() == 1 &&
+        (call->args[0]->type->IsScalar() || call->args[0]->type == type)) {
+      auto* cast = ctx_.New<ast::ImplicitCastExpr>(call->range, call->args[0]);
+      cast->type = type;
+      return cast;
+    }
+    diags_.Report(DiagId::InvalidConstructor, call->range, name->name,
+                  "these arguments; a generic type converts one scalar when it conforms to "
+                  "IArithmetic");
+    return call;
+  }
+  if (!name->generic_args.empty()) {
+    diags_.Report(DiagId::UnsupportedConstruct, name->range,
+                  "explicit generic arguments on '" + name->name + "'", "are");
+    return call;
   }
   if (decl != nullptr) {
     diags_.Report(DiagId::NotCallable, name->range, name->name)
@@ -105,59 +143,12 @@ ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
   return call;
 }
 
-ast::Expr* Checker::CheckCallOfFunction(ast::CallExpr* call,
-                                        const std::vector<ast::FuncDecl*>& overloads,
-                                        const std::string& name) {
-  std::vector<ast::FuncDecl*> best;
-  int best_cost = kNoConversion;
-  for (ast::FuncDecl* f : overloads) {
-    if (f->params.size() != call->args.size() || f->result_type == nullptr) continue;
-    int cost = 0;
-    for (size_t i = 0; i < f->params.size() && cost < kNoConversion; ++i) {
-      int c = ConversionCost(call->args[i]->type, f->params[i]->type);
-      cost = c >= kNoConversion ? kNoConversion : cost + c;
-    }
-    if (cost >= kNoConversion) continue;
-    if (cost < best_cost) {
-      best_cost = cost;
-      best.clear();
-    }
-    if (cost == best_cost) best.push_back(f);
-  }
-  if (best.empty()) {
-    if (overloads.size() == 1) {
-      ast::FuncDecl* f = overloads[0];
-      if (f->params.size() != call->args.size()) {
-        diags_.Report(DiagId::WrongArgumentCount, call->range, f->name, f->params.size(),
-                      call->args.size())
-            .Note(DiagId::DeclaredHere, f->name_range, f->name);
-        return call;
-      }
-      for (size_t i = 0; i < f->params.size(); ++i) call->args[i] = Coerce(call->args[i], f->params[i]->type);
-      return call;
-    }
-    auto builder = diags_.Report(DiagId::NoMatchingOverload, call->range, name,
-                                 ArgTypeList(call->args));
-    for (ast::FuncDecl* f : overloads) builder.Note(DiagId::CandidateHere, f->name_range, Signature(f));
-    return call;
-  }
-  if (best.size() > 1) {
-    auto builder = diags_.Report(DiagId::AmbiguousCall, call->range, name);
-    for (ast::FuncDecl* f : best) builder.Note(DiagId::CandidateHere, f->name_range, Signature(f));
-    return call;
-  }
-  ast::FuncDecl* f = best[0];
-  for (size_t i = 0; i < f->params.size(); ++i) call->args[i] = Coerce(call->args[i], f->params[i]->type);
-  call->func = f;
-  call->type = f->result_type;
-  if (current_function_ != nullptr) calls_[current_function_].emplace_back(f, call->range);
-  return call;
-}
-
 ast::Expr* Checker::CheckConstructor(ast::CallExpr* call, const Type* type) {
   call->constructed = type;
   uint32_t total = 0;
-  for (ast::Expr* arg : call->args) {
+  for (ast::Expr*& arg : call->args) {
+    // `int(e)`: an enum converts explicitly to its underlying type.
+    if (arg->type->IsEnum()) arg = ExplicitConvert(arg, arg->type->Element());
     if (!arg->type->IsNumericLike()) {
       diags_.Report(DiagId::InvalidConstructor, arg->range, type->Name(),
                     "a value of type '" + arg->type->Name() + "'");

@@ -57,7 +57,7 @@ ast::Expr* Checker::CheckExpr(ast::Expr* expr) {
       auto* cast = static_cast<ast::CastExpr*>(expr);
       const Type* target = ResolveType(cast->target);
       cast->operand = CheckExpr(cast->operand);
-      if (!target->IsError() && !target->IsNumericLike()) {
+      if (!target->IsError() && !target->IsNumericLike() && !target->IsEnum()) {
         diags_.Report(DiagId::CannotConvert, cast->range, cast->operand->type->Name(),
                       target->Name());
         cast->type = types_.Error();
@@ -99,8 +99,9 @@ ast::Expr* Checker::CheckName(ast::NameExpr* expr) {
       return CheckImplicitField(expr);
     }
   }
+  if (ast::Expr* scoped = CheckScopedName(expr, decl)) return scoped;
   expr->decl = decl;
-  if (decl != nullptr && decl->kind == ast::DeclKind::Struct) {
+  if (decl != nullptr && decl->kind != ast::DeclKind::Var && decl->kind != ast::DeclKind::Func) {
     diags_.Report(DiagId::TypeUsedAsValue, expr->range, expr->name);
     expr->type = types_.Error();
     return expr;
@@ -125,6 +126,7 @@ ast::Expr* Checker::CheckName(ast::NameExpr* expr) {
 }
 
 ast::Expr* Checker::CheckMember(ast::MemberExpr* expr) {
+  if (ast::Expr* scoped = CheckScopedMember(expr)) return scoped;
   if (expr->is_static || !expr->generic_args.empty()) {
     if (expr->is_static) {
       diags_.Report(DiagId::UnsupportedConstruct, expr->range, "static member access with '::'",
@@ -185,6 +187,8 @@ ast::Expr* Checker::CheckIndex(ast::IndexExpr* expr) {
     expr->type = base->Element();
   } else if (base->IsVector()) {
     expr->type = base->Element();
+  } else if (base->IsArray()) {
+    return CheckArrayIndex(expr);
   } else {
     diags_.Report(DiagId::NotIndexable, expr->base->range, base->Name());
     expr->type = types_.Error();
@@ -222,7 +226,8 @@ bool Checker::CheckAssignable(ast::Expr* expr) {
         }
         return true;
       }
-      if (index->base->kind == ast::ExprKind::Member) {
+      if (index->base->kind == ast::ExprKind::Member && base->IsVector() &&
+          static_cast<ast::MemberExpr*>(index->base)->field_index < 0) {
         diags_.Report(DiagId::UnsupportedConstruct, expr->range,
                       "assignments to a dynamically indexed swizzle", "are");
         return false;
@@ -261,12 +266,21 @@ bool Checker::CheckAssignable(ast::Expr* expr) {
 
 const Type* Checker::ArithmeticResult(ast::OpKind op, const Type* a, const Type* b, bool* ok) {
   *ok = true;
+  if (a->IsDependent() || b->IsDependent()) {
+    const Type* result = GenericOperatorResult(op, a, b);
+    *ok = result != nullptr;
+    return result != nullptr ? result : types_.Error();
+  }
   const Type* common = CommonType(a, b);
   if (common == nullptr) {
     *ok = false;
     return types_.Error();
   }
   if (common->IsError()) return common;
+  if (common->IsEnum()) {  // enums have no arithmetic; plain ones convert to numbers
+    *ok = false;
+    return types_.Error();
+  }
   TypeKind scalar = common->ScalarType()->Kind();
   switch (op) {
     case ast::OpKind::Add:
@@ -332,6 +346,11 @@ ast::Expr* Checker::CheckUnary(ast::UnaryExpr* expr) {
     expr->type = types_.Error();
     return expr;
   };
+  if (t->IsDependent() && (expr->op == ast::OpKind::Neg || expr->op == ast::OpKind::Plus)) {
+    if (types_.CapabilitiesOf(t).find('a') == std::string::npos) return fail();
+    expr->type = t;
+    return expr;
+  }
   if (!t->IsNumericLike()) return fail();
   TypeKind scalar = t->ScalarType()->Kind();
   switch (expr->op) {
@@ -358,7 +377,7 @@ ast::Expr* Checker::CheckUnary(ast::UnaryExpr* expr) {
     case ast::OpKind::PostInc:
     case ast::OpKind::PostDec:
       if (scalar == TypeKind::Bool) return fail();
-      CheckAssignable(expr->operand);
+      if (CheckAssignable(expr->operand)) NoteWritten(expr->operand);
       expr->type = t;
       return expr;
     default:
@@ -381,6 +400,14 @@ ast::Expr* Checker::CheckBinary(ast::BinaryExpr* expr) {
     expr->type = types_.Error();
     return expr;
   };
+  if ((a->IsDependent() || b->IsDependent()) && expr->op != ast::OpKind::LogicalAnd &&
+      expr->op != ast::OpKind::LogicalOr) {
+    // Generic operands: the operator must come with the type's interfaces.
+    const Type* result = GenericOperatorResult(expr->op, a, b);
+    if (result == nullptr) return fail();
+    expr->type = result;
+    return expr;
+  }
   switch (expr->op) {
     case ast::OpKind::LogicalAnd:
     case ast::OpKind::LogicalOr:
@@ -427,6 +454,7 @@ ast::Expr* Checker::CheckAssign(ast::AssignExpr* expr) {
   expr->type = lhs;
   if (lhs->IsError() || expr->rhs->type->IsError()) return expr;
   if (!CheckAssignable(expr->lhs)) return expr;
+  NoteWritten(expr->lhs);
   if (expr->op == ast::OpKind::Assign) {
     expr->rhs = Coerce(expr->rhs, lhs);
     return expr;
@@ -461,7 +489,7 @@ ast::Expr* Checker::CheckConditional(ast::ConditionalExpr* expr) {
     expr->type = types_.Error();
     return expr;
   }
-  if (a == b && a->IsStruct()) {
+  if (a == b && (a->IsStruct() || a->IsEnum() || a->IsArray())) {
     expr->type = a;
     return expr;
   }

@@ -28,10 +28,13 @@ const char* UnsupportedMemberName(const ast::Decl* member) {
     }
     case ast::DeclKind::Property: return "'property' declarations";
     case ast::DeclKind::Subscript: return "'__subscript' declarations";
+    case ast::DeclKind::TypeAlias:
+      return static_cast<const ast::TypeAliasDecl*>(member)->generic_params.empty()
+                 ? nullptr
+                 : "generic type aliases";
     case ast::DeclKind::Struct:
     case ast::DeclKind::Interface:
     case ast::DeclKind::Enum:
-    case ast::DeclKind::TypeAlias:
     case ast::DeclKind::AssociatedType:
       return "nested type declarations";
     case ast::DeclKind::Extension:
@@ -61,6 +64,9 @@ void Checker::DeclareStructs(const std::vector<ast::Decl*>& decls) {
     auto info = std::make_unique<StructInfo>();
     info->decl = agg;
     info->name = agg->name;
+    info->params = MakeGenericParams(agg->generic_params);
+    DeclContext context;
+    context.params = info->params;
     std::map<std::string, ast::Decl*> names;
     for (ast::Decl* member : agg->members) {
       if (const char* what = UnsupportedMemberName(member)) {
@@ -79,7 +85,10 @@ void Checker::DeclareStructs(const std::vector<ast::Decl*>& decls) {
           continue;
         }
       }
-      if (member->kind == ast::DeclKind::Var) {
+      if (member->kind == ast::DeclKind::TypeAlias) {
+        info->type_members.push_back(member);
+        context.names.push_back(member);
+      } else if (member->kind == ast::DeclKind::Var) {
         info->fields.push_back(static_cast<ast::VarDecl*>(member));
       } else if (is_init) {
         info->inits.push_back(static_cast<ast::FuncDecl*>(member));
@@ -87,7 +96,11 @@ void Checker::DeclareStructs(const std::vector<ast::Decl*>& decls) {
         info->methods.push_back(static_cast<ast::FuncDecl*>(member));
       }
     }
+    for (ast::FuncDecl* f : info->inits) f->parent = agg;
+    for (ast::FuncDecl* f : info->methods) f->parent = agg;
     const Type* type = types_.Struct(std::move(info));
+    context.this_type = type;
+    contexts_[agg] = std::move(context);
     struct_types_[decl] = type;
     struct_list_.push_back(type);
   }
@@ -95,9 +108,17 @@ void Checker::DeclareStructs(const std::vector<ast::Decl*>& decls) {
 
 void Checker::ResolveStructFields() {
   for (const Type* type : struct_list_) {
+    ContextScope scope(*this, type->Info()->decl);
+    NamespaceScope ns(*this, type->Info()->decl);
     for (ast::VarDecl* field : type->Info()->fields) {
       field->type = ResolveType(field->type_expr);
-      if (field->type->IsVoid() || field->type->IsBuffer()) {
+      if (field->type->IsInterface()) {
+        diags_.Report(DiagId::InterfaceValueUnsupported, field->type_expr->range, "a field",
+                      field->type->Name(),
+                      "make the struct generic over a type parameter constrained by the "
+                      "interface instead");
+        field->type = types_.Error();
+      } else if (field->type->IsVoid() || field->type->IsBuffer()) {
         diags_.Report(DiagId::UnsupportedConstruct, field->type_expr->range,
                       "fields of type '" + field->type->Name() + "'", "are");
         field->type = types_.Error();
@@ -129,20 +150,29 @@ void Checker::ResolveStructFields() {
 bool Checker::IsBufferElement(const Type* type) const {
   if (type->IsError()) return true;
   if (type->IsStruct()) {
-    for (const ast::VarDecl* field : type->Info()->fields) {
-      if (!IsBufferElement(field->type)) return false;
+    for (size_t i = 0; i < type->Info()->fields.size(); ++i) {
+      if (!IsBufferElement(types_.FieldType(type, i))) return false;
     }
     return !type->Info()->fields.empty();
   }
+  if (type->IsDependent()) return true;  // checked when specialized
+  if (type->IsEnum()) return true;         // stored as its underlying integer
+  if (type->IsArray()) return IsBufferElement(type->Element());
   return type->IsNumericLike() && type->ScalarType()->Kind() != TypeKind::Bool;
 }
 
 void Checker::CheckStructMembers() {
   for (const Type* type : struct_list_) {
     StructInfo* info = type->Info();
+    ContextScope scope(*this, info->decl);
+    NamespaceScope ns(*this, info->decl);
     for (ast::VarDecl* field : info->fields) {
       CheckAttributes(field->attributes, {});
       if (field->init == nullptr || field->type->IsError()) continue;
+      if (field->init->kind == ast::ExprKind::InitList) {
+        field->init = CheckInitList(static_cast<ast::InitListExpr*>(field->init), field->type);
+        continue;
+      }
       field->init = Coerce(CheckExpr(field->init), field->type);
     }
     auto prepare = [&](ast::FuncDecl* f, bool is_init) {
@@ -225,28 +255,22 @@ ast::FuncDecl* Checker::PickOverload(const std::vector<ast::FuncDecl*>& candidat
 ast::Expr* Checker::CheckStructConstructor(ast::CallExpr* call, const Type* type) {
   StructInfo* info = type->Info();
   call->constructed = type;
-  bool has_default_init = false;
-  for (const ast::FuncDecl* f : info->inits) {
-    has_default_init = has_default_init || f->params.empty();
+  std::vector<Candidate> inits;
+  for (ast::FuncDecl* f : info->inits) inits.push_back({f, types_.StructSubst(type)});
+  for (auto& [ext, bindings] : types_.ExtensionsOf(type)) {
+    for (ast::FuncDecl* f : ext->methods) {
+      if (f->func_kind == ast::FuncKind::Init) inits.push_back({f, bindings});
+    }
   }
-  if (!info->inits.empty() && (!call->args.empty() || has_default_init)) {
-    bool ambiguous = false;
-    ast::FuncDecl* init = PickOverload(info->inits, call->args, &ambiguous);
-    if (init == nullptr) {
-      auto builder = ambiguous ? diags_.Report(DiagId::AmbiguousCall, call->range, info->name)
-                               : diags_.Report(DiagId::NoMatchingConstructor, call->range,
-                                               info->name, ArgTypeList(call->args));
-      for (ast::FuncDecl* f : info->inits) {
-        builder.Note(DiagId::CandidateHere, f->name_range, Signature(f));
-      }
+  bool has_default_init = false;
+  for (const Candidate& c : inits) has_default_init = has_default_init || c.func->params.empty();
+  if (!inits.empty() && (!call->args.empty() || has_default_init)) {
+    if (!ResolveCall(call, inits, info->name, {})) {
+      call->func = nullptr;
+      call->type = types_.Error();
       return call;
     }
-    for (size_t i = 0; i < init->params.size(); ++i) {
-      call->args[i] = Coerce(call->args[i], init->params[i]->type);
-    }
-    call->func = init;
     call->type = type;
-    if (current_function_ != nullptr) calls_[current_function_].emplace_back(init, call->range);
     return call;
   }
   // Without `__init`: `S()` is the default value; otherwise one value per field, in order.
@@ -256,7 +280,7 @@ ast::Expr* Checker::CheckStructConstructor(ast::CallExpr* call, const Type* type
     return call;
   }
   for (size_t i = 0; i < call->args.size(); ++i) {
-    call->args[i] = Coerce(call->args[i], info->fields[i]->type);
+    call->args[i] = Coerce(call->args[i], types_.FieldType(type, i));
   }
   call->type = type;
   return call;
@@ -293,8 +317,7 @@ ast::Expr* Checker::CheckStructMember(ast::MemberExpr* expr) {
     return expr;
   }
   expr->field_index = index;
-  const Type* field_type = info->fields[static_cast<size_t>(index)]->type;
-  expr->type = field_type != nullptr ? field_type : types_.Error();
+  expr->type = types_.FieldType(base, static_cast<size_t>(index));
   return expr;
 }
 
@@ -338,16 +361,35 @@ std::string DescribeReceiver(const ast::Expr* e) {
 }  // namespace
 
 ast::Expr* Checker::CheckMethodCall(ast::CallExpr* call, ast::MemberExpr* callee) {
-  // `S.make()` and `S::make()` name the type; anything else is an object.
+  // `S.make()`, `S::make()`, `T.make()` name a type; anything else is an object.
   const Type* owner = nullptr;
   ast::Expr* receiver = nullptr;
   if (callee->base->kind == ast::ExprKind::Name) {
     auto* base_name = static_cast<ast::NameExpr*>(callee->base);
     ast::Decl* decl = Lookup(base_name->name);
-    owner = StructTypeOf(decl);
-    if (owner != nullptr) {
-      base_name->decl = decl;
-      base_name->type = owner;
+    bool is_value = decl != nullptr && decl->kind == ast::DeclKind::Var;
+    if (!is_value) {
+      ast::TypeExpr te;
+      te.name = base_name->name;
+      te.range = base_name->range;
+      te.type_args = base_name->generic_args;
+      if (!base_name->generic_args.empty()) {
+        if (decl != nullptr && (decl->kind == ast::DeclKind::Struct)) owner = ApplyGeneric(&te, decl);
+      } else {
+        owner = LookupBuiltinTypeName(types_, te.name);
+        if (owner == nullptr) owner = ResolveUserTypeName(&te);
+      }
+      if (owner != nullptr && owner->IsError()) return call;
+      if (owner != nullptr && owner->IsInterface()) {
+        diags_.Report(DiagId::StaticMemberMisuse, callee->range,
+                      "'" + owner->Name() + "' is an interface; call '" + callee->member +
+                          "' on a type that conforms to it");
+        return call;
+      }
+      if (owner != nullptr) {
+        base_name->decl = decl;
+        base_name->type = owner;
+      }
     }
   }
   if (owner == nullptr) {
@@ -359,35 +401,46 @@ ast::Expr* Checker::CheckMethodCall(ast::CallExpr* call, ast::MemberExpr* callee
     receiver = CheckExpr(callee->base);
     callee->base = receiver;
     if (receiver->type->IsError()) return call;
-    if (!receiver->type->IsStruct()) {
-      diags_.Report(DiagId::UnsupportedConstruct, callee->range,
-                    "calls of anything but a named function", "are");
-      return call;
-    }
-    owner = receiver->type;
   }
-  if (!callee->generic_args.empty()) {
-    diags_.Report(DiagId::UnsupportedConstruct, callee->range, "explicit generic arguments", "are");
-    return call;
+  return CheckMethodCallOn(call, owner != nullptr ? owner : receiver->type, receiver,
+                           callee->member, callee->member_range, callee->generic_args);
+}
+
+bool Checker::ResolveExplicitArgs(const std::vector<ast::TypeExpr*>& args,
+                                  std::vector<const Type*>* out) {
+  for (ast::TypeExpr* te : args) {
+    const Type* t = ResolveType(te);
+    if (t->IsError()) return false;
+    out->push_back(t);
   }
-  StructInfo* info = owner->Info();
-  std::vector<ast::FuncDecl*> candidates;
-  for (ast::FuncDecl* m : info->methods) {
-    if (m->name == callee->member) candidates.push_back(m);
-  }
+  return true;
+}
+
+ast::Expr* Checker::CheckMethodCallOn(ast::CallExpr* call, const Type* owner, ast::Expr* receiver,
+                                      const std::string& name, source::SourceRange name_range,
+                                      const std::vector<ast::TypeExpr*>& generic_args) {
+  std::vector<Candidate> candidates = FindMethods(owner, name);
   if (candidates.empty()) {
-    diags_.Report(DiagId::NoSuchMember, callee->member_range, owner->Name(), callee->member);
+    if (owner->IsStruct() && owner->Info()->FieldIndex(name) >= 0) {
+      diags_.Report(DiagId::NotCallable, name_range, name);
+    } else {
+      diags_.Report(DiagId::NoSuchMember, name_range, owner->Name(), name);
+    }
     return call;
   }
-  std::string qualified = info->name + "." + callee->member;
-  CheckCallOfFunction(call, candidates, qualified);
+  std::vector<const Type*> explicit_args;
+  if (!ResolveExplicitArgs(generic_args, &explicit_args)) return call;
+  std::string qualified = owner->Name() + "." + name;
+  if (!ResolveCall(call, candidates, qualified, explicit_args)) return call;
   ast::FuncDecl* method = call->func;
-  if (method == nullptr) return call;
-  if (method->this_param == nullptr) return call;  // static: the object is not needed
+  if (method->this_param == nullptr) {  // static: the object is not needed
+    call->static_owner = owner;
+    return call;
+  }
   if (receiver == nullptr) {
-    diags_.Report(DiagId::StaticMemberMisuse, callee->range,
+    diags_.Report(DiagId::StaticMemberMisuse, call->range,
                   "'" + qualified + "' is not static; call it on a value of type '" +
-                      info->name + "'");
+                      owner->Name() + "'");
     call->type = types_.Error();
     return call;
   }
@@ -402,15 +455,14 @@ ast::Expr* Checker::CheckMethodCall(ast::CallExpr* call, ast::MemberExpr* callee
 }
 
 ast::Expr* Checker::CheckImplicitMethodCall(ast::CallExpr* call, ast::NameExpr* name) {
-  // `f()` inside a method of S means `this.f()` (or `S.f()` for a static method).
-  auto* self = ctx_.New<ast::NameExpr>(name->range, "this");
-  ast::Expr* base = self;
-  if (current_function_->this_param == nullptr) {
-    self->name = CurrentStruct()->Info()->name;
+  // `f()` inside a method means `this.f()` (or `This.f()` for a static method).
+  const Type* owner = CurrentOwner();
+  ast::Expr* receiver = nullptr;
+  if (current_function_->this_param != nullptr) {
+    receiver = CheckExpr(ctx_.New<ast::NameExpr>(name->range, "this"));
   }
-  auto* member = ctx_.New<ast::MemberExpr>(name->range, base, name->name, name->range);
-  call->callee = member;
-  return CheckMethodCall(call, member);
+  std::vector<const Type*> explicit_args;
+  return CheckMethodCallOn(call, owner, receiver, name->name, name->range, name->generic_args);
 }
 
 }  // namespace slope::sema

@@ -4,6 +4,7 @@
 // rules in conversions.cpp.
 
 #include <map>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -83,12 +84,120 @@ class Checker {
                               const std::vector<ast::Expr*>& args, bool* ambiguous);
   /// The struct whose method or `__init` is being checked, or null.
   const Type* CurrentStruct() const {
+    return current_function_ != nullptr && current_function_->owner != nullptr &&
+                   current_function_->owner->IsStruct()
+               ? current_function_->owner
+               : nullptr;
+  }
+  /// The type whose method is being checked (a struct, an extended type or `This`), or null.
+  const Type* CurrentOwner() const {
     return current_function_ != nullptr ? current_function_->owner : nullptr;
   }
+  /// `receiver.name(args)` or, without a receiver, `Owner.name(args)` on type `owner`.
+  ast::Expr* CheckMethodCallOn(ast::CallExpr* call, const Type* owner, ast::Expr* receiver,
+                               const std::string& name, source::SourceRange name_range,
+                               const std::vector<ast::TypeExpr*>& generic_args);
+  /// Resolves explicit generic arguments written at a call.
+  bool ResolveExplicitArgs(const std::vector<ast::TypeExpr*>& args, std::vector<const Type*>* out);
+
+  // check_generic.cpp
+  /// A function that a call may resolve to, with the bindings of the generic parameters
+  /// of its struct, extension or interface as seen from the call site.
+  struct Candidate {
+    ast::FuncDecl* func;
+    Subst context;
+    const Type* via_interface = nullptr;  ///< set for interface requirements
+  };
+  /// Creates the types of interfaces and the generic parameters of structs (pass 1).
+  void DeclareInterfaces(const std::vector<ast::Decl*>& decls);
+  /// Resolves constraints, inheritance lists, requirement signatures and extensions
+  /// (pass 2, once every type name is declared).
+  void ResolveGenericHeaders(const std::vector<ast::Decl*>& decls);
+  /// Checks that each struct and extension implements the interfaces it declares.
+  void CheckConformances();
+  /// `IFoo x = init;`: x takes the concrete type of `init`.
+  void CheckInterfaceLocal(ast::VarDecl* var);
+  /// Checks the bodies of extension methods; appends them to `out->functions`.
+  void CheckExtensionBodies(CheckedModule* out);
+  /// Generic parameter types for `params` (constraints are resolved later).
+  std::vector<const Type*> MakeGenericParams(const std::vector<ast::GenericParamDecl*>& params);
+  /// Resolves the constraints of generic parameters made by MakeGenericParams.
+  void ResolveConstraints(const std::vector<const Type*>& params);
+  /// Methods named `name` that a value (or, with `statics`, the type) `t` offers.
+  std::vector<Candidate> FindMethods(const Type* t, const std::string& name);
+  /// Picks among `candidates` for `call` (arguments checked), inferring generic arguments;
+  /// reports when none or several fit. Fills call->func, generic_args, type.
+  bool ResolveCall(ast::CallExpr* call, const std::vector<Candidate>& candidates,
+                   const std::string& name, const std::vector<const Type*>& explicit_args);
+  /// `Name<args>` applied: checks arity and constraints.
+  const Type* ApplyGeneric(ast::TypeExpr* te, ast::Decl* decl);
+  /// Checks the constraints of `params` bound by `bindings`; reports at `range`.
+  bool CheckConstraints(const std::vector<const Type*>& params, const Subst& bindings,
+                        const std::string& owner, source::SourceRange range, bool report);
+  /// A user-declared type named by `te` without generic arguments (struct, interface,
+  /// generic parameter, `This`, associated type, `T.Assoc`); null when the name is not
+  /// a type (reports nothing then), the error type after a report.
+  const Type* ResolveUserTypeName(ast::TypeExpr* te);
+  /// A member type `base.name` (associated type or type alias).
+  const Type* MemberType(const Type* base, const std::string& name, source::SourceRange range);
+  /// Binary operators on values of generic type: the result type, or null.
+  const Type* GenericOperatorResult(ast::OpKind op, const Type* a, const Type* b);
 
   // check.cpp
   const Type* ResolveType(ast::TypeExpr* type_expr);
   ast::Decl* Lookup(const std::string& name) const;
+
+  // check_decl.cpp: enums, type aliases and namespaces.
+  /// Creates enum types and declares enums, type aliases, namespaces and unscoped
+  /// enumerators; appends the members of namespaces to `decls` (before structs are
+  /// declared), so that they are checked like top-level declarations.
+  void DeclareScopedDecls(std::vector<ast::Decl*>* decls);
+  /// Declares `decl` in the namespace holding it; false for a top-level declaration.
+  bool DeclareInNamespace(ast::Decl* decl);
+  /// Resolves type aliases and evaluates enumerator values (once struct types exist).
+  void ResolveAliasesAndEnums();
+  /// The type an enum, a type alias or a namespace-qualified name (`geo::Ray`) denotes;
+  /// null when `te` names none of these (reports nothing then).
+  const Type* ResolveScopedTypeName(ast::TypeExpr* te);
+  /// `E.A`, `E::A`, `geo::x` as an expression; null when the base names no enum,
+  /// alias or namespace.
+  ast::Expr* CheckScopedMember(ast::MemberExpr* expr);
+  /// A name that refers to an enumerator, enum, alias or namespace; null otherwise.
+  ast::Expr* CheckScopedName(ast::NameExpr* expr, ast::Decl* decl);
+  /// Calls whose callee is an enum (`E(3)`), an alias of a type or a function or type
+  /// in a namespace (`geo::f(x)`, `geo.Ray(...)`); null when the call is none of these.
+  ast::Expr* CheckScopedCall(ast::CallExpr* call, ast::Decl* decl);
+  /// The overloads of the function set `func` belongs to (its namespace's or the global).
+  const std::vector<ast::FuncDecl*>& OverloadsOf(const ast::FuncDecl* func);
+  /// The enum type declared by `decl`, or null.
+  const Type* EnumTypeOf(const ast::Decl* decl) const;
+
+  // check_array.cpp: fixed-size arrays and initializer lists.
+  /// `element` with the dimensions of `te` applied; reports sizes that are not constant.
+  const Type* ApplyArrayDims(ast::TypeExpr* te, const Type* element);
+  /// Checks `{...}` as a value of type `target` (an array or a struct); the list's type
+  /// becomes `target`. Elements are coerced.
+  ast::Expr* CheckInitList(ast::InitListExpr* list, const Type* target);
+  /// Resolves a local's `T name[] = {...}`: the outermost size from the list.
+  const Type* InferArraySize(ast::VarDecl* var);
+  /// Checks the `static const` globals `e` (not yet checked) names, so that constant
+  /// expressions may use constants declared later (array sizes, enumerator values).
+  void CheckConstantsUsedBy(const ast::Expr* e);
+  /// `a[i]` on an array: reports constant indices out of range.
+  ast::Expr* CheckArrayIndex(ast::IndexExpr* expr);
+  /// `a.getCount()` on an array: an int literal; null when the callee is no such call
+  /// (then nothing was checked).
+  ast::Expr* CheckArrayMethod(ast::CallExpr* call, ast::MemberExpr* callee);
+
+  // check_params.cpp: `out` and `inout` parameters.
+  /// Checks the arguments of `out`/`inout` parameters of `f` in `call`: l-values.
+  void CheckOutArguments(ast::CallExpr* call, const ast::FuncDecl* f);
+  /// Records that `expr` (a checked l-value) is written, for the never-written warning.
+  void NoteWritten(const ast::Expr* expr);
+  /// Starts tracking the `out` parameters of `func` (before its body is checked).
+  void BeginOutParams(ast::FuncDecl* func);
+  /// Warns about `out` parameters of `func` its body never writes.
+  void CheckOutParamsWritten(ast::FuncDecl* func);
 
   TypeContext& Types() { return types_; }
   diag::DiagEngine& Diags() { return diags_; }
@@ -110,10 +219,16 @@ class Checker {
   bool CheckBlock(ast::BlockStmt* block);
   /// Checks a loop body in its own scope, with break/continue allowed.
   void CheckLoopBody(ast::Stmt* body);
+  // check_switch.cpp
+  /// Checks a switch: an integer selector, constant and distinct case values (each
+  /// replaced by a literal of the selector's type), no fall-through out of a non-empty
+  /// case. Returns true when control can reach the end of the switch.
+  bool CheckSwitch(ast::SwitchStmt* s);
+  /// The value of a checked int, uint or bool constant expression (int sign-extended,
+  /// uint zero-extended), or false when it is not one.
+  bool EvaluateIntConstant(const ast::Expr* expr, int64_t* out, int depth = 0);
   void CheckLocalVar(ast::VarDecl* var);
   void Declare(ast::Decl* decl);
-  ast::Expr* CheckCallOfFunction(ast::CallExpr* call, const std::vector<ast::FuncDecl*>& overloads,
-                                 const std::string& name);
   ast::Expr* CheckConstructor(ast::CallExpr* call, const Type* type);
   ast::Expr* CheckBuiltinCall(ast::CallExpr* call, ast::Builtin builtin);
   ast::Expr* CheckMember(ast::MemberExpr* expr);
@@ -134,9 +249,92 @@ class Checker {
   std::map<std::string, std::vector<ast::FuncDecl*>> functions_;
   ast::FuncDecl* current_function_ = nullptr;
   int loop_depth_ = 0;
+  /// The switches being checked, innermost last: the loop depth at each one (a `break`
+  /// at that depth leaves the switch) and whether a `break` left it.
+  struct SwitchScope {
+    int loop_depth;
+    bool broken;
+  };
+  std::vector<SwitchScope> switches_;
   std::map<ast::FuncDecl*, std::vector<std::pair<ast::FuncDecl*, source::SourceRange>>> calls_;
   std::map<const ast::Decl*, const Type*> struct_types_;  ///< struct declaration -> its type
   std::vector<const Type*> struct_list_;                   ///< in source order
+
+  /// What a declaration's members see: its generic parameters, `This` and member types.
+  struct DeclContext {
+    std::vector<const Type*> params;
+    const Type* this_type = nullptr;
+    std::vector<ast::Decl*> names;  ///< associated types and type aliases in scope
+  };
+  friend class ContextScope;
+  std::map<const ast::Decl*, DeclContext> contexts_;
+  std::map<const ast::Decl*, const Type*> generic_param_types_;  ///< GenericParamDecl -> type
+  std::map<const ast::Decl*, InterfaceInfo*> interfaces_;
+  std::vector<InterfaceInfo*> interface_list_;
+  std::vector<ExtensionInfo*> extension_list_;
+  const Type* this_type_ = nullptr;  ///< `This` where it is in scope
+  bool headers_resolved_ = false;    ///< constraints of generic types can be checked
+
+  /// A namespace: its members by name and its function overload sets.
+  struct NamespaceInfo {
+    std::string path;  ///< "geo::inner"
+    NamespaceInfo* parent = nullptr;
+    ast::Decl* first = nullptr;  ///< the first declaration (namespaces may be reopened)
+    std::unordered_map<std::string, ast::Decl*> members;
+    std::map<std::string, std::vector<ast::FuncDecl*>> functions;
+  };
+  friend class NamespaceScope;
+  /// The namespace whose declaration is being checked; lookups see its members (and its
+  /// parents') before the global scope.
+  const NamespaceInfo* current_ns_ = nullptr;
+  std::vector<std::unique_ptr<NamespaceInfo>> namespace_list_;
+  std::map<const ast::Decl*, NamespaceInfo*> namespaces_;  ///< namespace decl -> info
+  std::map<const ast::Decl*, NamespaceInfo*> decl_ns_;     ///< member decl -> its namespace
+  std::map<const ast::Decl*, const Type*> enum_types_;     ///< enum decl -> its type
+  std::map<const ast::Decl*, const Type*> case_enums_;     ///< enumerator -> its enum
+  std::vector<ast::Decl*> alias_list_;                     ///< type aliases, in order
+  std::vector<const Type*> enum_list_;                     ///< enums, in order
+  std::map<const ast::Decl*, int> alias_state_;            ///< 1 resolving, 2 done
+  /// `out` parameters of the function being checked and whether they were written.
+  std::map<const ast::VarDecl*, bool> out_written_;
+  /// Looks `name` up in the current namespace and its parents.
+  ast::Decl* LookupInNamespaces(const std::string& name) const;
+  /// Resolves type alias `decl` (on demand, so that aliases may refer to later ones).
+  const Type* ResolveAlias(ast::TypeAliasDecl* decl);
+  /// Evaluates the values of enum `type`'s cases (on demand).
+  void EvaluateEnum(const Type* type);
+  /// The namespace an expression such as `geo` or `geo::inner` names, or null.
+  NamespaceInfo* NamespaceOf(const ast::Expr* e);
+  /// A literal of enum type for case `index` of `type`.
+  ast::Expr* EnumCaseValue(const Type* type, int index, source::SourceRange range);
+};
+
+/// Makes the namespace holding `decl` current for its lifetime (a no-op for a
+/// declaration outside namespaces).
+class NamespaceScope {
+ public:
+  NamespaceScope(Checker& c, const ast::Decl* decl);
+  ~NamespaceScope();
+  NamespaceScope(const NamespaceScope&) = delete;
+  NamespaceScope& operator=(const NamespaceScope&) = delete;
+
+ private:
+  Checker& c_;
+  const Checker::NamespaceInfo* saved_;
+};
+
+/// Makes the generic parameters, `This` and member types of a declaration visible for
+/// its lifetime (a no-op for a declaration without context).
+class ContextScope {
+ public:
+  ContextScope(Checker& c, const ast::Decl* decl);
+  ~ContextScope();
+  ContextScope(const ContextScope&) = delete;
+  ContextScope& operator=(const ContextScope&) = delete;
+
+ private:
+  Checker& c_;
+  const Type* saved_this_;
 };
 
 }  // namespace slope::sema

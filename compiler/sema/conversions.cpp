@@ -40,6 +40,13 @@ bool IsLossy(const Type* from, const Type* to) {
 int Checker::ConversionCost(const Type* from, const Type* to) const {
   if (from == to) return 0;
   if (from->IsError() || to->IsError()) return 0;
+  // A plain enum converts implicitly to numbers through its underlying type (as in
+  // HLSL); an `enum class` only explicitly. Nothing converts implicitly to an enum.
+  if (from->IsEnum()) {
+    if (from->Enumeration()->is_class || !to->IsNumericLike()) return kNoConversion;
+    int cost = ConversionCost(from->Element(), to);
+    return cost >= kNoConversion ? kNoConversion : cost + 1;
+  }
   if (!from->IsNumericLike() || !to->IsNumericLike()) return kNoConversion;
   int cost = ScalarCost(from->ScalarType(), to->ScalarType());
   if (from->IsScalar() && to->IsScalar()) return cost;
@@ -73,7 +80,12 @@ ast::Expr* Checker::Coerce(ast::Expr* expr, const Type* to) {
 ast::Expr* Checker::ExplicitConvert(ast::Expr* expr, const Type* to) {
   const Type* from = expr->type;
   if (from == to || from->IsError() || to->IsError()) return expr;
-  if (ConversionCost(from, to) == kNoConversion) {
+  // Casts between an enum and a number go through the enum's underlying type.
+  bool via_enum = (from->IsEnum() && to->IsNumericLike() &&
+                   ConversionCost(from->Element(), to) != kNoConversion) ||
+                  (to->IsEnum() && from->IsScalar() &&
+                   ConversionCost(from, to->Element()) != kNoConversion);
+  if (!via_enum && ConversionCost(from, to) == kNoConversion) {
     diags_.Report(diag::DiagId::CannotConvert, expr->range, from->Name(), to->Name());
     auto* bad = ctx_.New<ast::ImplicitCastExpr>(expr->range, expr);
     bad->type = types_.Error();
@@ -94,6 +106,11 @@ ast::Expr* Checker::CoerceToBool(ast::Expr* expr) {
 
 const Type* Checker::CommonType(const Type* a, const Type* b) {
   if (a->IsError() || b->IsError()) return types_.Error();
+  // Two values of one `enum class` compare as that enum; a plain enum meets anything as
+  // its underlying type.
+  if (a == b && a->IsEnum() && a->Enumeration()->is_class) return a;
+  if (a->IsEnum() && !a->Enumeration()->is_class) a = a->Element();
+  if (b->IsEnum() && !b->Enumeration()->is_class) b = b->Element();
   if (!a->IsNumericLike() || !b->IsNumericLike()) return nullptr;
   const Type* sa = a->ScalarType();
   const Type* sb = b->ScalarType();

@@ -5,6 +5,10 @@
 
 namespace slope::sema {
 
+namespace {
+std::string AssocName(const ast::AssociatedTypeDecl* assoc) { return assoc->name; }
+}  // namespace
+
 std::string Type::Name() const {
   switch (kind_) {
     case TypeKind::Error: return "<error>";
@@ -17,7 +21,27 @@ std::string Type::Name() const {
     case TypeKind::Buffer:
       return std::string(writable_ ? "RWStructuredBuffer<" : "StructuredBuffer<") +
              element_->Name() + ">";
-    case TypeKind::Struct: return info_->name;
+    case TypeKind::Struct:
+    case TypeKind::Interface: {
+      std::string name = kind_ == TypeKind::Struct ? info_->name : iface_->name;
+      if (args_.empty()) return name;
+      name += "<";
+      for (size_t i = 0; i < args_.size(); ++i) name += (i != 0 ? ", " : "") + args_[i]->Name();
+      return name + ">";
+    }
+    case TypeKind::GenericParam: return generic_->name;
+    case TypeKind::AssocType: return element_->Name() + "." + AssocName(assoc_);
+    case TypeKind::Enum: return enum_->name;
+    case TypeKind::Array: {
+      // `int[4][2]`: the dimensions follow the innermost element, outermost first.
+      const Type* inner = this;
+      std::string dims;
+      while (inner->IsArray()) {
+        dims += "[" + std::to_string(inner->count_) + "]";
+        inner = inner->element_;
+      }
+      return inner->Name() + dims;
+    }
   }
   return "<error>";
 }
@@ -36,6 +60,7 @@ const Type* TypeContext::Make(TypeKind kind, const Type* element, uint32_t count
   auto it = types_.find(key);
   if (it != types_.end()) return it->second.get();
   auto* type = new Type(kind, element, count, writable);
+  type->dependent_ = element != nullptr && element->IsDependent();
   types_.emplace(key, std::unique_ptr<Type>(type));
   return type;
 }
@@ -50,12 +75,96 @@ const Type* TypeContext::Buffer(const Type* element, bool writable) {
   return Make(TypeKind::Buffer, element, 1, writable);
 }
 
+const Type* TypeContext::Array(const Type* element, uint32_t count) {
+  return Make(TypeKind::Array, element, count, false);
+}
+
+const Type* TypeContext::Enum(std::unique_ptr<EnumInfo> info, const Type* underlying) {
+  auto* type = new Type(TypeKind::Enum, underlying, 1, false);
+  type->enum_ = info.get();
+  enum_infos_.push_back(std::move(info));
+  enums_.emplace_back(type);
+  return type;
+}
+
+int EnumInfo::CaseIndex(const std::string& case_name) const {
+  for (size_t i = 0; i < cases.size(); ++i) {
+    if (cases[i]->name == case_name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+namespace {
+bool AnyDependent(const std::vector<const Type*>& types) {
+  for (const Type* t : types) {
+    if (t->IsDependent()) return true;
+  }
+  return false;
+}
+}  // namespace
+
 const Type* TypeContext::Struct(std::unique_ptr<StructInfo> info) {
-  auto* type = new Type(TypeKind::Struct, nullptr, 1, false);
-  type->info_ = info.get();
+  StructInfo* raw = info.get();
   struct_infos_.push_back(std::move(info));
+  raw->self = StructOf(raw, raw->params);
+  return raw->self;
+}
+
+const Type* TypeContext::StructOf(StructInfo* info, const std::vector<const Type*>& args) {
+  auto key = std::make_tuple(TypeKind::Struct, static_cast<const void*>(info),
+                             static_cast<const Type*>(nullptr), args);
+  auto it = applied_.find(key);
+  if (it != applied_.end()) return it->second.get();
+  auto* type = new Type(TypeKind::Struct, nullptr, 1, false);
+  type->info_ = info;
+  type->args_ = args;
+  type->dependent_ = AnyDependent(args);
+  applied_.emplace(key, std::unique_ptr<Type>(type));
+  return type;
+}
+
+const Type* TypeContext::GenericParam(std::unique_ptr<GenericParamInfo> info) {
+  auto* type = new Type(TypeKind::GenericParam, nullptr, 1, false);
+  type->generic_ = info.get();
+  type->dependent_ = true;
+  generic_infos_.push_back(std::move(info));
   structs_.emplace_back(type);
   return type;
+}
+
+InterfaceInfo* TypeContext::NewInterface(std::unique_ptr<InterfaceInfo> info) {
+  interface_infos_.push_back(std::move(info));
+  return interface_infos_.back().get();
+}
+
+const Type* TypeContext::InterfaceOf(InterfaceInfo* info, const std::vector<const Type*>& args) {
+  auto key = std::make_tuple(TypeKind::Interface, static_cast<const void*>(info),
+                             static_cast<const Type*>(nullptr), args);
+  auto it = applied_.find(key);
+  if (it != applied_.end()) return it->second.get();
+  auto* type = new Type(TypeKind::Interface, nullptr, 1, false);
+  type->iface_ = info;
+  type->args_ = args;
+  type->dependent_ = AnyDependent(args);
+  applied_.emplace(key, std::unique_ptr<Type>(type));
+  return type;
+}
+
+const Type* TypeContext::AssocOf(const Type* base, const ast::AssociatedTypeDecl* assoc) {
+  auto key = std::make_tuple(TypeKind::AssocType, static_cast<const void*>(assoc), base,
+                             std::vector<const Type*>{});
+  auto it = applied_.find(key);
+  if (it != applied_.end()) return it->second.get();
+  auto* type = new Type(TypeKind::AssocType, base, 1, false);
+  type->assoc_ = assoc;
+  type->dependent_ = true;
+  applied_.emplace(key, std::unique_ptr<Type>(type));
+  return type;
+}
+
+ExtensionInfo* TypeContext::NewExtension(std::unique_ptr<ExtensionInfo> info) {
+  extensions_.push_back(std::move(info));
+  return extensions_.back().get();
 }
 
 int StructInfo::FieldIndex(const std::string& field_name) const {

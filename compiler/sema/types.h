@@ -11,26 +11,87 @@
 
 namespace slope::ast {
 struct AggregateDecl;
+struct AssociatedTypeDecl;
+struct Decl;
 struct FuncDecl;
+struct GenericParamDecl;
 struct VarDecl;
+struct EnumDecl;
+struct EnumCaseDecl;
 }  // namespace slope::ast
 
 namespace slope::sema {
 
 class Type;
 
+/// A substitution of generic parameters (GenericParam types) by other types.
+using Subst = std::map<const Type*, const Type*>;
+
 /// What sema knows of a user-defined struct: its fields in declaration order (each
 /// VarDecl's `type` is set once the struct is checked), its constructors and methods.
+/// A generic struct's members are typed in terms of `params`; the type `S<float>` is
+/// the struct applied to arguments, and its members are found by substitution.
 struct StructInfo {
   ast::AggregateDecl* decl = nullptr;
   std::string name;
+  std::vector<const Type*> params;      ///< generic parameters (GenericParam types)
+  std::vector<const Type*> bases;       ///< declared conformances (Interface types)
   std::vector<ast::VarDecl*> fields;
   std::vector<ast::FuncDecl*> inits;    ///< `__init` constructors
   std::vector<ast::FuncDecl*> methods;  ///< instance and static methods, in source order
+  std::vector<ast::Decl*> type_members; ///< `typealias` members (associated type witnesses)
+  const Type* self = nullptr;           ///< the struct applied to its own parameters
   bool checked = false;                 ///< field types resolved
 
   /// The index of field `name`, or -1.
   int FieldIndex(const std::string& field_name) const;
+};
+
+/// A generic parameter `T : IFoo` (or the `This` of an interface, or the hidden
+/// parameter that stands for the concrete type behind an interface-typed parameter).
+struct GenericParamInfo {
+  ast::GenericParamDecl* decl = nullptr;  ///< null for `This`
+  std::string name;
+  std::vector<const Type*> constraints;   ///< Interface types it conforms to
+};
+
+/// An interface: its requirements, in terms of its generic parameters and `This`.
+struct InterfaceInfo {
+  ast::AggregateDecl* decl = nullptr;
+  std::string name;
+  std::vector<const Type*> params;               ///< generic parameters
+  std::vector<const Type*> bases;                ///< inherited interfaces
+  std::vector<ast::FuncDecl*> methods;           ///< method requirements
+  std::vector<ast::AssociatedTypeDecl*> assocs;  ///< associated type requirements
+  std::map<const ast::AssociatedTypeDecl*, std::vector<const Type*>> assoc_constraints;
+  const Type* this_type = nullptr;               ///< `This`, a GenericParam
+  /// Operators generic code may use on a conforming type: 'a' arithmetic, 'c'
+  /// comparison, 'i' integer bit operations, 'f' floating-point built-ins, 'l' logic.
+  std::string capabilities;
+};
+
+/// An extension: methods and conformances added to every type matching `target`.
+struct ExtensionInfo {
+  ast::AggregateDecl* decl = nullptr;
+  std::vector<const Type*> params;       ///< the extension's own generic parameters
+  const Type* target = nullptr;          ///< a pattern over `params`
+  std::vector<const Type*> bases;        ///< conformances added
+  std::vector<ast::FuncDecl*> methods;   ///< includes `__init`s
+  std::vector<ast::Decl*> type_members;  ///< `typealias` members
+};
+
+/// An enum: its cases and their values (set once sema has evaluated them).
+struct EnumInfo {
+  ast::EnumDecl* decl = nullptr;
+  std::string name;                     ///< as written in messages ("geo::Mode")
+  bool is_class = false;                ///< `enum class`: cases only by qualified name
+  std::vector<ast::EnumCaseDecl*> cases;
+  std::vector<int64_t> values;          ///< one per case, in the underlying type
+  bool evaluated = false;
+  bool evaluating = false;
+
+  /// The index of case `case_name`, or -1.
+  int CaseIndex(const std::string& case_name) const;
 };
 
 enum class TypeKind : uint8_t {
@@ -42,7 +103,13 @@ enum class TypeKind : uint8_t {
   Float,   ///< 32-bit IEEE
   Vector,  ///< 2..4 elements of a scalar type
   Buffer,  ///< StructuredBuffer<T> / RWStructuredBuffer<T>
-  Struct,  ///< a user-defined struct; Info() describes it
+  Struct,  ///< a user-defined struct; Info() describes it, Args() its generic arguments
+  GenericParam,  ///< a generic parameter; Generic() describes it
+  Interface,     ///< an interface applied to Args(); Iface() describes it
+  AssocType,     ///< Base().Assoc(): an associated type of a type not yet known
+  Enum,          ///< a user-defined enum; Enumeration() describes it, Element() is its
+                 ///< underlying integer type
+  Array,         ///< `T[N]`: Count() elements of Element()
 };
 
 class Type {
@@ -64,8 +131,23 @@ class Type {
   bool IsVector() const { return kind_ == TypeKind::Vector; }
   bool IsBuffer() const { return kind_ == TypeKind::Buffer; }
   bool IsStruct() const { return kind_ == TypeKind::Struct; }
+  bool IsEnum() const { return kind_ == TypeKind::Enum; }
+  bool IsArray() const { return kind_ == TypeKind::Array; }
+  /// For enums: the declaration's facts; null otherwise.
+  EnumInfo* Enumeration() const { return enum_; }
+  bool IsGenericParam() const { return kind_ == TypeKind::GenericParam; }
+  bool IsInterface() const { return kind_ == TypeKind::Interface; }
   /// For structs: the declaration's facts; null otherwise.
   StructInfo* Info() const { return info_; }
+  GenericParamInfo* Generic() const { return generic_; }
+  InterfaceInfo* Iface() const { return iface_; }
+  /// For AssocType: the associated type and the type it belongs to.
+  const ast::AssociatedTypeDecl* Assoc() const { return assoc_; }
+  const Type* Base() const { return element_; }
+  /// Generic arguments of a struct or interface.
+  const std::vector<const Type*>& Args() const { return args_; }
+  /// Whether the type mentions a generic parameter (it is known only once specialized).
+  bool IsDependent() const { return dependent_; }
   /// Scalar or vector: the types arithmetic works on.
   bool IsNumericLike() const { return IsScalar() || IsVector(); }
   /// The scalar type of a scalar or vector.
@@ -81,9 +163,15 @@ class Type {
 
   TypeKind kind_;
   StructInfo* info_ = nullptr;
+  EnumInfo* enum_ = nullptr;
+  GenericParamInfo* generic_ = nullptr;
+  InterfaceInfo* iface_ = nullptr;
+  const ast::AssociatedTypeDecl* assoc_ = nullptr;
   const Type* element_;
   uint32_t count_;
   bool writable_;
+  bool dependent_ = false;
+  std::vector<const Type*> args_;
 };
 
 /// Interns every type of a compile session.
@@ -100,8 +188,67 @@ class TypeContext {
   /// vector<element, count>; count 1 gives the scalar itself.
   const Type* Vector(const Type* element, uint32_t count);
   const Type* Buffer(const Type* element, bool writable);
-  /// A new struct type described by `info` (structs are nominal: one type per declaration).
+  /// A new struct declaration described by `info` (structs are nominal: one type per
+  /// declaration and argument list); returns the struct applied to its own parameters.
   const Type* Struct(std::unique_ptr<StructInfo> info);
+  /// A new enum type described by `info`, represented as `underlying`.
+  const Type* Enum(std::unique_ptr<EnumInfo> info, const Type* underlying);
+  /// `element[count]`.
+  const Type* Array(const Type* element, uint32_t count);
+  /// Struct `info` applied to `args`.
+  const Type* StructOf(StructInfo* info, const std::vector<const Type*>& args);
+  /// A new generic parameter.
+  const Type* GenericParam(std::unique_ptr<GenericParamInfo> info);
+  /// A new interface declaration; returns the interface applied to its own parameters.
+  InterfaceInfo* NewInterface(std::unique_ptr<InterfaceInfo> info);
+  const Type* InterfaceOf(InterfaceInfo* info, const std::vector<const Type*>& args);
+  /// `base.Assoc` where `base` is not known yet.
+  const Type* AssocOf(const Type* base, const ast::AssociatedTypeDecl* assoc);
+  ExtensionInfo* NewExtension(std::unique_ptr<ExtensionInfo> info);
+  const std::vector<std::unique_ptr<ExtensionInfo>>& Extensions() const { return extensions_; }
+
+  // Generics (generics.cpp).
+  /// `t` with the parameters of `subst` replaced; associated types of types that become
+  /// known are resolved through their conformances.
+  const Type* Substitute(const Type* t, const Subst& subst);
+  /// Matches `pattern` (over the parameters `params`) against `t`, extending `bindings`.
+  bool Unify(const Type* pattern, const Type* t, const std::vector<const Type*>& params,
+             Subst* bindings);
+  /// The interfaces `t` conforms to directly or through extensions (arguments
+  /// substituted), without the interfaces those inherit.
+  std::vector<const Type*> DirectConformances(const Type* t);
+  /// Whether `t` conforms to interface type `iface` (through inheritance as well).
+  bool Conforms(const Type* t, const Type* iface);
+  /// The substitution that describes a struct type's arguments.
+  Subst StructSubst(const Type* struct_type) const;
+  /// The type of field `index` of struct type `t`.
+  const Type* FieldType(const Type* t, size_t index);
+  /// The extensions that apply to `t`, each with the bindings of its parameters.
+  std::vector<std::pair<ExtensionInfo*, Subst>> ExtensionsOf(const Type* t);
+  /// For a concrete `t`: the type it gives for `assoc` (a typealias or nested type in
+  /// the struct or an extension), or null.
+  const Type* ResolveAssoc(const Type* t, const ast::AssociatedTypeDecl* assoc);
+  /// Whether `iface` is `target` or inherits it (arguments substituted).
+  bool Inherits(const Type* iface, const Type* target);
+  /// Capabilities ('a', 'c', 'i', 'f', 'l') of a dependent type through its constraints.
+  std::string CapabilitiesOf(const Type* t);
+  /// The generic context of method `f` (declared in a struct or extension) when called
+  /// on a value or type `owner`: the bindings of the struct's or extension's parameters.
+  bool MethodContext(const ast::FuncDecl* f, const Type* owner, Subst* context);
+  /// The implementation of requirement `req` of interface `iface` for `self` (a method of
+  /// the struct, of an extension, or a default in an extension of the interface), with
+  /// its context; null when there is none. `*near` (optional) gets a method with the
+  /// requirement's name but another signature.
+  const ast::FuncDecl* FindWitness(const Type* self, const ast::FuncDecl* req, const Type* iface,
+                                   Subst* context, const ast::FuncDecl** near = nullptr);
+  /// Maps the requirements of `iface` to what they mean for `self`.
+  Subst RequirementSubst(const Type* iface, const Type* self) const;
+  /// Resolves a type alias member's target type (set by sema when it checks one).
+  std::map<const ast::Decl*, const Type*>& AliasTypes() { return alias_types_; }
+  /// Records that `assoc` is a requirement of interface `owner`.
+  void SetAssocOwner(const ast::AssociatedTypeDecl* assoc, InterfaceInfo* owner) {
+    assoc_owners_[assoc] = owner;
+  }
   /// A scalar or vector with the scalar of `shape_of` replaced by `scalar`.
   const Type* WithScalar(const Type* shape_of, const Type* scalar);
 
@@ -109,8 +256,20 @@ class TypeContext {
   const Type* Make(TypeKind kind, const Type* element, uint32_t count, bool writable);
 
   std::map<std::tuple<TypeKind, const Type*, uint32_t, bool>, std::unique_ptr<Type>> types_;
+  /// Struct, interface and associated types by (kind, declaration facts, base, arguments).
+  std::map<std::tuple<TypeKind, const void*, const Type*, std::vector<const Type*>>,
+           std::unique_ptr<Type>>
+      applied_;
   std::vector<std::unique_ptr<Type>> structs_;
   std::vector<std::unique_ptr<StructInfo>> struct_infos_;
+  std::vector<std::unique_ptr<EnumInfo>> enum_infos_;
+  std::vector<std::unique_ptr<Type>> enums_;
+  std::vector<std::unique_ptr<GenericParamInfo>> generic_infos_;
+  std::vector<std::unique_ptr<InterfaceInfo>> interface_infos_;
+  std::vector<std::unique_ptr<ExtensionInfo>> extensions_;
+  std::map<const ast::Decl*, const Type*> alias_types_;
+  std::map<const ast::AssociatedTypeDecl*, InterfaceInfo*> assoc_owners_;
+  int conformance_depth_ = 0;
   const Type* error_;
   const Type* void_;
   const Type* bool_;

@@ -40,6 +40,9 @@ int main(int argc, char** argv) {
   app.add_option("--passes", pass_list,
                  "comma-separated passes to run in order: " + slope::passes::PassNames());
   app.add_option("-o", output, "output file ('-' for standard output)");
+  slope::passes::Options options;
+  app.add_option("--inline-threshold", options.inline_threshold,
+                 "inline: the largest callee (in instructions) inlined without [ForceInline]");
   std::vector<std::string> args = slope::driver::NormalizeArgs(argc, argv);
   std::reverse(args.begin(), args.end());
   try {
@@ -74,7 +77,6 @@ int main(int argc, char** argv) {
   slope::base::IceLocationScope ice(input);
   std::unique_ptr<slope::ir::Module> module = slope::ir::ParseModule(file, diags);
   if (module == nullptr) return 1;
-  slope::passes::Options options;
   for (const slope::passes::PassInfo* pass : passes) {
     pass->run(*module, options);
     slope::ir::VerifyOrIce(*module, pass->name);

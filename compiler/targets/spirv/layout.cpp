@@ -10,6 +10,7 @@ uint32_t RoundUp(uint32_t v, uint32_t align) { return (v + align - 1) / align * 
 }  // namespace
 
 uint32_t Std430Align(const ir::Type* t) {
+  if (t->IsArray()) return Std430Align(t->Element());
   if (t->IsStruct()) {
     uint32_t align = 1;
     for (const ir::Type* m : t->Members()) align = std::max(align, Std430Align(m));
@@ -33,6 +34,7 @@ std::vector<uint32_t> Std430MemberOffsets(const ir::Type* t) {
 }
 
 uint32_t Std430Size(const ir::Type* t) {
+  if (t->IsArray()) return t->Count() * Std430ArrayStride(t->Element());
   if (t->IsStruct()) {
     std::vector<uint32_t> offsets = Std430MemberOffsets(t);
     if (offsets.empty()) return 0;

@@ -57,9 +57,11 @@ class Writer {
   /// The type of `t` as a storage buffer holds it: structs with Offset decorations.
   uint32_t LayoutTypeId(const ir::Type* t);
   uint32_t StructTypeId(const ir::Type* t, bool with_layout);
+  /// An array type; the laid-out form has an ArrayStride decoration.
+  uint32_t ArrayTypeId(const ir::Type* t, bool with_layout);
   uint32_t IndexConst(uint32_t index);
-  /// Loads and stores of whole structs in a storage buffer go member by member, since
-  /// the laid-out struct type differs from the one values have.
+  /// Loads and stores of whole structs and arrays in a storage buffer go member by member
+  /// (element by element), since the laid-out type differs from the one values have.
   uint32_t LoadStorageStruct(uint32_t ptr, const ir::Type* t);
   void StoreStorageStruct(uint32_t ptr, const ir::Type* t, uint32_t value);
   uint32_t PointerTypeId(spv::StorageClass sc, const ir::Type* pointee);
@@ -120,13 +122,32 @@ uint32_t Writer::TypeId(const ir::Type* t) {
       SLOPE_ICE("buffer types are declared with their global");
     case ir::TypeKind::Struct:
       return StructTypeId(t, false);
+    case ir::TypeKind::Array:
+      return ArrayTypeId(t, false);
   }
   types_[t] = id;
   return id;
 }
 
 uint32_t Writer::LayoutTypeId(const ir::Type* t) {
+  if (t->IsArray()) return ArrayTypeId(t, true);
   return t->IsStruct() ? StructTypeId(t, true) : TypeId(t);
+}
+
+uint32_t Writer::ArrayTypeId(const ir::Type* t, bool with_layout) {
+  auto& cache = with_layout ? layout_types_ : types_;
+  auto it = cache.find(t);
+  if (it != cache.end()) return it->second;
+  uint32_t element = with_layout ? LayoutTypeId(t->Element()) : TypeId(t->Element());
+  uint32_t length = ScalarConst(module_.Types().Int(32, false), 0, t->Count());
+  uint32_t id = NewId();
+  globals_.Emit(SpvOp::OpTypeArray, {id, element, length});
+  if (with_layout) {
+    decorations_.Emit(SpvOp::OpDecorate, {id, static_cast<uint32_t>(spv::Decoration::ArrayStride),
+                                          Std430ArrayStride(t->Element())});
+  }
+  cache[t] = id;
+  return id;
 }
 
 uint32_t Writer::StructTypeId(const ir::Type* t, bool with_layout) {
@@ -158,13 +179,14 @@ uint32_t Writer::IndexConst(uint32_t index) {
 
 uint32_t Writer::LoadStorageStruct(uint32_t ptr, const ir::Type* t) {
   std::vector<uint32_t> ops{TypeId(t), 0};
-  for (uint32_t i = 0; i < t->Members().size(); ++i) {
-    const ir::Type* m = t->Members()[i];
+  auto count = static_cast<uint32_t>(t->IsArray() ? t->Count() : t->Members().size());
+  for (uint32_t i = 0; i < count; ++i) {
+    const ir::Type* m = t->IsArray() ? t->Element() : t->Members()[i];
     uint32_t member_ptr = NewId();
     uint32_t member_ptr_type = PointerTypeId(spv::StorageClass::StorageBuffer, m);
     functions_.Emit(SpvOp::OpAccessChain, {member_ptr_type, member_ptr, ptr, IndexConst(i)});
     uint32_t value = 0;
-    if (m->IsStruct()) {
+    if (m->IsStruct() || m->IsArray()) {
       value = LoadStorageStruct(member_ptr, m);
     } else {
       value = NewId();
@@ -178,14 +200,15 @@ uint32_t Writer::LoadStorageStruct(uint32_t ptr, const ir::Type* t) {
 }
 
 void Writer::StoreStorageStruct(uint32_t ptr, const ir::Type* t, uint32_t value) {
-  for (uint32_t i = 0; i < t->Members().size(); ++i) {
-    const ir::Type* m = t->Members()[i];
+  auto count = static_cast<uint32_t>(t->IsArray() ? t->Count() : t->Members().size());
+  for (uint32_t i = 0; i < count; ++i) {
+    const ir::Type* m = t->IsArray() ? t->Element() : t->Members()[i];
     uint32_t part = NewId();
     functions_.Emit(SpvOp::OpCompositeExtract, {TypeId(m), part, value, i});
     uint32_t member_ptr = NewId();
     uint32_t member_ptr_type = PointerTypeId(spv::StorageClass::StorageBuffer, m);
     functions_.Emit(SpvOp::OpAccessChain, {member_ptr_type, member_ptr, ptr, IndexConst(i)});
-    if (m->IsStruct()) {
+    if (m->IsStruct() || m->IsArray()) {
       StoreStorageStruct(member_ptr, m, part);
     } else {
       functions_.Emit(SpvOp::OpStore, {member_ptr, part});
@@ -572,7 +595,7 @@ void Writer::WriteInst(const ir::Inst& inst) {
       return;
     case Op::Load: {
       const ir::Type* p = inst.operands[0]->GetType();
-      if (t->IsStruct() && p->Space() == ir::AddressSpace::StorageBuffer) {
+      if ((t->IsStruct() || t->IsArray()) && p->Space() == ir::AddressSpace::StorageBuffer) {
         values_[&inst] = LoadStorageStruct(operand(0), t);
         return;
       }
@@ -580,7 +603,8 @@ void Writer::WriteInst(const ir::Inst& inst) {
     }
     case Op::Store: {
       const ir::Type* p = inst.operands[0]->GetType();
-      if (p->Element()->IsStruct() && p->Space() == ir::AddressSpace::StorageBuffer) {
+      if ((p->Element()->IsStruct() || p->Element()->IsArray()) &&
+          p->Space() == ir::AddressSpace::StorageBuffer) {
         StoreStorageStruct(operand(0), p->Element(), operand(1));
         return;
       }
@@ -591,13 +615,18 @@ void Writer::WriteInst(const ir::Inst& inst) {
       functions_.Emit(SpvOp::OpAccessChain,
                       {TypeId(t), ValueId(&inst), operand(0), IndexConst(inst.imms[0])});
       return;
-    case Op::MakeStruct: {
+    case Op::MakeStruct:
+    case Op::MakeArray: {
       std::vector<uint32_t> ops{TypeId(t), ValueId(&inst)};
       for (size_t i = 0; i < inst.operands.size(); ++i) ops.push_back(operand(i));
       functions_.Emit(SpvOp::OpCompositeConstruct, ops);
       return;
     }
     case Op::ElementPtr: {
+      if (inst.operands[0]->GetType()->IsPointer()) {
+        functions_.Emit(SpvOp::OpAccessChain, {TypeId(t), ValueId(&inst), operand(0), operand(1)});
+        return;
+      }
       uint32_t zero = ScalarConst(module_.Types().Int(32, true), 0, 0);
       functions_.Emit(SpvOp::OpAccessChain, {TypeId(t), ValueId(&inst), operand(0), zero, operand(1)});
       return;
@@ -616,6 +645,20 @@ void Writer::WriteInst(const ir::Inst& inst) {
       functions_.Emit(SpvOp::OpLoopMerge, {labels_.at(inst.targets[1]), labels_.at(inst.targets[2]), 0});
       functions_.Emit(SpvOp::OpBranch, {labels_.at(inst.targets[0])});
       return;
+    case Op::Switch: {
+      functions_.Emit(SpvOp::OpSelectionMerge, {labels_.at(inst.targets.back()), 0});
+      // Literals take the selector's width: one word up to 32 bits, low word first above.
+      bool wide = inst.operands[0]->GetType()->Width() > 32;
+      std::vector<uint32_t> ops{operand(0), labels_.at(inst.targets[0])};
+      for (size_t i = 1; i < inst.operands.size(); ++i) {
+        uint64_t bits = static_cast<const ir::Constant*>(inst.operands[i])->Bits();
+        ops.push_back(static_cast<uint32_t>(bits));
+        if (wide) ops.push_back(static_cast<uint32_t>(bits >> 32));
+        ops.push_back(labels_.at(inst.targets[i]));
+      }
+      functions_.Emit(SpvOp::OpSwitch, ops);
+      return;
+    }
     case Op::Return:
       if (inst.operands.empty()) {
         functions_.Emit(SpvOp::OpReturn, {});

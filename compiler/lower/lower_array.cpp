@@ -1,0 +1,115 @@
+// Lowering of arrays (values of IR array type; indexing through `element_ptr` on the
+// array's storage, or on a temporary copy of an array value), initializer lists, and the
+// arguments of `out` / `inout` parameters.
+//
+// `out` and `inout` are copy-in/copy-out: the caller passes a pointer to a temporary that
+// holds the argument's value (`inout`) or zero (`out`), and after the call stores the
+// temporary back to the argument, which may be a swizzle, a field, an array element or a
+// buffer element. The callee uses the pointer as the parameter's storage.
+
+#include "compiler/base/ice.h"
+#include "compiler/lower/lowerer.h"
+
+namespace slope::lower {
+
+using ir::Op;
+using ir::Value;
+
+bool Lowerer::IsAddressable(const ast::Expr* e) const {
+  switch (e->kind) {
+    case ast::ExprKind::Name: {
+      const ast::Decl* decl = static_cast<const ast::NameExpr*>(e)->decl;
+      if (decl == nullptr || decl->kind != ast::DeclKind::Var) return false;
+      return locals_.count(static_cast<const ast::VarDecl*>(decl)) != 0;
+    }
+    case ast::ExprKind::Member: {
+      auto* m = static_cast<const ast::MemberExpr*>(e);
+      return m->field_index >= 0 && IsAddressable(m->base);
+    }
+    case ast::ExprKind::Index: {
+      auto* ix = static_cast<const ast::IndexExpr*>(e);
+      if (ix->base->type->IsBuffer()) return true;
+      return ix->base->type->IsArray() && IsAddressable(ix->base);
+    }
+    default:
+      return false;
+  }
+}
+
+Value* Lowerer::LowerArrayIndex(const ast::IndexExpr* e) {
+  if (IsAddressable(e->base)) return LoadLValue(LowerLValue(e));
+  Value* base = LowerExpr(e->base);
+  const ast::Expr* index = e->index;
+  while (index->kind == ast::ExprKind::ImplicitCast) {
+    index = static_cast<const ast::ImplicitCastExpr*>(index)->operand;
+  }
+  Loc(e->range);
+  if (index->kind == ast::ExprKind::IntLiteral) {
+    // In range: sema checked constant indices.
+    auto lane = static_cast<uint32_t>(static_cast<const ast::IntLiteralExpr*>(index)->value);
+    return b_.Extract(base, lane);
+  }
+  // A value has no storage to point into: index a copy.
+  Value* slot = b_.Var(func_, base->GetType());
+  b_.Store(slot, base);
+  Value* i = LowerExpr(e->index);
+  Loc(e->range);
+  return b_.Load(b_.IndexPtr(slot, i));
+}
+
+Value* Lowerer::LowerInitList(const ast::InitListExpr* e) {
+  const sema::Type* type = Concrete(e->type);
+  const ir::Type* t = LowerType(type);
+  auto default_of = [&](const sema::Type* element) -> Value* {
+    element = Concrete(element);
+    return element->IsStruct() ? DefaultValue(element) : Zero(LowerType(element));
+  };
+  std::vector<Value*> parts;
+  if (type->IsArray()) {
+    for (uint32_t i = 0; i < type->Count(); ++i) {
+      parts.push_back(i < e->elements.size() ? LowerExpr(e->elements[i])
+                                             : default_of(type->Element()));
+    }
+    Loc(e->range);
+    return b_.MakeArray(t, parts);
+  }
+  SLOPE_ASSERT(type->IsStruct());
+  const auto& fields = type->Info()->fields;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (i < e->elements.size()) {
+      parts.push_back(LowerExpr(e->elements[i]));
+    } else if (fields[i]->init != nullptr) {
+      parts.push_back(LowerExpr(fields[i]->init));
+    } else {
+      parts.push_back(default_of(fields[i]->type));
+    }
+  }
+  Loc(e->range);
+  return b_.MakeStruct(t, parts);
+}
+
+std::vector<Value*> Lowerer::LowerArgs(const ast::CallExpr* call, std::vector<OutArg>* outs) {
+  std::vector<Value*> args;
+  for (size_t i = 0; i < call->args.size(); ++i) {
+    const ast::Expr* a = call->args[i];
+    const ast::VarDecl* param =
+        call->func != nullptr && i < call->func->params.size() ? call->func->params[i] : nullptr;
+    if (param == nullptr || param->direction == ast::ParamDirection::In) {
+      args.push_back(LowerExpr(a));
+      continue;
+    }
+    LValue place = LowerLValue(a);
+    const ir::Type* t = LowerType(a->type);
+    Value* slot = b_.Var(func_, t);
+    b_.Store(slot, param->direction == ast::ParamDirection::InOut ? LoadLValue(place) : Zero(t));
+    args.push_back(slot);
+    outs->push_back({place, slot});
+  }
+  return args;
+}
+
+void Lowerer::CopyBack(const std::vector<OutArg>& outs) {
+  for (const OutArg& out : outs) StoreLValue(out.place, b_.Load(out.slot));
+}
+
+}  // namespace slope::lower

@@ -1,0 +1,255 @@
+// inline: replaces calls of small functions (and of every `forceinline` function) by a
+// copy of the callee's body.
+//
+// The block holding the call is split after it: the instructions that followed move to
+// a continuation block, which takes the call's result as a parameter. The callee's
+// blocks are copied in between, its parameters replaced by the arguments, its `var`s
+// moved to the caller's entry block, and each `ret` becomes a branch to the
+// continuation passing the returned value.
+//
+// A `ret` must leave the copied body the structured way. A callee whose one `ret` lies
+// outside every construct branches to the continuation directly. Otherwise the body is
+// wrapped in a loop that runs once, with the continuation as its merge block, so each
+// `ret` is a `break` out of it; a `ret` nested in one of the callee's own loops would
+// be a break out of two loops at once, so such callees are not inlined. Calls in a loop
+// header are left alone (the header must stay the block the back edge enters).
+//
+// Functions are visited callees first, so a callee is inlined with its own calls
+// already inlined; recursive calls are never inlined.
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+
+#include "compiler/base/ice.h"
+#include "compiler/ir/cfg.h"
+#include "compiler/passes/passes.h"
+
+namespace slope::passes {
+namespace {
+
+using ir::Block;
+using ir::Function;
+using ir::Inst;
+using ir::Op;
+using ir::Value;
+
+size_t InstCount(const Function& f) {
+  size_t n = 0;
+  for (const Block* b : f.blocks) n += b->insts.size();
+  return n;
+}
+
+/// How a callee's `ret`s can leave a copy of its body, if at all.
+enum class ReturnShape { Direct, Wrapped, NotInlinable };
+
+ReturnShape ShapeOfReturns(const Function& f) {
+  ir::DomTree dom(f);
+  // The constructs: each reachable header with its merge block; a block lies in one
+  // when the header dominates it and the merge does not.
+  std::vector<std::pair<const Block*, const Inst*>> headers;
+  for (const Block* b : dom.ReversePostOrder()) {
+    Op op = b->Terminator()->GetOp();
+    if (op == Op::If || op == Op::Loop || op == Op::Switch) {
+      headers.push_back({b, b->Terminator()});
+    }
+  }
+  auto merge_of = [](const Inst* t) {
+    return t->targets[t->GetOp() == Op::Loop ? 1 : t->targets.size() - 1];
+  };
+  size_t returns = 0;
+  bool nested = false;
+  for (const Block* b : dom.ReversePostOrder()) {
+    if (b->Terminator()->GetOp() != Op::Return) continue;
+    ++returns;
+    for (const auto& [header, t] : headers) {
+      if (!dom.Dominates(header, b) || dom.Dominates(merge_of(t), b)) continue;
+      if (t->GetOp() == Op::Loop) return ReturnShape::NotInlinable;
+      nested = true;
+    }
+  }
+  return returns <= 1 && !nested ? ReturnShape::Direct : ReturnShape::Wrapped;
+}
+
+class State {
+ public:
+  State(ir::Module& module, const Options& options) : module_(module), options_(options) {}
+  bool Run();
+
+ private:
+  bool InlineCalls(Function& f);
+  bool ShouldInline(const Function& caller, const Inst& call) const;
+  void InlineCall(Function& f, Inst* call);
+  Inst* NewInst(Op op, Block* b, source::SourceLoc loc) {
+    Inst* inst = module_.NewInst(op, module_.Types().Void());
+    inst->block = b;
+    inst->loc = loc;
+    b->insts.push_back(inst);
+    return inst;
+  }
+
+  ir::Module& module_;
+  const Options& options_;
+};
+
+bool State::ShouldInline(const Function& caller, const Inst& call) const {
+  const Function* callee = call.callee;
+  if (callee == &caller || callee->blocks.empty()) return false;
+  if (call.block->Terminator()->GetOp() == Op::Loop) return false;
+  if (!callee->force_inline && InstCount(*callee) > options_.inline_threshold) return false;
+  // A callee that calls back into this function is part of a cycle: leave it.
+  for (const Block* b : callee->blocks) {
+    for (const Inst* inst : b->insts) {
+      if (inst->GetOp() == Op::Call && inst->callee == &caller) return false;
+    }
+  }
+  return ShapeOfReturns(*callee) != ReturnShape::NotInlinable;
+}
+
+void State::InlineCall(Function& f, Inst* call) {
+  const Function& callee = *call->callee;
+  Block* b = call->block;
+  source::SourceLoc loc = call->loc;
+  bool wrapped = ShapeOfReturns(callee) == ReturnShape::Wrapped;
+
+  // Split after the call: what followed it moves to the continuation.
+  Block* cont = module_.AddBlock(&f);
+  auto at = std::find(b->insts.begin(), b->insts.end(), call);
+  for (auto it = at + 1; it != b->insts.end(); ++it) {
+    (*it)->block = cont;
+    cont->insts.push_back(*it);
+  }
+  b->insts.erase(at, b->insts.end());
+  std::map<const Value*, Value*> replace;
+  if (!call->GetType()->IsVoid()) {
+    ir::Param* result = module_.AddParam(call->GetType(), cont);
+    cont->params.push_back(result);
+    replace[call] = result;
+  }
+
+  // Copy the callee: blocks and their parameters first, so that every operand and
+  // target can be mapped whatever the order of definition.
+  std::map<const Value*, Value*> values;
+  std::map<const Block*, Block*> blocks;
+  for (size_t i = 0; i < callee.params.size(); ++i) values[callee.params[i]] = call->operands[i];
+  std::vector<Block*> copies;
+  for (const Block* cb : callee.blocks) {
+    Block* copy = module_.AddBlock(&f);
+    blocks[cb] = copy;
+    copies.push_back(copy);
+    for (const ir::Param* p : cb->params) {
+      ir::Param* np = module_.AddParam(p->GetType(), copy);
+      copy->params.push_back(np);
+      values[p] = np;
+    }
+  }
+  Block* entry = f.blocks.front();
+  std::vector<Inst*> vars;
+  std::vector<Inst*> made;
+  for (const Block* cb : callee.blocks) {
+    Block* copy = blocks.at(cb);
+    for (const Inst* inst : cb->insts) {
+      if (inst->GetOp() == Op::Return) {
+        Inst* br = NewInst(Op::Br, copy, inst->loc);
+        br->targets = {cont};
+        br->operands = inst->operands;
+        made.push_back(br);
+        continue;
+      }
+      Inst* clone = module_.NewInst(inst->GetOp(), inst->GetType());
+      clone->operands = inst->operands;
+      clone->imms = inst->imms;
+      clone->callee = inst->callee;
+      clone->loc = inst->loc;
+      for (const Block* t : inst->targets) clone->targets.push_back(blocks.at(t));
+      values[inst] = clone;
+      made.push_back(clone);
+      if (inst->GetOp() == Op::Var) {
+        clone->block = entry;
+        vars.push_back(clone);
+      } else {
+        clone->block = copy;
+        copy->insts.push_back(clone);
+      }
+    }
+  }
+  for (Inst* inst : made) {
+    for (Value*& v : inst->operands) {
+      auto it = values.find(v);
+      if (it != values.end()) v = it->second;
+    }
+  }
+  // The callee's variables join the caller's, first in the entry block.
+  size_t pos = 0;
+  while (pos < entry->insts.size() && entry->insts[pos]->GetOp() == Op::Var) ++pos;
+  entry->insts.insert(entry->insts.begin() + static_cast<std::ptrdiff_t>(pos), vars.begin(),
+                      vars.end());
+
+  // Enter the copy, directly or through a loop that runs once.
+  std::vector<Block*> placed;
+  if (wrapped) {
+    Block* header = module_.AddBlock(&f);
+    Block* latch = module_.AddBlock(&f);
+    NewInst(Op::Br, b, loc)->targets = {header};
+    NewInst(Op::Loop, header, loc)->targets = {copies.front(), cont, latch};
+    NewInst(Op::Br, latch, loc)->targets = {header};
+    placed.push_back(header);
+    placed.insert(placed.end(), copies.begin(), copies.end());
+    placed.push_back(latch);
+  } else {
+    NewInst(Op::Br, b, loc)->targets = {copies.front()};
+    placed = copies;
+  }
+  placed.push_back(cont);
+  auto where = std::find(f.blocks.begin(), f.blocks.end(), b) + 1;
+  f.blocks.insert(where, placed.begin(), placed.end());
+  ir::ReplaceUses(f, replace);
+}
+
+bool State::InlineCalls(Function& f) {
+  std::vector<Inst*> calls;
+  for (const Block* b : f.blocks) {
+    for (Inst* inst : b->insts) {
+      if (inst->GetOp() == Op::Call) calls.push_back(inst);
+    }
+  }
+  bool changed = false;
+  // Calls copied in from a callee are not revisited: the callee's own inlining already
+  // decided them.
+  for (Inst* call : calls) {
+    if (!ShouldInline(f, *call)) continue;
+    InlineCall(f, call);
+    changed = true;
+  }
+  return changed;
+}
+
+bool State::Run() {
+  // Callees before callers (depth-first post-order over calls, in module order).
+  std::vector<Function*> order;
+  std::set<const Function*> seen;
+  std::function<void(Function*)> visit = [&](Function* f) {
+    if (!seen.insert(f).second) return;
+    for (const Block* b : f->blocks) {
+      for (const Inst* inst : b->insts) {
+        if (inst->GetOp() == Op::Call) visit(inst->callee);
+      }
+    }
+    order.push_back(f);
+  };
+  for (Function* f : module_.functions) visit(f);
+  bool changed = false;
+  for (Function* f : order) changed = InlineCalls(*f) || changed;
+  return changed;
+}
+
+}  // namespace
+
+Result Inline(ir::Module& module, const Options& options) {
+  Result result;
+  result.changed = State(module, options).Run();
+  return result;
+}
+
+}  // namespace slope::passes

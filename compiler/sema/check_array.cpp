@@ -1,0 +1,180 @@
+// Fixed-size arrays: `T[N]` types (N a positive integer constant expression), indexing
+// with constant indices checked against the size, `.getCount()`, and initializer lists
+// for arrays and structs (`{1, 2, 3}`, nested for nested arrays; missing trailing
+// elements are zero or the field defaults).
+
+#include "compiler/sema/checker.h"
+
+namespace slope::sema {
+
+using diag::DiagId;
+
+namespace {
+/// The largest array size accepted; a larger array is almost certainly a mistake.
+constexpr int64_t kMaxArraySize = 1 << 20;
+}  // namespace
+
+const Type* Checker::ApplyArrayDims(ast::TypeExpr* te, const Type* element) {
+  if (element->IsError()) return element;
+  if (element->IsVoid() || element->IsBuffer()) {
+    diags_.Report(DiagId::ArrayUnsupported, te->range,
+                  "arrays of '" + element->Name() + "' are not supported");
+    return types_.Error();
+  }
+  // `T[4][2]` is four arrays of two: the last dimension applies first.
+  const Type* type = element;
+  for (size_t i = te->array_dims.size(); i-- > 0;) {
+    ast::Expr*& dim = te->array_dims[i];
+    if (dim == nullptr) {
+      diags_.Report(DiagId::ArraySizeNeeded, te->range, te->name + "[]");
+      return types_.Error();
+    }
+    if (dim->type == nullptr) {
+      CheckConstantsUsedBy(dim);
+      dim = CheckExpr(dim);
+    }
+    int64_t n = 0;
+    if (dim->type->IsError()) return types_.Error();
+    if (!EvaluateIntConstant(dim, &n) || dim->type->IsEnum() || dim->type == types_.Bool() ||
+        n <= 0 || n > kMaxArraySize) {
+      diags_.Report(DiagId::ArraySizeNotConstant, dim->range);
+      return types_.Error();
+    }
+    type = types_.Array(type, static_cast<uint32_t>(n));
+  }
+  return type;
+}
+
+void Checker::CheckConstantsUsedBy(const ast::Expr* e) {
+  switch (e->kind) {
+    case ast::ExprKind::Name: {
+      ast::Decl* decl = Lookup(static_cast<const ast::NameExpr*>(e)->name);
+      if (decl == nullptr || decl->kind != ast::DeclKind::Var) return;
+      auto* var = static_cast<ast::VarDecl*>(decl);
+      if (var->role == ast::VarRole::Global && var->is_const && var->type == nullptr) {
+        CheckedModule unused;  // only buffers are recorded there
+        CheckGlobalVar(var, &unused);
+      }
+      return;
+    }
+    case ast::ExprKind::Unary:
+      CheckConstantsUsedBy(static_cast<const ast::UnaryExpr*>(e)->operand);
+      return;
+    case ast::ExprKind::Binary:
+      CheckConstantsUsedBy(static_cast<const ast::BinaryExpr*>(e)->lhs);
+      CheckConstantsUsedBy(static_cast<const ast::BinaryExpr*>(e)->rhs);
+      return;
+    case ast::ExprKind::Conditional: {
+      auto* c = static_cast<const ast::ConditionalExpr*>(e);
+      CheckConstantsUsedBy(c->cond);
+      CheckConstantsUsedBy(c->then_expr);
+      CheckConstantsUsedBy(c->else_expr);
+      return;
+    }
+    case ast::ExprKind::Cast:
+      CheckConstantsUsedBy(static_cast<const ast::CastExpr*>(e)->operand);
+      return;
+    default:
+      return;
+  }
+}
+
+const Type* Checker::InferArraySize(ast::VarDecl* var) {
+  ast::TypeExpr* te = var->type_expr;
+  if (te->array_dims.empty() || te->array_dims[0] != nullptr) return ResolveType(te);
+  // `T name[] = {...}`: the outermost size is the number of elements.
+  if (var->init == nullptr || var->init->kind != ast::ExprKind::InitList ||
+      static_cast<ast::InitListExpr*>(var->init)->elements.empty()) {
+    diags_.Report(DiagId::ArraySizeNeeded, var->name_range, var->name);
+    te->resolved = types_.Error();
+    return te->resolved;
+  }
+  ast::TypeExpr inner = *te;
+  inner.array_dims.erase(inner.array_dims.begin());
+  const Type* element = ResolveType(&inner);
+  if (element->IsError()) {
+    te->resolved = element;
+    return element;
+  }
+  if (element->IsVoid() || element->IsBuffer()) {
+    diags_.Report(DiagId::ArrayUnsupported, te->range,
+                  "arrays of '" + element->Name() + "' are not supported");
+    te->resolved = types_.Error();
+    return te->resolved;
+  }
+  auto count = static_cast<uint32_t>(static_cast<ast::InitListExpr*>(var->init)->elements.size());
+  te->resolved = types_.Array(element, count);
+  return te->resolved;
+}
+
+ast::Expr* Checker::CheckInitList(ast::InitListExpr* list, const Type* target) {
+  auto check_element = [&](ast::Expr* e, const Type* type) -> ast::Expr* {
+    if (e->kind == ast::ExprKind::InitList) {
+      return CheckInitList(static_cast<ast::InitListExpr*>(e), type);
+    }
+    return Coerce(CheckExpr(e), type);
+  };
+  list->type = target;
+  if (target->IsError()) {
+    for (ast::Expr*& e : list->elements) e = check_element(e, target);
+    return list;
+  }
+  std::vector<const Type*> element_types;
+  if (target->IsArray()) {
+    element_types.assign(target->Count(), target->Element());
+  } else if (target->IsStruct() && !target->IsDependent()) {
+    for (size_t i = 0; i < target->Info()->fields.size(); ++i) {
+      element_types.push_back(types_.FieldType(target, i));
+    }
+  } else {
+    diags_.Report(DiagId::InitListNotAllowed, list->range, target->Name());
+    list->type = types_.Error();
+    return list;
+  }
+  if (list->elements.size() > element_types.size()) {
+    diags_.Report(DiagId::TooManyInitializers, list->elements[element_types.size()]->range,
+                  target->Name(), list->elements.size(), element_types.size());
+    list->type = types_.Error();
+    return list;
+  }
+  for (size_t i = 0; i < list->elements.size(); ++i) {
+    list->elements[i] = check_element(list->elements[i], element_types[i]);
+    if (list->elements[i]->type->IsError()) list->type = types_.Error();
+  }
+  return list;
+}
+
+ast::Expr* Checker::CheckArrayIndex(ast::IndexExpr* expr) {
+  const Type* base = expr->base->type;
+  expr->type = base->Element();
+  int64_t index = 0;
+  if (!expr->index->type->IsError() && EvaluateIntConstant(expr->index, &index) &&
+      (index < 0 || index >= static_cast<int64_t>(base->Count()))) {
+    diags_.Report(DiagId::ArrayIndexOutOfRange, expr->index->range, index, base->Count());
+  }
+  return expr;
+}
+
+ast::Expr* Checker::CheckArrayMethod(ast::CallExpr* call, ast::MemberExpr* callee) {
+  if (callee->member != "getCount" || callee->is_static) return nullptr;
+  if (callee->base->kind == ast::ExprKind::Name) {
+    ast::Decl* decl = Lookup(static_cast<ast::NameExpr*>(callee->base)->name);
+    if (decl == nullptr || decl->kind != ast::DeclKind::Var) return nullptr;  // a type
+  }
+  ast::Expr* receiver = CheckExpr(callee->base);
+  callee->base = receiver;
+  if (receiver->type->IsError()) return call;
+  if (!receiver->type->IsArray()) {
+    return CheckMethodCallOn(call, receiver->type, receiver, callee->member, callee->member_range,
+                             callee->generic_args);
+  }
+  if (!call->args.empty()) {
+    diags_.Report(DiagId::WrongArgumentCount, call->range, "getCount", 0, call->args.size());
+    return call;
+  }
+  auto* count = ctx_.New<ast::IntLiteralExpr>(call->range, receiver->type->Count(), false);
+  count->type = types_.Int();
+  return count;
+}
+
+}  // namespace slope::sema

@@ -1,0 +1,780 @@
+// Generics, interfaces and extensions: declaring them, resolving their headers,
+// checking conformances, looking up methods through constraints and extensions, and
+// resolving calls with generic argument inference.
+//
+// Generic code is checked once, in terms of its parameters; lowering specializes it
+// for each list of concrete arguments it is used with.
+
+#include <algorithm>
+#include <set>
+
+#include "compiler/base/ice.h"
+#include "compiler/sema/checker.h"
+
+namespace slope::sema {
+
+using diag::DiagId;
+
+ContextScope::ContextScope(Checker& c, const ast::Decl* decl) : c_(c), saved_this_(c.this_type_) {
+  c_.scopes_.emplace_back();
+  auto it = c_.contexts_.find(decl);
+  if (it == c_.contexts_.end()) return;
+  for (const Type* p : it->second.params) {
+    if (p->Generic()->decl != nullptr) {
+      c_.scopes_.back()[p->Generic()->decl->name] = p->Generic()->decl;
+    }
+  }
+  for (ast::Decl* n : it->second.names) c_.scopes_.back()[n->name] = n;
+  if (it->second.this_type != nullptr) c_.this_type_ = it->second.this_type;
+}
+
+ContextScope::~ContextScope() {
+  c_.scopes_.pop_back();
+  c_.this_type_ = saved_this_;
+}
+
+namespace {
+/// Interfaces of the core library whose conforming types support built-in operators in
+/// generic code, and which operators.
+std::string CapabilitiesOfCoreInterface(const std::string& name) {
+  if (name == "IArithmetic") return "ac";
+  if (name == "IComparable") return "c";
+  if (name == "IInteger") return "aci";
+  if (name == "IFloat") return "acf";
+  if (name == "ILogical") return "l";
+  return "";
+}
+
+std::string ParamTypeList(TypeContext& types, const ast::FuncDecl* f, const Subst& s) {
+  std::string list;
+  for (size_t i = 0; i < f->params.size(); ++i) {
+    if (i != 0) list += ", ";
+    list += f->params[i]->type != nullptr ? types.Substitute(f->params[i]->type, s)->Name() : "?";
+  }
+  return list;
+}
+
+/// "float get(int)" as seen through `s`.
+std::string SignatureIn(TypeContext& types, const ast::FuncDecl* f, const Subst& s) {
+  std::string result =
+      f->result_type != nullptr ? types.Substitute(f->result_type, s)->Name() : std::string("?");
+  return result + " " + f->name + "(" + ParamTypeList(types, f, s) + ")";
+}
+
+bool IsStaticFunc(const ast::FuncDecl* f) { return (f->modifiers & ast::kModStatic) != 0; }
+}  // namespace
+
+std::vector<const Type*> Checker::MakeGenericParams(
+    const std::vector<ast::GenericParamDecl*>& params) {
+  std::vector<const Type*> result;
+  for (ast::GenericParamDecl* p : params) {
+    if (p->is_value) {
+      diags_.Report(DiagId::UnsupportedConstruct, p->name_range, "generic value parameters",
+                    "are");
+    }
+    auto info = std::make_unique<GenericParamInfo>();
+    info->decl = p;
+    info->name = p->name;
+    const Type* t = types_.GenericParam(std::move(info));
+    generic_param_types_[p] = t;
+    result.push_back(t);
+  }
+  return result;
+}
+
+void Checker::ResolveConstraints(const std::vector<const Type*>& params) {
+  for (const Type* p : params) {
+    ast::GenericParamDecl* decl = p->Generic()->decl;
+    if (decl == nullptr || decl->constraint == nullptr || decl->is_value) continue;
+    const Type* c = ResolveType(decl->constraint);
+    if (c->IsError()) continue;
+    if (!c->IsInterface()) {
+      diags_.Report(DiagId::NotAnInterface, decl->constraint->range, c->Name());
+      continue;
+    }
+    p->Generic()->constraints.push_back(c);
+  }
+}
+
+void Checker::DeclareInterfaces(const std::vector<ast::Decl*>& decls) {
+  for (ast::Decl* decl : decls) {
+    if (decl->kind != ast::DeclKind::Interface) continue;
+    auto* agg = static_cast<ast::AggregateDecl*>(decl);
+    auto owned = std::make_unique<InterfaceInfo>();
+    InterfaceInfo* info = types_.NewInterface(std::move(owned));
+    info->decl = agg;
+    info->name = agg->name;
+    info->capabilities = CapabilitiesOfCoreInterface(agg->name);
+    info->params = MakeGenericParams(agg->generic_params);
+    auto this_info = std::make_unique<GenericParamInfo>();
+    this_info->name = "This";
+    info->this_type = types_.GenericParam(std::move(this_info));
+    info->this_type->Generic()->constraints.push_back(types_.InterfaceOf(info, info->params));
+    DeclContext ctx;
+    ctx.params = info->params;
+    ctx.this_type = info->this_type;
+    for (ast::Decl* member : agg->members) {
+      switch (member->kind) {
+        case ast::DeclKind::Func: {
+          auto* f = static_cast<ast::FuncDecl*>(member);
+          if (f->func_kind != ast::FuncKind::Plain || !f->generic_params.empty()) {
+            diags_.Report(DiagId::UnsupportedConstruct, f->name_range,
+                          "requirements other than plain methods", "are");
+            continue;
+          }
+          f->parent = agg;
+          info->methods.push_back(f);
+          break;
+        }
+        case ast::DeclKind::AssociatedType: {
+          auto* assoc = static_cast<ast::AssociatedTypeDecl*>(member);
+          info->assocs.push_back(assoc);
+          types_.SetAssocOwner(assoc, info);
+          ctx.names.push_back(assoc);
+          break;
+        }
+        default:
+          diags_.Report(DiagId::UnsupportedConstruct, member->name_range,
+                        "interface members other than methods and associated types", "are");
+          break;
+      }
+    }
+    contexts_[agg] = std::move(ctx);
+    interfaces_[agg] = info;
+    interface_list_.push_back(info);
+  }
+}
+
+void Checker::ResolveGenericHeaders(const std::vector<ast::Decl*>& decls) {
+  // Interfaces: constraints, inherited interfaces, associated type constraints and the
+  // signatures of requirements.
+  for (InterfaceInfo* info : interface_list_) {
+    ContextScope scope(*this, info->decl);
+    ResolveConstraints(info->params);
+    for (ast::TypeExpr* base : info->decl->bases) {
+      const Type* b = ResolveType(base);
+      if (b->IsError()) continue;
+      if (!b->IsInterface()) {
+        diags_.Report(DiagId::NotAnInterface, base->range, b->Name());
+        continue;
+      }
+      info->bases.push_back(b);
+    }
+    for (ast::AssociatedTypeDecl* assoc : info->assocs) {
+      for (ast::TypeExpr* c : assoc->constraints) {
+        const Type* ct = ResolveType(c);
+        if (ct->IsError()) continue;
+        if (!ct->IsInterface()) {
+          diags_.Report(DiagId::NotAnInterface, c->range, ct->Name());
+          continue;
+        }
+        info->assoc_constraints[assoc].push_back(ct);
+      }
+    }
+    for (ast::FuncDecl* f : info->methods) {
+      CheckFunctionSignature(f);
+      f->owner = info->this_type;
+      if (!IsStaticFunc(f)) {
+        f->is_mutating = f->FindAttribute("mutating") != nullptr;
+        f->this_param = ctx_.New<ast::VarDecl>(ast::VarRole::Param, "this", f->name_range);
+        f->this_param->type = info->this_type;
+        f->this_param->is_let = !f->is_mutating;
+      }
+    }
+  }
+  // Structs: constraints of generic parameters and conformance lists.
+  for (const Type* type : struct_list_) {
+    StructInfo* info = type->Info();
+    ContextScope scope(*this, info->decl);
+    ResolveConstraints(info->params);
+    for (ast::TypeExpr* base : info->decl->bases) {
+      const Type* b = ResolveType(base);
+      if (b->IsError()) continue;
+      if (!b->IsInterface()) {
+        diags_.Report(DiagId::NotAnInterface, base->range, b->Name());
+        continue;
+      }
+      info->bases.push_back(b);
+    }
+    for (ast::Decl* m : info->type_members) {
+      auto* alias = static_cast<ast::TypeAliasDecl*>(m);
+      types_.AliasTypes()[alias] = ResolveType(alias->target);
+    }
+  }
+  // Extensions: their own parameters, the type they extend, what they add.
+  for (ast::Decl* decl : decls) {
+    if (decl->kind != ast::DeclKind::Extension) continue;
+    auto* agg = static_cast<ast::AggregateDecl*>(decl);
+    auto owned = std::make_unique<ExtensionInfo>();
+    ExtensionInfo* ext = types_.NewExtension(std::move(owned));
+    ext->decl = agg;
+    ext->params = MakeGenericParams(agg->generic_params);
+    DeclContext ctx;
+    ctx.params = ext->params;
+    contexts_[agg] = ctx;
+    {
+      ContextScope scope(*this, agg);
+      ResolveConstraints(ext->params);
+      ext->target = ResolveType(agg->target);
+    }
+    if (ext->target->IsError()) continue;
+    if (ext->target->IsInterface()) {
+      // `extension IFoo { ... }`: default implementations for every conforming type,
+      // written in terms of a `This` that conforms to IFoo.
+      auto this_info = std::make_unique<GenericParamInfo>();
+      this_info->name = "This";
+      this_info->constraints.push_back(ext->target);
+      const Type* self = types_.GenericParam(std::move(this_info));
+      ext->params.push_back(self);
+      contexts_[agg].params = ext->params;
+      contexts_[agg].this_type = self;
+    } else if (ext->target->IsBuffer() || ext->target->IsGenericParam() ||
+               ext->target->Kind() == TypeKind::AssocType) {
+      diags_.Report(DiagId::UnsupportedConstruct, agg->target->range,
+                    "extensions of type '" + ext->target->Name() + "'", "are");
+      ext->target = nullptr;
+      continue;
+    } else {
+      contexts_[agg].this_type = ext->target;
+    }
+    ContextScope scope(*this, agg);
+    for (ast::TypeExpr* base : agg->bases) {
+      const Type* b = ResolveType(base);
+      if (b->IsError()) continue;
+      if (!b->IsInterface()) {
+        diags_.Report(DiagId::NotAnInterface, base->range, b->Name());
+        continue;
+      }
+      if (ext->target->IsInterface()) {
+        diags_.Report(DiagId::UnsupportedConstruct, base->range,
+                      "conformances added to interfaces by extensions", "are");
+        continue;
+      }
+      ext->bases.push_back(b);
+    }
+    for (ast::Decl* member : agg->members) {
+      if (member->kind == ast::DeclKind::TypeAlias) {
+        auto* alias = static_cast<ast::TypeAliasDecl*>(member);
+        types_.AliasTypes()[alias] = ResolveType(alias->target);
+        ext->type_members.push_back(alias);
+        contexts_[agg].names.push_back(alias);
+        continue;
+      }
+      if (member->kind != ast::DeclKind::Func) {
+        diags_.Report(DiagId::UnsupportedConstruct, member->name_range,
+                      "extension members other than methods and type aliases", "are");
+        continue;
+      }
+      auto* f = static_cast<ast::FuncDecl*>(member);
+      if (!f->generic_params.empty() || f->func_kind == ast::FuncKind::Operator ||
+          f->func_kind == ast::FuncKind::Getter || f->func_kind == ast::FuncKind::Setter) {
+        diags_.Report(DiagId::UnsupportedConstruct, f->name_range,
+                      "generic methods, operators and accessors in extensions", "are");
+        continue;
+      }
+      CheckAttributes(f->attributes, {"mutating"});
+      f->parent = agg;
+      CheckFunctionSignature(f);
+      f->owner = contexts_[agg].this_type;
+      bool is_init = f->func_kind == ast::FuncKind::Init;
+      if (is_init) {
+        if (!ext->target->IsStruct()) {
+          diags_.Report(DiagId::UnsupportedConstruct, f->name_range,
+                        "'__init' in extensions of non-struct types", "is");
+          continue;
+        }
+        f->result_type = f->owner;
+      }
+      if (!IsStaticFunc(f) || is_init) {
+        f->is_mutating = is_init || f->FindAttribute("mutating") != nullptr;
+        f->this_param = ctx_.New<ast::VarDecl>(ast::VarRole::Param, "this", f->name_range);
+        f->this_param->type = f->owner;
+        f->this_param->is_let = !f->is_mutating;
+      }
+      ext->methods.push_back(f);
+    }
+    extension_list_.push_back(ext);
+  }
+}
+
+const Type* Checker::ResolveUserTypeName(ast::TypeExpr* te) {
+  const std::string& name = te->name;
+  // `T.Assoc`, `This.Differential`, `S::Alias`: a member type of a type.
+  size_t dot = name.rfind('.');
+  size_t colons = name.rfind("::");
+  size_t split = std::string::npos;
+  size_t skip = 0;
+  if (dot != std::string::npos && (colons == std::string::npos || dot > colons)) {
+    split = dot;
+    skip = 1;
+  } else if (colons != std::string::npos) {
+    split = colons;
+    skip = 2;
+  }
+  if (split != std::string::npos) {
+    ast::TypeExpr base_expr;
+    base_expr.name = name.substr(0, split);
+    base_expr.range = te->range;
+    const Type* base = LookupBuiltinTypeName(types_, base_expr.name);
+    if (base == nullptr) base = ResolveUserTypeName(&base_expr);
+    if (base == nullptr) return nullptr;
+    if (base->IsError()) return base;
+    return MemberType(base, name.substr(split + skip), te->range);
+  }
+  if (name == "This") {
+    if (this_type_ == nullptr) return nullptr;
+    return this_type_;
+  }
+  ast::Decl* decl = Lookup(name);
+  if (decl == nullptr) return nullptr;
+  switch (decl->kind) {
+    case ast::DeclKind::GenericParam: {
+      auto it = generic_param_types_.find(decl);
+      return it != generic_param_types_.end() ? it->second : nullptr;
+    }
+    case ast::DeclKind::Struct: {
+      const Type* st = StructTypeOf(decl);
+      if (st == nullptr) return nullptr;
+      if (!st->Info()->params.empty()) {
+        // Inside a generic struct, its bare name is the struct itself.
+        if (this_type_ == st) return st;
+        diags_.Report(DiagId::GenericNeedsArgs, te->range, name);
+        return types_.Error();
+      }
+      return st;
+    }
+    case ast::DeclKind::Interface: {
+      InterfaceInfo* info = interfaces_.at(decl);
+      if (!info->params.empty()) {
+        diags_.Report(DiagId::GenericNeedsArgs, te->range, name);
+        return types_.Error();
+      }
+      return types_.InterfaceOf(info, {});
+    }
+    case ast::DeclKind::AssociatedType:
+      if (this_type_ == nullptr) return nullptr;
+      return types_.AssocOf(this_type_, static_cast<ast::AssociatedTypeDecl*>(decl));
+    case ast::DeclKind::TypeAlias: {
+      auto it = types_.AliasTypes().find(decl);
+      return it != types_.AliasTypes().end() ? it->second : nullptr;
+    }
+    default:
+      return nullptr;
+  }
+}
+
+const Type* Checker::MemberType(const Type* base, const std::string& name,
+                                source::SourceRange range) {
+  if (base->IsDependent()) {
+    // Associated types of the interfaces the type is constrained by.
+    std::vector<const Type*> work = types_.DirectConformances(base);
+    for (size_t i = 0; i < work.size() && i < 256; ++i) {
+      if (!work[i]->IsInterface()) continue;
+      for (ast::AssociatedTypeDecl* assoc : work[i]->Iface()->assocs) {
+        if (assoc->name == name) return types_.AssocOf(base, assoc);
+      }
+      for (const Type* b : work[i]->Iface()->bases) work.push_back(b);
+    }
+    if (base->IsStruct()) {
+      for (ast::Decl* m : base->Info()->type_members) {
+        if (m->name != name) continue;
+        auto it = types_.AliasTypes().find(m);
+        if (it != types_.AliasTypes().end()) {
+          return types_.Substitute(it->second, types_.StructSubst(base));
+        }
+      }
+    }
+  } else {
+    // A concrete type: its own type aliases and those of its extensions.
+    if (base->IsStruct()) {
+      for (ast::Decl* m : base->Info()->type_members) {
+        if (m->name != name) continue;
+        auto it = types_.AliasTypes().find(m);
+        if (it != types_.AliasTypes().end()) {
+          return types_.Substitute(it->second, types_.StructSubst(base));
+        }
+      }
+    }
+    for (auto& [ext, bindings] : types_.ExtensionsOf(base)) {
+      for (ast::Decl* m : ext->type_members) {
+        if (m->name != name) continue;
+        return types_.Substitute(types_.AliasTypes().at(m), bindings);
+      }
+    }
+  }
+  diags_.Report(DiagId::NoSuchAssociatedType, range, base->Name(), name);
+  return types_.Error();
+}
+
+bool Checker::CheckConstraints(const std::vector<const Type*>& params, const Subst& bindings,
+                               const std::string& owner, source::SourceRange range, bool report) {
+  bool ok = true;
+  for (const Type* p : params) {
+    auto bound = bindings.find(p);
+    if (bound == bindings.end()) continue;
+    for (const Type* c : p->Generic()->constraints) {
+      const Type* required = types_.Substitute(c, bindings);
+      if (types_.Conforms(bound->second, required)) continue;
+      ok = false;
+      if (!report) return false;
+      auto builder = diags_.Report(DiagId::ConstraintNotSatisfied, range, bound->second->Name(),
+                                   required->Name(), p->Generic()->name, owner);
+      if (p->Generic()->decl != nullptr) {
+        builder.Note(DiagId::DeclaredHere, p->Generic()->decl->name_range, p->Generic()->name);
+      }
+    }
+  }
+  return ok;
+}
+
+const Type* Checker::ApplyGeneric(ast::TypeExpr* te, ast::Decl* decl) {
+  std::vector<const Type*> params;
+  StructInfo* sinfo = nullptr;
+  InterfaceInfo* iinfo = nullptr;
+  if (decl->kind == ast::DeclKind::Struct) {
+    const Type* st = StructTypeOf(decl);
+    if (st == nullptr) return types_.Error();
+    sinfo = st->Info();
+    params = sinfo->params;
+  } else {
+    iinfo = interfaces_.at(decl);
+    params = iinfo->params;
+  }
+  if (!te->value_args.empty() || te->type_args.size() != params.size()) {
+    diags_.Report(DiagId::GenericArgCount, te->range, te->name, params.size(),
+                  te->type_args.size() + te->value_args.size())
+        .Note(DiagId::DeclaredHere, decl->name_range, decl->name);
+    return types_.Error();
+  }
+  std::vector<const Type*> args;
+  Subst bindings;
+  for (size_t i = 0; i < params.size(); ++i) {
+    const Type* a = ResolveType(te->type_args[i]);
+    if (a->IsError()) return a;
+    if (a->IsVoid() || a->IsInterface()) {
+      diags_.Report(DiagId::UnsupportedConstruct, te->type_args[i]->range,
+                    "generic arguments of type '" + a->Name() + "'", "are");
+      return types_.Error();
+    }
+    args.push_back(a);
+    bindings[params[i]] = a;
+  }
+  // Constraints are checked once every declaration's header is resolved.
+  if (headers_resolved_ && !CheckConstraints(params, bindings, te->name, te->range, true)) {
+    return types_.Error();
+  }
+  return sinfo != nullptr ? types_.StructOf(sinfo, args) : types_.InterfaceOf(iinfo, args);
+}
+
+// ---------------------------------------------------------------------------------------
+// Conformance
+
+namespace {
+/// The interfaces `iface` stands for: itself and every interface it inherits, with
+/// their arguments substituted.
+std::vector<const Type*> WithInherited(TypeContext& types, const Type* iface) {
+  std::vector<const Type*> all{iface};
+  for (size_t i = 0; i < all.size() && i < 256; ++i) {
+    const InterfaceInfo* info = all[i]->Iface();
+    Subst s;
+    for (size_t k = 0; k < info->params.size() && k < all[i]->Args().size(); ++k) {
+      s[info->params[k]] = all[i]->Args()[k];
+    }
+    for (const Type* b : info->bases) {
+      const Type* sb = types.Substitute(b, s);
+      if (std::find(all.begin(), all.end(), sb) == all.end()) all.push_back(sb);
+    }
+  }
+  return all;
+}
+
+}  // namespace
+
+std::vector<Checker::Candidate> Checker::FindMethods(const Type* t, const std::string& name) {
+  std::vector<Candidate> result;
+  if (t->IsStruct()) {
+    for (ast::FuncDecl* m : t->Info()->methods) {
+      if (m->name == name) result.push_back({m, types_.StructSubst(t)});
+    }
+  }
+  if (t->IsDependent() && !t->IsStruct()) {
+    // A generic parameter (or associated type): the requirements of its constraints.
+    for (const Type* c : types_.DirectConformances(t)) {
+      for (const Type* iface : WithInherited(types_, c)) {
+        for (ast::FuncDecl* m : iface->Iface()->methods) {
+          if (m->name == name) result.push_back({m, types_.RequirementSubst(iface, t), iface});
+        }
+      }
+    }
+  } else {
+    for (auto& [ext, bindings] : types_.ExtensionsOf(t)) {
+      for (ast::FuncDecl* m : ext->methods) {
+        if (m->name == name && m->func_kind != ast::FuncKind::Init) {
+          result.push_back({m, bindings});
+        }
+      }
+    }
+  }
+  // Default implementations in extensions of interfaces the type conforms to.
+  for (ExtensionInfo* ext : extension_list_) {
+    if (ext->target == nullptr || !ext->target->IsInterface()) continue;
+    bool any = false;
+    for (ast::FuncDecl* m : ext->methods) any = any || m->name == name;
+    if (!any || !types_.Conforms(t, ext->target)) continue;
+    Subst bindings{{ext->params.back(), t}};
+    for (ast::FuncDecl* m : ext->methods) {
+      if (m->name == name) result.push_back({m, bindings});
+    }
+  }
+  // A method found both as a requirement and as its implementation is one candidate:
+  // keep the implementation (the requirement is what generic code sees).
+  return result;
+}
+
+void Checker::CheckConformances() {
+  struct Conformer {
+    const Type* self;
+    std::vector<const Type*> bases;
+    source::SourceRange range;
+  };
+  std::vector<Conformer> conformers;
+  for (const Type* type : struct_list_) {
+    conformers.push_back({type, type->Info()->bases, type->Info()->decl->name_range});
+  }
+  for (ExtensionInfo* ext : extension_list_) {
+    if (ext->target == nullptr || ext->bases.empty()) continue;
+    conformers.push_back({ext->target, ext->bases, ext->decl->target->range});
+  }
+  for (const Conformer& c : conformers) {
+    for (const Type* base : c.bases) {
+      for (const Type* iface : WithInherited(types_, base)) {
+        Subst req = types_.RequirementSubst(iface, c.self);
+        const InterfaceInfo* info = iface->Iface();
+        for (ast::AssociatedTypeDecl* assoc : info->assocs) {
+          const Type* witness = c.self->IsDependent() && !c.self->IsStruct()
+                                    ? nullptr
+                                    : types_.ResolveAssoc(c.self, assoc);
+          if (witness == nullptr || witness->Kind() == TypeKind::AssocType) {
+            diags_.Report(DiagId::MissingAssociatedType, c.range, c.self->Name(), assoc->name,
+                          iface->Name())
+                .Note(DiagId::RequirementHere, assoc->name_range, assoc->name);
+            continue;
+          }
+          auto constraints = info->assoc_constraints.find(assoc);
+          if (constraints == info->assoc_constraints.end()) continue;
+          for (const Type* ct : constraints->second) {
+            const Type* required = types_.Substitute(ct, req);
+            if (!types_.Conforms(witness, required)) {
+              diags_.Report(DiagId::ConstraintNotSatisfied, c.range, witness->Name(),
+                            required->Name(), assoc->name, iface->Name())
+                  .Note(DiagId::RequirementHere, assoc->name_range, assoc->name);
+            }
+          }
+        }
+        for (ast::FuncDecl* r : info->methods) {
+          if (r->result_type == nullptr) continue;
+          Subst context;
+          const ast::FuncDecl* near = nullptr;
+          if (types_.FindWitness(c.self, r, iface, &context, &near) != nullptr) continue;
+          std::string wanted = SignatureIn(types_, r, req);
+          if (near != nullptr) {
+            diags_.Report(DiagId::RequirementMismatch, near->name_range,
+                          SignatureIn(types_, near, context), c.self->Name(), wanted,
+                          iface->Name())
+                .Note(DiagId::RequirementHere, r->name_range, wanted);
+          } else {
+            diags_.Report(DiagId::MissingRequirement, c.range, c.self->Name(), wanted,
+                          iface->Name())
+                .Note(DiagId::RequirementHere, r->name_range, wanted);
+          }
+        }
+      }
+    }
+  }
+}
+
+void Checker::CheckExtensionBodies(CheckedModule* out) {
+  for (ExtensionInfo* ext : extension_list_) {
+    for (ast::FuncDecl* f : ext->methods) {
+      if (diags_.LimitReached()) return;
+      if (f->body == nullptr) {
+        diags_.Report(DiagId::UnsupportedConstruct, f->name_range, "methods without a body",
+                      "are");
+        continue;
+      }
+      CheckFunctionBody(f);
+      out->functions.push_back(f);
+    }
+  }
+}
+
+void Checker::CheckInterfaceLocal(ast::VarDecl* var) {
+  // An interface-typed local takes the concrete type of its initializer, so that calls
+  // through it are resolved statically.
+  const Type* iface = var->type;
+  if (var->init == nullptr) {
+    diags_.Report(DiagId::InterfaceValueUnsupported, var->name_range, "a local variable",
+                  iface->Name(), "it needs an initializer that gives it a concrete type");
+    var->type = types_.Error();
+  } else {
+    var->init = CheckExpr(var->init);
+    var->type = var->init->type;
+    if (!var->type->IsError() && !types_.Conforms(var->type, iface)) {
+      diags_.Report(DiagId::CannotConvert, var->init->range, var->type->Name(), iface->Name());
+      var->type = types_.Error();
+    }
+  }
+  Declare(var);
+}
+
+// ---------------------------------------------------------------------------------------
+// Calls
+
+bool Checker::ResolveCall(ast::CallExpr* call, const std::vector<Candidate>& candidates,
+                          const std::string& name, const std::vector<const Type*>& explicit_args) {
+  struct Viable {
+    const Candidate* cand;
+    Subst bindings;
+    std::vector<const Type*> param_types;
+    int cost;
+  };
+  std::vector<Viable> best;
+  int best_cost = kNoConversion;
+  const Candidate* constraint_failure = nullptr;
+  Subst failed_bindings;
+  bool inference_failed = false;
+  for (const Candidate& cand : candidates) {
+    ast::FuncDecl* f = cand.func;
+    if (f->params.size() != call->args.size() || f->result_type == nullptr) continue;
+    std::vector<const Type*> own(f->generic_context.begin() + static_cast<long>(f->own_generic_begin),
+                                 f->generic_context.end());
+    if (explicit_args.size() > own.size()) continue;
+    Subst bindings = cand.context;
+    for (size_t i = 0; i < explicit_args.size(); ++i) bindings[own[i]] = explicit_args[i];
+    // Parameters whose type mentions the function's own generic parameters bind them
+    // from the argument types; the others accept conversions as usual.
+    bool ok = true;
+    for (size_t i = 0; i < f->params.size() && ok; ++i) {
+      const Type* pattern = types_.Substitute(f->params[i]->type, bindings);
+      if (pattern->IsDependent()) {
+        Subst own_bindings;
+        if (types_.Unify(pattern, call->args[i]->type, own, &own_bindings)) {
+          for (auto& [p, t] : own_bindings) bindings[p] = t;
+        }
+      }
+    }
+    for (const Type* p : own) ok = ok && bindings.count(p) != 0;
+    if (!ok) {
+      inference_failed = true;
+      continue;
+    }
+    if (!CheckConstraints(own, bindings, name, call->range, false)) {
+      constraint_failure = &cand;
+      failed_bindings = bindings;
+      continue;
+    }
+    Viable v{&cand, bindings, {}, 0};
+    for (size_t i = 0; i < f->params.size() && v.cost < kNoConversion; ++i) {
+      const Type* pt = types_.Substitute(f->params[i]->type, bindings);
+      v.param_types.push_back(pt);
+      int c = ConversionCost(call->args[i]->type, pt);
+      v.cost = c >= kNoConversion ? kNoConversion : v.cost + c;
+    }
+    if (v.cost >= kNoConversion) continue;
+    // A non-generic candidate is preferred over a generic one at the same cost.
+    int rank = v.cost * 2 + (own.empty() ? 0 : 1);
+    if (rank < best_cost) {
+      best_cost = rank;
+      best.clear();
+    }
+    if (rank == best_cost) best.push_back(std::move(v));
+  }
+  if (best.empty()) {
+    if (constraint_failure != nullptr) {
+      ast::FuncDecl* f = constraint_failure->func;
+      std::vector<const Type*> own(f->generic_context.begin() + static_cast<long>(f->own_generic_begin),
+                                   f->generic_context.end());
+      CheckConstraints(own, failed_bindings, name, call->range, true);
+      return false;
+    }
+    if (candidates.size() == 1) {
+      ast::FuncDecl* f = candidates[0].func;
+      if (f->params.size() != call->args.size()) {
+        diags_.Report(DiagId::WrongArgumentCount, call->range, name, f->params.size(),
+                      call->args.size())
+            .Note(DiagId::DeclaredHere, f->name_range, f->name);
+        return false;
+      }
+      if (inference_failed) {
+        diags_.Report(DiagId::CannotInferGenericArgs, call->range, name, ArgTypeList(call->args))
+            .Note(DiagId::DeclaredHere, f->name_range, f->name);
+        return false;
+      }
+      for (size_t i = 0; i < f->params.size(); ++i) {
+        call->args[i] = Coerce(call->args[i], types_.Substitute(f->params[i]->type, candidates[0].context));
+      }
+      return false;
+    }
+    bool constructors = candidates[0].func->func_kind == ast::FuncKind::Init;
+    auto builder = diags_.Report(
+        constructors ? DiagId::NoMatchingConstructor : DiagId::NoMatchingOverload, call->range,
+        name, ArgTypeList(call->args));
+    for (const Candidate& c : candidates) {
+      builder.Note(DiagId::CandidateHere, c.func->name_range, SignatureIn(types_, c.func, c.context));
+    }
+    return false;
+  }
+  if (best.size() > 1) {
+    auto builder = diags_.Report(DiagId::AmbiguousCall, call->range, name);
+    for (const Viable& v : best) {
+      builder.Note(DiagId::CandidateHere, v.cand->func->name_range,
+                   SignatureIn(types_, v.cand->func, v.bindings));
+    }
+    return false;
+  }
+  const Viable& v = best[0];
+  ast::FuncDecl* f = v.cand->func;
+  for (size_t i = 0; i < f->params.size(); ++i) call->args[i] = Coerce(call->args[i], v.param_types[i]);
+  call->func = f;
+  CheckOutArguments(call, f);
+  call->via_interface = v.cand->via_interface;
+  call->generic_args.clear();
+  for (size_t i = f->own_generic_begin; i < f->generic_context.size(); ++i) {
+    call->generic_args.push_back(v.bindings.at(f->generic_context[i]));
+  }
+  call->type = f->func_kind == ast::FuncKind::Init ? types_.Substitute(f->owner, v.bindings)
+                                                   : types_.Substitute(f->result_type, v.bindings);
+  if (current_function_ != nullptr) calls_[current_function_].emplace_back(f, call->range);
+  return true;
+}
+
+const Type* Checker::GenericOperatorResult(ast::OpKind op, const Type* a, const Type* b) {
+  if (a != b || !a->IsDependent()) return nullptr;
+  std::string caps = types_.CapabilitiesOf(a);
+  auto has = [&](char c) { return caps.find(c) != std::string::npos; };
+  switch (op) {
+    case ast::OpKind::Add:
+    case ast::OpKind::Sub:
+    case ast::OpKind::Mul:
+    case ast::OpKind::Div:
+    case ast::OpKind::Rem:
+      return has('a') ? a : nullptr;
+    case ast::OpKind::BitAnd:
+    case ast::OpKind::BitOr:
+    case ast::OpKind::BitXor:
+    case ast::OpKind::Shl:
+    case ast::OpKind::Shr:
+      return has('i') ? a : nullptr;
+    case ast::OpKind::Eq:
+    case ast::OpKind::Ne:
+    case ast::OpKind::Lt:
+    case ast::OpKind::Le:
+    case ast::OpKind::Gt:
+    case ast::OpKind::Ge:
+      return has('c') ? types_.Bool() : nullptr;
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace slope::sema

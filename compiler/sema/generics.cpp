@@ -1,0 +1,297 @@
+// Generic types: substitution of generic parameters, matching of extension targets,
+// conformance and associated-type lookup. Sema uses these to check generic code once;
+// lowering uses the same functions to specialize it for concrete types.
+
+#include "compiler/ast/ast.h"
+#include "compiler/base/ice.h"
+#include "compiler/sema/types.h"
+
+namespace slope::sema {
+
+namespace {
+/// Conformance lookups recurse through extension constraints; a pathological set of
+/// extensions (`extension<T : IA> T : IB` with `extension<T : IB> T : IA`) must not
+/// recurse forever. Deeper than this, a lookup answers "no".
+constexpr int kMaxConformanceDepth = 64;
+
+class DepthGuard {
+ public:
+  explicit DepthGuard(int* depth) : depth_(depth) { ++*depth_; }
+  ~DepthGuard() { --*depth_; }
+  bool TooDeep() const { return *depth_ > kMaxConformanceDepth; }
+
+ private:
+  int* depth_;
+};
+}  // namespace
+
+const Type* TypeContext::Substitute(const Type* t, const Subst& subst) {
+  if (t == nullptr || !t->IsDependent() || subst.empty()) return t;
+  switch (t->Kind()) {
+    case TypeKind::GenericParam: {
+      auto it = subst.find(t);
+      return it != subst.end() ? it->second : t;
+    }
+    case TypeKind::Buffer:
+      return Buffer(Substitute(t->Element(), subst), t->IsWritable());
+    case TypeKind::Struct:
+    case TypeKind::Interface: {
+      std::vector<const Type*> args;
+      for (const Type* a : t->Args()) args.push_back(Substitute(a, subst));
+      return t->IsStruct() ? StructOf(t->Info(), args) : InterfaceOf(t->Iface(), args);
+    }
+    case TypeKind::AssocType: {
+      const Type* base = Substitute(t->Base(), subst);
+      if (base->IsError()) return Error();
+      if (base->IsDependent() && !base->IsStruct()) return AssocOf(base, t->Assoc());
+      const Type* resolved = ResolveAssoc(base, t->Assoc());
+      return resolved != nullptr ? resolved : Error();
+    }
+    default:
+      return t;
+  }
+}
+
+bool TypeContext::Unify(const Type* pattern, const Type* t, const std::vector<const Type*>& params,
+                        Subst* bindings) {
+  if (pattern->IsGenericParam()) {
+    for (const Type* p : params) {
+      if (p != pattern) continue;
+      auto [it, inserted] = bindings->emplace(pattern, t);
+      return inserted || it->second == t;
+    }
+  }
+  if (!pattern->IsDependent()) return pattern == t;
+  if (pattern->Kind() != t->Kind()) return false;
+  switch (pattern->Kind()) {
+    case TypeKind::Buffer:
+      return pattern->IsWritable() == t->IsWritable() &&
+             Unify(pattern->Element(), t->Element(), params, bindings);
+    case TypeKind::Struct:
+    case TypeKind::Interface: {
+      if (pattern->Info() != t->Info() || pattern->Iface() != t->Iface() ||
+          pattern->Args().size() != t->Args().size()) {
+        return false;
+      }
+      for (size_t i = 0; i < pattern->Args().size(); ++i) {
+        if (!Unify(pattern->Args()[i], t->Args()[i], params, bindings)) return false;
+      }
+      return true;
+    }
+    default:
+      return pattern == t;
+  }
+}
+
+Subst TypeContext::StructSubst(const Type* struct_type) const {
+  Subst s;
+  const StructInfo* info = struct_type->Info();
+  for (size_t i = 0; i < info->params.size() && i < struct_type->Args().size(); ++i) {
+    s[info->params[i]] = struct_type->Args()[i];
+  }
+  return s;
+}
+
+const Type* TypeContext::FieldType(const Type* t, size_t index) {
+  const Type* declared = t->Info()->fields[index]->type;
+  if (declared == nullptr) return Error();
+  return Substitute(declared, StructSubst(t));
+}
+
+std::vector<std::pair<ExtensionInfo*, Subst>> TypeContext::ExtensionsOf(const Type* t) {
+  std::vector<std::pair<ExtensionInfo*, Subst>> result;
+  DepthGuard guard(&conformance_depth_);
+  if (guard.TooDeep()) return result;
+  for (const auto& ext : extensions_) {
+    if (ext->target == nullptr || ext->target->IsInterface()) continue;
+    Subst bindings;
+    if (!Unify(ext->target, t, ext->params, &bindings)) continue;
+    bool ok = bindings.size() == ext->params.size();
+    for (const Type* p : ext->params) {
+      if (!ok) break;
+      for (const Type* c : p->Generic()->constraints) {
+        if (!Conforms(bindings.at(p), Substitute(c, bindings))) {
+          ok = false;
+          break;
+        }
+      }
+    }
+    if (ok) result.emplace_back(ext.get(), std::move(bindings));
+  }
+  return result;
+}
+
+std::vector<const Type*> TypeContext::DirectConformances(const Type* t) {
+  std::vector<const Type*> result;
+  switch (t->Kind()) {
+    case TypeKind::Struct: {
+      Subst s = StructSubst(t);
+      for (const Type* b : t->Info()->bases) result.push_back(Substitute(b, s));
+      break;
+    }
+    case TypeKind::GenericParam:
+      result = t->Generic()->constraints;
+      break;
+    case TypeKind::Interface:
+      result.push_back(t);
+      break;
+    case TypeKind::AssocType: {
+      auto owner = assoc_owners_.find(t->Assoc());
+      if (owner == assoc_owners_.end()) break;
+      Subst s{{owner->second->this_type, t->Base()}};
+      auto it = owner->second->assoc_constraints.find(t->Assoc());
+      if (it == owner->second->assoc_constraints.end()) break;
+      for (const Type* c : it->second) result.push_back(Substitute(c, s));
+      break;
+    }
+    default:
+      break;
+  }
+  if (!t->IsGenericParam() && !t->IsInterface() && t->Kind() != TypeKind::AssocType) {
+    for (auto& [ext, bindings] : ExtensionsOf(t)) {
+      for (const Type* b : ext->bases) result.push_back(Substitute(b, bindings));
+    }
+  }
+  return result;
+}
+
+bool TypeContext::Inherits(const Type* iface, const Type* target) {
+  if (iface == target) return true;
+  if (!iface->IsInterface()) return false;
+  DepthGuard guard(&conformance_depth_);
+  if (guard.TooDeep()) return false;
+  const InterfaceInfo* info = iface->Iface();
+  Subst s;
+  for (size_t i = 0; i < info->params.size() && i < iface->Args().size(); ++i) {
+    s[info->params[i]] = iface->Args()[i];
+  }
+  for (const Type* b : info->bases) {
+    if (Inherits(Substitute(b, s), target)) return true;
+  }
+  return false;
+}
+
+bool TypeContext::Conforms(const Type* t, const Type* iface) {
+  if (t->IsError() || iface->IsError()) return true;
+  DepthGuard guard(&conformance_depth_);
+  if (guard.TooDeep()) return false;
+  for (const Type* d : DirectConformances(t)) {
+    if (Inherits(d, iface)) return true;
+  }
+  return false;
+}
+
+const Type* TypeContext::ResolveAssoc(const Type* t, const ast::AssociatedTypeDecl* assoc) {
+  if (t->IsDependent() && !t->IsStruct()) return AssocOf(t, assoc);
+  auto find = [&](const std::vector<ast::Decl*>& members, const Subst& s) -> const Type* {
+    for (const ast::Decl* m : members) {
+      if (m->name != assoc->name) continue;
+      auto it = alias_types_.find(m);
+      if (it != alias_types_.end()) return Substitute(it->second, s);
+    }
+    return nullptr;
+  };
+  if (t->IsStruct()) {
+    if (const Type* r = find(t->Info()->type_members, StructSubst(t))) return r;
+  }
+  for (auto& [ext, bindings] : ExtensionsOf(t)) {
+    if (const Type* r = find(ext->type_members, bindings)) return r;
+  }
+  return nullptr;
+}
+
+std::string TypeContext::CapabilitiesOf(const Type* t) {
+  std::string caps;
+  std::vector<const Type*> work = DirectConformances(t);
+  for (size_t i = 0; i < work.size() && i < 256; ++i) {
+    const Type* iface = work[i];
+    if (!iface->IsInterface()) continue;
+    caps += iface->Iface()->capabilities;
+    for (const Type* b : iface->Iface()->bases) work.push_back(b);
+  }
+  return caps;
+}
+
+Subst TypeContext::RequirementSubst(const Type* iface, const Type* self) const {
+  const InterfaceInfo* info = iface->Iface();
+  Subst s;
+  for (size_t k = 0; k < info->params.size() && k < iface->Args().size(); ++k) {
+    s[info->params[k]] = iface->Args()[k];
+  }
+  s[info->this_type] = self;
+  return s;
+}
+
+bool TypeContext::MethodContext(const ast::FuncDecl* f, const Type* owner, Subst* context) {
+  context->clear();
+  const ast::AggregateDecl* parent = f->parent;
+  if (parent == nullptr) return true;
+  if (parent->kind == ast::DeclKind::Struct) {
+    if (!owner->IsStruct() || owner->Info()->decl != parent) return false;
+    *context = StructSubst(owner);
+    return true;
+  }
+  for (const auto& ext : extensions_) {
+    if (ext->decl != parent || ext->target == nullptr) continue;
+    if (ext->target->IsInterface()) {
+      (*context)[ext->params.back()] = owner;
+      return Conforms(owner, ext->target);
+    }
+    return Unify(ext->target, owner, ext->params, context);
+  }
+  return false;
+}
+
+namespace {
+bool IsStaticFunc(const ast::FuncDecl* f) { return (f->modifiers & ast::kModStatic) != 0; }
+}  // namespace
+
+const ast::FuncDecl* TypeContext::FindWitness(const Type* self, const ast::FuncDecl* req,
+                                              const Type* iface, Subst* context,
+                                              const ast::FuncDecl** near) {
+  Subst want = RequirementSubst(iface, self);
+  auto matches = [&](const ast::FuncDecl* f, const Subst& s) {
+    if (f->params.size() != req->params.size() || IsStaticFunc(f) != IsStaticFunc(req)) {
+      return false;
+    }
+    if (f->result_type == nullptr || req->result_type == nullptr ||
+        Substitute(f->result_type, s) != Substitute(req->result_type, want)) {
+      return false;
+    }
+    for (size_t i = 0; i < f->params.size(); ++i) {
+      if (f->params[i]->type == nullptr || req->params[i]->type == nullptr) return false;
+      if (Substitute(f->params[i]->type, s) != Substitute(req->params[i]->type, want)) return false;
+      if (f->params[i]->direction != req->params[i]->direction) return false;
+    }
+    return true;
+  };
+  std::vector<std::pair<const ast::FuncDecl*, Subst>> found;
+  if (self->IsStruct()) {
+    for (const ast::FuncDecl* m : self->Info()->methods) {
+      if (m->name == req->name) found.emplace_back(m, StructSubst(self));
+    }
+  }
+  for (auto& [ext, bindings] : ExtensionsOf(self)) {
+    for (const ast::FuncDecl* m : ext->methods) {
+      if (m->name == req->name) found.emplace_back(m, bindings);
+    }
+  }
+  // Defaults from extensions of interfaces come last: the type's own methods win.
+  for (const auto& ext : extensions_) {
+    if (ext->target == nullptr || !ext->target->IsInterface()) continue;
+    for (const ast::FuncDecl* m : ext->methods) {
+      if (m->name != req->name || !Conforms(self, ext->target)) continue;
+      found.emplace_back(m, Subst{{ext->params.back(), self}});
+    }
+  }
+  for (auto& [f, s] : found) {
+    if (!matches(f, s)) continue;
+    *context = s;
+    return f;
+  }
+  if (near != nullptr) *near = found.empty() ? nullptr : found.front().first;
+  if (near != nullptr && !found.empty()) *context = found.front().second;
+  return nullptr;
+}
+
+}  // namespace slope::sema

@@ -56,7 +56,10 @@ fuzz: deps
 	@bash tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS)
 
 bench: build
-	@bash tests/bench/compile_small $(BUILD_DIR)
+	@python3 tests/bench/compile_small $(BUILD_DIR)
+	@python3 tests/bench/check_time $(BUILD_DIR)
+	@python3 tests/bench/generic_depth $(BUILD_DIR)
+	@python3 tests/bench/parse $(BUILD_DIR)
 
 clean:
 	rm -rf build build-*

@@ -1,4 +1,5 @@
 #include "compiler/driver/compile.h"
+#include "compiler/driver/modules.h"
 #include "compiler/driver/validate_output.h"
 
 #include <algorithm>
@@ -145,6 +146,13 @@ CompileResult Compile(const CompileOptions& options) {
   }
   if (options.target == Target::Parse) return finish();
   if (diags.HasErrors()) return finish();
+  // Imported modules' declarations come before the file's, each module's after those
+  // of the modules it imports (modules.cpp).
+  ModuleGraph graph;
+  if (!ImportModules(sources, ast_ctx, diags, pp_options, file, module, &result.files_read,
+                     &graph)) {
+    return finish();
+  }
   // The core library's declarations come first, as if the module began with them.
   source::FileId core = sources.AddFile(std::string(stdlib::kCoreLibraryPath),
                                        std::string(stdlib::CoreLibrarySource()));
@@ -152,10 +160,14 @@ CompileResult Compile(const CompileOptions& options) {
       preprocess::Preprocess(sources, core, preprocess::PreprocessOptions{}, diags);
   ast::Module* core_module = parse::ParseModule(core_tokens, ast_ctx, diags);
   if (diags.HasErrors()) SLOPE_ICE("the core library does not parse");
-  module->decls.insert(module->decls.begin(), core_module->decls.begin(), core_module->decls.end());
+  module->decls = core_module->decls;
+  module->decls.insert(module->decls.end(), graph.decls.begin(), graph.decls.end());
+  graph.map.file_starts.emplace_back(core, static_cast<uint32_t>(graph.map.units.size()));
+  graph.map.units.push_back({"core", true});
+  std::sort(graph.map.file_starts.begin(), graph.map.file_starts.end());
   sema::TypeContext types;
   sema::CheckedModule checked;
-  if (!sema::CheckModule(*module, ast_ctx, types, diags, &checked)) return finish();
+  if (!sema::CheckModule(*module, ast_ctx, types, diags, &checked, &graph.map)) return finish();
 
   // Which entry points to emit.
   std::vector<std::string> entries;

@@ -50,7 +50,8 @@ struct CompileResult {
   std::vector<uint32_t> spirv;  ///< Target::SpirV
   std::string text;             ///< Target::SpirVAsm and Target::Ir
   Reflection reflection;
-  std::vector<std::string> files_read;  ///< the input file, then each #included file once
+  /// The input file, then each file #included or imported (and what it #includes), once.
+  std::vector<std::string> files_read;
   uint32_t error_count = 0;
   uint32_t warning_count = 0;
 };

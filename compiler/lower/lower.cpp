@@ -36,9 +36,9 @@ std::unique_ptr<ir::Module> Lowerer::Run(const sema::CheckedModule& checked) {
 std::string MangledTypeName(const sema::Type* t) {
   std::string out;
   for (char c : t->Name()) {
-    if (c == '<' || c == ',') {
+    if (c == '<' || c == ',' || (c == ':' && (out.empty() || out.back() != '.'))) {
       out += '.';
-    } else if (c != '>' && c != ' ') {
+    } else if (c != '>' && c != ' ' && c != ':') {
       out += c;
     }
   }

@@ -16,6 +16,10 @@ const ir::Type* Lowerer::LowerStructType(const sema::Type* t) {
     names.push_back(t->Info()->fields[i]->name);
   }
   std::string name = t->Info()->name;
+  // A struct in a namespace ("geo::Ray") is "geo.Ray" in the IR.
+  for (size_t at = name.find("::"); at != std::string::npos; at = name.find("::", at)) {
+    name.replace(at, 2, ".");
+  }
   for (const sema::Type* a : t->Args()) name += "." + MangledTypeName(a);
   return module_->Types().Struct(name, std::move(members), std::move(names));
 }

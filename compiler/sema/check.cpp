@@ -68,7 +68,7 @@ const Type* Checker::ResolveType(ast::TypeExpr* te) {
       } else if (const Type* scoped = ResolveScopedTypeName(te)) {
         result = scoped;
       } else if (const Type* named = ResolveUserTypeName(te)) {
-        result = named;
+        result = CheckAccess(Lookup(te->name), te->range) ? named : types_.Error();
       } else if (Lookup(te->name) != nullptr) {
         diags_.Report(DiagId::NotAType, te->range, te->name);
         result = types_.Error();
@@ -103,7 +103,7 @@ const Type* Checker::ResolveType(ast::TypeExpr* te) {
   } else if (ast::Decl* generic = Lookup(te->name);
              generic != nullptr && (generic->kind == ast::DeclKind::Struct ||
                                     generic->kind == ast::DeclKind::Interface)) {
-    result = ApplyGeneric(te, generic);
+    result = CheckAccess(generic, te->range) ? ApplyGeneric(te, generic) : types_.Error();
   } else {
     diags_.Report(DiagId::UnknownType, te->range, te->name);
     result = types_.Error();
@@ -737,9 +737,11 @@ bool Checker::CheckStmt(ast::Stmt* stmt) {
 }
 
 bool CheckModule(ast::Module& module, ast::AstContext& ctx, TypeContext& types,
-                 diag::DiagEngine& diags, CheckedModule* out) {
+                 diag::DiagEngine& diags, CheckedModule* out, const ModuleMap* modules) {
   out->types = &types;
-  return Checker(ctx, types, diags).Run(module, out);
+  Checker checker(ctx, types, diags);
+  checker.SetModuleMap(modules);
+  return checker.Run(module, out);
 }
 
 }  // namespace slope::sema

@@ -4,7 +4,9 @@
 // After a successful check, lowering can assume the tree is well formed.
 
 #include <array>
+#include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "compiler/ast/ast.h"
@@ -21,9 +23,28 @@ struct CheckedModule {
   TypeContext* types = nullptr;              ///< the session's types (lowering specializes)
 };
 
-/// Checks `module`. Returns false when an error was reported.
+/// The modules whose declarations were merged into one ast::Module (the core library,
+/// imported modules, the file compiled), for access control across `import`s.
+struct ModuleMap {
+  struct Unit {
+    std::string name;         ///< as imported ("a.b"), for messages
+    bool all_public = false;  ///< no visibility modifier anywhere: every member is public
+  };
+  std::vector<Unit> units;
+  /// (first file id, unit): files from that id up to the next entry's belong to that
+  /// unit. Sorted by file id; files before the first entry belong to no unit.
+  std::vector<std::pair<source::FileId, uint32_t>> file_starts;
+
+  /// The unit a file belongs to, or -1.
+  int UnitOf(source::FileId file) const;
+};
+
+/// Checks `module`. Returns false when an error was reported. With `modules`, a
+/// declaration of one unit that another unit uses must be visible to it (`public`, or
+/// its unit has no visibility modifiers); without, every declaration is visible.
 bool CheckModule(ast::Module& module, ast::AstContext& ctx, TypeContext& types,
-                 diag::DiagEngine& diags, CheckedModule* out);
+                 diag::DiagEngine& diags, CheckedModule* out,
+                 const ModuleMap* modules = nullptr);
 
 /// Parses a built-in type name ("float3", "uint") into a type, or null.
 const Type* LookupBuiltinTypeName(TypeContext& types, std::string_view name);

@@ -85,7 +85,7 @@ ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
     te.range = name->range;
     te.type_args = name->generic_args;
     const Type* type = name->generic_args.empty() ? ResolveUserTypeName(&te) : ApplyGeneric(&te, decl);
-    if (type == nullptr || type->IsError()) return call;
+    if (type == nullptr || type->IsError() || !CheckAccess(decl, name->range)) return call;
     name->decl = decl;
     return CheckStructConstructor(call, type);
   }
@@ -97,7 +97,9 @@ ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
     for (ast::FuncDecl* f : OverloadsOf(static_cast<ast::FuncDecl*>(decl))) {
       candidates.push_back({f, {}});
     }
-    ResolveCall(call, candidates, name->name, explicit_args);
+    if (ResolveCall(call, candidates, name->name, explicit_args) && call->func != nullptr) {
+      CheckAccess(call->func, name->range);
+    }
     return call;
   }
   if (decl != nullptr && decl->kind == ast::DeclKind::GenericParam && name->generic_args.empty()) {
@@ -181,6 +183,25 @@ ast::Expr* Checker::CheckConstructor(ast::CallExpr* call, const Type* type) {
 ast::Expr* Checker::CheckBuiltinCall(ast::CallExpr* call, ast::Builtin builtin) {
   call->builtin = builtin;
   auto* name = static_cast<ast::NameExpr*>(call->callee);
+  bool float_only = builtin != ast::Builtin::Abs && builtin != ast::Builtin::Min &&
+                    builtin != ast::Builtin::Max && builtin != ast::Builtin::Clamp &&
+                    builtin != ast::Builtin::Dot;
+  if (call->args[0]->type->IsDependent()) {
+    // Generic arguments: every argument has the same generic type, which must promise
+    // the operation (IFloat for math, IArithmetic for abs/min/max/clamp).
+    const Type* t = call->args[0]->type;
+    std::string caps = types_.CapabilitiesOf(t);
+    bool same = true;
+    for (ast::Expr* arg : call->args) same = same && arg->type == t;
+    bool scalar_result = builtin == ast::Builtin::Dot || builtin == ast::Builtin::Length;
+    if (!same || scalar_result ||
+        caps.find(float_only ? 'f' : 'a') == std::string::npos) {
+      diags_.Report(DiagId::NoMatchingOverload, call->range, name->name, ArgTypeList(call->args));
+      return call;
+    }
+    call->type = t;
+    return call;
+  }
   for (ast::Expr* arg : call->args) {
     if (!arg->type->IsNumericLike()) {
       diags_.Report(DiagId::NoMatchingOverload, call->range, name->name, ArgTypeList(call->args));
@@ -190,9 +211,6 @@ ast::Expr* Checker::CheckBuiltinCall(ast::CallExpr* call, ast::Builtin builtin) 
   // The common type of all arguments decides the overload, as in HLSL.
   const Type* common = call->args[0]->type;
   for (size_t i = 1; i < call->args.size(); ++i) common = CommonType(common, call->args[i]->type);
-  bool float_only = builtin != ast::Builtin::Abs && builtin != ast::Builtin::Min &&
-                    builtin != ast::Builtin::Max && builtin != ast::Builtin::Clamp &&
-                    builtin != ast::Builtin::Dot;
   TypeKind scalar = common->ScalarType()->Kind();
   if (float_only || scalar == TypeKind::Bool) {
     common = types_.WithScalar(common, float_only ? types_.Float() : types_.Int());

@@ -101,6 +101,10 @@ ast::Expr* Checker::CheckName(ast::NameExpr* expr) {
   }
   if (ast::Expr* scoped = CheckScopedName(expr, decl)) return scoped;
   expr->decl = decl;
+  if (decl != nullptr && !CheckAccess(decl, expr->range)) {
+    expr->type = types_.Error();
+    return expr;
+  }
   if (decl != nullptr && decl->kind != ast::DeclKind::Var && decl->kind != ast::DeclKind::Func) {
     diags_.Report(DiagId::TypeUsedAsValue, expr->range, expr->name);
     expr->type = types_.Error();

@@ -317,7 +317,9 @@ ast::Expr* Checker::CheckStructMember(ast::MemberExpr* expr) {
     return expr;
   }
   expr->field_index = index;
-  expr->type = types_.FieldType(base, static_cast<size_t>(index));
+  expr->type = CheckAccess(info->fields[static_cast<size_t>(index)], expr->member_range)
+                   ? types_.FieldType(base, static_cast<size_t>(index))
+                   : types_.Error();
   return expr;
 }
 
@@ -433,6 +435,7 @@ ast::Expr* Checker::CheckMethodCallOn(ast::CallExpr* call, const Type* owner, as
   std::string qualified = owner->Name() + "." + name;
   if (!ResolveCall(call, candidates, qualified, explicit_args)) return call;
   ast::FuncDecl* method = call->func;
+  CheckAccess(method, name_range);
   if (method->this_param == nullptr) {  // static: the object is not needed
     call->static_owner = owner;
     return call;

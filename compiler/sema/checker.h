@@ -199,6 +199,15 @@ class Checker {
   /// Warns about `out` parameters of `func` its body never writes.
   void CheckOutParamsWritten(ast::FuncDecl* func);
 
+  // check_access.cpp: visibility of declarations across imported modules.
+  /// Sets the modules the checked module was merged from (null: one module).
+  void SetModuleMap(const ModuleMap* modules) { modules_ = modules; }
+  /// Whether `decl` may be named at `use`: same module, a module without visibility
+  /// modifiers, or `public`.
+  bool IsAccessible(const ast::Decl* decl, source::SourceRange use) const;
+  /// Reports (with a note at the declaration) when `decl` may not be named at `use`.
+  bool CheckAccess(const ast::Decl* decl, source::SourceRange use);
+
   TypeContext& Types() { return types_; }
   diag::DiagEngine& Diags() { return diags_; }
 
@@ -257,6 +266,7 @@ class Checker {
   };
   std::vector<SwitchScope> switches_;
   std::map<ast::FuncDecl*, std::vector<std::pair<ast::FuncDecl*, source::SourceRange>>> calls_;
+  const ModuleMap* modules_ = nullptr;  ///< where declarations came from; null: one module
   std::map<const ast::Decl*, const Type*> struct_types_;  ///< struct declaration -> its type
   std::vector<const Type*> struct_list_;                   ///< in source order
 

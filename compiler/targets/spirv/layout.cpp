@@ -22,24 +22,32 @@ uint32_t Std430Align(const ir::Type* t) {
   return scalar * (t->Count() == 2 ? 2 : 4);  // vec3 is aligned like vec4
 }
 
-std::vector<uint32_t> Std430MemberOffsets(const ir::Type* t) {
-  std::vector<uint32_t> offsets;
+namespace {
+/// Lays out the members of struct `t`: fills `offsets` (when given) and returns the end
+/// of the last member. Each member's size is computed once, so nested structs cost
+/// time linear in their depth.
+uint32_t LayMembers(const ir::Type* t, std::vector<uint32_t>* offsets) {
   uint32_t end = 0;
   for (const ir::Type* m : t->Members()) {
     uint32_t offset = RoundUp(end, Std430Align(m));
-    offsets.push_back(offset);
+    if (offsets != nullptr) offsets->push_back(offset);
     end = offset + Std430Size(m);
   }
+  return end;
+}
+}  // namespace
+
+std::vector<uint32_t> Std430MemberOffsets(const ir::Type* t) {
+  std::vector<uint32_t> offsets;
+  LayMembers(t, &offsets);
   return offsets;
 }
 
 uint32_t Std430Size(const ir::Type* t) {
   if (t->IsArray()) return t->Count() * Std430ArrayStride(t->Element());
   if (t->IsStruct()) {
-    std::vector<uint32_t> offsets = Std430MemberOffsets(t);
-    if (offsets.empty()) return 0;
-    uint32_t end = offsets.back() + Std430Size(t->Members().back());
-    return RoundUp(end, Std430Align(t));
+    if (t->Members().empty()) return 0;
+    return RoundUp(LayMembers(t, nullptr), Std430Align(t));
   }
   uint32_t scalar = t->Scalar()->IsBool() ? 4 : t->Scalar()->Width() / 8;
   return t->IsVector() ? scalar * t->Count() : scalar;

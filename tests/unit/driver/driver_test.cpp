@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "compiler/driver/compile.h"
@@ -69,6 +71,38 @@ TEST(CompileTest, BadInputNeverCrashesAndReportsErrors) {
     EXPECT_FALSE(result.ok) << text;
     EXPECT_GT(result.error_count, 0u) << text;
   }
+}
+
+void WriteFile(const std::filesystem::path& path, const std::string& text) {
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream(path) << text;
+}
+
+TEST(CompileTest, FilesReadListsImportedModulesOnce) {
+  // main imports lib.a and lib.b; both import lib/c.slang (found next to them), and a
+  // #includes a header. Depfiles list every one of these files, each once.
+  std::filesystem::path dir = std::filesystem::path(testing::TempDir()) / "slope_driver_imports";
+  std::filesystem::remove_all(dir);
+  WriteFile(dir / "main.slang", "import lib.a;\nimport lib.b;\nfloat f() { return a() + b(); }\n");
+  WriteFile(dir / "lib" / "a.slang",
+            "import c;\n#include \"a_impl.h\"\npublic float a() { return impl() + c(); }\n");
+  WriteFile(dir / "lib" / "a_impl.h", "internal float impl() { return 1.0; }\n");
+  WriteFile(dir / "lib" / "b.slang", "import c;\npublic float b() { return c(); }\n");
+  WriteFile(dir / "lib" / "c.slang", "public float c() { return 2.0; }\n");
+  CompileOptions options;
+  options.input_path = (dir / "main.slang").string();
+  options.target = Target::None;
+  std::ostringstream diags;
+  options.diag_out = &diags;
+  CompileResult result = Compile(options);
+  ASSERT_TRUE(result.ok) << diags.str();
+  std::vector<std::string> names;
+  for (const std::string& path : result.files_read) {
+    names.push_back(std::filesystem::path(path).lexically_relative(dir).generic_string());
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"main.slang", "lib/a.slang", "lib/a_impl.h",
+                                             "lib/c.slang", "lib/b.slang"}));
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

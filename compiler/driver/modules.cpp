@@ -1,0 +1,203 @@
+#include "compiler/driver/modules.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <system_error>
+
+#include "compiler/parse/parser.h"
+
+namespace slope::driver {
+namespace fs = std::filesystem;
+
+using diag::DiagId;
+
+namespace {
+
+/// The file names an import may refer to, relative to a search directory: `a.b` is
+/// `a/b.slang` (then `a/b.slang` with `_` spelled `-`, as Slang names files); a string
+/// is a path, `.slang` added when missing.
+std::vector<fs::path> CandidateNames(const std::string& name) {
+  if (!name.empty() && name.front() == '"') {
+    std::string path = name.substr(1, name.size() >= 2 ? name.size() - 2 : 0);
+    if (fs::path(path).extension() != ".slang") path += ".slang";
+    return {fs::path(path)};
+  }
+  std::string path = name;
+  std::replace(path.begin(), path.end(), '.', '/');
+  std::vector<fs::path> names{fs::path(path + ".slang")};
+  if (path.find('_') != std::string::npos) {
+    std::replace(path.begin(), path.end(), '_', '-');
+    names.push_back(fs::path(path + ".slang"));
+  }
+  return names;
+}
+
+/// A name for a module in messages: the import as written, without quotes.
+std::string DisplayName(const std::string& import_name) {
+  if (!import_name.empty() && import_name.front() == '"' && import_name.size() >= 2) {
+    return import_name.substr(1, import_name.size() - 2);
+  }
+  return import_name;
+}
+
+/// One path per file, whichever way it was reached: the key modules are deduplicated by.
+std::string Key(const fs::path& path) {
+  std::error_code ec;
+  fs::path canonical = fs::weakly_canonical(path, ec);
+  return ec ? path.lexically_normal().string() : canonical.string();
+}
+
+bool UsesModifiers(const std::vector<ast::Decl*>& decls) {
+  constexpr uint32_t kVisibility = ast::kModPublic | ast::kModInternal | ast::kModPrivate;
+  for (const ast::Decl* decl : decls) {
+    if (decl == nullptr) continue;
+    if ((decl->modifiers & kVisibility) != 0) return true;
+    switch (decl->kind) {
+      case ast::DeclKind::Struct:
+      case ast::DeclKind::Interface:
+      case ast::DeclKind::Extension:
+      case ast::DeclKind::Namespace:
+      case ast::DeclKind::BufferBlock:
+        if (UsesModifiers(static_cast<const ast::AggregateDecl*>(decl)->members)) return true;
+        break;
+      default:
+        break;
+    }
+  }
+  return false;
+}
+
+/// Loads modules depth-first: a module's imports are loaded, in order, before it is
+/// appended to the order.
+class Loader {
+ public:
+  Loader(source::SourceManager& sources, ast::AstContext& ctx, diag::DiagEngine& diags,
+         const preprocess::PreprocessOptions& pp_options, std::vector<std::string>* files_read)
+      : sources_(sources), ctx_(ctx), diags_(diags), pp_options_(pp_options),
+        files_read_(files_read) {}
+
+  void Run(source::FileId main_file, ast::Module* main, ModuleGraph* out) {
+    const std::string& path = sources_.Path(main_file);
+    uint32_t id = AddUnit(fs::path(path).stem().string(), Key(path), main_file, main);
+    Visit(id);
+    for (uint32_t unit : order_) {
+      for (ast::Decl* decl : units_[unit].ast->decls) {
+        if (decl->kind != ast::DeclKind::Import) out->decls.push_back(decl);
+      }
+    }
+    for (uint32_t unit = 0; unit < units_.size(); ++unit) {
+      out->map.units.push_back({units_[unit].name, !UsesVisibilityModifiers(*units_[unit].ast)});
+      out->map.file_starts.emplace_back(units_[unit].first_file, unit);
+    }
+    std::sort(out->map.file_starts.begin(), out->map.file_starts.end());
+  }
+
+ private:
+  struct Unit {
+    std::string name;  ///< as first imported, for messages
+    source::FileId first_file;
+    ast::Module* ast;
+    bool done = false;
+  };
+
+  uint32_t AddUnit(std::string name, std::string key, source::FileId file, ast::Module* module) {
+    auto id = static_cast<uint32_t>(units_.size());
+    units_.push_back({std::move(name), file, module});
+    by_key_.emplace(std::move(key), id);
+    return id;
+  }
+
+  void Visit(uint32_t id) {
+    stack_.push_back(id);
+    // Copied: loading a module appends to units_.
+    std::vector<ast::Decl*> decls = units_[id].ast->decls;
+    fs::path dir = fs::path(sources_.Path(units_[id].first_file)).parent_path();
+    for (ast::Decl* decl : decls) {
+      if (diags_.LimitReached()) break;
+      if (decl->kind != ast::DeclKind::Import) continue;
+      std::optional<uint32_t> imported = Import(decl, dir);
+      if (imported && !units_[*imported].done) ReportCycle(decl, *imported);
+    }
+    stack_.pop_back();
+    units_[id].done = true;
+    order_.push_back(id);
+  }
+
+  /// The unit `decl` imports, loading (and visiting) it the first time; nullopt after
+  /// reporting that it cannot be found or read.
+  std::optional<uint32_t> Import(const ast::Decl* decl, const fs::path& dir) {
+    std::vector<fs::path> dirs{dir};
+    for (const std::string& p : pp_options_.include_paths) dirs.emplace_back(p);
+    std::string searched;
+    for (const fs::path& d : dirs) {
+      for (const fs::path& name : CandidateNames(decl->name)) {
+        fs::path path = d / name;
+        std::error_code ec;
+        if (!fs::is_regular_file(path, ec)) {
+          searched += (searched.empty() ? "'" : ", '") + path.string() + "'";
+          continue;
+        }
+        auto known = by_key_.find(Key(path));
+        if (known != by_key_.end()) return known->second;
+        return Load(decl, path);
+      }
+    }
+    diags_.Report(DiagId::ModuleNotFound, decl->name_range, DisplayName(decl->name), searched);
+    return std::nullopt;
+  }
+
+  std::optional<uint32_t> Load(const ast::Decl* decl, const fs::path& path) {
+    source::FileId file = sources_.LoadFile(path.string());
+    if (file == 0) {
+      diags_.Report(DiagId::CannotOpenFile, decl->name_range, path.string());
+      return std::nullopt;
+    }
+    files_read_->push_back(path.string());
+    preprocess::PreprocessResult pp_result;
+    std::vector<preprocess::Token> tokens =
+        preprocess::Preprocess(sources_, file, pp_options_, diags_, &pp_result);
+    for (std::string& included : pp_result.included_files) {
+      files_read_->push_back(std::move(included));
+    }
+    ast::Module* module = parse::ParseModule(tokens, ctx_, diags_);
+    uint32_t id = AddUnit(DisplayName(decl->name), Key(path), file, module);
+    Visit(id);
+    return id;
+  }
+
+  /// `decl` imports `target`, which is still loading: the chain from `target` through
+  /// the modules being loaded leads back to it.
+  void ReportCycle(const ast::Decl* decl, uint32_t target) {
+    auto start = std::find(stack_.begin(), stack_.end(), target);
+    std::string chain;
+    for (auto it = start; it != stack_.end(); ++it) chain += "'" + units_[*it].name + "' imports ";
+    chain += "'" + units_[target].name + "'";
+    diags_.Report(DiagId::ImportCycle, decl->name_range, chain);
+  }
+
+  source::SourceManager& sources_;
+  ast::AstContext& ctx_;
+  diag::DiagEngine& diags_;
+  const preprocess::PreprocessOptions& pp_options_;
+  std::vector<std::string>* files_read_;
+  std::vector<Unit> units_;
+  std::map<std::string, uint32_t> by_key_;  ///< canonical path -> unit
+  std::vector<uint32_t> stack_;             ///< units being loaded, outermost first
+  std::vector<uint32_t> order_;             ///< units loaded, dependencies first
+};
+
+}  // namespace
+
+bool UsesVisibilityModifiers(const ast::Module& module) { return UsesModifiers(module.decls); }
+
+bool ImportModules(source::SourceManager& sources, ast::AstContext& ctx, diag::DiagEngine& diags,
+                   const preprocess::PreprocessOptions& pp_options, source::FileId main_file,
+                   ast::Module* main, std::vector<std::string>* files_read, ModuleGraph* out) {
+  uint32_t errors = diags.ErrorCount();
+  Loader(sources, ctx, diags, pp_options, files_read).Run(main_file, main, out);
+  return diags.ErrorCount() == errors;
+}
+
+}  // namespace slope::driver

@@ -34,6 +34,8 @@ const Type* TypeContext::Substitute(const Type* t, const Subst& subst) {
     }
     case TypeKind::Buffer:
       return Buffer(Substitute(t->Element(), subst), t->IsWritable());
+    case TypeKind::Array:
+      return Array(Substitute(t->Element(), subst), t->Count());
     case TypeKind::Struct:
     case TypeKind::Interface: {
       std::vector<const Type*> args;
@@ -66,6 +68,9 @@ bool TypeContext::Unify(const Type* pattern, const Type* t, const std::vector<co
   switch (pattern->Kind()) {
     case TypeKind::Buffer:
       return pattern->IsWritable() == t->IsWritable() &&
+             Unify(pattern->Element(), t->Element(), params, bindings);
+    case TypeKind::Array:
+      return pattern->Count() == t->Count() &&
              Unify(pattern->Element(), t->Element(), params, bindings);
     case TypeKind::Struct:
     case TypeKind::Interface: {

@@ -194,6 +194,14 @@ struct AssignExpr : Expr {
   Expr* lhs;
   Expr* rhs;
   const sema::Type* op_type = nullptr;  ///< sema: type the compound operator works in
+  /// sema: for a property or subscript target (`lhs` is then its getter's call), the
+  /// setter's call; its index arguments are the getter's and its last argument is `lhs`,
+  /// standing for the value stored.
+  CallExpr* setter = nullptr;
+  /// sema: for `a op= b` through a user-defined `operator op`, its call; the first
+  /// operand (`lhs` or the getter's call) stands for the value read once from `lhs`.
+  CallExpr* op_call = nullptr;
+  bool yields_old = false;  ///< sema: a rewritten `x++` / `x--`: the value before the update
   AssignExpr(SourceRange r, OpKind o, Expr* l, Expr* rh)
       : Expr(ExprKind::Assign, r), op(o), lhs(l), rhs(rh) {}
 };
@@ -442,6 +450,7 @@ struct GenericParamDecl : Decl {
   TypeExpr* constraint = nullptr; ///< the interface (type params) or the value's type
   TypeExpr* default_type = nullptr;
   Expr* default_value = nullptr;
+  const sema::Type* type = nullptr;  ///< sema: the parameter as a type
   GenericParamDecl(std::string n, SourceRange r) : Decl(DeclKind::GenericParam, std::move(n), r) {}
 };
 

@@ -201,13 +201,16 @@ CompileResult Compile(const CompileOptions& options) {
     return finish();
   }
   bool dumped = false;
-  targets::spirv::Raise(*ir_module, [&](std::string_view pass, const ir::Module& m) {
-    if (!dumped && pass == options.dump_ir_after) {
-      result.text = ir::PrintModule(m);
-      dumped = true;
-    }
-  });
-  if (options.target == Target::Ir) return finish();
+  targets::spirv::Raise(
+      *ir_module,
+      [&](std::string_view pass, const ir::Module& m) {
+        if (!dumped && pass == options.dump_ir_after) {
+          result.text = ir::PrintModule(m);
+          dumped = true;
+        }
+      },
+      &diags);
+  if (options.target == Target::Ir || diags.HasErrors()) return finish();
 
   // SPIR-V.
   if (checked.entry_points.empty()) {

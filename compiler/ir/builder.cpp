@@ -74,7 +74,7 @@ Inst* Builder::Store(Value* ptr, Value* value) {
   return Emit(Op::Store, Types().Void(), {ptr, value});
 }
 
-Inst* Builder::ElementPtr(Global* buffer, Value* index) {
+Inst* Builder::ElementPtr(Value* buffer, Value* index) {
   const Type* t = Types().Pointer(AddressSpace::StorageBuffer, buffer->GetType()->Element());
   return Emit(Op::ElementPtr, t, {buffer, index});
 }

@@ -38,7 +38,9 @@ class Builder {
   Inst* Var(Function* f, const Type* pointee);
   Inst* Load(Value* ptr);
   Inst* Store(Value* ptr, Value* value);
-  Inst* ElementPtr(Global* buffer, Value* index);
+  /// A pointer to element `index` of a buffer: a global, or a buffer value that
+  /// legalize-resources traces back to one before SPIR-V is written.
+  Inst* ElementPtr(Value* buffer, Value* index);
   /// A pointer to member `index` of the struct `ptr` points at.
   Inst* MemberPtr(Value* ptr, uint32_t index);
   /// A struct value from one value per member.

@@ -195,4 +195,13 @@ Inst* Module::NewInst(Op op, const Type* type) {
   return raw;
 }
 
+const char* LoopControlName(uint32_t control) {
+  switch (static_cast<LoopControl>(control)) {
+    case LoopControl::None: return "";
+    case LoopControl::Unroll: return "unroll";
+    case LoopControl::ForceUnroll: return "force_unroll";
+  }
+  return "";
+}
+
 }  // namespace slope::ir

@@ -118,6 +118,12 @@ enum class Intrinsic : uint16_t {
 #undef INTRINSIC
 };
 
+/// The unrolling hint of a `loop` terminator, its imms[0] when present (printed after the
+/// continue block: `loop ^1, merge ^3, continue ^2 force_unroll`).
+enum class LoopControl : uint32_t { None = 0, Unroll = 1, ForceUnroll = 2 };
+/// "unroll", "force_unroll" (empty for None).
+const char* LoopControlName(uint32_t control);
+
 /// Static facts about an instruction kind.
 struct OpInfo {
   const char* mnemonic;
@@ -192,7 +198,7 @@ class Global : public Value {
 ///  br:      targets {dest}, operands = block arguments
 ///  cond_br: operands {cond}, targets {true, false}
 ///  if:      operands {cond}, targets {then, else, merge}
-///  loop:    targets {body, merge, continue}
+///  loop:    targets {body, merge, continue}; imms {LoopControl} or none
 ///  switch:  operands {selector, case values...} (constants of the selector's integer
 ///           type, all different), targets {default, one per case value..., merge}
 ///  ret:     operands {} or {value}

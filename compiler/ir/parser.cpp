@@ -287,7 +287,7 @@ bool Parser::ParseStruct() {
     Next();
     const Type* type = nullptr;
     if (!Expect(":") || !ParseType(&type)) return false;
-    if (type->IsVoid() || type->IsPointer() || type->IsBuffer()) {
+    if (type->IsVoid() || type->IsPointer()) {
       return Fail(DiagId::IrInvalidType, member,
                   "a struct member cannot have type '" + type->Name() + "'");
     }
@@ -353,7 +353,7 @@ bool Parser::ParseType(const Type** out) {
     Next();
     const Type* pointee = nullptr;
     if (!Expect(",") || !ParseType(&pointee) || !Expect(">")) return false;
-    if (pointee->IsVoid() || pointee->IsBuffer()) {
+    if (pointee->IsVoid()) {
       return Fail(DiagId::IrInvalidType, t, "a pointer cannot point at '" + pointee->Name() + "'");
     }
     *out = types.Pointer(
@@ -671,6 +671,7 @@ bool Parser::ParseInst() {
   inst->targets = std::move(scratch.targets);
   inst->imms = std::move(scratch.imms);
   inst->block = block_;
+  inst->loc = Loc(mnemonic.offset);
   for (size_t i = first_fixup; i < fixups_.size(); ++i) fixups_[i].inst = inst;
   for (auto& [pending, name] : callee_fixups_) {
     if (pending == &scratch) pending = inst;
@@ -703,6 +704,12 @@ bool Parser::ParseInstBody(Inst* inst) {
         if (*label != 0 && (!Expect(",") || !ExpectWord(label))) return false;
         if (!ParseBlockRef(&b)) return false;
         inst->targets.push_back(b);
+      }
+      for (auto control : {LoopControl::Unroll, LoopControl::ForceUnroll}) {
+        if (!IsIdent(LoopControlName(static_cast<uint32_t>(control)))) continue;
+        Next();
+        inst->imms = {static_cast<uint32_t>(control)};
+        break;
       }
       return true;
     }

@@ -168,6 +168,7 @@ void Printer::PrintInst(const Inst& inst) {
     block_list("", 0);
     block_list("merge ", 1);
     block_list("continue ", 2);
+    if (!inst.imms.empty()) out_ += std::string(" ") + LoopControlName(inst.imms[0]);
     out_ += "\n";
     return;
   }

@@ -289,7 +289,8 @@ void Verifier::VerifyInst(const Function& f, const Inst& inst) {
                  t->Element() == p->Element()->Element(),
              "element_ptr type");
       } else {
-        need(inst.operands[0]->VKind() == ValueKind::Global && op_type(0)->IsBuffer(), "element_ptr base must be a buffer");
+        // Any buffer value here; the SPIR-V target needs a global (legalize-resources).
+        need(op_type(0)->IsBuffer(), "element_ptr base must be a buffer");
         need(op_type(1)->IsInt(), "element_ptr index must be an integer");
         need(t->IsPointer() && t->Space() == AddressSpace::StorageBuffer && t->Element() == op_type(0)->Element(), "element_ptr type");
       }

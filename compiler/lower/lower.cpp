@@ -129,6 +129,7 @@ const ir::Type* Lowerer::LowerType(const sema::Type* t) {
     case sema::TypeKind::GenericParam:
     case sema::TypeKind::Interface:
     case sema::TypeKind::AssocType:
+    case sema::TypeKind::IntValue:
       SLOPE_ICE("type '" + t->Name() + "' is not specialized in lowering");
   }
   type_cache_[t] = result;
@@ -277,6 +278,18 @@ void Lowerer::RemoveDeadBlocks(ir::Function* f) {
 // ---------------------------------------------------------------------------------------
 // Statements
 
+namespace {
+/// The unrolling hint of a loop statement's attributes.
+uint32_t LoopControlOf(const ast::Stmt& loop) {
+  auto control = ir::LoopControl::None;
+  for (const ast::Attribute& a : loop.attributes) {
+    if (a.name == "ForceUnroll") control = ir::LoopControl::ForceUnroll;
+    if (a.name == "unroll" && control == ir::LoopControl::None) control = ir::LoopControl::Unroll;
+  }
+  return static_cast<uint32_t>(control);
+}
+}  // namespace
+
 void Lowerer::StartDeadBlock() { Place(NewBlock()); }
 
 void Lowerer::LowerStmt(const ast::Stmt* stmt) {
@@ -292,8 +305,9 @@ void Lowerer::LowerStmt(const ast::Stmt* stmt) {
       return;
     case ast::StmtKind::Expr: {
       const ast::Expr* e = static_cast<const ast::ExprStmt*>(stmt)->expr;
-      // A bare buffer name has no value to compute and no side effect.
-      if (!e->type->IsBuffer()) LowerExpr(e);
+      // A bare buffer name has no value to compute and no side effect (an assignment
+      // of a buffer has one).
+      if (!e->type->IsBuffer() || e->kind != ast::ExprKind::Name) LowerExpr(e);
       return;
     }
     case ast::StmtKind::If:
@@ -301,17 +315,17 @@ void Lowerer::LowerStmt(const ast::Stmt* stmt) {
       return;
     case ast::StmtKind::For: {
       auto* s = static_cast<const ast::ForStmt*>(stmt);
-      LowerLoop(s->init, s->cond, s->step, s->body, true);
+      LowerLoop(s->init, s->cond, s->step, s->body, true, LoopControlOf(*stmt));
       return;
     }
     case ast::StmtKind::While: {
       auto* s = static_cast<const ast::WhileStmt*>(stmt);
-      LowerLoop(nullptr, s->cond, nullptr, s->body, true);
+      LowerLoop(nullptr, s->cond, nullptr, s->body, true, LoopControlOf(*stmt));
       return;
     }
     case ast::StmtKind::DoWhile: {
       auto* s = static_cast<const ast::DoWhileStmt*>(stmt);
-      LowerLoop(nullptr, s->cond, nullptr, s->body, false);
+      LowerLoop(nullptr, s->cond, nullptr, s->body, false, LoopControlOf(*stmt));
       return;
     }
     case ast::StmtKind::Return: {
@@ -420,7 +434,7 @@ void Lowerer::LowerSwitch(const ast::SwitchStmt* s) {
 }
 
 void Lowerer::LowerLoop(const ast::Stmt* init, const ast::Expr* cond, const ast::Expr* step,
-                        const ast::Stmt* body, bool test_first) {
+                        const ast::Stmt* body, bool test_first, uint32_t control) {
   if (init != nullptr) LowerStmt(init);
   ir::Block* header = NewBlock();
   ir::Block* first = NewBlock();  // condition (test_first) or body
@@ -428,7 +442,8 @@ void Lowerer::LowerLoop(const ast::Stmt* init, const ast::Expr* cond, const ast:
   ir::Block* exit = NewBlock();
   b_.Br(header);
   Place(header);
-  b_.Loop(first, exit, cont);
+  ir::Inst* loop = b_.Loop(first, exit, cont);
+  if (control != 0) loop->imms = {control};
   Place(first);
   if (test_first && cond != nullptr) {
     Value* c = LowerExpr(cond);

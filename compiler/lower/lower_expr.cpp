@@ -9,6 +9,11 @@ using ir::Op;
 using ir::Value;
 
 Value* Lowerer::Zero(const ir::Type* t) {
+  if (t->IsBuffer()) {
+    // No buffer is "zero": a read of a slot nothing was stored into. Unused, it goes;
+    // used, legalize-resources reports the resource it cannot trace to a global.
+    return b_.Load(b_.Var(func_, t));
+  }
   if (t->IsArray()) {
     std::vector<Value*> elements(t->Count(), Zero(t->Element()));
     return b_.MakeArray(t, elements);
@@ -70,8 +75,16 @@ Value* Lowerer::LowerExpr(const ast::Expr* e) {
       SLOPE_ICE("string literal reached lowering");
     case ast::ExprKind::Name: {
       auto* name = static_cast<const ast::NameExpr*>(e);
+      if (name->decl->kind == ast::DeclKind::GenericParam) {
+        const sema::Type* value = Concrete(static_cast<const ast::GenericParamDecl*>(name->decl)->type);
+        SLOPE_ASSERT(value->Kind() == sema::TypeKind::IntValue);
+        return module_->ConstInt(LowerType(e->type), value->Value());
+      }
       auto* var = static_cast<const ast::VarDecl*>(name->decl);
       if (var->role == ast::VarRole::Global && var->is_const) return LowerExpr(var->init);
+      // A global buffer is a value of buffer type: it may be stored in a local or a field
+      // and passed on; legalize-resources traces those back to the global.
+      if (var->role == ast::VarRole::Global && var->type->IsBuffer()) return globals_.at(var);
       return b_.Load(locals_.at(var));
     }
     case ast::ExprKind::Member: {
@@ -107,8 +120,10 @@ Value* Lowerer::LowerExpr(const ast::Expr* e) {
       return ConvertValue(LowerExpr(static_cast<const ast::CastExpr*>(e)->operand), LowerType(e->type));
     case ast::ExprKind::InitList:
       return LowerInitList(static_cast<const ast::InitListExpr*>(e));
-    case ast::ExprKind::Diff:
     case ast::ExprKind::NoDiff:
+      // `no_diff f(x)` and `detach(x)` compute the value; derivatives are not lowered yet.
+      return LowerExpr(static_cast<const ast::NoDiffExpr*>(e)->operand);
+    case ast::ExprKind::Diff:
       SLOPE_ICE("expression kind rejected by sema reached lowering");
     case ast::ExprKind::ImplicitCast:
       return ConvertValue(LowerExpr(static_cast<const ast::ImplicitCastExpr*>(e)->operand),
@@ -274,6 +289,7 @@ Value* Lowerer::LowerUnary(const ast::UnaryExpr* e) {
 }
 
 Value* Lowerer::LowerAssign(const ast::AssignExpr* e) {
+  if (e->setter != nullptr || e->op_call != nullptr) return LowerUserAssign(e);
   // The right operand is evaluated before the left one, as in C++17.
   Value* rhs = LowerExpr(e->rhs);
   LValue lv = LowerLValue(e->lhs);
@@ -299,11 +315,10 @@ LValue Lowerer::LowerLValue(const ast::Expr* e) {
     case ast::ExprKind::Index: {
       auto* ix = static_cast<const ast::IndexExpr*>(e);
       if (ix->base->type->IsBuffer()) {
-        auto* name = static_cast<const ast::NameExpr*>(ix->base);
-        ir::Global* g = globals_.at(static_cast<const ast::VarDecl*>(name->decl));
+        Value* buffer = LowerExpr(ix->base);
         Value* index = LowerExpr(ix->index);
         Loc(e->range);
-        return LValue{b_.ElementPtr(g, index), {}, nullptr};
+        return LValue{b_.ElementPtr(buffer, index), {}, nullptr};
       }
       LValue base = LowerLValue(ix->base);
       SLOPE_ASSERT(base.swizzle.empty() && base.dynamic_index == nullptr);

@@ -25,13 +25,15 @@ const ir::Type* Lowerer::LowerStructType(const sema::Type* t) {
 }
 
 std::string Lowerer::FunctionName(const ast::FuncDecl* decl) const {
-  if (decl->parent == nullptr) return decl->name;
+  std::string name =
+      decl->func_kind == ast::FuncKind::Operator ? OperatorIrName(decl->name) : decl->name;
+  if (decl->parent == nullptr) return name;
   if (decl->parent->kind == ast::DeclKind::Extension) {
     std::string target = decl->parent->target != nullptr ? decl->parent->target->name : "";
     if (target.empty()) target = "extension";
-    return target + "." + decl->name;
+    return target + "." + name;
   }
-  return decl->parent->name + "." + decl->name;
+  return decl->parent->name + "." + name;
 }
 
 Value* Lowerer::DefaultValue(const sema::Type* t) {

@@ -31,6 +31,9 @@ struct LValue {
 /// A type's name as it may appear in an IR identifier: "MyBuffer<float>" -> "MyBuffer.float".
 std::string MangledTypeName(const sema::Type* t);
 
+/// The IR name of the function `operator<op>` ("operator+" -> "operator.add").
+std::string OperatorIrName(const std::string& name);
+
 /// An `out` or `inout` argument: the temporary passed to the callee and the place it is
 /// copied back to after the call.
 struct OutArg {
@@ -68,8 +71,9 @@ class Lowerer {
   // Statements.
   void LowerStmt(const ast::Stmt* stmt);
   void LowerIf(const ast::IfStmt* s);
+  /// A loop; `control` (an ir::LoopControl) is its unrolling hint.
   void LowerLoop(const ast::Stmt* init, const ast::Expr* cond, const ast::Expr* step,
-                 const ast::Stmt* body, bool test_first);
+                 const ast::Stmt* body, bool test_first, uint32_t control = 0);
   void LowerLocal(const ast::VarDecl* var);
   /// A `switch`: one block per clause (labels without statements share the next one's).
   void LowerSwitch(const ast::SwitchStmt* s);
@@ -120,6 +124,14 @@ class Lowerer {
   Value* LowerStructConstructor(const ast::CallExpr* call);
   /// A method call; a [mutating] one copies its receiver in and back out.
   Value* LowerMethodCall(const ast::CallExpr* call);
+  // Properties, subscripts and user-defined operators (lower_accessors.cpp).
+  /// An assignment through a setter (`e->setter`) or a user operator (`e->op_call`): the
+  /// target's object and index arguments are evaluated once.
+  Value* LowerUserAssign(const ast::AssignExpr* e);
+  /// Calls the operator `call` resolved to with `first` as its first operand (the value
+  /// its first argument stands for) and the other arguments lowered.
+  Value* CallOperator(const ast::CallExpr* call, Value* first);
+
   /// The IR function name of a function or method ("f", "S.f", "S.__init").
   std::string FunctionName(const ast::FuncDecl* decl) const;
 

@@ -16,6 +16,13 @@
 //
 // Functions are visited callees first, so a callee is inlined with its own calls
 // already inlined; recursive calls are never inlined.
+//
+// `inline-resources` runs the same machinery on a different set of calls: every call of
+// a function that takes or returns a resource (a buffer, a struct holding one, a pointer
+// to either), whatever its size, since SPIR-V cannot pass resources to functions. A
+// call in a loop header is first moved to a new block at the start of the loop body.
+// Such a call that cannot be inlined (recursion, a `ret` inside the callee's own loop)
+// is a diagnostic. Afterwards those functions, which nothing calls any more, are removed.
 
 #include <algorithm>
 #include <functional>
@@ -74,12 +81,18 @@ ReturnShape ShapeOfReturns(const Function& f) {
 
 class State {
  public:
-  State(ir::Module& module, const Options& options) : module_(module), options_(options) {}
+  State(ir::Module& module, const Options& options, bool resources)
+      : module_(module), options_(options), resources_(resources) {}
   bool Run();
 
  private:
   bool InlineCalls(Function& f);
   bool ShouldInline(const Function& caller, const Inst& call) const;
+  /// inline-resources: whether `call` must be inlined; reports the ones that cannot be.
+  bool MustInline(Function& caller, Inst& call);
+  /// Moves what a loop header computes into a new first block of its body.
+  void SplitLoopHeader(Function& f, Block* header);
+  void RemoveResourceFunctions();
   void InlineCall(Function& f, Inst* call);
   Inst* NewInst(Op op, Block* b, source::SourceLoc loc) {
     Inst* inst = module_.NewInst(op, module_.Types().Void());
@@ -91,6 +104,7 @@ class State {
 
   ir::Module& module_;
   const Options& options_;
+  bool resources_;
 };
 
 bool State::ShouldInline(const Function& caller, const Inst& call) const {
@@ -207,6 +221,57 @@ void State::InlineCall(Function& f, Inst* call) {
   ir::ReplaceUses(f, replace);
 }
 
+bool State::MustInline(Function& caller, Inst& call) {
+  const Function* callee = call.callee;
+  if (!TouchesResources(*callee) || callee->blocks.empty()) return false;
+  const char* why = nullptr;
+  if (callee == &caller) {
+    why = "it is recursive";
+  } else if (ShapeOfReturns(*callee) == ReturnShape::NotInlinable) {
+    why = "it returns from inside a loop";
+  } else {
+    for (const Block* b : callee->blocks) {
+      for (const Inst* inst : b->insts) {
+        if (inst->GetOp() == Op::Call && inst->callee == &caller) why = "it is recursive";
+      }
+    }
+  }
+  if (why != nullptr) {
+    ReportError(options_, diag::DiagId::ResourceFunctionNotInlined, call.loc, callee->Name(), why);
+    return false;
+  }
+  if (call.block->Terminator()->GetOp() == Op::Loop) SplitLoopHeader(caller, call.block);
+  return true;
+}
+
+void State::SplitLoopHeader(Function& f, Block* header) {
+  Inst* loop = header->Terminator();
+  Block* first = module_.AddBlock(&f);
+  for (Inst* inst : header->insts) {
+    if (inst == loop) break;
+    inst->block = first;
+    first->insts.push_back(inst);
+  }
+  header->insts = {loop};
+  NewInst(Op::Br, first, loop->loc)->targets = {loop->targets[0]};
+  loop->targets[0] = first;
+  f.blocks.insert(std::find(f.blocks.begin(), f.blocks.end(), header) + 1, first);
+}
+
+void State::RemoveResourceFunctions() {
+  std::set<const Function*> called;
+  for (const Function* f : module_.functions) {
+    for (const Block* b : f->blocks) {
+      for (const Inst* inst : b->insts) {
+        if (inst->GetOp() == Op::Call) called.insert(inst->callee);
+      }
+    }
+  }
+  std::erase_if(module_.functions, [&](const Function* f) {
+    return !f->is_entry && TouchesResources(*f) && called.count(f) == 0;
+  });
+}
+
 bool State::InlineCalls(Function& f) {
   std::vector<Inst*> calls;
   for (const Block* b : f.blocks) {
@@ -218,7 +283,7 @@ bool State::InlineCalls(Function& f) {
   // Calls copied in from a callee are not revisited: the callee's own inlining already
   // decided them.
   for (Inst* call : calls) {
-    if (!ShouldInline(f, *call)) continue;
+    if (resources_ ? !MustInline(f, *call) : !ShouldInline(f, *call)) continue;
     InlineCall(f, call);
     changed = true;
   }
@@ -241,6 +306,11 @@ bool State::Run() {
   for (Function* f : module_.functions) visit(f);
   bool changed = false;
   for (Function* f : order) changed = InlineCalls(*f) || changed;
+  if (resources_) {
+    size_t before = module_.functions.size();
+    RemoveResourceFunctions();
+    changed = changed || module_.functions.size() != before;
+  }
   return changed;
 }
 
@@ -248,7 +318,13 @@ bool State::Run() {
 
 Result Inline(ir::Module& module, const Options& options) {
   Result result;
-  result.changed = State(module, options).Run();
+  result.changed = State(module, options, false).Run();
+  return result;
+}
+
+Result InlineResources(ir::Module& module, const Options& options) {
+  Result result;
+  result.changed = State(module, options, true).Run();
   return result;
 }
 

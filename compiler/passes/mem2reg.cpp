@@ -7,7 +7,9 @@
 // branches to the merge is inserted on it; likewise for the edges of a `switch` that go
 // straight to its merge block (its default or an empty case). A variable that would need
 // a parameter on a block entered any other way that cannot carry arguments stays in
-// memory. Reading a variable before any store gives the zero of its type.
+// memory. Reading a variable before any store gives the zero of its type. A buffer has
+// no zero: a buffer variable that some path reads before any store stays in memory (for
+// legalize-resources to report), and unreachable code reads the first value stored.
 
 #include <algorithm>
 #include <map>
@@ -39,6 +41,8 @@ class State {
   void Rename();
   void RemoveTrivialParams();
   Value* Materialize(size_t v, Value* current);
+  /// The value of the first store into var `v` (what unreachable code reads of a buffer).
+  Value* FirstStored(size_t v);
 
   ir::Module& module_;
   ir::Function& f_;
@@ -53,7 +57,7 @@ class State {
   std::vector<Value*> zero_;  ///< per var, made when first needed
 };
 
-bool IsPromotableType(const ir::Type* t) { return t->IsScalar() || t->IsVector(); }
+bool IsPromotableType(const ir::Type* t) { return t->IsScalar() || t->IsVector() || t->IsBuffer(); }
 
 void State::FindCandidates() {
   std::vector<Inst*> candidates;
@@ -102,6 +106,10 @@ bool State::Place(size_t v, const ir::DomTree& dom,
       if (!dom.IsReachable(e.from) || defs.count(e.from) != 0) continue;
       if (live_in.insert(e.from).second) work.push_back(e.from);
     }
+  }
+  if (var->GetType()->Element()->IsBuffer() &&
+      (defs.empty() || live_in.count(f_.blocks.front()) != 0)) {
+    return false;
   }
   // Iterated dominance frontier of the stores, pruned to where the var is live.
   std::vector<const Block*> def_work(defs.begin(), defs.end());
@@ -158,8 +166,18 @@ void State::SplitIfEdges() {
   }
 }
 
+Value* State::FirstStored(size_t v) {
+  for (const Block* b : f_.blocks) {
+    for (const Inst* inst : b->insts) {
+      if (inst->GetOp() == Op::Store && inst->operands[0] == vars_[v]) return inst->operands[1];
+    }
+  }
+  SLOPE_ICE("mem2reg: a buffer variable read on no reachable path has no store");
+}
+
 Value* State::Materialize(size_t v, Value* current) {
   if (current != nullptr) return current;
+  if (vars_[v]->GetType()->Element()->IsBuffer()) return FirstStored(v);
   if (zero_[v] == nullptr) zero_[v] = ir::ZeroValue(module_, f_, vars_[v]->GetType()->Element());
   return zero_[v];
 }

@@ -2,6 +2,24 @@
 
 namespace slope::passes {
 
+bool ContainsResource(const ir::Type* type) {
+  if (type->IsBuffer()) return true;
+  if (type->IsPointer() || type->IsArray()) return ContainsResource(type->Element());
+  if (!type->IsStruct()) return false;
+  for (const ir::Type* m : type->Members()) {
+    if (ContainsResource(m)) return true;
+  }
+  return false;
+}
+
+bool TouchesResources(const ir::Function& f) {
+  if (ContainsResource(f.ResultType())) return true;
+  for (const ir::Param* p : f.params) {
+    if (ContainsResource(p->GetType())) return true;
+  }
+  return false;
+}
+
 const std::vector<PassInfo>& AllPasses() {
   static const std::vector<PassInfo> kPasses = {
 #define PASS(function, name, summary) {name, summary, &function},

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "compiler/base/ice.h"
+#include "compiler/diag/diag.h"
 #include "compiler/ir/ir.h"
 
 namespace slope::passes {
@@ -16,7 +18,27 @@ struct Options {
   /// inline: callees of at most this many instructions (terminators included) are
   /// inlined; `forceinline` functions always are.
   size_t inline_threshold = 32;
+  /// unroll: the most instructions the copies of one fully unrolled loop may add.
+  size_t unroll_budget = 2048;
+  /// Where passes report user errors that only show once the IR is transformed (a
+  /// resource that no global can be found for, a [ForceUnroll] loop of unknown trip
+  /// count). slopec and slope-opt set it; a pass that reports leaves the IR valid.
+  diag::DiagEngine* diags = nullptr;
 };
+
+/// Reports a user error found by a pass through `options.diags`.
+template <typename... Args>
+void ReportError(const Options& options, diag::DiagId id, source::SourceLoc loc,
+                 const Args&... args) {
+  SLOPE_ASSERT(options.diags != nullptr);
+  options.diags->Report(id, loc, args...);
+}
+
+/// True for a buffer, and for a struct, array or pointer that holds one (transitively).
+bool ContainsResource(const ir::Type* type);
+
+/// True when `f` takes or returns a value for which ContainsResource holds.
+bool TouchesResources(const ir::Function& f);
 
 /// What a pass did.
 struct Result {

@@ -82,6 +82,10 @@ const Type* Checker::ResolveType(ast::TypeExpr* te) {
     const Type* element = ResolveType(te->type_args[0]);
     if (element->IsError()) {
       result = types_.Error();
+    } else if (ContainsResource(element)) {
+      // Resources are bindings, not memory: a buffer cannot hold one.
+      diags_.Report(DiagId::ResourceInBufferElement, te->type_args[0]->range, element->Name());
+      result = types_.Error();
     } else if (!IsBufferElement(element) || element->IsArray()) {
       diags_.Report(DiagId::UnsupportedBufferElement, te->type_args[0]->range, element->Name());
       result = types_.Error();
@@ -179,9 +183,18 @@ void Checker::CheckAttributes(const std::vector<ast::Attribute>& attrs,
       if (a.args.size() != 1 || a.args[0]->kind != ast::ExprKind::StringLiteral) {
         diags_.Report(DiagId::InvalidAttributeArgs, a.range, a.name, "one string literal");
       }
-    } else if (a.name == "unroll" || a.name == "loop") {
+    } else if (a.name == "Differentiable" || a.name == "ForwardDifferentiable" ||
+               a.name == "BackwardDifferentiable") {
       if (a.args.size() > 1 || (a.args.size() == 1 && a.args[0]->kind != ast::ExprKind::IntLiteral)) {
         diags_.Report(DiagId::InvalidAttributeArgs, a.range, a.name, "at most one integer literal");
+      }
+    } else if (a.name == "unroll" || a.name == "loop" || a.name == "ForceUnroll") {
+      if (a.args.size() > 1 || (a.args.size() == 1 && a.args[0]->kind != ast::ExprKind::IntLiteral)) {
+        diags_.Report(DiagId::InvalidAttributeArgs, a.range, a.name, "at most one integer literal");
+      }
+    } else if (a.name == "MaxIters") {
+      if (a.args.size() != 1 || a.args[0]->kind != ast::ExprKind::IntLiteral) {
+        diags_.Report(DiagId::InvalidAttributeArgs, a.range, a.name, "one integer literal");
       }
     }
   }
@@ -194,8 +207,9 @@ const char* UnsupportedDeclName(const ast::Decl* decl) {
     case ast::DeclKind::Var: return nullptr;
     case ast::DeclKind::Func: {
       auto* f = static_cast<const ast::FuncDecl*>(decl);
-      if (f->func_kind == ast::FuncKind::Operator) return "operator declarations";
-      if (f->func_kind != ast::FuncKind::Plain) return "'__init' outside a struct";
+      if (f->func_kind != ast::FuncKind::Plain && f->func_kind != ast::FuncKind::Operator) {
+        return "'__init' outside a struct";
+      }
       return nullptr;
     }
     case ast::DeclKind::Struct:
@@ -228,6 +242,7 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
     }
   }
   DeclareScopedDecls(&decls);
+  ExpandAccessors(decls);
   DeclareStructs(decls);
   DeclareInterfaces(decls);
   for (ast::Decl* decl : decls) {
@@ -235,7 +250,9 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
     DeclareGlobal(decl);
     if (decl->kind == ast::DeclKind::Func) {
       auto* func = static_cast<ast::FuncDecl*>(decl);
-      CheckAttributes(func->attributes, {"shader", "numthreads", "ForceInline"});
+      CheckAttributes(func->attributes, {"shader", "numthreads", "ForceInline", "Differentiable",
+                                         "ForwardDifferentiable", "BackwardDifferentiable",
+                                         "TreatAsDifferentiable"});
       for (ast::VarDecl* p : func->params) CheckAttributes(p->attributes, {});
     } else {
       CheckAttributes(decl->attributes, {"vk::binding"});
@@ -270,6 +287,8 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
       }
     }
   }
+  CheckAccessorSignatures();
+  CheckOperatorDecls(decls);
   CheckConformances();
   CheckStructBodies(out);
   CheckExtensionBodies(out);
@@ -300,6 +319,7 @@ bool Checker::CheckConstantExpr(const ast::Expr* e) {
       return true;
     case ast::ExprKind::Name: {
       auto* decl = static_cast<const ast::NameExpr*>(e)->decl;
+      if (decl != nullptr && decl->kind == ast::DeclKind::GenericParam) return true;
       return decl != nullptr && decl->kind == ast::DeclKind::Var &&
              static_cast<ast::VarDecl*>(decl)->role == ast::VarRole::Global &&
              static_cast<ast::VarDecl*>(decl)->is_const;
@@ -397,19 +417,10 @@ void Checker::CheckFunctionSignature(ast::FuncDecl* func) {
                   "return a generic type parameter constrained by the interface instead");
     func->result_type = types_.Error();
   }
-  if (func->result_type->IsBuffer()) {
-    diags_.Report(DiagId::UnsupportedConstruct, func->return_type->range,
-                  "functions returning buffers", "are");
-    func->result_type = types_.Error();
-  }
   for (ast::VarDecl* param : func->params) {
     param->type = ResolveType(param->type_expr);
     if (param->type->IsVoid()) {
       diags_.Report(DiagId::VoidValue, param->type_expr->range);
-      param->type = types_.Error();
-    } else if (param->type->IsBuffer()) {
-      diags_.Report(DiagId::UnsupportedConstruct, param->type_expr->range,
-                    "buffer parameters", "are");
       param->type = types_.Error();
     }
     if (param->init != nullptr) {
@@ -444,6 +455,7 @@ void Checker::CheckFunctionBody(ast::FuncDecl* func) {
   BeginOutParams(func);
   bool falls_through = CheckBlock(func->body);
   CheckOutParamsWritten(func);
+  if (IsDifferentiableFunction(func)) CheckDifferentiableBody(func);
   bool is_init = func->func_kind == ast::FuncKind::Init;
   if (falls_through && !is_init && func->result_type != nullptr && !func->result_type->IsVoid() &&
       !func->result_type->IsError()) {
@@ -589,10 +601,6 @@ void Checker::CheckLocalVar(ast::VarDecl* var) {
     if (var->type->IsVoid()) {
       diags_.Report(DiagId::VoidValue, var->type_expr->range);
       var->type = types_.Error();
-    } else if (var->type->IsBuffer()) {
-      diags_.Report(DiagId::UnsupportedConstruct, var->name_range, "local buffer variables",
-                    "are");
-      var->type = types_.Error();
     }
     if (var->type->IsInterface()) {
       CheckInterfaceLocal(var);
@@ -609,10 +617,6 @@ void Checker::CheckLocalVar(ast::VarDecl* var) {
     var->type = var->init->type;
     if (var->type->IsVoid()) {
       diags_.Report(DiagId::VoidValue, var->init->range);
-      var->type = types_.Error();
-    } else if (var->type->IsBuffer()) {
-      diags_.Report(DiagId::UnsupportedConstruct, var->name_range, "local buffer variables",
-                    "are");
       var->type = types_.Error();
     }
   } else {
@@ -639,8 +643,9 @@ bool Checker::CheckStmt(ast::Stmt* stmt) {
   bool is_loop = stmt->kind == ast::StmtKind::For || stmt->kind == ast::StmtKind::While ||
                  stmt->kind == ast::StmtKind::DoWhile;
   if (is_loop) {
-    // Loop hints are accepted; they do not change the meaning of the loop.
-    CheckAttributes(stmt->attributes, {"unroll", "loop"});
+    // Loop hints are accepted; they do not change the meaning of the loop ([unroll] and
+    // [ForceUnroll] reach the IR's `loop` for the unroll pass; MaxIters is a hint only).
+    CheckAttributes(stmt->attributes, {"unroll", "loop", "ForceUnroll", "MaxIters"});
   } else {
     CheckAttributes(stmt->attributes, {});
   }

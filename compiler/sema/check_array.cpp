@@ -35,6 +35,14 @@ const Type* Checker::ApplyArrayDims(ast::TypeExpr* te, const Type* element) {
     }
     int64_t n = 0;
     if (dim->type->IsError()) return types_.Error();
+    if (dim->kind == ast::ExprKind::Name) {
+      // `T items[N]` with `let N : int`: the length is known once specialized.
+      ast::Decl* decl = static_cast<ast::NameExpr*>(dim)->decl;
+      if (decl != nullptr && decl->kind == ast::DeclKind::GenericParam) {
+        type = types_.ArrayOfParam(type, static_cast<ast::GenericParamDecl*>(decl)->type);
+        continue;
+      }
+    }
     if (!EvaluateIntConstant(dim, &n) || dim->type->IsEnum() || dim->type == types_.Bool() ||
         n <= 0 || n > kMaxArraySize) {
       diags_.Report(DiagId::ArraySizeNotConstant, dim->range);

@@ -53,6 +53,7 @@ std::string Signature(const ast::FuncDecl* f) {
 ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
   for (ast::Expr*& arg : call->args) arg = CheckExpr(arg);
   call->type = types_.Error();
+  if (call->callee->kind == ast::ExprKind::Diff) return CheckDiffCall(call);
   for (ast::Expr* arg : call->args) {
     if (arg->type->IsError()) return call;
   }
@@ -66,10 +67,6 @@ ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
     return call;
   }
   auto* name = static_cast<ast::NameExpr*>(call->callee);
-  if (!name->generic_values.empty()) {
-    diags_.Report(DiagId::UnsupportedConstruct, name->range, "generic value arguments", "are");
-    return call;
-  }
   ast::Decl* decl = Lookup(name->name);
   if (const Type* owner = CurrentOwner()) {
     bool shadowed = decl != nullptr && decl->kind == ast::DeclKind::Var &&
@@ -84,7 +81,9 @@ ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
     te.name = name->name;
     te.range = name->range;
     te.type_args = name->generic_args;
-    const Type* type = name->generic_args.empty() ? ResolveUserTypeName(&te) : ApplyGeneric(&te, decl);
+    te.value_args = name->generic_values;
+    bool applied = !name->generic_args.empty() || !name->generic_values.empty();
+    const Type* type = applied ? ApplyGeneric(&te, decl) : ResolveUserTypeName(&te);
     if (type == nullptr || type->IsError() || !CheckAccess(decl, name->range)) return call;
     name->decl = decl;
     return CheckStructConstructor(call, type);
@@ -93,6 +92,12 @@ ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
     name->decl = decl;
     std::vector<const Type*> explicit_args;
     if (!ResolveExplicitArgs(name->generic_args, &explicit_args)) return call;
+    for (ast::Expr*& v : name->generic_values) {
+      v = CheckExpr(v);
+      const Type* value = GenericValueArg(v);
+      if (value->IsError()) return call;
+      explicit_args.push_back(value);
+    }
     std::vector<Candidate> candidates;
     for (ast::FuncDecl* f : OverloadsOf(static_cast<ast::FuncDecl*>(decl))) {
       candidates.push_back({f, {}});
@@ -133,6 +138,7 @@ ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
   if (const Type* type = LookupBuiltinTypeName(types_, name->name)) {
     if (!type->IsVoid()) return CheckConstructor(call, type);
   }
+  if (name->name == "detach") return CheckDetach(call);
   if (const BuiltinInfo* builtin = FindBuiltin(name->name)) {
     if (call->args.size() != builtin->arity) {
       diags_.Report(DiagId::WrongArgumentCount, call->range, name->name, builtin->arity,

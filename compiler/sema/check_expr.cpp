@@ -70,15 +70,13 @@ ast::Expr* Checker::CheckExpr(ast::Expr* expr) {
     case ast::ExprKind::ImplicitCast:
       return expr;  // already checked
     case ast::ExprKind::InitList:
-    case ast::ExprKind::Diff:
-    case ast::ExprKind::NoDiff: {
-      const char* what = expr->kind == ast::ExprKind::InitList ? "initializer lists"
-                         : expr->kind == ast::ExprKind::Diff   ? "'fwd_diff' and 'bwd_diff'"
-                                                               : "'no_diff' expressions";
-      diags_.Report(DiagId::UnsupportedConstruct, expr->range, what, "are");
+      diags_.Report(DiagId::UnsupportedConstruct, expr->range, "initializer lists", "are");
       expr->type = types_.Error();
       return expr;
-    }
+    case ast::ExprKind::Diff:
+      return CheckDiff(static_cast<ast::DiffExpr*>(expr));
+    case ast::ExprKind::NoDiff:
+      return CheckNoDiff(static_cast<ast::NoDiffExpr*>(expr));
   }
   return expr;
 }
@@ -99,10 +97,18 @@ ast::Expr* Checker::CheckName(ast::NameExpr* expr) {
       return CheckImplicitField(expr);
     }
   }
+  if (ast::Expr* property = CheckImplicitProperty(expr)) return property;
   if (ast::Expr* scoped = CheckScopedName(expr, decl)) return scoped;
   expr->decl = decl;
   if (decl != nullptr && !CheckAccess(decl, expr->range)) {
     expr->type = types_.Error();
+    return expr;
+  }
+  if (decl != nullptr && decl->kind == ast::DeclKind::GenericParam &&
+      static_cast<ast::GenericParamDecl*>(decl)->is_value) {
+    // `N` of `let N : int`: a constant once specialized.
+    const Type* value_type = static_cast<ast::GenericParamDecl*>(decl)->type->Generic()->value_type;
+    expr->type = value_type != nullptr ? value_type : types_.Int();
     return expr;
   }
   if (decl != nullptr && decl->kind != ast::DeclKind::Var && decl->kind != ast::DeclKind::Func) {
@@ -148,6 +154,7 @@ ast::Expr* Checker::CheckMember(ast::MemberExpr* expr) {
     expr->type = types_.Error();
     return expr;
   }
+  if (ast::Expr* property = CheckPropertyRead(expr)) return property;
   if (base->IsStruct()) return CheckStructMember(expr);
   if (!base->IsNumericLike()) {
     diags_.Report(DiagId::NoSuchMember, expr->member_range, base->Name(), expr->member);
@@ -181,6 +188,7 @@ ast::Expr* Checker::CheckMember(ast::MemberExpr* expr) {
 ast::Expr* Checker::CheckIndex(ast::IndexExpr* expr) {
   expr->base = CheckExpr(expr->base);
   expr->index = CheckExpr(expr->index);
+  if (ast::Expr* element = CheckSubscriptRead(expr)) return element;
   const Type* base = expr->base->type;
   if (!expr->index->type->IsError() && !IsIntegerScalar(expr->index->type)) {
     expr->index = Coerce(expr->index, types_.Int());
@@ -206,7 +214,7 @@ bool Checker::CheckAssignable(ast::Expr* expr) {
     case ast::ExprKind::Name: {
       auto* name = static_cast<ast::NameExpr*>(expr);
       auto* var = static_cast<ast::VarDecl*>(name->decl);
-      if (var->type->IsBuffer()) {
+      if (var->type->IsBuffer() && var->role == ast::VarRole::Global) {
         diags_.Report(DiagId::NotAssignable, expr->range, "buffer '" + var->name + "'")
             .Note(DiagId::DeclaredHere, var->name_range, var->name);
         return false;
@@ -350,6 +358,15 @@ ast::Expr* Checker::CheckUnary(ast::UnaryExpr* expr) {
     expr->type = types_.Error();
     return expr;
   };
+  if (expr->op == ast::OpKind::PreInc || expr->op == ast::OpKind::PreDec ||
+      expr->op == ast::OpKind::PostInc || expr->op == ast::OpKind::PostDec) {
+    if (IsAccessorRead(expr->operand)) return CheckAccessorIncDec(expr);
+  } else if (ast::Expr* user = CheckUserOperator(std::string("operator") +
+                                                     ast::OpSpelling(expr->op),
+                                                 {expr->operand}, expr->range, expr->range,
+                                                 true)) {
+    return user;
+  }
   if (t->IsDependent() && (expr->op == ast::OpKind::Neg || expr->op == ast::OpKind::Plus)) {
     if (types_.CapabilitiesOf(t).find('a') == std::string::npos) return fail();
     expr->type = t;
@@ -404,6 +421,13 @@ ast::Expr* Checker::CheckBinary(ast::BinaryExpr* expr) {
     expr->type = types_.Error();
     return expr;
   };
+  if (expr->op != ast::OpKind::LogicalAnd && expr->op != ast::OpKind::LogicalOr) {
+    if (ast::Expr* user = CheckUserOperator(std::string("operator") + ast::OpSpelling(expr->op),
+                                            {expr->lhs, expr->rhs}, expr->range,
+                                            expr->op_range, true)) {
+      return user;
+    }
+  }
   if ((a->IsDependent() || b->IsDependent()) && expr->op != ast::OpKind::LogicalAnd &&
       expr->op != ast::OpKind::LogicalOr) {
     // Generic operands: the operator must come with the type's interfaces.
@@ -457,6 +481,10 @@ ast::Expr* Checker::CheckAssign(ast::AssignExpr* expr) {
   const Type* lhs = expr->lhs->type;
   expr->type = lhs;
   if (lhs->IsError() || expr->rhs->type->IsError()) return expr;
+  if (IsAccessorRead(expr->lhs)) return CheckAccessorAssign(expr);
+  if (expr->op != ast::OpKind::Assign) {
+    if (ast::Expr* user = CheckUserCompoundAssign(expr)) return user;
+  }
   if (!CheckAssignable(expr->lhs)) return expr;
   NoteWritten(expr->lhs);
   if (expr->op == ast::OpKind::Assign) {

@@ -68,14 +68,12 @@ std::vector<const Type*> Checker::MakeGenericParams(
     const std::vector<ast::GenericParamDecl*>& params) {
   std::vector<const Type*> result;
   for (ast::GenericParamDecl* p : params) {
-    if (p->is_value) {
-      diags_.Report(DiagId::UnsupportedConstruct, p->name_range, "generic value parameters",
-                    "are");
-    }
     auto info = std::make_unique<GenericParamInfo>();
     info->decl = p;
     info->name = p->name;
+    if (p->is_value) info->value_type = types_.Int();  // until its declared type is resolved
     const Type* t = types_.GenericParam(std::move(info));
+    p->type = t;
     generic_param_types_[p] = t;
     result.push_back(t);
   }
@@ -85,7 +83,16 @@ std::vector<const Type*> Checker::MakeGenericParams(
 void Checker::ResolveConstraints(const std::vector<const Type*>& params) {
   for (const Type* p : params) {
     ast::GenericParamDecl* decl = p->Generic()->decl;
-    if (decl == nullptr || decl->constraint == nullptr || decl->is_value) continue;
+    if (decl != nullptr && decl->is_value) {
+      const Type* vt = decl->constraint != nullptr ? ResolveType(decl->constraint) : types_.Int();
+      if (vt != types_.Int() && vt != types_.UInt()) {
+        if (!vt->IsError()) diags_.Report(DiagId::InvalidValueParam, decl->name_range, decl->name);
+        continue;
+      }
+      p->Generic()->value_type = vt;
+      continue;
+    }
+    if (decl == nullptr || decl->constraint == nullptr) continue;
     const Type* c = ResolveType(decl->constraint);
     if (c->IsError()) continue;
     if (!c->IsInterface()) {
@@ -272,7 +279,9 @@ void Checker::ResolveGenericHeaders(const std::vector<ast::Decl*>& decls) {
                       "generic methods, operators and accessors in extensions", "are");
         continue;
       }
-      CheckAttributes(f->attributes, {"mutating"});
+      CheckAttributes(f->attributes, {"mutating", "Differentiable", "ForwardDifferentiable",
+                                      "BackwardDifferentiable", "TreatAsDifferentiable",
+                                      "NoDiffThis"});
       f->parent = agg;
       CheckFunctionSignature(f);
       f->owner = contexts_[agg].this_type;
@@ -440,24 +449,49 @@ const Type* Checker::ApplyGeneric(ast::TypeExpr* te, ast::Decl* decl) {
     iinfo = interfaces_.at(decl);
     params = iinfo->params;
   }
-  if (!te->value_args.empty() || te->type_args.size() != params.size()) {
+  if (te->type_args.size() + te->value_args.size() != params.size()) {
     diags_.Report(DiagId::GenericArgCount, te->range, te->name, params.size(),
                   te->type_args.size() + te->value_args.size())
         .Note(DiagId::DeclaredHere, decl->name_range, decl->name);
     return types_.Error();
   }
+  // Type arguments go to type parameters in order, values to value parameters; a name
+  // that denotes a value parameter (`Stack<T, N>`) parses as a type and is a value here.
+  std::vector<const Type*> types_in, values_in;
+  std::vector<source::SourceRange> type_ranges, value_ranges;
+  for (ast::TypeExpr* arg : te->type_args) {
+    const Type* a = ResolveType(arg);
+    if (a->IsError()) return a;
+    bool is_value = a->IsGenericParam() && a->Generic()->value_type != nullptr;
+    (is_value ? values_in : types_in).push_back(a);
+    (is_value ? value_ranges : type_ranges).push_back(arg->range);
+  }
+  for (ast::Expr* e : te->value_args) {
+    const Type* v = GenericValueArg(e);
+    if (v->IsError()) return v;
+    values_in.push_back(v);
+    value_ranges.push_back(e->range);
+  }
   std::vector<const Type*> args;
   Subst bindings;
-  for (size_t i = 0; i < params.size(); ++i) {
-    const Type* a = ResolveType(te->type_args[i]);
-    if (a->IsError()) return a;
+  size_t next_type = 0, next_value = 0;
+  for (const Type* p : params) {
+    bool wants_value = p->Generic()->value_type != nullptr;
+    const std::vector<const Type*>& pool = wants_value ? values_in : types_in;
+    size_t& next = wants_value ? next_value : next_type;
+    if (next >= pool.size()) {
+      diags_.Report(DiagId::GenericValueArgExpected, te->range, p->Generic()->name, te->name,
+                    wants_value ? "an integer constant" : "a type");
+      return types_.Error();
+    }
+    const Type* a = pool[next++];
     if (a->IsVoid() || a->IsInterface()) {
-      diags_.Report(DiagId::UnsupportedConstruct, te->type_args[i]->range,
+      diags_.Report(DiagId::UnsupportedConstruct, te->range,
                     "generic arguments of type '" + a->Name() + "'", "are");
       return types_.Error();
     }
     args.push_back(a);
-    bindings[params[i]] = a;
+    bindings[p] = a;
   }
   // Constraints are checked once every declaration's header is resolved.
   if (headers_resolved_ && !CheckConstraints(params, bindings, te->name, te->range, true)) {
@@ -555,6 +589,7 @@ void Checker::CheckConformances() {
                                     ? nullptr
                                     : types_.ResolveAssoc(c.self, assoc);
           if (witness == nullptr || witness->Kind() == TypeKind::AssocType) {
+            if (IsSynthesizedConformance(c.self, iface)) continue;  // made by autodiff
             diags_.Report(DiagId::MissingAssociatedType, c.range, c.self->Name(), assoc->name,
                           iface->Name())
                 .Note(DiagId::RequirementHere, assoc->name_range, assoc->name);
@@ -582,7 +617,7 @@ void Checker::CheckConformances() {
                           SignatureIn(types_, near, context), c.self->Name(), wanted,
                           iface->Name())
                 .Note(DiagId::RequirementHere, r->name_range, wanted);
-          } else {
+          } else if (!IsSynthesizedConformance(c.self, iface)) {
             diags_.Report(DiagId::MissingRequirement, c.range, c.self->Name(), wanted,
                           iface->Name())
                 .Note(DiagId::RequirementHere, r->name_range, wanted);
@@ -746,6 +781,23 @@ bool Checker::ResolveCall(ast::CallExpr* call, const std::vector<Candidate>& can
                                                    : types_.Substitute(f->result_type, v.bindings);
   if (current_function_ != nullptr) calls_[current_function_].emplace_back(f, call->range);
   return true;
+}
+
+const Type* Checker::GenericValueArg(ast::Expr* e) {
+  if (e->type == nullptr) e = CheckExpr(e);
+  if (e->type->IsError()) return types_.Error();
+  if (e->kind == ast::ExprKind::Name) {
+    ast::Decl* decl = static_cast<ast::NameExpr*>(e)->decl;
+    if (decl != nullptr && decl->kind == ast::DeclKind::GenericParam) {
+      return static_cast<ast::GenericParamDecl*>(decl)->type;
+    }
+  }
+  int64_t v = 0;
+  if (!EvaluateIntConstant(e, &v) || !e->type->IsScalar() || e->type == types_.Bool()) {
+    diags_.Report(DiagId::GenericValueNotConstant, e->range);
+    return types_.Error();
+  }
+  return types_.IntValue(v);
 }
 
 const Type* Checker::GenericOperatorResult(ast::OpKind op, const Type* a, const Type* b) {

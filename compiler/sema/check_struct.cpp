@@ -20,7 +20,6 @@ const char* UnsupportedMemberName(const ast::Decl* member) {
     case ast::DeclKind::Func: {
       auto* f = static_cast<const ast::FuncDecl*>(member);
       if (!f->generic_params.empty()) return "generic methods";
-      if (f->func_kind == ast::FuncKind::Operator) return "operator declarations";
       if (f->func_kind == ast::FuncKind::Getter || f->func_kind == ast::FuncKind::Setter) {
         return "accessors";
       }
@@ -118,7 +117,7 @@ void Checker::ResolveStructFields() {
                       "make the struct generic over a type parameter constrained by the "
                       "interface instead");
         field->type = types_.Error();
-      } else if (field->type->IsVoid() || field->type->IsBuffer()) {
+      } else if (field->type->IsVoid()) {
         diags_.Report(DiagId::UnsupportedConstruct, field->type_expr->range,
                       "fields of type '" + field->type->Name() + "'", "are");
         field->type = types_.Error();
@@ -145,6 +144,16 @@ void Checker::ResolveStructFields() {
     if (done.count(type) == 0) visit(type);
     type->Info()->checked = true;
   }
+}
+
+bool Checker::ContainsResource(const Type* type) const {
+  if (type->IsBuffer()) return true;
+  if (type->IsArray()) return ContainsResource(type->Element());
+  if (!type->IsStruct()) return false;
+  for (size_t i = 0; i < type->Info()->fields.size(); ++i) {
+    if (ContainsResource(types_.FieldType(type, i))) return true;
+  }
+  return false;
 }
 
 bool Checker::IsBufferElement(const Type* type) const {
@@ -176,7 +185,9 @@ void Checker::CheckStructMembers() {
       field->init = Coerce(CheckExpr(field->init), field->type);
     }
     auto prepare = [&](ast::FuncDecl* f, bool is_init) {
-      CheckAttributes(f->attributes, {"mutating"});
+      CheckAttributes(f->attributes, {"mutating", "Differentiable", "ForwardDifferentiable",
+                                      "BackwardDifferentiable", "TreatAsDifferentiable",
+                                      "NoDiffThis"});
       for (ast::VarDecl* p : f->params) CheckAttributes(p->attributes, {});
       CheckFunctionSignature(f);
       f->owner = type;
@@ -336,7 +347,8 @@ bool Checker::IsAssignableQuietly(const ast::Expr* expr) const {
       auto* decl = static_cast<const ast::NameExpr*>(expr)->decl;
       if (decl == nullptr || decl->kind != ast::DeclKind::Var) return false;
       auto* var = static_cast<const ast::VarDecl*>(decl);
-      return !var->type->IsBuffer() && !var->is_let && !var->is_const;
+      return !(var->type->IsBuffer() && var->role == ast::VarRole::Global) && !var->is_let &&
+             !var->is_const;
     }
     case ast::ExprKind::Index: {
       auto* index = static_cast<const ast::IndexExpr*>(expr);

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -23,6 +24,10 @@ inline constexpr int kNoConversion = 1 << 20;
 std::string ArgTypeList(const std::vector<ast::Expr*>& args);
 /// "float f(int, float3)": a checked function's signature, for candidate notes.
 std::string Signature(const ast::FuncDecl* f);
+/// Whether calls of `f` may carry derivatives: it is marked [Differentiable] (or
+/// [ForwardDifferentiable], [BackwardDifferentiable], [TreatAsDifferentiable]) or has a
+/// custom derivative.
+bool IsDifferentiableFunction(const ast::FuncDecl* f);
 
 class Checker {
  public:
@@ -64,6 +69,8 @@ class Checker {
   ast::Expr* DefaultConstruction(ast::VarDecl* var);
   /// Whether buffers may hold `type`: numbers and vectors, and structs of them.
   bool IsBufferElement(const Type* type) const;
+  /// True when `type` is a buffer or a struct or array holding one (transitively).
+  bool ContainsResource(const Type* type) const;
   /// The struct type declared by `decl`, or null.
   const Type* StructTypeOf(const ast::Decl* decl) const;
   /// `S(args)`: an `__init` overload or the member-wise construction.
@@ -140,8 +147,33 @@ class Checker {
   const Type* ResolveUserTypeName(ast::TypeExpr* te);
   /// A member type `base.name` (associated type or type alias).
   const Type* MemberType(const Type* base, const std::string& name, source::SourceRange range);
+  /// A generic value argument: an IntValue, or a value parameter; reports otherwise.
+  const Type* GenericValueArg(ast::Expr* e);
   /// Binary operators on values of generic type: the result type, or null.
   const Type* GenericOperatorResult(ast::OpKind op, const Type* a, const Type* b);
+
+  // check_diff.cpp: differentiability.
+  /// The core library's IDifferentiable, or null when it is not declared.
+  const Type* DifferentiableInterface();
+  /// Whether values of `t` can carry derivatives: float scalars and vectors, arrays of
+  /// differentiable elements, and types conforming to IDifferentiable.
+  bool IsDifferentiableType(const Type* t);
+  /// Whether the requirements of `iface` that `self` does not implement are synthesized
+  /// (a struct's conformance to IDifferentiable), so that none is reported missing.
+  bool IsSynthesizedConformance(const Type* self, const Type* iface);
+  /// `no_diff f(x)`: the call's type; the operand must be a call.
+  ast::Expr* CheckNoDiff(ast::NoDiffExpr* expr);
+  /// `detach(x)` (arguments checked): becomes a NoDiffExpr of `x`; x must be differentiable.
+  ast::Expr* CheckDetach(ast::CallExpr* call);
+  /// Resolves the function a `fwd_diff`/`bwd_diff` names; reports unless it is a
+  /// [Differentiable] function.
+  bool CheckDiffOperand(ast::DiffExpr* expr);
+  /// `fwd_diff(f)` as a value, and `fwd_diff(f)(args)` (arguments checked).
+  ast::Expr* CheckDiff(ast::DiffExpr* expr);
+  ast::Expr* CheckDiffCall(ast::CallExpr* call);
+  /// For a [Differentiable] function (body checked): reports calls of non-differentiable
+  /// functions and `no_diff` stores of values that carry a derivative.
+  void CheckDifferentiableBody(ast::FuncDecl* func);
 
   // check.cpp
   const Type* ResolveType(ast::TypeExpr* type_expr);
@@ -208,6 +240,53 @@ class Checker {
   /// Reports (with a note at the declaration) when `decl` may not be named at `use`.
   bool CheckAccess(const ast::Decl* decl, source::SourceRange use);
 
+  // check_accessors.cpp: properties and subscripts.
+  /// Replaces the `property` and `__subscript` members of the structs, interfaces and
+  /// extensions in `decls` by their accessors: methods named "x.get" / "x.set" and
+  /// "__subscript.get" / "__subscript.set" (a setter is [mutating] and takes the value
+  /// last), so that lookup, generics and conformance treat them like other methods.
+  void ExpandAccessors(const std::vector<ast::Decl*>& decls);
+  /// Reports setters whose value type is not their getter's result (signatures resolved).
+  void CheckAccessorSignatures();
+  /// `base.name` naming a property (base checked): its getter's call; null when the
+  /// base's type has no property `name`.
+  ast::Expr* CheckPropertyRead(ast::MemberExpr* expr);
+  /// `base[index]` (both checked) on a type with `__subscript`: the getter's call; null
+  /// for other types.
+  ast::Expr* CheckSubscriptRead(ast::IndexExpr* expr);
+  /// A property of the current type named alone inside a method: `this.name`; null when
+  /// there is none.
+  ast::Expr* CheckImplicitProperty(ast::NameExpr* expr);
+  /// Whether `e` (checked) is a getter call made by CheckPropertyRead/CheckSubscriptRead.
+  bool IsAccessorRead(const ast::Expr* e) const { return accessor_reads_.count(e) != 0; }
+  /// `get = v` and `get op= v` where `get` is an accessor read: resolves the setter.
+  ast::Expr* CheckAccessorAssign(ast::AssignExpr* expr);
+  /// `++`/`--` on an accessor read, as a compound assignment.
+  ast::Expr* CheckAccessorIncDec(ast::UnaryExpr* expr);
+  /// The call of getter `getter_name` of `owner` standing for `site` (a member or index
+  /// expression); `display` names it in messages.
+  ast::Expr* AccessorRead(ast::Expr* site, const Type* owner, ast::Expr* receiver,
+                          std::vector<ast::Expr*> args, const std::string& getter_name,
+                          const std::string& display, source::SourceRange range);
+
+  // check_operators.cpp: user-defined operators.
+  /// Checks declared `operator` functions: overloadable, parameter count, and a
+  /// parameter of a user-defined or generic type.
+  void CheckOperatorDecls(const std::vector<ast::Decl*>& decls);
+  /// `op` on checked `args`: the call of a user-defined operator when an operand is of a
+  /// struct, enum or generic type and an operator fits; null for the built-in operator.
+  /// `name` is "operator+" and the like; with `report` false, nothing is reported when
+  /// no user operator fits (null then).
+  ast::Expr* CheckUserOperator(const std::string& name, const std::vector<ast::Expr*>& args,
+                               source::SourceRange range, source::SourceRange op_range,
+                               bool report);
+  /// `a op= b` (both checked) on a user-defined type: `operator op=` or `a = a op b`
+  /// through `operator op`; null when no user operator applies.
+  ast::Expr* CheckUserCompoundAssign(ast::AssignExpr* expr);
+  /// The combining step of compound assignment `expr` whose old value `current` stands
+  /// for: a user operator (sets op_call) or the built-in one (sets op_type, coerces rhs).
+  bool CheckCompoundStep(ast::AssignExpr* expr, ast::Expr* current);
+
   TypeContext& Types() { return types_; }
   diag::DiagEngine& Diags() { return diags_; }
 
@@ -267,6 +346,15 @@ class Checker {
   std::vector<SwitchScope> switches_;
   std::map<ast::FuncDecl*, std::vector<std::pair<ast::FuncDecl*, source::SourceRange>>> calls_;
   const ModuleMap* modules_ = nullptr;  ///< where declarations came from; null: one module
+  /// Accessors: each getter's setter (if any), what the pair is called in messages.
+  std::map<const ast::FuncDecl*, ast::FuncDecl*> setter_of_;
+  struct AccessorPair {
+    ast::FuncDecl* getter;
+    ast::FuncDecl* setter;
+    std::string what;  ///< "property 'x'" / "'__subscript'"
+  };
+  std::vector<AccessorPair> accessor_pairs_;
+  std::set<const ast::Expr*> accessor_reads_;  ///< getter calls standing for an accessor
   std::map<const ast::Decl*, const Type*> struct_types_;  ///< struct declaration -> its type
   std::vector<const Type*> struct_list_;                   ///< in source order
 
@@ -282,6 +370,7 @@ class Checker {
   std::map<const ast::Decl*, InterfaceInfo*> interfaces_;
   std::vector<InterfaceInfo*> interface_list_;
   std::vector<ExtensionInfo*> extension_list_;
+  const Type* idifferentiable_ = nullptr;  ///< cached by DifferentiableInterface()
   const Type* this_type_ = nullptr;  ///< `This` where it is in scope
   bool headers_resolved_ = false;    ///< constraints of generic types can be checked
 

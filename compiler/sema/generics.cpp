@@ -34,8 +34,15 @@ const Type* TypeContext::Substitute(const Type* t, const Subst& subst) {
     }
     case TypeKind::Buffer:
       return Buffer(Substitute(t->Element(), subst), t->IsWritable());
-    case TypeKind::Array:
-      return Array(Substitute(t->Element(), subst), t->Count());
+    case TypeKind::Array: {
+      const Type* element = Substitute(t->Element(), subst);
+      if (t->LengthParam() == nullptr) return Array(element, t->Count());
+      const Type* length = Substitute(t->LengthParam(), subst);
+      if (length->Kind() == TypeKind::IntValue) {
+        return Array(element, static_cast<uint32_t>(length->Value()));
+      }
+      return ArrayOfParam(element, length);
+    }
     case TypeKind::Struct:
     case TypeKind::Interface: {
       std::vector<const Type*> args;
@@ -70,8 +77,12 @@ bool TypeContext::Unify(const Type* pattern, const Type* t, const std::vector<co
       return pattern->IsWritable() == t->IsWritable() &&
              Unify(pattern->Element(), t->Element(), params, bindings);
     case TypeKind::Array:
-      return pattern->Count() == t->Count() &&
-             Unify(pattern->Element(), t->Element(), params, bindings);
+      if (pattern->LengthParam() != nullptr) {
+        if (!Unify(pattern->LengthParam(), IntValue(t->Count()), params, bindings)) return false;
+      } else if (pattern->Count() != t->Count()) {
+        return false;
+      }
+      return Unify(pattern->Element(), t->Element(), params, bindings);
     case TypeKind::Struct:
     case TypeKind::Interface: {
       if (pattern->Info() != t->Info() || pattern->Iface() != t->Iface() ||

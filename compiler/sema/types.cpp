@@ -37,11 +37,13 @@ std::string Type::Name() const {
       const Type* inner = this;
       std::string dims;
       while (inner->IsArray()) {
-        dims += "[" + std::to_string(inner->count_) + "]";
+        dims += "[" + (inner->LengthParam() != nullptr ? inner->LengthParam()->Name()
+                                                        : std::to_string(inner->count_)) + "]";
         inner = inner->element_;
       }
       return inner->Name() + dims;
     }
+    case TypeKind::IntValue: return std::to_string(value_);
   }
   return "<error>";
 }
@@ -146,6 +148,28 @@ const Type* TypeContext::InterfaceOf(InterfaceInfo* info, const std::vector<cons
   type->iface_ = info;
   type->args_ = args;
   type->dependent_ = AnyDependent(args);
+  applied_.emplace(key, std::unique_ptr<Type>(type));
+  return type;
+}
+
+const Type* TypeContext::IntValue(int64_t value) {
+  auto it = int_values_.find(value);
+  if (it != int_values_.end()) return it->second;
+  auto* type = new Type(TypeKind::IntValue, nullptr, 1, false);
+  type->value_ = value;
+  structs_.emplace_back(type);
+  int_values_[value] = type;
+  return type;
+}
+
+const Type* TypeContext::ArrayOfParam(const Type* element, const Type* length) {
+  auto key = std::make_tuple(TypeKind::Array, static_cast<const void*>(nullptr), element,
+                             std::vector<const Type*>{length});
+  auto it = applied_.find(key);
+  if (it != applied_.end()) return it->second.get();
+  auto* type = new Type(TypeKind::Array, element, 0, false);
+  type->args_ = {length};
+  type->dependent_ = true;
   applied_.emplace(key, std::unique_ptr<Type>(type));
   return type;
 }

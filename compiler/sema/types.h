@@ -53,6 +53,7 @@ struct GenericParamInfo {
   ast::GenericParamDecl* decl = nullptr;  ///< null for `This`
   std::string name;
   std::vector<const Type*> constraints;   ///< Interface types it conforms to
+  const Type* value_type = nullptr;       ///< `let N : int`: the value's type (int or uint)
 };
 
 /// An interface: its requirements, in terms of its generic parameters and `This`.
@@ -107,6 +108,7 @@ enum class TypeKind : uint8_t {
   GenericParam,  ///< a generic parameter; Generic() describes it
   Interface,     ///< an interface applied to Args(); Iface() describes it
   AssocType,     ///< Base().Assoc(): an associated type of a type not yet known
+  IntValue,      ///< a generic value argument: the integer Value()
   Enum,          ///< a user-defined enum; Enumeration() describes it, Element() is its
                  ///< underlying integer type
   Array,         ///< `T[N]`: Count() elements of Element()
@@ -146,6 +148,10 @@ class Type {
   const Type* Base() const { return element_; }
   /// Generic arguments of a struct or interface.
   const std::vector<const Type*>& Args() const { return args_; }
+  /// IntValue: the integer.
+  int64_t Value() const { return value_; }
+  /// Array whose length is a generic value parameter: that parameter; null otherwise.
+  const Type* LengthParam() const { return kind_ == TypeKind::Array && !args_.empty() ? args_[0] : nullptr; }
   /// Whether the type mentions a generic parameter (it is known only once specialized).
   bool IsDependent() const { return dependent_; }
   /// Scalar or vector: the types arithmetic works on.
@@ -171,6 +177,7 @@ class Type {
   uint32_t count_;
   bool writable_;
   bool dependent_ = false;
+  int64_t value_ = 0;
   std::vector<const Type*> args_;
 };
 
@@ -202,6 +209,10 @@ class TypeContext {
   /// A new interface declaration; returns the interface applied to its own parameters.
   InterfaceInfo* NewInterface(std::unique_ptr<InterfaceInfo> info);
   const Type* InterfaceOf(InterfaceInfo* info, const std::vector<const Type*>& args);
+  /// A generic value argument.
+  const Type* IntValue(int64_t value);
+  /// `T[N]` where N is a generic value parameter (a GenericParam type).
+  const Type* ArrayOfParam(const Type* element, const Type* length);
   /// `base.Assoc` where `base` is not known yet.
   const Type* AssocOf(const Type* base, const ast::AssociatedTypeDecl* assoc);
   ExtensionInfo* NewExtension(std::unique_ptr<ExtensionInfo> info);
@@ -269,6 +280,7 @@ class TypeContext {
   std::vector<std::unique_ptr<ExtensionInfo>> extensions_;
   std::map<const ast::Decl*, const Type*> alias_types_;
   std::map<const ast::AssociatedTypeDecl*, InterfaceInfo*> assoc_owners_;
+  std::map<int64_t, const Type*> int_values_;
   int conformance_depth_ = 0;
   const Type* error_;
   const Type* void_;

@@ -43,6 +43,8 @@ int main(int argc, char** argv) {
   slope::passes::Options options;
   app.add_option("--inline-threshold", options.inline_threshold,
                  "inline: the largest callee (in instructions) inlined without [ForceInline]");
+  app.add_option("--unroll-budget", options.unroll_budget,
+                 "unroll: the most instructions the copies of one unrolled loop may add");
   std::vector<std::string> args = slope::driver::NormalizeArgs(argc, argv);
   std::reverse(args.begin(), args.end());
   try {
@@ -77,9 +79,11 @@ int main(int argc, char** argv) {
   slope::base::IceLocationScope ice(input);
   std::unique_ptr<slope::ir::Module> module = slope::ir::ParseModule(file, diags);
   if (module == nullptr) return 1;
+  options.diags = &diags;
   for (const slope::passes::PassInfo* pass : passes) {
     pass->run(*module, options);
     slope::ir::VerifyOrIce(*module, pass->name);
+    if (diags.HasErrors()) return 1;
   }
   std::string text = slope::ir::PrintModule(*module);
   if (output == "-") {

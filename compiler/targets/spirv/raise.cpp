@@ -9,20 +9,30 @@
 namespace slope::targets::spirv {
 
 const std::vector<std::string_view>& RaisePassNames() {
-  // Locals become SSA values (block parameters turn into OpPhi), constants fold, the
-  // branches they decide go, and what nothing uses any more goes last.
-  static const std::vector<std::string_view> kNames = {"mem2reg", "fold", "simplify-cfg", "dce"};
+  // SPIR-V cannot pass resources around: functions that take or return them are
+  // inlined, structs holding them split into their members, and every buffer value
+  // traced back to its global (legalize-resources reports the ones that cannot be).
+  // Then locals become SSA values (block parameters turn into OpPhi), constants fold,
+  // the branches they decide go, and what nothing uses any more goes. [unroll] loops
+  // whose trip count is now known are unrolled, and the copies folded and cleaned up.
+  static const std::vector<std::string_view> kNames = {
+      "inline-resources", "sroa", "mem2reg", "fold", "simplify-cfg", "legalize-resources", "dce",
+      "unroll", "fold", "simplify-cfg", "dce"};
   return kNames;
 }
 
-void Raise(ir::Module& module, const AfterPass& after_pass) {
+void Raise(ir::Module& module, const AfterPass& after_pass, diag::DiagEngine* diags) {
   passes::Options options;
+  options.diags = diags;
   for (std::string_view name : RaisePassNames()) {
     const passes::PassInfo* pass = passes::FindPass(name);
     SLOPE_ASSERT(pass != nullptr);
+    uint32_t errors = diags != nullptr ? diags->ErrorCount() : 0;
     pass->run(module, options);
     ir::VerifyOrIce(module, std::string(name));
     if (after_pass) after_pass(name, module);
+    // A pass that reported an error left valid IR that the target cannot take.
+    if (diags != nullptr && diags->ErrorCount() != errors) return;
   }
 }
 

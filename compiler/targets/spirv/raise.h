@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "compiler/diag/diag.h"
 #include "compiler/ir/ir.h"
 
 namespace slope::targets::spirv {
@@ -17,7 +18,10 @@ using AfterPass = std::function<void(std::string_view pass, const ir::Module& mo
 const std::vector<std::string_view>& RaisePassNames();
 
 /// Runs the SPIR-V pass list on `module`, verifying after each pass (a failure is an
-/// internal compiler error naming the pass), then calls `after_pass` when set.
-void Raise(ir::Module& module, const AfterPass& after_pass = {});
+/// internal compiler error naming the pass), then calls `after_pass` when set. User
+/// errors passes find are reported to `diags`; the list stops after the pass that
+/// reported one.
+void Raise(ir::Module& module, const AfterPass& after_pass = {},
+           diag::DiagEngine* diags = nullptr);
 
 }  // namespace slope::targets::spirv

@@ -627,6 +627,8 @@ void Writer::WriteInst(const ir::Inst& inst) {
         functions_.Emit(SpvOp::OpAccessChain, {TypeId(t), ValueId(&inst), operand(0), operand(1)});
         return;
       }
+      // legalize-resources traced every buffer value back to its global.
+      SLOPE_ASSERT(inst.operands[0]->VKind() == ir::ValueKind::Global);
       uint32_t zero = ScalarConst(module_.Types().Int(32, true), 0, 0);
       functions_.Emit(SpvOp::OpAccessChain, {TypeId(t), ValueId(&inst), operand(0), zero, operand(1)});
       return;
@@ -642,7 +644,12 @@ void Writer::WriteInst(const ir::Inst& inst) {
                       {operand(0), labels_.at(inst.targets[0]), labels_.at(inst.targets[1])});
       return;
     case Op::Loop:
-      functions_.Emit(SpvOp::OpLoopMerge, {labels_.at(inst.targets[1]), labels_.at(inst.targets[2]), 0});
+      // A loop the unroll pass left still asks the driver to unroll it.
+      functions_.Emit(SpvOp::OpLoopMerge,
+                      {labels_.at(inst.targets[1]), labels_.at(inst.targets[2]),
+                       inst.imms.empty() || inst.imms[0] == 0
+                           ? 0u
+                           : static_cast<uint32_t>(spv::LoopControlMask::Unroll)});
       functions_.Emit(SpvOp::OpBranch, {labels_.at(inst.targets[0])});
       return;
     case Op::Switch: {

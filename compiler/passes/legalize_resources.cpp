@@ -1,0 +1,146 @@
+// legalize-resources: after inline-resources, sroa and mem2reg, every buffer value should
+// be a global. This pass finishes the job and checks it.
+//
+// `extract` of a `make_struct` becomes the member, and a block parameter of buffer type
+// whose incoming arguments (from the edges that can run) are all one value becomes that
+// value; both repeat until nothing changes, then dead code goes. A buffer value that is
+// still not a global afterwards (chosen at run time, or read before anything was stored
+// into it) is reported where it is used (E4500): SPIR-V names the buffer of each access
+// statically. The IR stays valid either way.
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "compiler/ir/cfg.h"
+#include "compiler/passes/passes.h"
+
+namespace slope::passes {
+namespace {
+
+using ir::Block;
+using ir::Function;
+using ir::Inst;
+using ir::Op;
+using ir::Value;
+
+class State {
+ public:
+  State(ir::Module& module, const Options& options, Function& f)
+      : module_(module), options_(options), f_(f) {}
+  bool Simplify();
+  void Check();
+
+ private:
+  bool FoldExtracts();
+  bool ResolveParams();
+
+  ir::Module& module_;
+  const Options& options_;
+  Function& f_;
+};
+
+bool State::FoldExtracts() {
+  std::map<const Value*, Value*> replace;
+  for (Block* b : f_.blocks) {
+    for (Inst* inst : b->insts) {
+      if (inst->GetOp() != Op::Extract || inst->operands[0]->VKind() != ir::ValueKind::Inst) {
+        continue;
+      }
+      auto* from = static_cast<Inst*>(inst->operands[0]);
+      if (from->GetOp() == Op::MakeStruct) replace[inst] = from->operands.at(inst->imms[0]);
+    }
+  }
+  if (replace.empty()) return false;
+  ir::ReplaceUses(f_, replace);
+  for (Block* b : f_.blocks) {
+    std::erase_if(b->insts, [&](const Inst* inst) { return replace.count(inst) != 0; });
+  }
+  return true;
+}
+
+bool State::ResolveParams() {
+  ir::DomTree dom(f_);
+  std::map<const Block*, std::vector<ir::Edge>> preds = ir::Predecessors(f_);
+  for (Block* b : f_.blocks) {
+    for (size_t index = 0; index < b->params.size(); ++index) {
+      ir::Param* p = b->params[index];
+      if (!p->GetType()->IsBuffer()) continue;
+      Value* same = nullptr;
+      bool unique = true;
+      for (const ir::Edge& e : preds[b]) {
+        if (!dom.IsReachable(e.from)) continue;
+        Value* arg = ir::EdgeArgs(*e.from->Terminator(), e.index).at(index);
+        if (arg == p || arg == same) continue;
+        if (same != nullptr) unique = false;
+        same = arg;
+      }
+      if (!unique || same == nullptr) continue;
+      // Drop the parameter and its argument on every edge into the block.
+      std::set<Inst*> done;
+      for (const ir::Edge& e : preds[b]) {
+        Inst* t = e.from->Terminator();
+        if (!done.insert(t).second) continue;
+        std::vector<std::vector<Value*>> args;
+        for (size_t i = 0; i < ir::EdgeCount(*t); ++i) {
+          args.push_back(ir::EdgeArgs(*t, i));
+          if (t->targets[i] == b) args.back().erase(args.back().begin() + static_cast<std::ptrdiff_t>(index));
+        }
+        ir::SetEdgeArgs(*t, args);
+      }
+      b->params.erase(b->params.begin() + static_cast<std::ptrdiff_t>(index));
+      ir::ReplaceUses(f_, {{p, same}});
+      return true;  // edges changed: recompute
+    }
+  }
+  return false;
+}
+
+bool State::Simplify() {
+  bool changed = false;
+  for (bool again = true; again;) {
+    again = FoldExtracts();
+    while (ResolveParams()) again = true;
+    changed = changed || again;
+  }
+  return changed;
+}
+
+void State::Check() {
+  bool reported = false;
+  const Inst* first_leftover = nullptr;
+  for (const Block* b : f_.blocks) {
+    for (const Inst* inst : b->insts) {
+      if (inst->GetOp() == Op::ElementPtr && inst->operands[0]->GetType()->IsBuffer() &&
+          inst->operands[0]->VKind() != ir::ValueKind::Global) {
+        ReportError(options_, diag::DiagId::UnresolvedResource, inst->loc);
+        reported = true;
+      }
+      if (first_leftover == nullptr && inst->GetOp() != Op::Call &&
+          (ContainsResource(inst->GetType()) ||
+           std::any_of(inst->operands.begin(), inst->operands.end(), [](const Value* v) {
+             return v->VKind() != ir::ValueKind::Global && ContainsResource(v->GetType());
+           }))) {
+        first_leftover = inst;
+      }
+    }
+  }
+  // Calls were reported by inline-resources; anything else holding a resource is too.
+  if (!reported && first_leftover != nullptr) {
+    ReportError(options_, diag::DiagId::UnresolvedResource, first_leftover->loc);
+  }
+}
+
+}  // namespace
+
+Result LegalizeResources(ir::Module& module, const Options& options) {
+  Result result = ForEachFunction(
+      module, [&](Function& f) { return !f.blocks.empty() && State(module, options, f).Simplify(); });
+  if (EliminateDeadCode(module, options).changed) result.changed = true;
+  for (Function* f : module.functions) {
+    if (!TouchesResources(*f)) State(module, options, *f).Check();
+  }
+  return result;
+}
+
+}  // namespace slope::passes

@@ -1,0 +1,486 @@
+// Differentiability checks that need only types: which types and functions are
+// differentiable, `no_diff` calls, `detach(x)`, the operands of `fwd_diff`/`bwd_diff`,
+// and, in the body of a [Differentiable] function, which values carry a derivative.
+//
+// Whether a value carries a derivative is decided without following control flow: a
+// parameter of differentiable type (not `no_diff`) carries one, `this` of a method of
+// a differentiable type carries one, and so does every local or `out` parameter that
+// some assignment in the function gives a value that carries one. An expression carries
+// one when its type is differentiable and a value it is computed from carries one;
+// literals, constants, buffer loads, `no_diff` fields, `detach(x)` and `no_diff f(x)`
+// carry none.
+
+#include <set>
+#include <string_view>
+
+#include "compiler/sema/checker.h"
+
+namespace slope::sema {
+
+using diag::DiagId;
+
+namespace {
+
+/// Attributes that make a function differentiable where it is called.
+constexpr std::string_view kDifferentiableAttributes[] = {
+    "Differentiable", "ForwardDifferentiable", "BackwardDifferentiable", "TreatAsDifferentiable",
+    "ForwardDerivative", "BackwardDerivative"};
+
+/// The attribute that asks for `f`'s body to be differentiated, or null.
+const ast::Attribute* DifferentiateAttribute(const ast::FuncDecl* f) {
+  for (std::string_view name : {"Differentiable", "ForwardDifferentiable", "BackwardDifferentiable"}) {
+    if (const ast::Attribute* a = f->FindAttribute(name)) return a;
+  }
+  return nullptr;
+}
+
+bool HasNoDiff(const ast::Decl* d) { return (d->modifiers & ast::kModNoDiff) != 0; }
+
+/// The variable an l-value is stored in (`a` of `a.b[i].c`), or null.
+const ast::VarDecl* RootVar(const ast::Expr* e) {
+  while (e != nullptr) {
+    switch (e->kind) {
+      case ast::ExprKind::Name: {
+        const ast::Decl* d = static_cast<const ast::NameExpr*>(e)->decl;
+        return d != nullptr && d->kind == ast::DeclKind::Var ? static_cast<const ast::VarDecl*>(d)
+                                                              : nullptr;
+      }
+      case ast::ExprKind::Member: e = static_cast<const ast::MemberExpr*>(e)->base; break;
+      case ast::ExprKind::Index: e = static_cast<const ast::IndexExpr*>(e)->base; break;
+      default: return nullptr;
+    }
+  }
+  return nullptr;
+}
+
+/// The field of a struct that `m` (a checked field access) names, or null.
+const ast::VarDecl* FieldOf(const ast::MemberExpr* m) {
+  if (m->field_index < 0 || m->base->type == nullptr || !m->base->type->IsStruct()) return nullptr;
+  const auto& fields = m->base->type->Info()->fields;
+  auto index = static_cast<size_t>(m->field_index);
+  return index < fields.size() ? fields[index] : nullptr;
+}
+
+/// The `no_diff` field or variable an l-value writes into, or null.
+const ast::VarDecl* NoDiffTarget(const ast::Expr* e) {
+  while (e != nullptr) {
+    switch (e->kind) {
+      case ast::ExprKind::Name: {
+        const ast::VarDecl* var = RootVar(e);
+        return var != nullptr && HasNoDiff(var) ? var : nullptr;
+      }
+      case ast::ExprKind::Member: {
+        auto* m = static_cast<const ast::MemberExpr*>(e);
+        const ast::VarDecl* field = FieldOf(m);
+        if (field != nullptr && HasNoDiff(field)) return field;
+        e = m->base;
+        break;
+      }
+      case ast::ExprKind::Index: e = static_cast<const ast::IndexExpr*>(e)->base; break;
+      default: return nullptr;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+bool IsDifferentiableFunction(const ast::FuncDecl* f) {
+  for (std::string_view name : kDifferentiableAttributes) {
+    if (f->FindAttribute(name) != nullptr) return true;
+  }
+  return false;
+}
+
+const Type* Checker::DifferentiableInterface() {
+  if (idifferentiable_ == nullptr && !scopes_.empty()) {
+    auto it = scopes_.front().find("IDifferentiable");
+    if (it != scopes_.front().end() && interfaces_.count(it->second) != 0) {
+      idifferentiable_ = types_.InterfaceOf(interfaces_.at(it->second), {});
+    }
+  }
+  return idifferentiable_;
+}
+
+bool Checker::IsDifferentiableType(const Type* t) {
+  if (t == nullptr || t->IsError()) return false;
+  if (t->IsNumericLike()) return t->ScalarType()->Kind() == TypeKind::Float;
+  if (t->IsArray()) return IsDifferentiableType(t->Element());
+  if (!t->IsStruct() && !t->IsDependent()) return false;
+  const Type* iface = DifferentiableInterface();
+  return iface != nullptr && types_.Conforms(t, iface);
+}
+
+bool Checker::IsSynthesizedConformance(const Type* self, const Type* iface) {
+  const Type* diff = DifferentiableInterface();
+  return self->IsStruct() && diff != nullptr && iface->IsInterface() &&
+         iface->Iface() == diff->Iface();
+}
+
+ast::Expr* Checker::CheckNoDiff(ast::NoDiffExpr* expr) {
+  bool is_call = expr->operand->kind == ast::ExprKind::Call;
+  expr->operand = CheckExpr(expr->operand);
+  if (!is_call) {
+    diags_.Report(DiagId::NoDiffNotCall, expr->range);
+    expr->type = types_.Error();
+    return expr;
+  }
+  expr->type = expr->operand->type;
+  return expr;
+}
+
+ast::Expr* Checker::CheckDetach(ast::CallExpr* call) {
+  if (call->args.size() != 1) {
+    diags_.Report(DiagId::WrongArgumentCount, call->range, "detach", 1, call->args.size());
+    return call;
+  }
+  ast::Expr* value = call->args[0];
+  if (!IsDifferentiableType(value->type)) {
+    diags_.Report(DiagId::DetachNotDifferentiable, value->range, value->type->Name());
+    return call;
+  }
+  // `detach(x)` is `x` without its derivative: the same node as `no_diff f(x)`.
+  auto* detached = ctx_.New<ast::NoDiffExpr>(call->range, value);
+  detached->type = value->type;
+  return detached;
+}
+
+bool Checker::CheckDiffOperand(ast::DiffExpr* expr) {
+  const char* op = expr->backward ? "bwd_diff" : "fwd_diff";
+  ast::Expr* operand = expr->operand;
+  if (operand->kind == ast::ExprKind::Diff) {
+    // Higher order: the inner operator's operand decides.
+    operand->type = types_.Error();
+    return CheckDiffOperand(static_cast<ast::DiffExpr*>(operand));
+  }
+  if (operand->kind != ast::ExprKind::Name) {
+    diags_.Report(DiagId::DiffOperandNotFunction, operand->range, op);
+    return false;
+  }
+  auto* name = static_cast<ast::NameExpr*>(operand);
+  ast::Decl* decl = Lookup(name->name);
+  if (decl == nullptr) {
+    diags_.Report(DiagId::UndeclaredIdentifier, name->range, name->name);
+    return false;
+  }
+  if (decl->kind != ast::DeclKind::Func) {
+    diags_.Report(DiagId::DiffOperandNotFunction, operand->range, op)
+        .Note(DiagId::DeclaredHere, decl->name_range, decl->name);
+    return false;
+  }
+  if (!CheckAccess(decl, name->range)) return false;
+  name->decl = decl;
+  for (const ast::FuncDecl* f : OverloadsOf(static_cast<ast::FuncDecl*>(decl))) {
+    if (IsDifferentiableFunction(f)) return true;
+  }
+  diags_.Report(DiagId::DiffOfNonDifferentiable, name->range, op, name->name)
+      .Note(DiagId::DeclaredHere, decl->name_range, decl->name);
+  return false;
+}
+
+ast::Expr* Checker::CheckDiff(ast::DiffExpr* expr) {
+  expr->type = types_.Error();
+  if (CheckDiffOperand(expr)) {
+    diags_.Report(DiagId::UnsupportedConstruct, expr->range, "'fwd_diff' and 'bwd_diff'", "are");
+  }
+  return expr;
+}
+
+ast::Expr* Checker::CheckDiffCall(ast::CallExpr* call) {
+  auto* diff = static_cast<ast::DiffExpr*>(call->callee);
+  diff->type = types_.Error();
+  call->type = types_.Error();
+  if (CheckDiffOperand(diff)) {
+    diags_.Report(DiagId::UnsupportedConstruct, call->range, "calls of 'fwd_diff' and 'bwd_diff'",
+                  "are");
+  }
+  return call;
+}
+
+// ---------------------------------------------------------------------------------------
+// Bodies of [Differentiable] functions
+
+namespace {
+
+/// Walks the body of one differentiable function: first to find the variables that
+/// carry a derivative (until nothing changes), then to report.
+class DiffBodyChecker {
+ public:
+  DiffBodyChecker(Checker& c, ast::FuncDecl* func) : c_(c), func_(func) {}
+
+  void Run() {
+    if (func_->this_param != nullptr && func_->FindAttribute("NoDiffThis") == nullptr &&
+        c_.IsDifferentiableType(func_->this_param->type)) {
+      active_.insert(func_->this_param);
+    }
+    for (const ast::VarDecl* p : func_->params) {
+      if (p->direction != ast::ParamDirection::Out && !HasNoDiff(p) &&
+          c_.IsDifferentiableType(p->type)) {
+        active_.insert(p);
+      }
+    }
+    // Each round marks at least one more variable or ends.
+    for (size_t round = 0; round < 1024; ++round) {
+      changed_ = false;
+      WalkStmt(func_->body);
+      if (!changed_) break;
+    }
+    reporting_ = true;
+    WalkStmt(func_->body);
+  }
+
+ private:
+  /// Whether `e` (checked) carries a derivative.
+  bool Carries(const ast::Expr* e) {
+    if (e == nullptr || !c_.IsDifferentiableType(e->type)) return false;
+    switch (e->kind) {
+      case ast::ExprKind::Name: {
+        const ast::VarDecl* var = RootVar(e);
+        return var != nullptr && active_.count(var) != 0;
+      }
+      case ast::ExprKind::Member: {
+        auto* m = static_cast<const ast::MemberExpr*>(e);
+        const ast::VarDecl* field = FieldOf(m);
+        if (field != nullptr && HasNoDiff(field)) return false;
+        return Carries(m->base);
+      }
+      case ast::ExprKind::Index: {
+        auto* ix = static_cast<const ast::IndexExpr*>(e);
+        return !ix->base->type->IsBuffer() && Carries(ix->base);
+      }
+      case ast::ExprKind::Call: {
+        auto* call = static_cast<const ast::CallExpr*>(e);
+        if (call->func != nullptr && !IsDifferentiableFunction(call->func) &&
+            call->func->func_kind != ast::FuncKind::Init) {
+          return false;  // reported where it is called
+        }
+        return CarryingArg(call) != nullptr;
+      }
+      case ast::ExprKind::Unary:
+        return Carries(static_cast<const ast::UnaryExpr*>(e)->operand);
+      case ast::ExprKind::Binary: {
+        auto* b = static_cast<const ast::BinaryExpr*>(e);
+        return Carries(b->lhs) || Carries(b->rhs);
+      }
+      case ast::ExprKind::Assign: {
+        auto* a = static_cast<const ast::AssignExpr*>(e);
+        return Carries(a->rhs) || Carries(a->lhs);
+      }
+      case ast::ExprKind::Conditional: {
+        auto* c = static_cast<const ast::ConditionalExpr*>(e);
+        return Carries(c->then_expr) || Carries(c->else_expr);
+      }
+      case ast::ExprKind::Cast: return Carries(static_cast<const ast::CastExpr*>(e)->operand);
+      case ast::ExprKind::ImplicitCast:
+        return Carries(static_cast<const ast::ImplicitCastExpr*>(e)->operand);
+      case ast::ExprKind::InitList:
+        for (const ast::Expr* el : static_cast<const ast::InitListExpr*>(e)->elements) {
+          if (Carries(el)) return true;
+        }
+        return false;
+      default:  // literals, `no_diff`, `detach`, `fwd_diff`
+        return false;
+    }
+  }
+
+  /// The first value a call reads that carries a derivative (the receiver, then the
+  /// arguments of parameters that are neither `out` nor `no_diff`), or null.
+  const ast::Expr* CarryingArg(const ast::CallExpr* call) {
+    if (call->receiver != nullptr && Carries(call->receiver)) return call->receiver;
+    for (size_t i = 0; i < call->args.size(); ++i) {
+      const ast::VarDecl* param =
+          call->func != nullptr && i < call->func->params.size() ? call->func->params[i] : nullptr;
+      if (param != nullptr &&
+          (param->direction == ast::ParamDirection::Out || HasNoDiff(param))) {
+        continue;
+      }
+      if (Carries(call->args[i])) return call->args[i];
+    }
+    return nullptr;
+  }
+
+  void Mark(const ast::Expr* target) {
+    if (NoDiffTarget(target) != nullptr) return;
+    const ast::VarDecl* var = RootVar(target);
+    if (var != nullptr && var->role != ast::VarRole::Global && active_.insert(var).second) {
+      changed_ = true;
+    }
+  }
+
+  void StoreInto(const ast::Expr* target, const ast::Expr* value) {
+    if (!Carries(value)) return;
+    if (!reporting_) {
+      Mark(target);
+      return;
+    }
+    if (const ast::VarDecl* nd = NoDiffTarget(target)) {
+      const char* what = nd->role == ast::VarRole::Field   ? "field"
+                         : nd->role == ast::VarRole::Param ? "parameter"
+                                                           : "variable";
+      c_.Diags()
+          .Report(DiagId::NoDiffStore, value->range, what, nd->name)
+          .Note(DiagId::DeclaredHere, nd->name_range, nd->name);
+    }
+  }
+
+  void VisitCall(const ast::CallExpr* call) {
+    const ast::FuncDecl* f = call->func;
+    if (f == nullptr || f->func_kind == ast::FuncKind::Init) return;
+    if (IsDifferentiableFunction(f)) {
+      // Results written through `out`/`inout` parameters and `[mutating]` receivers.
+      if (reporting_ || CarryingArg(call) == nullptr) return;
+      for (size_t i = 0; i < call->args.size() && i < f->params.size(); ++i) {
+        if (f->params[i]->direction != ast::ParamDirection::In && !HasNoDiff(f->params[i])) {
+          Mark(call->args[i]);
+        }
+      }
+      if (f->is_mutating && call->receiver != nullptr) Mark(call->receiver);
+      return;
+    }
+    if (!reporting_) return;
+    if (const ast::Expr* arg = CarryingArg(call)) {
+      c_.Diags()
+          .Report(DiagId::NonDifferentiableCall, call->range, f->name, f->name)
+          .Note(DiagId::CarriesDerivativeHere, arg->range)
+          .Note(DiagId::DeclaredHere, f->name_range, f->name);
+    }
+  }
+
+  void WalkExpr(const ast::Expr* e) {
+    if (e == nullptr) return;
+    switch (e->kind) {
+      case ast::ExprKind::Member: WalkExpr(static_cast<const ast::MemberExpr*>(e)->base); return;
+      case ast::ExprKind::Index: {
+        auto* ix = static_cast<const ast::IndexExpr*>(e);
+        WalkExpr(ix->base);
+        WalkExpr(ix->index);
+        return;
+      }
+      case ast::ExprKind::Call: {
+        auto* call = static_cast<const ast::CallExpr*>(e);
+        WalkExpr(call->receiver);
+        for (const ast::Expr* a : call->args) WalkExpr(a);
+        VisitCall(call);
+        return;
+      }
+      case ast::ExprKind::Unary: WalkExpr(static_cast<const ast::UnaryExpr*>(e)->operand); return;
+      case ast::ExprKind::Binary: {
+        auto* b = static_cast<const ast::BinaryExpr*>(e);
+        WalkExpr(b->lhs);
+        WalkExpr(b->rhs);
+        return;
+      }
+      case ast::ExprKind::Assign: {
+        auto* a = static_cast<const ast::AssignExpr*>(e);
+        WalkExpr(a->lhs);
+        WalkExpr(a->rhs);
+        StoreInto(a->lhs, a->rhs);
+        return;
+      }
+      case ast::ExprKind::Conditional: {
+        auto* c = static_cast<const ast::ConditionalExpr*>(e);
+        WalkExpr(c->cond);
+        WalkExpr(c->then_expr);
+        WalkExpr(c->else_expr);
+        return;
+      }
+      case ast::ExprKind::Cast: WalkExpr(static_cast<const ast::CastExpr*>(e)->operand); return;
+      case ast::ExprKind::ImplicitCast:
+        WalkExpr(static_cast<const ast::ImplicitCastExpr*>(e)->operand);
+        return;
+      case ast::ExprKind::InitList:
+        for (const ast::Expr* el : static_cast<const ast::InitListExpr*>(e)->elements) WalkExpr(el);
+        return;
+      default:  // leaves; `no_diff` and `detach` drop what is inside
+        return;
+    }
+  }
+
+  void WalkLocal(const ast::VarDecl* var) {
+    if (var->init == nullptr || !Carries(var->init)) return;
+    if (!reporting_) {
+      if (!HasNoDiff(var) && active_.insert(var).second) changed_ = true;
+    } else if (HasNoDiff(var)) {
+      c_.Diags()
+          .Report(DiagId::NoDiffStore, var->init->range, "variable", var->name)
+          .Note(DiagId::DeclaredHere, var->name_range, var->name);
+    }
+  }
+
+  void WalkStmt(const ast::Stmt* s) {
+    if (s == nullptr) return;
+    switch (s->kind) {
+      case ast::StmtKind::Block:
+        for (const ast::Stmt* child : static_cast<const ast::BlockStmt*>(s)->stmts) WalkStmt(child);
+        return;
+      case ast::StmtKind::Decl:
+        for (const ast::VarDecl* var : static_cast<const ast::DeclStmt*>(s)->vars) {
+          WalkExpr(var->init);
+          WalkLocal(var);
+        }
+        return;
+      case ast::StmtKind::Expr: WalkExpr(static_cast<const ast::ExprStmt*>(s)->expr); return;
+      case ast::StmtKind::If: {
+        auto* i = static_cast<const ast::IfStmt*>(s);
+        WalkExpr(i->cond);
+        WalkStmt(i->then_stmt);
+        WalkStmt(i->else_stmt);
+        return;
+      }
+      case ast::StmtKind::For: {
+        auto* f = static_cast<const ast::ForStmt*>(s);
+        WalkStmt(f->init);
+        WalkExpr(f->cond);
+        WalkExpr(f->step);
+        WalkStmt(f->body);
+        return;
+      }
+      case ast::StmtKind::While: {
+        auto* w = static_cast<const ast::WhileStmt*>(s);
+        WalkExpr(w->cond);
+        WalkStmt(w->body);
+        return;
+      }
+      case ast::StmtKind::DoWhile: {
+        auto* d = static_cast<const ast::DoWhileStmt*>(s);
+        WalkStmt(d->body);
+        WalkExpr(d->cond);
+        return;
+      }
+      case ast::StmtKind::Return: WalkExpr(static_cast<const ast::ReturnStmt*>(s)->value); return;
+      case ast::StmtKind::Switch: {
+        auto* sw = static_cast<const ast::SwitchStmt*>(s);
+        WalkExpr(sw->value);
+        WalkStmt(sw->body);
+        return;
+      }
+      case ast::StmtKind::Break:
+      case ast::StmtKind::Continue:
+      case ast::StmtKind::Empty:
+      case ast::StmtKind::Case:
+        return;
+    }
+  }
+
+  Checker& c_;
+  ast::FuncDecl* func_;
+  std::set<const ast::VarDecl*> active_;
+  bool changed_ = false;
+  bool reporting_ = false;
+};
+
+}  // namespace
+
+void Checker::CheckDifferentiableBody(ast::FuncDecl* func) {
+  const ast::Attribute* attr = DifferentiateAttribute(func);
+  if (attr == nullptr || func->body == nullptr) return;
+  bool any = IsDifferentiableType(func->result_type);
+  if (func->this_param != nullptr) any = any || IsDifferentiableType(func->this_param->type);
+  for (const ast::VarDecl* p : func->params) {
+    any = any || (!HasNoDiff(p) && IsDifferentiableType(p->type));
+  }
+  if (!any) diags_.Report(DiagId::NothingToDifferentiate, func->name_range, func->name, attr->name);
+  DiffBodyChecker(*this, func).Run();
+}
+
+}  // namespace slope::sema

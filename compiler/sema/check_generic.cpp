@@ -80,6 +80,16 @@ std::vector<const Type*> Checker::MakeGenericParams(
   return result;
 }
 
+const Type* Checker::ResolveInterface(ast::TypeExpr* te) {
+  const Type* t = ResolveType(te);
+  if (t->IsError()) return nullptr;
+  if (!t->IsInterface()) {
+    diags_.Report(DiagId::NotAnInterface, te->range, t->Name());
+    return nullptr;
+  }
+  return t;
+}
+
 void Checker::ResolveConstraints(const std::vector<const Type*>& params) {
   for (const Type* p : params) {
     ast::GenericParamDecl* decl = p->Generic()->decl;
@@ -93,12 +103,8 @@ void Checker::ResolveConstraints(const std::vector<const Type*>& params) {
       continue;
     }
     if (decl == nullptr || decl->constraint == nullptr) continue;
-    const Type* c = ResolveType(decl->constraint);
-    if (c->IsError()) continue;
-    if (!c->IsInterface()) {
-      diags_.Report(DiagId::NotAnInterface, decl->constraint->range, c->Name());
-      continue;
-    }
+    const Type* c = ResolveInterface(decl->constraint);
+    if (c == nullptr) continue;
     p->Generic()->constraints.push_back(c);
   }
 }
@@ -159,22 +165,14 @@ void Checker::ResolveGenericHeaders(const std::vector<ast::Decl*>& decls) {
     ContextScope scope(*this, info->decl);
     ResolveConstraints(info->params);
     for (ast::TypeExpr* base : info->decl->bases) {
-      const Type* b = ResolveType(base);
-      if (b->IsError()) continue;
-      if (!b->IsInterface()) {
-        diags_.Report(DiagId::NotAnInterface, base->range, b->Name());
-        continue;
-      }
+      const Type* b = ResolveInterface(base);
+      if (b == nullptr) continue;
       info->bases.push_back(b);
     }
     for (ast::AssociatedTypeDecl* assoc : info->assocs) {
       for (ast::TypeExpr* c : assoc->constraints) {
-        const Type* ct = ResolveType(c);
-        if (ct->IsError()) continue;
-        if (!ct->IsInterface()) {
-          diags_.Report(DiagId::NotAnInterface, c->range, ct->Name());
-          continue;
-        }
+        const Type* ct = ResolveInterface(c);
+        if (ct == nullptr) continue;
         info->assoc_constraints[assoc].push_back(ct);
       }
     }
@@ -195,12 +193,8 @@ void Checker::ResolveGenericHeaders(const std::vector<ast::Decl*>& decls) {
     ContextScope scope(*this, info->decl);
     ResolveConstraints(info->params);
     for (ast::TypeExpr* base : info->decl->bases) {
-      const Type* b = ResolveType(base);
-      if (b->IsError()) continue;
-      if (!b->IsInterface()) {
-        diags_.Report(DiagId::NotAnInterface, base->range, b->Name());
-        continue;
-      }
+      const Type* b = ResolveInterface(base);
+      if (b == nullptr) continue;
       info->bases.push_back(b);
     }
     for (ast::Decl* m : info->type_members) {
@@ -246,12 +240,8 @@ void Checker::ResolveGenericHeaders(const std::vector<ast::Decl*>& decls) {
     }
     ContextScope scope(*this, agg);
     for (ast::TypeExpr* base : agg->bases) {
-      const Type* b = ResolveType(base);
-      if (b->IsError()) continue;
-      if (!b->IsInterface()) {
-        diags_.Report(DiagId::NotAnInterface, base->range, b->Name());
-        continue;
-      }
+      const Type* b = ResolveInterface(base);
+      if (b == nullptr) continue;
       if (ext->target->IsInterface()) {
         diags_.Report(DiagId::UnsupportedConstruct, base->range,
                       "conformances added to interfaces by extensions", "are");
@@ -630,17 +620,21 @@ void Checker::CheckConformances() {
 
 void Checker::CheckExtensionBodies(CheckedModule* out) {
   for (ExtensionInfo* ext : extension_list_) {
-    for (ast::FuncDecl* f : ext->methods) {
-      if (diags_.LimitReached()) return;
-      if (f->body == nullptr) {
-        diags_.Report(DiagId::UnsupportedConstruct, f->name_range, "methods without a body",
-                      "are");
-        continue;
-      }
-      CheckFunctionBody(f);
-      out->functions.push_back(f);
-    }
+    if (!CheckMethodBodies(ext->methods, out)) return;
   }
+}
+
+bool Checker::CheckMethodBodies(const std::vector<ast::FuncDecl*>& methods, CheckedModule* out) {
+  for (ast::FuncDecl* f : methods) {
+    if (diags_.LimitReached()) return false;
+    if (f->body == nullptr) {
+      diags_.Report(DiagId::UnsupportedConstruct, f->name_range, "methods without a body", "are");
+      continue;
+    }
+    CheckFunctionBody(f);
+    out->functions.push_back(f);
+  }
+  return true;
 }
 
 void Checker::CheckInterfaceLocal(ast::VarDecl* var) {

@@ -227,16 +227,7 @@ void Checker::CheckStructBodies(CheckedModule* out) {
   for (const Type* type : struct_list_) {
     StructInfo* info = type->Info();
     for (const auto* list : {&info->inits, &info->methods}) {
-      for (ast::FuncDecl* f : *list) {
-        if (diags_.LimitReached()) return;
-        if (f->body == nullptr) {
-          diags_.Report(DiagId::UnsupportedConstruct, f->name_range, "methods without a body",
-                        "are");
-          continue;
-        }
-        CheckFunctionBody(f);
-        out->functions.push_back(f);
-      }
+      if (!CheckMethodBodies(*list, out)) return;
     }
   }
 }

@@ -124,6 +124,12 @@ class Checker {
   void CheckConformances();
   /// `IFoo x = init;`: x takes the concrete type of `init`.
   void CheckInterfaceLocal(ast::VarDecl* var);
+  /// Checks the bodies of `methods`, appending them to `out->functions`; false once the
+  /// error limit is reached.
+  bool CheckMethodBodies(const std::vector<ast::FuncDecl*>& methods, CheckedModule* out);
+  /// Resolves `te`, which must name an interface: the interface type, or null after a
+  /// report (or when `te` is in error).
+  const Type* ResolveInterface(ast::TypeExpr* te);
   /// Checks the bodies of extension methods; appends them to `out->functions`.
   void CheckExtensionBodies(CheckedModule* out);
   /// Generic parameter types for `params` (constraints are resolved later).

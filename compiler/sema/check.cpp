@@ -573,6 +573,12 @@ void Checker::CheckRecursion(const std::vector<ast::FuncDecl*>& functions) {
 // ---------------------------------------------------------------------------------------
 // Statements
 
+const char* JumpKeyword(const ast::Stmt* stmt) {
+  return stmt->kind == ast::StmtKind::Break      ? "break"
+         : stmt->kind == ast::StmtKind::Continue ? "continue"
+                                                  : "return";
+}
+
 bool Checker::CheckBlock(ast::BlockStmt* block) {
   ScopeGuard scope(*this);
   bool reachable = true;
@@ -584,11 +590,7 @@ bool Checker::CheckBlock(ast::BlockStmt* block) {
       warned = true;
     }
     bool next = CheckStmt(stmt);
-    if (reachable && !next) {
-      ender = stmt->kind == ast::StmtKind::Break      ? "break"
-              : stmt->kind == ast::StmtKind::Continue ? "continue"
-                                                       : "return";
-    }
+    if (reachable && !next) ender = JumpKeyword(stmt);
     reachable = reachable && next;
     if (diags_.LimitReached()) break;
   }

@@ -131,11 +131,7 @@ bool Checker::CheckSwitch(ast::SwitchStmt* s) {
       }
       clause_has_stmts = true;
       bool next = CheckStmt(stmt);
-      if (reachable && !next) {
-        ender = stmt->kind == ast::StmtKind::Break      ? "break"
-                : stmt->kind == ast::StmtKind::Continue ? "continue"
-                                                         : "return";
-      }
+      if (reachable && !next) ender = JumpKeyword(stmt);
       reachable = reachable && next;
       if (diags_.LimitReached()) break;
       continue;

@@ -20,6 +20,10 @@ namespace slope::sema {
 /// Cost of an implicit conversion; kNoConversion when there is none.
 inline constexpr int kNoConversion = 1 << 20;
 
+/// The keyword of a statement after which control does not continue: "break",
+/// "continue" or "return" (for unreachable-code warnings).
+const char* JumpKeyword(const ast::Stmt* stmt);
+
 /// "float, int3": the types of checked arguments, for messages.
 std::string ArgTypeList(const std::vector<ast::Expr*>& args);
 /// "float f(int, float3)": a checked function's signature, for candidate notes.

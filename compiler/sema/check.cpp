@@ -724,11 +724,13 @@ bool Checker::CheckStmt(ast::Stmt* stmt) {
       if (!switches_.empty() && switches_.back().loop_depth == loop_depth_) {
         switches_.back().broken = true;
       } else if (loop_depth_ == 0) {
-        diags_.Report(DiagId::BreakOutsideLoop, stmt->range, "break");
+        diags_.Report(DiagId::BreakOutsideLoop, stmt->range, "break", "a loop or a switch");
       }
       return false;
     case ast::StmtKind::Continue:
-      if (loop_depth_ == 0) diags_.Report(DiagId::BreakOutsideLoop, stmt->range, "continue");
+      if (loop_depth_ == 0) {
+        diags_.Report(DiagId::BreakOutsideLoop, stmt->range, "continue", "a loop");
+      }
       return false;
     case ast::StmtKind::Empty:
       return true;

@@ -14,17 +14,6 @@ namespace slope::sema {
 
 using diag::DiagId;
 
-namespace {
-/// The checked receiver's description in AccessorReceiverNotAssignable.
-std::string DescribeReceiver(const ast::Expr* e) {
-  if (e->kind == ast::ExprKind::Name) {
-    const std::string& name = static_cast<const ast::NameExpr*>(e)->name;
-    return name == "this" ? std::string("'this' in a non-mutating method") : "'" + name + "'";
-  }
-  return "this expression";
-}
-}  // namespace
-
 void Checker::ExpandAccessors(const std::vector<ast::Decl*>& decls) {
   for (ast::Decl* decl : decls) {
     if (decl->kind != ast::DeclKind::Struct && decl->kind != ast::DeclKind::Interface &&

@@ -354,8 +354,6 @@ bool Checker::IsAssignableQuietly(const ast::Expr* expr) const {
   }
 }
 
-namespace {
-/// The checked receiver's description in MutatingCallOnValue.
 std::string DescribeReceiver(const ast::Expr* e) {
   if (e->kind == ast::ExprKind::Name) {
     const std::string& name = static_cast<const ast::NameExpr*>(e)->name;
@@ -363,7 +361,6 @@ std::string DescribeReceiver(const ast::Expr* e) {
   }
   return "this expression";
 }
-}  // namespace
 
 ast::Expr* Checker::CheckMethodCall(ast::CallExpr* call, ast::MemberExpr* callee) {
   // `S.make()`, `S::make()`, `T.make()` name a type; anything else is an object.

@@ -24,6 +24,10 @@ inline constexpr int kNoConversion = 1 << 20;
 /// "continue" or "return" (for unreachable-code warnings).
 const char* JumpKeyword(const ast::Stmt* stmt);
 
+/// How a receiver that cannot be modified is named in messages: "'p'", "'this' in a
+/// non-mutating method" or "this expression".
+std::string DescribeReceiver(const ast::Expr* e);
+
 /// "float, int3": the types of checked arguments, for messages.
 std::string ArgTypeList(const std::vector<ast::Expr*>& args);
 /// "float f(int, float3)": a checked function's signature, for candidate notes.

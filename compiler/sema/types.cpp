@@ -130,7 +130,7 @@ const Type* TypeContext::GenericParam(std::unique_ptr<GenericParamInfo> info) {
   type->generic_ = info.get();
   type->dependent_ = true;
   generic_infos_.push_back(std::move(info));
-  structs_.emplace_back(type);
+  unique_types_.emplace_back(type);
   return type;
 }
 
@@ -157,7 +157,7 @@ const Type* TypeContext::IntValue(int64_t value) {
   if (it != int_values_.end()) return it->second;
   auto* type = new Type(TypeKind::IntValue, nullptr, 1, false);
   type->value_ = value;
-  structs_.emplace_back(type);
+  unique_types_.emplace_back(type);
   int_values_[value] = type;
   return type;
 }

@@ -271,7 +271,8 @@ class TypeContext {
   std::map<std::tuple<TypeKind, const void*, const Type*, std::vector<const Type*>>,
            std::unique_ptr<Type>>
       applied_;
-  std::vector<std::unique_ptr<Type>> structs_;
+  /// Types that are not interned by their parts (generic parameters, integer values).
+  std::vector<std::unique_ptr<Type>> unique_types_;
   std::vector<std::unique_ptr<StructInfo>> struct_infos_;
   std::vector<std::unique_ptr<EnumInfo>> enum_infos_;
   std::vector<std::unique_ptr<Type>> enums_;

@@ -86,14 +86,6 @@ enum class OpKind : uint8_t {
 /// The source spelling of an operator: "+", "&&", "++", ...
 const char* OpSpelling(OpKind op);
 
-/// Built-in functions recognised by name (sema maps calls to them).
-enum class Builtin : uint8_t {
-  None,
-#define SLOPE_BUILTIN(name, spelling, arity) name,
-#include "compiler/ast/builtins.def"
-#undef SLOPE_BUILTIN
-};
-
 struct Expr {
   ExprKind kind;
   SourceRange range;
@@ -104,12 +96,14 @@ struct Expr {
 struct IntLiteralExpr : Expr {
   uint64_t value = 0;
   bool is_unsigned = false;
+  uint32_t width = 32;  ///< 64 with an `l`/`ll` suffix
   IntLiteralExpr(SourceRange r, uint64_t v, bool u)
       : Expr(ExprKind::IntLiteral, r), value(v), is_unsigned(u) {}
 };
 
 struct FloatLiteralExpr : Expr {
   double value = 0;
+  uint32_t width = 32;  ///< 16 with an `h` suffix, 64 with `l` or `lf`
   FloatLiteralExpr(SourceRange r, double v) : Expr(ExprKind::FloatLiteral, r), value(v) {}
 };
 
@@ -158,7 +152,6 @@ struct CallExpr : Expr {
   Expr* callee;
   std::vector<Expr*> args;
   FuncDecl* func = nullptr;                 ///< sema: the user function called
-  Builtin builtin = Builtin::None;          ///< sema: the built-in called
   const sema::Type* constructed = nullptr;  ///< sema: the type a constructor call builds
   Expr* receiver = nullptr;                 ///< sema: the object of an instance method call
   /// sema: for `T.f()` / `S<int>.f()`, the type named (its methods are looked up in it).
@@ -231,6 +224,12 @@ struct InitListExpr : Expr {
 struct DiffExpr : Expr {
   bool backward;
   Expr* operand;
+  /// sema, for `fwd_diff`: the parameter and result types of the function it denotes
+  /// (the pair types of AUTODIFF.md, one level per nested `fwd_diff`).
+  std::vector<const sema::Type*> param_types;
+  const sema::Type* result_type = nullptr;
+  /// sema: the function differentiated (innermost, for nested operators).
+  const FuncDecl* func = nullptr;
   DiffExpr(SourceRange r, bool bwd, Expr* e) : Expr(ExprKind::Diff, r), backward(bwd), operand(e) {}
 };
 
@@ -474,6 +473,11 @@ struct FuncDecl : Decl {
   /// extension first, then its own (including one per interface-typed parameter).
   std::vector<const sema::Type*> generic_context;
   size_t own_generic_begin = 0;  ///< sema: index of the first own parameter above
+  /// sema: for `[__intrinsic_op("name")]`, the ir::Intrinsic it stands for; else -1.
+  int intrinsic_op = -1;
+  /// sema: the custom forward derivative, from `[ForwardDerivative(g)]` here or
+  /// `[ForwardDerivativeOf(this)]` on `g`.
+  const FuncDecl* fwd_derivative = nullptr;
   FuncDecl(std::string n, SourceRange r) : Decl(DeclKind::Func, std::move(n), r) {}
 };
 

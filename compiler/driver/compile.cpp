@@ -24,27 +24,37 @@
 namespace slope::driver {
 namespace {
 
+using targets::spirv::BufferLayout;
+
 ScalarKind ScalarKindOf(const ir::Type* t) {
   const ir::Type* s = t->Scalar();
-  return s->IsFloat() ? ScalarKind::Float32
-         : s->IsBool() ? ScalarKind::Bool
-         : s->IsSigned() ? ScalarKind::Int32
-                         : ScalarKind::UInt32;
+  if (s->IsBool()) return ScalarKind::Bool;
+  // Indexed by log2(width / 8): 8, 16, 32, 64 bits.
+  static constexpr ScalarKind kFloats[] = {ScalarKind::Float16, ScalarKind::Float16,
+                                           ScalarKind::Float32, ScalarKind::Float64};
+  static constexpr ScalarKind kInts[] = {ScalarKind::Int8, ScalarKind::Int16, ScalarKind::Int32,
+                                         ScalarKind::Int64};
+  static constexpr ScalarKind kUInts[] = {ScalarKind::UInt8, ScalarKind::UInt16,
+                                          ScalarKind::UInt32, ScalarKind::UInt64};
+  uint32_t w = s->Width();
+  size_t index = w == 8 ? 0 : w == 16 ? 1 : w == 32 ? 2 : 3;
+  return s->IsFloat() ? kFloats[index] : s->IsSigned() ? kInts[index] : kUInts[index];
 }
 
 void FlattenFields(const ir::Type* t, const std::string& prefix, uint32_t base,
-                   std::vector<FieldLayout>* out);
+                   BufferLayout rules, std::vector<FieldLayout>* out);
 
 /// One member of type `m` named `name` at `offset`: arrays become one entry per element
 /// ("w[0]", "w[1]"), structs their flattened members.
 void FlattenMember(const ir::Type* m, const std::string& name, uint32_t offset,
-                   std::vector<FieldLayout>* out) {
+                   BufferLayout rules, std::vector<FieldLayout>* out) {
   if (m->IsStruct()) {
-    FlattenFields(m, name + ".", offset, out);
+    FlattenFields(m, name + ".", offset, rules, out);
   } else if (m->IsArray()) {
-    uint32_t stride = targets::spirv::Std430ArrayStride(m->Element());
+    uint32_t stride = targets::spirv::LayoutArrayStride(m->Element(), rules);
     for (uint32_t k = 0; k < m->Count(); ++k) {
-      FlattenMember(m->Element(), name + "[" + std::to_string(k) + "]", offset + k * stride, out);
+      FlattenMember(m->Element(), name + "[" + std::to_string(k) + "]", offset + k * stride,
+                    rules, out);
     }
   } else {
     out->push_back({name, ScalarKindOf(m), m->Count(), offset});
@@ -52,20 +62,20 @@ void FlattenMember(const ir::Type* m, const std::string& name, uint32_t offset,
 }
 
 void FlattenFields(const ir::Type* t, const std::string& prefix, uint32_t base,
-                   std::vector<FieldLayout>* out) {
-  std::vector<uint32_t> offsets = targets::spirv::Std430MemberOffsets(t);
+                   BufferLayout rules, std::vector<FieldLayout>* out) {
+  std::vector<uint32_t> offsets = targets::spirv::LayoutMemberOffsets(t, rules);
   for (size_t i = 0; i < t->Members().size(); ++i) {
-    FlattenMember(t->Members()[i], prefix + t->MemberNames()[i], base + offsets[i], out);
+    FlattenMember(t->Members()[i], prefix + t->MemberNames()[i], base + offsets[i], rules, out);
   }
 }
 
-ElementLayout LayoutOf(const ir::Type* element) {
+ElementLayout LayoutOf(const ir::Type* element, BufferLayout rules) {
   ElementLayout layout;
-  layout.size = targets::spirv::Std430Size(element);
-  layout.stride = targets::spirv::Std430ArrayStride(element);
+  layout.size = targets::spirv::LayoutSize(element, rules);
+  layout.stride = targets::spirv::LayoutArrayStride(element, rules);
   if (element->IsStruct()) {
     layout.struct_name = element->StructName();
-    FlattenFields(element, "", 0, &layout.fields);
+    FlattenFields(element, "", 0, rules, &layout.fields);
     return layout;
   }
   layout.scalar = ScalarKindOf(element);
@@ -73,7 +83,8 @@ ElementLayout LayoutOf(const ir::Type* element) {
   return layout;
 }
 
-Reflection Reflect(const ir::Module& module, const std::vector<std::string>& entries) {
+Reflection Reflect(const ir::Module& module, const std::vector<std::string>& entries,
+                   BufferLayout rules) {
   Reflection r;
   for (const ir::Function* f : module.functions) {
     if (!f->is_entry) continue;
@@ -86,7 +97,7 @@ Reflection Reflect(const ir::Module& module, const std::vector<std::string>& ent
     b.kind = g->GetType()->IsWritable() ? ResourceKind::RWStructuredBuffer : ResourceKind::StructuredBuffer;
     b.set = g->set;
     b.binding = g->binding;
-    b.element = LayoutOf(g->GetType()->Element());
+    b.element = LayoutOf(g->GetType()->Element(), rules);
     r.bindings.push_back(b);
   }
   return r;
@@ -94,9 +105,10 @@ Reflection Reflect(const ir::Module& module, const std::vector<std::string>& ent
 
 }  // namespace
 
-bool ValidateOutput(const std::vector<uint32_t>& words, diag::DiagEngine& diags) {
+bool ValidateOutput(const std::vector<uint32_t>& words, diag::DiagEngine& diags,
+                    bool scalar_layout) {
   std::string message;
-  if (targets::spirv::ValidateSpirv(words, &message)) return true;
+  if (targets::spirv::ValidateSpirv(words, &message, scalar_layout)) return true;
   diags.Report(diag::DiagId::SpirvValidationFailed, source::SourceRange(), message);
   return false;
 }
@@ -185,7 +197,8 @@ CompileResult Compile(const CompileOptions& options) {
   // Middle.
   std::unique_ptr<ir::Module> ir_module = lower::LowerModule(checked, sources);
   ir::VerifyOrIce(*ir_module, "lowering");
-  result.reflection = Reflect(*ir_module, entries);
+  const BufferLayout rules = options.scalar_layout ? BufferLayout::Scalar : BufferLayout::Std430;
+  result.reflection = Reflect(*ir_module, entries, rules);
   if (options.target == Target::Ir && options.dump_ir_after.empty()) {
     result.text = ir::PrintModule(*ir_module);
     return finish();
@@ -219,8 +232,11 @@ CompileResult Compile(const CompileOptions& options) {
   }
   targets::spirv::WriterOptions writer_options;
   writer_options.entry_points = entries;
+  writer_options.layout = rules;
   result.spirv = targets::spirv::WriteSpirv(*ir_module, writer_options);
-  if (options.validate_spirv && !ValidateOutput(result.spirv, diags)) return finish();
+  if (options.validate_spirv && !ValidateOutput(result.spirv, diags, options.scalar_layout)) {
+    return finish();
+  }
   if (options.target == Target::SpirVAsm) {
     targets::spirv::DisassembleSpirv(result.spirv, &result.text);
   }

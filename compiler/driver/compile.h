@@ -35,6 +35,9 @@ struct CompileOptions {
   std::string entry;                       ///< entry point to emit; empty = every entry point
   Target target = Target::SpirV;
   bool validate_spirv = true;      ///< run the SPIRV-Tools validator on the output
+  /// Lay buffers out by the scalar block layout rules instead of std430
+  /// (-fvk-use-scalar-layout); the device needs the scalarBlockLayout feature.
+  bool scalar_layout = false;
   DiagFormat diag_format = DiagFormat::Text;
   bool diag_color = false;
   uint32_t error_limit = 20;       ///< stop after this many errors

@@ -10,17 +10,47 @@
 namespace slope::driver {
 
 /// Scalar element kinds that can appear in a buffer visible to the host.
-enum class ScalarKind : uint8_t { Bool, Int32, UInt32, Float32 };
+enum class ScalarKind : uint8_t {
+  Bool, Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64, Float16, Float32, Float64
+};
 
-/// Returns "bool", "int", "uint" or "float".
+/// Returns the type's name in the language: "bool", "int", "uint", "float", "half",
+/// "double", "int8_t", "uint64_t", ...
 inline const char* ScalarKindName(ScalarKind kind) {
   switch (kind) {
     case ScalarKind::Bool: return "bool";
+    case ScalarKind::Int8: return "int8_t";
+    case ScalarKind::Int16: return "int16_t";
     case ScalarKind::Int32: return "int";
+    case ScalarKind::Int64: return "int64_t";
+    case ScalarKind::UInt8: return "uint8_t";
+    case ScalarKind::UInt16: return "uint16_t";
     case ScalarKind::UInt32: return "uint";
+    case ScalarKind::UInt64: return "uint64_t";
+    case ScalarKind::Float16: return "half";
     case ScalarKind::Float32: return "float";
+    case ScalarKind::Float64: return "double";
   }
   return "?";
+}
+
+/// Bytes one value of `kind` takes in a buffer (a bool takes 4).
+inline uint32_t ScalarKindBytes(ScalarKind kind) {
+  switch (kind) {
+    case ScalarKind::Int8:
+    case ScalarKind::UInt8: return 1;
+    case ScalarKind::Int16:
+    case ScalarKind::UInt16:
+    case ScalarKind::Float16: return 2;
+    case ScalarKind::Int64:
+    case ScalarKind::UInt64:
+    case ScalarKind::Float64: return 8;
+    case ScalarKind::Bool:
+    case ScalarKind::Int32:
+    case ScalarKind::UInt32:
+    case ScalarKind::Float32: return 4;
+  }
+  return 4;
 }
 
 /// The kind of a bound resource.

@@ -9,7 +9,9 @@
 
 namespace slope::driver {
 
-/// Validates `words`; reports E0005 to `diags` and returns false when invalid.
-bool ValidateOutput(const std::vector<uint32_t>& words, diag::DiagEngine& diags);
+/// Validates `words` (with the scalar block layout rules when `scalar_layout`); reports
+/// E0005 to `diags` and returns false when invalid.
+bool ValidateOutput(const std::vector<uint32_t>& words, diag::DiagEngine& diags,
+                    bool scalar_layout = false);
 
 }  // namespace slope::driver

@@ -197,6 +197,28 @@ void ReplaceUses(Function& f, const std::map<const Value*, Value*>& replacements
 }
 
 Value* ZeroValue(Module& module, Function& f, const Type* type) {
+  if (type->IsStruct() || type->IsArray()) {
+    // A make_struct / make_array of zeros, placed after the entry block's vars.
+    Inst* make = module.NewInst(type->IsStruct() ? Op::MakeStruct : Op::MakeArray, type);
+    if (type->IsStruct()) {
+      for (const Type* m : type->Members()) make->operands.push_back(ZeroValue(module, f, m));
+    } else {
+      make->operands.assign(type->Count(), ZeroValue(module, f, type->Element()));
+    }
+    Block* entry = f.blocks.front();
+    size_t pos = 0;
+    while (pos < entry->insts.size() && entry->insts[pos]->GetOp() == Op::Var) ++pos;
+    // After the zeros of its members.
+    for (size_t i = pos; i < entry->insts.size(); ++i) {
+      if (std::find(make->operands.begin(), make->operands.end(), entry->insts[i]) !=
+          make->operands.end()) {
+        pos = i + 1;
+      }
+    }
+    make->block = entry;
+    entry->insts.insert(entry->insts.begin() + static_cast<std::ptrdiff_t>(pos), make);
+    return make;
+  }
   const Type* s = type->Scalar();
   SLOPE_ASSERT(s->IsScalar());
   Value* zero = s->IsBool()    ? module.ConstBool(false)

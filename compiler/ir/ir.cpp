@@ -1,7 +1,11 @@
 #include "compiler/ir/ir.h"
 
+#include <functional>
+#include <set>
+
 #include <cstring>
 
+#include "compiler/base/half.h"
 #include "compiler/base/ice.h"
 
 namespace slope::ir {
@@ -18,7 +22,7 @@ constexpr OpInfo kOpInfos[] = {
 #undef INST
 };
 constexpr IntrinsicInfo kIntrinsicInfos[] = {
-#define INTRINSIC(name, mnemonic, arity, float_only, rule) {mnemonic, arity, float_only},
+#define INTRINSIC(name, mnemonic, arity, sig, rule) {mnemonic, arity, IntrinsicSig::sig},
 #include "compiler/ir/intrinsics.def"
 #undef INTRINSIC
 };
@@ -27,6 +31,16 @@ constexpr IntrinsicInfo kIntrinsicInfos[] = {
 const OpInfo& GetOpInfo(Op op) { return kOpInfos[static_cast<size_t>(op)]; }
 const IntrinsicInfo& GetIntrinsicInfo(Intrinsic i) {
   return kIntrinsicInfos[static_cast<size_t>(i)];
+}
+
+bool FindIntrinsic(std::string_view mnemonic, Intrinsic* out) {
+  for (uint32_t i = 0; i < kIntrinsicCount; ++i) {
+    if (mnemonic == kIntrinsicInfos[i].mnemonic) {
+      *out = static_cast<Intrinsic>(i);
+      return true;
+    }
+  }
+  return false;
 }
 
 std::string Type::Name() const {
@@ -108,6 +122,26 @@ const Type* TypeTable::Struct(const std::string& name, std::vector<const Type*> 
   return raw;
 }
 
+void TypeTable::DefineStruct(const Type* s, std::vector<const Type*> members,
+                             std::vector<std::string> member_names) {
+  auto it = structs_.find(s->StructName());
+  SLOPE_ASSERT(it != structs_.end() && it->second.get() == s && s->members_.empty());
+  SLOPE_ASSERT(members.size() == member_names.size());
+  it->second->members_ = std::move(members);
+  it->second->member_names_ = std::move(member_names);
+  // Keep every struct after the structs it holds: a depth-first order from the old one.
+  std::vector<const Type*> order;
+  std::set<const Type*> placed;
+  std::function<void(const Type*)> place = [&](const Type* t) {
+    while (t->IsArray()) t = t->Element();
+    if (!t->IsStruct() || !placed.insert(t).second) return;
+    for (const Type* m : t->Members()) place(m);
+    order.push_back(t);
+  };
+  for (const Type* t : struct_order_) place(t);
+  struct_order_ = std::move(order);
+}
+
 const Type* TypeTable::FindStruct(const std::string& name) const {
   auto it = structs_.find(name);
   return it == structs_.end() ? nullptr : it->second.get();
@@ -153,6 +187,7 @@ Value* Module::ConstInt(const Type* type, int64_t v) {
 Value* Module::ConstFloat(const Type* type, double v) {
   SLOPE_ASSERT(type->IsFloat());
   if (type->Width() == 32) v = static_cast<double>(static_cast<float>(v));
+  if (type->Width() == 16) v = base::RoundToHalf(v);
   uint64_t bits;
   std::memcpy(&bits, &v, sizeof(bits));
   return const_cast<Constant*>(GetConstant(type, bits));

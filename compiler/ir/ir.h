@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -88,6 +89,11 @@ class TypeTable {
   /// with the same name returns the first type (its members must be the same).
   const Type* Struct(const std::string& name, std::vector<const Type*> members,
                      std::vector<std::string> member_names);
+  /// Sets the members of a struct made with none, whose members become known only
+  /// later (an existential's tagged union grows as lowering meets conforming types);
+  /// then moves it after its members in Structs().
+  void DefineStruct(const Type* s, std::vector<const Type*> members,
+                    std::vector<std::string> member_names);
   /// The struct named `name`, or null.
   const Type* FindStruct(const std::string& name) const;
   /// Every struct type, in creation order (members before the structs holding them).
@@ -113,9 +119,20 @@ enum class Op : uint16_t {
 };
 
 enum class Intrinsic : uint16_t {
-#define INTRINSIC(name, mnemonic, arity, float_only, rule) name,
+#define INTRINSIC(name, mnemonic, arity, sig, rule) name,
 #include "compiler/ir/intrinsics.def"
 #undef INTRINSIC
+};
+/// The number of intrinsics.
+inline constexpr uint32_t kIntrinsicCount = 0
+#define INTRINSIC(name, mnemonic, arity, sig, rule) +1
+#include "compiler/ir/intrinsics.def"
+#undef INTRINSIC
+    ;
+/// Which operand and result types an intrinsic takes (intrinsics.def describes each).
+enum class IntrinsicSig : uint8_t {
+  FloatSame, NumSame, IntSame, FloatScalar, FloatBool, NumInt, IntUInt, Refract, Bits,
+  F32ToF16, F16ToF32
 };
 
 /// The unrolling hint of a `loop` terminator, its imms[0] when present (printed after the
@@ -136,9 +153,11 @@ const OpInfo& GetOpInfo(Op op);
 struct IntrinsicInfo {
   const char* mnemonic;
   uint32_t arity;
-  bool float_only;
+  IntrinsicSig sig;
 };
 const IntrinsicInfo& GetIntrinsicInfo(Intrinsic intrinsic);
+/// The intrinsic called `mnemonic`, or false.
+bool FindIntrinsic(std::string_view mnemonic, Intrinsic* out);
 
 enum class ValueKind : uint8_t { Constant, Param, Inst, Global };
 
@@ -251,6 +270,15 @@ class Function {
   EntryInfo entry;
   /// `[ForceInline]`: the inline pass inlines every call of it, whatever its size.
   bool force_inline = false;
+  /// `[Differentiable]`: calls of it in code being differentiated are differentiated;
+  /// calls of other functions carry no derivative.
+  bool differentiable = false;
+  /// `fwd_diff(f)` in DifferentialPair form: the forward-mode pass (autodiff/forward)
+  /// generates the body; until then the function has no blocks.
+  Function* fwd_diff_of = nullptr;
+  /// `[ForwardDerivative(g)]`: `g`, in DifferentialPair form, stands for this function's
+  /// forward derivative wherever one is needed.
+  Function* custom_fwd = nullptr;
 
  private:
   std::string name_;

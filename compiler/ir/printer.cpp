@@ -121,6 +121,9 @@ void Printer::PrintFunction(const Function& f) {
             ")";
   }
   if (f.force_inline) out_ += " forceinline";
+  if (f.differentiable) out_ += " differentiable";
+  if (f.fwd_diff_of != nullptr) out_ += " fwd_diff(@" + f.fwd_diff_of->Name() + ")";
+  if (f.custom_fwd != nullptr) out_ += " custom_fwd(@" + f.custom_fwd->Name() + ")";
   out_ += " {\n";
   for (const Block* b : f.blocks) {
     out_ += BlockRef(b);

@@ -12,6 +12,62 @@
 namespace slope::ir {
 namespace {
 
+/// Why `operands` and `result` do not fit an intrinsic of signature `sig`, or null.
+const char* IntrinsicTypeError(IntrinsicSig sig, const std::vector<const Type*>& operands,
+                               const Type* result) {
+  const Type* t = operands[0];
+  const Type* s = t->Scalar();
+  auto same_shape = [&](const Type* r) {
+    return r->IsVector() == t->IsVector() && r->Count() == t->Count();
+  };
+  bool one_type =
+      std::all_of(operands.begin(), operands.end(), [&](const Type* o) { return o == t; });
+  switch (sig) {
+    case IntrinsicSig::FloatSame:
+      if (!one_type || !s->IsFloat()) return "intrinsic needs float operands of one type";
+      return result == t ? nullptr : "intrinsic result type";
+    case IntrinsicSig::NumSame:
+      if (!one_type || !(s->IsFloat() || s->IsInt())) {
+        return "intrinsic needs numeric operands of one type";
+      }
+      return result == t ? nullptr : "intrinsic result type";
+    case IntrinsicSig::IntSame:
+      if (!one_type || !s->IsInt()) return "intrinsic needs integer operands of one type";
+      return result == t ? nullptr : "intrinsic result type";
+    case IntrinsicSig::FloatScalar:
+      if (!one_type || !s->IsFloat()) return "intrinsic needs float operands of one type";
+      return result == s ? nullptr : "intrinsic result must be the operands' scalar";
+    case IntrinsicSig::FloatBool:
+      if (!s->IsFloat()) return "intrinsic needs a float operand";
+      return result->Scalar()->IsBool() && same_shape(result) ? nullptr : "intrinsic result type";
+    case IntrinsicSig::NumInt:
+      if (!(s->IsFloat() || s->IsInt())) return "intrinsic needs a numeric operand";
+      return result->Scalar()->IsInt() && result->Scalar()->IsSigned() && same_shape(result)
+                 ? nullptr : "intrinsic result type";
+    case IntrinsicSig::IntUInt:
+      if (!s->IsInt()) return "intrinsic needs an integer operand";
+      return result->Scalar()->IsInt() && !result->Scalar()->IsSigned() && same_shape(result)
+                 ? nullptr : "intrinsic result type";
+    case IntrinsicSig::Refract:
+      if (!s->IsFloat() || operands[1] != t || operands[2] != s) return "refract operands";
+      return result == t ? nullptr : "intrinsic result type";
+    case IntrinsicSig::Bits:
+      if (s->IsBool() || s->Width() != 32) return "intrinsic needs a 32-bit operand";
+      return !result->Scalar()->IsBool() && result->Scalar()->Width() == 32 && same_shape(result)
+                 ? nullptr : "intrinsic result type";
+    case IntrinsicSig::F32ToF16:
+    case IntrinsicSig::F16ToF32: {
+      bool to_half = sig == IntrinsicSig::F32ToF16;
+      bool in_ok = to_half ? s->IsFloat() : s->IsInt() && !s->IsSigned();
+      const Type* rs = result->Scalar();
+      bool out_ok = to_half ? rs->IsInt() && !rs->IsSigned() : rs->IsFloat();
+      return in_ok && s->Width() == 32 && out_ok && rs->Width() == 32 && same_shape(result)
+                 ? nullptr : "half conversion types";
+    }
+  }
+  return "unknown intrinsic signature";
+}
+
 class Verifier {
  public:
   explicit Verifier(const Module& m) : module_(m) {}
@@ -50,7 +106,8 @@ std::vector<std::string> Verifier::Run() {
 
 void Verifier::VerifyFunction(const Function& f) {
   if (f.blocks.empty()) {
-    Fail(f, "function has no blocks");
+    // A derivative waits for the forward-mode pass to write its body.
+    if (f.fwd_diff_of == nullptr) Fail(f, "function has no blocks");
     return;
   }
   if (f.is_entry && f.entry.param_semantics.size() != f.params.size()) {
@@ -235,13 +292,12 @@ void Verifier::VerifyInst(const Function& f, const Inst& inst) {
       }
       break;
     case Op::Intrinsic: {
-      if (!need(inst.imms.size() == 1 && inst.imms[0] < static_cast<uint32_t>(Intrinsic::Length) + 1, "bad intrinsic id")) break;
+      if (!need(inst.imms.size() == 1 && inst.imms[0] < kIntrinsicCount, "bad intrinsic id")) break;
       const IntrinsicInfo& info = GetIntrinsicInfo(static_cast<Intrinsic>(inst.imms[0]));
       if (!arity(info.arity)) break;
-      for (size_t i = 0; i < inst.operands.size(); ++i) {
-        need(op_type(i) == op_type(0), "intrinsic operands differ in type");
-        if (info.float_only) need(op_type(i)->Scalar()->IsFloat(), "intrinsic needs float operands");
-      }
+      std::vector<const Type*> operands;
+      for (const Value* v : inst.operands) operands.push_back(v->GetType());
+      if (const char* why = IntrinsicTypeError(info.sig, operands, t)) need(false, why);
       break;
     }
     case Op::Call:

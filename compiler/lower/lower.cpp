@@ -23,13 +23,17 @@ std::unique_ptr<ir::Module> Lowerer::Run(const sema::CheckedModule& checked) {
     bool in_extension = decl->parent != nullptr && decl->parent->kind == ast::DeclKind::Extension;
     if (decl->generic_context.empty() && !in_extension) Instance(decl, {});
   }
-  for (size_t i = 0; i < pending_.size(); ++i) {
-    Pending p = pending_[i];
+  size_t lowered = 0;
+  do {
+    for (; lowered < pending_.size(); ++lowered) {
+      Pending p = pending_[lowered];
+      subst_.clear();
+      for (size_t k = 0; k < p.args.size(); ++k) subst_[p.decl->generic_context[k]] = p.args[k];
+      LowerFunction(p.decl, p.function);
+    }
     subst_.clear();
-    for (size_t k = 0; k < p.args.size(); ++k) subst_[p.decl->generic_context[k]] = p.args[k];
-    LowerFunction(p.decl, p.function);
-  }
-  subst_.clear();
+  } while (ExpandDispatchers() || lowered < pending_.size());
+  FinishExistentials();
   return std::move(module_);
 }
 
@@ -53,12 +57,7 @@ ir::Function* Lowerer::Instance(const ast::FuncDecl* decl,
   // Overloads and specializations share a source name; the IR name tells them apart.
   std::string base = FunctionName(decl);
   for (const sema::Type* a : args) base += "." + MangledTypeName(a);
-  std::string name = base;
-  for (int n = 1; std::any_of(module_->functions.begin(), module_->functions.end(),
-                              [&](const ir::Function* f) { return f->Name() == name; });
-       ++n) {
-    name = base + "." + std::to_string(n);
-  }
+  std::string name = UniqueFunctionName(base);
   sema::Subst saved = subst_;
   subst_.clear();
   for (size_t k = 0; k < args.size(); ++k) subst_[decl->generic_context[k]] = args[k];
@@ -69,7 +68,18 @@ ir::Function* Lowerer::Instance(const ast::FuncDecl* decl,
   f->force_inline = decl->FindAttribute("ForceInline") != nullptr;
   instances_.emplace(key, f);
   pending_.push_back({decl, args, f});
+  MarkDifferentiable(decl, f);
   return f;
+}
+
+std::string Lowerer::UniqueFunctionName(const std::string& base) const {
+  std::string name = base;
+  for (int n = 1; std::any_of(module_->functions.begin(), module_->functions.end(),
+                              [&](const ir::Function* f) { return f->Name() == name; });
+       ++n) {
+    name = base + "." + std::to_string(n);
+  }
+  return name;
 }
 
 ir::Function* Lowerer::Callee(const ast::CallExpr* call) {
@@ -82,22 +92,37 @@ ir::Function* Lowerer::Callee(const ast::CallExpr* call) {
   } else if (call->constructed != nullptr) {
     owner = Concrete(call->constructed);
   }
-  sema::Subst context;
   if (f->parent != nullptr && f->parent->kind == ast::DeclKind::Interface) {
-    // An interface requirement: the concrete type's implementation.
+    // An interface requirement: the concrete type's implementation, or a dispatch on
+    // the tag of an interface-typed value.
     SLOPE_ASSERT(owner != nullptr && call->via_interface != nullptr);
     const sema::Type* iface = Concrete(call->via_interface);
-    f = types_.FindWitness(owner, f, iface, &context);
-    if (f == nullptr) {
-      SLOPE_ICE("no implementation of '" + call->func->name + "' for '" + owner->Name() + "'");
-    }
-  } else if (f->parent != nullptr) {
+    if (owner->IsInterface()) return Dispatcher(owner, f, iface);
+    return WitnessInstance(owner, f, iface, call);
+  }
+  sema::Subst context;
+  if (f->parent != nullptr) {
     if (owner == nullptr || !types_.MethodContext(f, owner, &context)) {
       SLOPE_ICE("cannot bind the context of method '" + f->name + "'");
     }
   }
-  for (size_t i = 0; i < call->generic_args.size(); ++i) {
-    context[f->generic_context[f->own_generic_begin + i]] = Concrete(call->generic_args[i]);
+  return InstanceIn(f, std::move(context), call);
+}
+
+ir::Function* Lowerer::WitnessInstance(const sema::Type* owner, const ast::FuncDecl* req,
+                                       const sema::Type* iface, const ast::CallExpr* call) {
+  sema::Subst context;
+  const ast::FuncDecl* f = types_.FindWitness(owner, req, iface, &context);
+  if (f == nullptr) SLOPE_ICE("no implementation of '" + req->name + "' for '" + owner->Name() + "'");
+  return InstanceIn(f, std::move(context), call);
+}
+
+ir::Function* Lowerer::InstanceIn(const ast::FuncDecl* f, sema::Subst context,
+                                  const ast::CallExpr* call) {
+  if (call != nullptr) {
+    for (size_t i = 0; i < call->generic_args.size(); ++i) {
+      context[f->generic_context[f->own_generic_begin + i]] = Concrete(call->generic_args[i]);
+    }
   }
   std::vector<const sema::Type*> args;
   for (const sema::Type* p : f->generic_context) {
@@ -117,17 +142,17 @@ const ir::Type* Lowerer::LowerType(const sema::Type* t) {
   switch (t->Kind()) {
     case sema::TypeKind::Void: result = types.Void(); break;
     case sema::TypeKind::Bool: result = types.Bool(); break;
-    case sema::TypeKind::Int: result = types.Int(32, true); break;
-    case sema::TypeKind::UInt: result = types.Int(32, false); break;
-    case sema::TypeKind::Float: result = types.Float(32); break;
+    case sema::TypeKind::Int: result = types.Int(t->Width(), true); break;
+    case sema::TypeKind::UInt: result = types.Int(t->Width(), false); break;
+    case sema::TypeKind::Float: result = types.Float(t->Width()); break;
     case sema::TypeKind::Vector: result = types.Vector(LowerType(t->Element()), t->Count()); break;
     case sema::TypeKind::Buffer: result = types.Buffer(LowerType(t->Element()), t->IsWritable()); break;
     case sema::TypeKind::Struct: result = LowerStructType(t); break;
     case sema::TypeKind::Enum: result = LowerType(t->Element()); break;
     case sema::TypeKind::Array: result = types.Array(LowerType(t->Element()), t->Count()); break;
     case sema::TypeKind::Error: SLOPE_ICE("error type reached lowering");
+    case sema::TypeKind::Interface: result = ExistentialType(t); break;
     case sema::TypeKind::GenericParam:
-    case sema::TypeKind::Interface:
     case sema::TypeKind::AssocType:
     case sema::TypeKind::IntValue:
       SLOPE_ICE("type '" + t->Name() + "' is not specialized in lowering");

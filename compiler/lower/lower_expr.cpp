@@ -19,6 +19,7 @@ Value* Lowerer::Zero(const ir::Type* t) {
     return b_.MakeArray(t, elements);
   }
   if (t->IsStruct()) {
+    if (ExistentialByType(t) != nullptr) return ZeroExistential(t);
     std::vector<Value*> members;
     for (const ir::Type* m : t->Members()) members.push_back(Zero(m));
     return b_.MakeStruct(t, members);
@@ -121,18 +122,20 @@ Value* Lowerer::LowerExpr(const ast::Expr* e) {
     case ast::ExprKind::InitList:
       return LowerInitList(static_cast<const ast::InitListExpr*>(e));
     case ast::ExprKind::NoDiff:
-      // `no_diff f(x)` and `detach(x)` compute the value; derivatives are not lowered yet.
-      return LowerExpr(static_cast<const ast::NoDiffExpr*>(e)->operand);
+      return Detach(LowerExpr(static_cast<const ast::NoDiffExpr*>(e)->operand));
     case ast::ExprKind::Diff:
       SLOPE_ICE("expression kind rejected by sema reached lowering");
-    case ast::ExprKind::ImplicitCast:
-      return ConvertValue(LowerExpr(static_cast<const ast::ImplicitCastExpr*>(e)->operand),
-                          LowerType(e->type));
+    case ast::ExprKind::ImplicitCast: {
+      const ast::Expr* operand = static_cast<const ast::ImplicitCastExpr*>(e)->operand;
+      if (Concrete(e->type)->IsInterface()) return Pack(LowerExpr(operand), operand->type, e->type);
+      return ConvertValue(LowerExpr(operand), LowerType(e->type));
+    }
   }
   SLOPE_ICE("unhandled expression kind");
 }
 
 Value* Lowerer::LowerCall(const ast::CallExpr* call) {
+  if (call->callee->kind == ast::ExprKind::Diff) return LowerFwdDiffCall(call);
   if (call->constructed != nullptr && call->constructed->IsStruct()) {
     return LowerStructConstructor(call);
   }
@@ -144,46 +147,13 @@ Value* Lowerer::LowerCall(const ast::CallExpr* call) {
     Loc(call->range);
     return b_.Emit(Op::MakeVector, LowerType(call->type), parts);
   }
-  if (call->builtin != ast::Builtin::None) return LowerBuiltin(call);
+  if (call->func != nullptr && call->func->intrinsic_op >= 0) return LowerIntrinsicCall(call);
   std::vector<OutArg> outs;
   std::vector<Value*> args = LowerArgs(call, &outs);
   Loc(call->range);
   Value* result = b_.Call(Callee(call), args);
   CopyBack(outs);
   return result;
-}
-
-Value* Lowerer::LowerBuiltin(const ast::CallExpr* call) {
-  std::vector<Value*> args;
-  for (const ast::Expr* a : call->args) args.push_back(LowerExpr(a));
-  Loc(call->range);
-  const ir::Type* type = LowerType(call->type);
-  const ir::Type* arg_type = args[0]->GetType();
-  ir::Intrinsic which{};
-  switch (call->builtin) {
-#define SLOPE_BUILTIN(name, spelling, arity) \
-  case ast::Builtin::name:                   \
-    which = ir::Intrinsic::name;             \
-    break;
-#include "compiler/ast/builtins.def"
-#undef SLOPE_BUILTIN
-    case ast::Builtin::None:
-      SLOPE_ICE("not a built-in call");
-  }
-  bool is_int = arg_type->Scalar()->IsInt();
-  if (which == ir::Intrinsic::Abs && is_int && !arg_type->Scalar()->IsSigned()) return args[0];
-  if (which == ir::Intrinsic::Dot && (is_int || arg_type->IsScalar())) {
-    // Integer dot products (and scalar "dot") are a sum of products.
-    Value* products = b_.Binary(Op::Mul, args[0], args[1]);
-    if (arg_type->IsScalar()) return products;
-    Value* sum = b_.Extract(products, 0);
-    for (uint32_t i = 1; i < arg_type->Count(); ++i) sum = b_.Binary(Op::Add, sum, b_.Extract(products, i));
-    return sum;
-  }
-  if (which == ir::Intrinsic::Length && arg_type->IsScalar()) {
-    return b_.CallIntrinsic(ir::Intrinsic::Abs, type, args);
-  }
-  return b_.CallIntrinsic(which, type, args);
 }
 
 Value* Lowerer::ArithmeticOp(ast::OpKind op, Value* a, Value* b) {

@@ -64,6 +64,9 @@ class Lowerer {
   /// The specialized function a call resolves to once the caller's types are concrete:
   /// interface requirements are replaced by their implementations here.
   ir::Function* Callee(const ast::CallExpr* call);
+  /// The instance of `f` with its generic parameters bound by `context` and, for its
+  /// own parameters, by the generic arguments of `call` (when given).
+  ir::Function* InstanceIn(const ast::FuncDecl* f, sema::Subst context, const ast::CallExpr* call);
   void DeclareGlobals(const std::vector<ast::VarDecl*>& buffers);
   void LowerFunction(const ast::FuncDecl* decl, ir::Function* f);
   void RemoveDeadBlocks(ir::Function* f);
@@ -89,7 +92,9 @@ class Lowerer {
   // Expressions.
   Value* LowerExpr(const ast::Expr* e);
   Value* LowerCall(const ast::CallExpr* call);
-  Value* LowerBuiltin(const ast::CallExpr* call);
+  /// A call of a `[__intrinsic_op]` function (lower_intrinsic.cpp): the IR intrinsic,
+  /// or the arithmetic it stands for on types the intrinsic does not take.
+  Value* LowerIntrinsicCall(const ast::CallExpr* call);
   Value* LowerBinary(const ast::BinaryExpr* e);
   Value* LowerUnary(const ast::UnaryExpr* e);
   Value* LowerAssign(const ast::AssignExpr* e);
@@ -132,6 +137,63 @@ class Lowerer {
   /// its first argument stands for) and the other arguments lowered.
   Value* CallOperator(const ast::CallExpr* call, Value* first);
 
+  // Interface-typed values (lower_existential.cpp). An existential of interface I is a
+  // struct { tag, one member per concrete type packed into I }; its members, and the
+  // bodies of the functions that pack, dispatch on and zero it, are made once lowering
+  // has met every concrete type (FinishExistentials).
+  struct Dispatch {
+    const ast::FuncDecl* req;
+    const sema::Type* via;                 ///< the interface `req` belongs to
+    ir::Function* function;
+    std::vector<ir::Function*> targets;    ///< one per concrete type, by tag
+  };
+  struct Existential {
+    const sema::Type* iface;
+    const ir::Type* type;
+    std::vector<const sema::Type*> concrete;  ///< the packed types; the tag is the index
+    std::vector<ir::Function*> packs;         ///< one per concrete type
+    std::vector<Dispatch> dispatchers;
+    ir::Function* zero = nullptr;
+  };
+  Existential& ExistentialOf(const sema::Type* iface);
+  /// The existential whose IR struct is `type`, or null.
+  Existential* ExistentialByType(const ir::Type* type);
+  /// The IR struct that holds existentials of `iface`.
+  const ir::Type* ExistentialType(const sema::Type* iface);
+  /// `value` (of the concrete type `from`) packed into the interface type `iface`.
+  Value* Pack(Value* value, const sema::Type* from, const sema::Type* iface);
+  /// The function that calls requirement `req` (of interface `via`) on the concrete
+  /// value inside an existential of `iface`, chosen by its tag.
+  ir::Function* Dispatcher(const sema::Type* iface, const ast::FuncDecl* req,
+                           const sema::Type* via);
+  /// A zero existential (the tag of the first type, zero members).
+  Value* ZeroExistential(const ir::Type* type);
+  /// Adds each concrete type's implementation to every dispatcher; false when nothing
+  /// was added.
+  bool ExpandDispatchers();
+  /// Defines the existential structs and writes the bodies of their functions.
+  void FinishExistentials();
+  /// The body of a dispatcher: a switch on the tag with one call per concrete type.
+  void WriteDispatcher(const Existential& e, const Dispatch& d);
+  /// The specialized implementation of requirement `req` of `iface` for `owner`.
+  ir::Function* WitnessInstance(const sema::Type* owner, const ast::FuncDecl* req,
+                                const sema::Type* iface, const ast::CallExpr* call);
+  /// `base`, or `base.N` with the first N that no function of the module has.
+  std::string UniqueFunctionName(const std::string& base) const;
+  std::vector<std::unique_ptr<Existential>> existentials_;  ///< in creation order
+
+  // Differentiation (lower_diff.cpp).
+  /// Marks `f` (lowered from `decl`) [Differentiable] and links its custom derivative.
+  void MarkDifferentiable(const ast::FuncDecl* decl, ir::Function* f);
+  /// `fwd_diff(f)(args)`: a call of the function FwdDiffFunction makes.
+  Value* LowerFwdDiffCall(const ast::CallExpr* call);
+  /// The IR function `diff` denotes: bodiless, marked `fwd_diff(@f)` for the forward-mode
+  /// pass to write; one per differentiated function.
+  ir::Function* FwdDiffFunction(const ast::DiffExpr* diff);
+  /// `v` without its derivative (`detach`, `no_diff`): a call of an identity function
+  /// that is not [Differentiable], one per type.
+  Value* Detach(Value* v);
+
   /// The IR function name of a function or method ("f", "S.f", "S.__init").
   std::string FunctionName(const ast::FuncDecl* decl) const;
 
@@ -150,6 +212,8 @@ class Lowerer {
   std::unique_ptr<ir::Module> module_;
   ir::Builder b_;
   std::map<const sema::Type*, const ir::Type*> type_cache_;
+  std::map<const ir::Function*, ir::Function*> fwd_functions_;  ///< primal -> fwd_diff form
+  std::map<const ir::Type*, ir::Function*> detach_functions_;   ///< type -> identity
   std::map<const ast::VarDecl*, ir::Global*> globals_;
   std::map<const ast::VarDecl*, Value*> locals_;
   std::vector<LoopTargets> loops_;

@@ -222,11 +222,20 @@ ast::Expr* Parser::ParsePrimary() {
       Advance();
       bool is_unsigned = tok.literal_type == preprocess::LiteralType::UInt ||
                          tok.literal_type == preprocess::LiteralType::UInt64;
-      return ctx_.New<ast::IntLiteralExpr>(tok.Range(), tok.int_value, is_unsigned);
+      auto* lit = ctx_.New<ast::IntLiteralExpr>(tok.Range(), tok.int_value, is_unsigned);
+      bool wide = tok.literal_type == preprocess::LiteralType::Int64 ||
+                  tok.literal_type == preprocess::LiteralType::UInt64;
+      lit->width = wide ? 64 : 32;
+      return lit;
     }
-    case TokenKind::FloatLiteral:
+    case TokenKind::FloatLiteral: {
       Advance();
-      return ctx_.New<ast::FloatLiteralExpr>(tok.Range(), tok.float_value);
+      auto* lit = ctx_.New<ast::FloatLiteralExpr>(tok.Range(), tok.float_value);
+      lit->width = tok.literal_type == preprocess::LiteralType::Half     ? 16
+                   : tok.literal_type == preprocess::LiteralType::Double ? 64
+                                                                         : 32;
+      return lit;
+    }
     case TokenKind::StringLiteral: {
       Advance();
       std::string value;

@@ -91,6 +91,8 @@ class State {
   const Constant* FoldInt(Op op, const ir::Type* result, const Constant* a, const Constant* b);
   const Constant* FoldBool(Op op, const Constant* a, const Constant* b);
   const Constant* FoldConvert(const ir::Type* to, const Constant* a);
+  /// A component-wise intrinsic whose operands' lanes are all constants.
+  Value* FoldIntrinsic(Inst* inst, std::vector<Inst*>* before);
   Value* Build(const ir::Type* type, const std::vector<const Constant*>& lanes,
                std::vector<Inst*>* before);
   const Constant* Int(const ir::Type* t, uint64_t v) {
@@ -204,12 +206,13 @@ const Constant* State::FoldConvert(const ir::Type* to, const Constant* a) {
   if (from->IsFloat() && to->IsInt()) {
     double v = std::trunc(a->AsDouble());
     uint32_t w = to->Width();
-    if (!std::isfinite(v) || w > 32) return nullptr;
+    if (!std::isfinite(v)) return nullptr;
     double lo = to->IsSigned() ? -std::ldexp(1.0, static_cast<int>(w) - 1) : 0.0;
     double hi = to->IsSigned() ? std::ldexp(1.0, static_cast<int>(w) - 1)
                                : std::ldexp(1.0, static_cast<int>(w));
     if (v < lo || v >= hi) return nullptr;  // undefined in SPIR-V: left alone
-    return Int(to, static_cast<uint64_t>(static_cast<int64_t>(v)));
+    return Int(to, to->IsSigned() ? static_cast<uint64_t>(static_cast<int64_t>(v))
+                                  : static_cast<uint64_t>(v));
   }
   // float to float: widening is exact, narrowing rounds once.
   return AsConstant(module_.ConstFloat(to, a->AsDouble()));
@@ -237,6 +240,29 @@ Value* State::Build(const ir::Type* type, const std::vector<const Constant*>& la
   }
   before->push_back(inst);
   return inst;
+}
+
+Value* State::FoldIntrinsic(Inst* inst, std::vector<Inst*>* before) {
+  auto which = static_cast<ir::Intrinsic>(inst->imms[0]);
+  ir::IntrinsicSig sig = ir::GetIntrinsicInfo(which).sig;
+  if (sig == ir::IntrinsicSig::FloatScalar || sig == ir::IntrinsicSig::Refract ||
+      sig == ir::IntrinsicSig::Bits || sig == ir::IntrinsicSig::F32ToF16 ||
+      sig == ir::IntrinsicSig::F16ToF32) {
+    return nullptr;  // not component-wise
+  }
+  std::vector<std::vector<const Constant*>> operands(inst->operands.size());
+  for (size_t i = 0; i < operands.size(); ++i) {
+    if (!ConstantLanes(inst->operands[i], &operands[i])) return nullptr;
+  }
+  std::vector<const Constant*> out;
+  for (size_t lane = 0; lane < operands[0].size(); ++lane) {
+    std::vector<const Constant*> args;
+    for (const auto& o : operands) args.push_back(o[lane]);
+    const Constant* c = FoldIntrinsicLane(module_, which, inst->GetType()->Scalar(), args);
+    if (c == nullptr) return nullptr;
+    out.push_back(c);
+  }
+  return Build(inst->GetType(), out, before);
 }
 
 Value* State::Fold(Inst* inst, std::vector<Inst*>* before) {
@@ -276,9 +302,11 @@ Value* State::Fold(Inst* inst, std::vector<Inst*>* before) {
       for (uint32_t lane : inst->imms) out.push_back(a.at(lane));
       return Build(type, out, before);
     }
+    case Op::Intrinsic:
+      return FoldIntrinsic(inst, before);
     case Op::MakeVector: case Op::Splat: case Op::Insert: case Op::InsertDynamic:
     case Op::MakeStruct: case Op::MakeArray: case Op::MemberPtr:
-    case Op::Intrinsic: case Op::Call: case Op::Var: case Op::Load: case Op::Store:
+    case Op::Call: case Op::Var: case Op::Load: case Op::Store:
     case Op::ElementPtr: case Op::Br: case Op::CondBr: case Op::If: case Op::Loop: case Op::Switch:
     case Op::Return: case Op::Unreachable:
       return nullptr;

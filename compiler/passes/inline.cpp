@@ -22,7 +22,8 @@
 // to either), whatever its size, since SPIR-V cannot pass resources to functions. A
 // call in a loop header is first moved to a new block at the start of the loop body.
 // Such a call that cannot be inlined (recursion, a `ret` inside the callee's own loop)
-// is a diagnostic. Afterwards those functions, which nothing calls any more, are removed.
+// is a diagnostic. It also inlines `forceinline` functions where the inline pass would.
+// Afterwards those functions, which nothing calls any more, are removed.
 
 #include <algorithm>
 #include <functional>
@@ -223,7 +224,11 @@ void State::InlineCall(Function& f, Inst* call) {
 
 bool State::MustInline(Function& caller, Inst& call) {
   const Function* callee = call.callee;
-  if (!TouchesResources(*callee) || callee->blocks.empty()) return false;
+  if (callee->blocks.empty()) return false;
+  if (!TouchesResources(*callee)) {
+    // A [ForceInline] function is inlined here too, when it can be.
+    return callee->force_inline && callee != &caller && ShouldInline(caller, call);
+  }
   const char* why = nullptr;
   if (callee == &caller) {
     why = "it is recursive";
@@ -268,7 +273,7 @@ void State::RemoveResourceFunctions() {
     }
   }
   std::erase_if(module_.functions, [&](const Function* f) {
-    return !f->is_entry && TouchesResources(*f) && called.count(f) == 0;
+    return !f->is_entry && (TouchesResources(*f) || f->force_inline) && called.count(f) == 0;
   });
 }
 

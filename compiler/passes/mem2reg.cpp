@@ -57,7 +57,17 @@ class State {
   std::vector<Value*> zero_;  ///< per var, made when first needed
 };
 
-bool IsPromotableType(const ir::Type* t) { return t->IsScalar() || t->IsVector() || t->IsBuffer(); }
+/// Whether a value of type `t` has a zero: numbers, and structs and arrays of them.
+bool HasZero(const ir::Type* t) {
+  if (t->IsScalar() || t->IsVector()) return true;
+  if (t->IsArray()) return HasZero(t->Element());
+  if (!t->IsStruct()) return false;
+  return std::all_of(t->Members().begin(), t->Members().end(), HasZero);
+}
+
+/// Buffers, and values with a zero. Structs and arrays are promoted as whole values
+/// (loads and stores of the whole variable only).
+bool IsPromotableType(const ir::Type* t) { return t->IsBuffer() || HasZero(t); }
 
 void State::FindCandidates() {
   std::vector<Inst*> candidates;

@@ -73,6 +73,13 @@ Result ForEachFunction(ir::Module& module, RunOnFunction run) {
 const ir::Constant* FoldScalarOp(ir::Module& module, ir::Op op, const ir::Type* result,
                                  const ir::Constant* a, const ir::Constant* b);
 
+/// The constant a component-wise intrinsic computes from one constant lane of each
+/// operand, with scalar result type `result`; null when it is left to the target
+/// (fold_intrinsic.cpp lists which are folded).
+const ir::Constant* FoldIntrinsicLane(ir::Module& module, ir::Intrinsic which,
+                                      const ir::Type* result,
+                                      const std::vector<const ir::Constant*>& lanes);
+
 /// Every pass, in passes.def order.
 const std::vector<PassInfo>& AllPasses();
 

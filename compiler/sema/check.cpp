@@ -14,8 +14,25 @@ const Type* LookupBuiltinTypeName(TypeContext& types, std::string_view name) {
     std::string_view prefix;
     const Type* type;
   };
-  const Scalar scalars[] = {{"float", types.Float()}, {"uint", types.UInt()},
-                            {"int", types.Int()}, {"bool", types.Bool()}};
+  const Scalar scalars[] = {
+      {"float", types.Float()},
+      {"uint", types.UInt()},
+      {"int", types.Int()},
+      {"bool", types.Bool()},
+      {"half", types.Half()},
+      {"double", types.Double()},
+      {"float16_t", types.Half()},
+      {"float32_t", types.Float()},
+      {"float64_t", types.Double()},
+      {"int8_t", types.Scalar(TypeKind::Int, 8)},
+      {"int16_t", types.Scalar(TypeKind::Int, 16)},
+      {"int32_t", types.Int()},
+      {"int64_t", types.Scalar(TypeKind::Int, 64)},
+      {"uint8_t", types.Scalar(TypeKind::UInt, 8)},
+      {"uint16_t", types.Scalar(TypeKind::UInt, 16)},
+      {"uint32_t", types.UInt()},
+      {"uint64_t", types.Scalar(TypeKind::UInt, 64)},
+  };
   if (name == "void") return types.Void();
   for (const Scalar& s : scalars) {
     if (name == s.prefix) return s.type;
@@ -24,9 +41,6 @@ const Type* LookupBuiltinTypeName(TypeContext& types, std::string_view name) {
       if (n >= '2' && n <= '4') return types.Vector(s.type, static_cast<uint32_t>(n - '0'));
     }
   }
-  if (name == "uint32_t") return types.UInt();
-  if (name == "int32_t") return types.Int();
-  if (name == "float32_t") return types.Float();
   return nullptr;
 }
 
@@ -56,13 +70,8 @@ const Type* Checker::ResolveType(ast::TypeExpr* te) {
           te->name == "vector") {
         diags_.Report(DiagId::InvalidAttributeArgs, te->range, te->name, "generic arguments");
         result = types_.Error();
-      } else if (te->name == "half" || te->name == "double" || te->name.find("int64") == 0 ||
-                 te->name.find("uint64") == 0 || te->name.find("int16") == 0 ||
-                 te->name.find("uint16") == 0 || te->name.find("int8") == 0 ||
-                 te->name.find("uint8") == 0 || te->name.find("half") == 0 ||
-                 te->name.find("double") == 0 || te->name == "matrix" ||
-                 te->name.find("float2x") == 0 || te->name.find("float3x") == 0 ||
-                 te->name.find("float4x") == 0) {
+      } else if (te->name == "matrix" || te->name.find("float2x") == 0 ||
+                 te->name.find("float3x") == 0 || te->name.find("float4x") == 0) {
         diags_.Report(DiagId::UnsupportedConstruct, te->range, "type '" + te->name + "'", "is");
         result = types_.Error();
       } else if (const Type* scoped = ResolveScopedTypeName(te)) {
@@ -92,18 +101,9 @@ const Type* Checker::ResolveType(ast::TypeExpr* te) {
     } else {
       result = types_.Buffer(element, te->name == "RWStructuredBuffer");
     }
-  } else if (te->name == "vector" && te->type_args.size() == 1 && te->value_args.size() == 1) {
-    const Type* element = ResolveType(te->type_args[0]);
-    uint32_t n = 0;
-    if (element->IsError()) {
-      result = types_.Error();
-    } else if (!element->IsScalar() || !LiteralUInt(te->value_args[0], &n) || n < 1 || n > 4) {
-      diags_.Report(DiagId::InvalidAttributeArgs, te->range, "vector",
-                    "a scalar type and an element count from 1 to 4");
-      result = types_.Error();
-    } else {
-      result = types_.Vector(element, n);
-    }
+  } else if (te->name == "vector" && !te->type_args.empty() &&
+             te->type_args.size() + te->value_args.size() == 2) {
+    result = ResolveVectorType(te);
   } else if (ast::Decl* generic = Lookup(te->name);
              generic != nullptr && (generic->kind == ast::DeclKind::Struct ||
                                     generic->kind == ast::DeclKind::Interface)) {
@@ -252,7 +252,9 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
       auto* func = static_cast<ast::FuncDecl*>(decl);
       CheckAttributes(func->attributes, {"shader", "numthreads", "ForceInline", "Differentiable",
                                          "ForwardDifferentiable", "BackwardDifferentiable",
-                                         "TreatAsDifferentiable"});
+                                         "TreatAsDifferentiable", "ForwardDerivative",
+                                         "ForwardDerivativeOf", "__intrinsic_op"});
+      CheckIntrinsicAttribute(func);
       for (ast::VarDecl* p : func->params) CheckAttributes(p->attributes, {});
     } else {
       CheckAttributes(decl->attributes, {"vk::binding"});
@@ -269,7 +271,8 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
   }
   CheckStructMembers();
   for (ast::Decl* decl : decls) {
-    if (decl->kind == ast::DeclKind::Func) CheckFunctionSignature(static_cast<ast::FuncDecl*>(decl));
+    auto* func = decl->kind == ast::DeclKind::Func ? static_cast<ast::FuncDecl*>(decl) : nullptr;
+    if (func != nullptr && func->result_type == nullptr) CheckFunctionSignature(func);
   }
   // Two functions with the same parameter types are a redefinition, not an overload.
   for (auto& [name, overloads] : functions_) {
@@ -292,6 +295,7 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
   CheckConformances();
   CheckStructBodies(out);
   CheckExtensionBodies(out);
+  CheckCustomDerivatives(decls);
   for (ast::Decl* decl : decls) {
     if (diags_.LimitReached()) break;
     if (decl->kind != ast::DeclKind::Func) continue;
@@ -370,6 +374,10 @@ void Checker::CheckGlobalVar(ast::VarDecl* var, CheckedModule* out) {
   var->type = ResolveType(var->type_expr);
   if (var->type->IsError()) return;
   if (var->type->IsBuffer()) {
+    if (out == nullptr) {  // a struct member
+      diags_.Report(DiagId::InvalidGlobal, var->name_range, "a buffer cannot be a 'static const' member");
+      return;
+    }
     if (var->init != nullptr) {
       diags_.Report(DiagId::InvalidGlobal, var->init->range,
                     "a buffer cannot have an initializer");
@@ -411,12 +419,6 @@ void Checker::CheckFunctionSignature(ast::FuncDecl* func) {
   }
   func->own_generic_begin = func->generic_context.size();
   func->result_type = ResolveType(func->return_type);
-  if (func->result_type->IsInterface()) {
-    diags_.Report(DiagId::InterfaceValueUnsupported, func->return_type->range, "a return value",
-                  func->result_type->Name(),
-                  "return a generic type parameter constrained by the interface instead");
-    func->result_type = types_.Error();
-  }
   for (ast::VarDecl* param : func->params) {
     param->type = ResolveType(param->type_expr);
     if (param->type->IsVoid()) {

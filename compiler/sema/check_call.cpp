@@ -1,5 +1,5 @@
-// Typing of calls: user functions (with overload resolution), built-in functions and
-// type constructors such as float3(x, y, z).
+// Typing of calls: functions (with overload resolution; the core library declares the
+// intrinsics) and type constructors such as float3(x, y, z).
 
 #include <algorithm>
 
@@ -8,29 +8,6 @@
 namespace slope::sema {
 
 using diag::DiagId;
-
-namespace {
-
-struct BuiltinInfo {
-  ast::Builtin id;
-  std::string_view spelling;
-  size_t arity;
-};
-
-constexpr BuiltinInfo kBuiltins[] = {
-#define SLOPE_BUILTIN(name, spelling, arity) {ast::Builtin::name, spelling, arity},
-#include "compiler/ast/builtins.def"
-#undef SLOPE_BUILTIN
-};
-
-const BuiltinInfo* FindBuiltin(std::string_view name) {
-  for (const BuiltinInfo& b : kBuiltins) {
-    if (b.spelling == name) return &b;
-  }
-  return nullptr;
-}
-
-}  // namespace
 
 std::string ArgTypeList(const std::vector<ast::Expr*>& args) {
   std::string s;
@@ -100,6 +77,8 @@ ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
     }
     std::vector<Candidate> candidates;
     for (ast::FuncDecl* f : OverloadsOf(static_cast<ast::FuncDecl*>(decl))) {
+      // A constant's initializer may call a function checked later (`sqrt(2.0)`).
+      if (f->result_type == nullptr) CheckFunctionSignature(f);
       candidates.push_back({f, {}});
     }
     if (ResolveCall(call, candidates, name->name, explicit_args) && call->func != nullptr) {
@@ -139,14 +118,6 @@ ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
     if (!type->IsVoid()) return CheckConstructor(call, type);
   }
   if (name->name == "detach") return CheckDetach(call);
-  if (const BuiltinInfo* builtin = FindBuiltin(name->name)) {
-    if (call->args.size() != builtin->arity) {
-      diags_.Report(DiagId::WrongArgumentCount, call->range, name->name, builtin->arity,
-                    call->args.size());
-      return call;
-    }
-    return CheckBuiltinCall(call, builtin->id);
-  }
   diags_.Report(DiagId::UndeclaredIdentifier, name->range, name->name);
   return call;
 }
@@ -183,54 +154,6 @@ ast::Expr* Checker::CheckConstructor(ast::CallExpr* call, const Type* type) {
     arg = ExplicitConvert(arg, types_.WithScalar(arg->type, type->ScalarType()));
   }
   call->type = type;
-  return call;
-}
-
-ast::Expr* Checker::CheckBuiltinCall(ast::CallExpr* call, ast::Builtin builtin) {
-  call->builtin = builtin;
-  auto* name = static_cast<ast::NameExpr*>(call->callee);
-  bool float_only = builtin != ast::Builtin::Abs && builtin != ast::Builtin::Min &&
-                    builtin != ast::Builtin::Max && builtin != ast::Builtin::Clamp &&
-                    builtin != ast::Builtin::Dot;
-  if (call->args[0]->type->IsDependent()) {
-    // Generic arguments: every argument has the same generic type, which must promise
-    // the operation (IFloat for math, IArithmetic for abs/min/max/clamp).
-    const Type* t = call->args[0]->type;
-    std::string caps = types_.CapabilitiesOf(t);
-    bool same = true;
-    for (ast::Expr* arg : call->args) same = same && arg->type == t;
-    bool scalar_result = builtin == ast::Builtin::Dot || builtin == ast::Builtin::Length;
-    if (!same || scalar_result ||
-        caps.find(float_only ? 'f' : 'a') == std::string::npos) {
-      diags_.Report(DiagId::NoMatchingOverload, call->range, name->name, ArgTypeList(call->args));
-      return call;
-    }
-    call->type = t;
-    return call;
-  }
-  for (ast::Expr* arg : call->args) {
-    if (!arg->type->IsNumericLike()) {
-      diags_.Report(DiagId::NoMatchingOverload, call->range, name->name, ArgTypeList(call->args));
-      return call;
-    }
-  }
-  // The common type of all arguments decides the overload, as in HLSL.
-  const Type* common = call->args[0]->type;
-  for (size_t i = 1; i < call->args.size(); ++i) common = CommonType(common, call->args[i]->type);
-  TypeKind scalar = common->ScalarType()->Kind();
-  if (float_only || scalar == TypeKind::Bool) {
-    common = types_.WithScalar(common, float_only ? types_.Float() : types_.Int());
-  }
-  for (ast::Expr*& arg : call->args) arg = Coerce(arg, common);
-  switch (builtin) {
-    case ast::Builtin::Dot:
-    case ast::Builtin::Length:
-      call->type = common->ScalarType();
-      break;
-    default:
-      call->type = common;
-      break;
-  }
   return call;
 }
 

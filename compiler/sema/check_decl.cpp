@@ -376,6 +376,17 @@ ast::Expr* Checker::CheckScopedMember(ast::MemberExpr* expr) {
       if (it != ns->members.end()) base_decl = it->second;
     }
   }
+  if (base_decl != nullptr && base_decl->kind == ast::DeclKind::Struct) {
+    // `S.N` / `S::N`: a `static const` member.
+    const Type* s = StructTypeOf(base_decl);
+    for (ast::VarDecl* constant : s != nullptr ? s->Info()->constants : std::vector<ast::VarDecl*>{}) {
+      if (constant->name != expr->member) continue;
+      auto* name = ctx_.New<ast::NameExpr>(expr->range, constant->name);
+      name->decl = constant;
+      name->type = constant->type != nullptr ? constant->type : types_.Error();
+      return name;
+    }
+  }
   if (base_decl != nullptr) {
     if (base_decl->kind == ast::DeclKind::Enum) {
       type = EnumTypeOf(base_decl);

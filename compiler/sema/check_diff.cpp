@@ -86,6 +86,9 @@ const ast::VarDecl* NoDiffTarget(const ast::Expr* e) {
 }  // namespace
 
 bool IsDifferentiableFunction(const ast::FuncDecl* f) {
+  // Intrinsics carry the derivative rules of ir/intrinsics.def.
+  if (f->intrinsic_op >= 0) return true;
+  if (f->fwd_derivative != nullptr) return true;
   for (std::string_view name : kDifferentiableAttributes) {
     if (f->FindAttribute(name) != nullptr) return true;
   }
@@ -176,25 +179,6 @@ bool Checker::CheckDiffOperand(ast::DiffExpr* expr) {
   diags_.Report(DiagId::DiffOfNonDifferentiable, name->range, op, name->name)
       .Note(DiagId::DeclaredHere, decl->name_range, decl->name);
   return false;
-}
-
-ast::Expr* Checker::CheckDiff(ast::DiffExpr* expr) {
-  expr->type = types_.Error();
-  if (CheckDiffOperand(expr)) {
-    diags_.Report(DiagId::UnsupportedConstruct, expr->range, "'fwd_diff' and 'bwd_diff'", "are");
-  }
-  return expr;
-}
-
-ast::Expr* Checker::CheckDiffCall(ast::CallExpr* call) {
-  auto* diff = static_cast<ast::DiffExpr*>(call->callee);
-  diff->type = types_.Error();
-  call->type = types_.Error();
-  if (CheckDiffOperand(diff)) {
-    diags_.Report(DiagId::UnsupportedConstruct, call->range, "calls of 'fwd_diff' and 'bwd_diff'",
-                  "are");
-  }
-  return call;
 }
 
 // ---------------------------------------------------------------------------------------

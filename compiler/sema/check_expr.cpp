@@ -18,16 +18,17 @@ ast::Expr* Checker::CheckExpr(ast::Expr* expr) {
   switch (expr->kind) {
     case ast::ExprKind::IntLiteral: {
       auto* lit = static_cast<ast::IntLiteralExpr*>(expr);
-      if (!lit->is_unsigned && lit->value > 0x7FFFFFFFull) {
+      if (!lit->is_unsigned && lit->width == 32 && lit->value > 0x7FFFFFFFull) {
         // Only `-2147483648` may use this value; unary minus folds it before we get here.
         diags_.Report(DiagId::IntegerLiteralTooLarge, lit->range,
                       std::to_string(lit->value), "int");
       }
-      expr->type = lit->is_unsigned ? types_.UInt() : types_.Int();
+      expr->type = types_.Scalar(lit->is_unsigned ? TypeKind::UInt : TypeKind::Int, lit->width);
       return expr;
     }
     case ast::ExprKind::FloatLiteral:
-      expr->type = types_.Float();
+      expr->type = types_.Scalar(TypeKind::Float,
+                                 static_cast<ast::FloatLiteralExpr*>(expr)->width);
       return expr;
     case ast::ExprKind::BoolLiteral:
       expr->type = types_.Bool();
@@ -333,7 +334,7 @@ ast::Expr* Checker::CheckUnary(ast::UnaryExpr* expr) {
   // Fold `-literal` so that -2147483648 is a valid int.
   if (expr->op == ast::OpKind::Neg && expr->operand->kind == ast::ExprKind::IntLiteral) {
     auto* lit = static_cast<ast::IntLiteralExpr*>(expr->operand);
-    if (!lit->is_unsigned && lit->value == 0x80000000ull) {
+    if (!lit->is_unsigned && lit->width == 32 && lit->value == 0x80000000ull) {
       lit->range = expr->range;
       lit->value = static_cast<uint64_t>(-static_cast<int64_t>(lit->value)) & 0xFFFFFFFFull;
       lit->type = types_.Int();

@@ -263,10 +263,10 @@ void Checker::ResolveGenericHeaders(const std::vector<ast::Decl*>& decls) {
         continue;
       }
       auto* f = static_cast<ast::FuncDecl*>(member);
-      if (!f->generic_params.empty() || f->func_kind == ast::FuncKind::Operator ||
-          f->func_kind == ast::FuncKind::Getter || f->func_kind == ast::FuncKind::Setter) {
+      if (f->func_kind == ast::FuncKind::Operator || f->func_kind == ast::FuncKind::Getter ||
+          f->func_kind == ast::FuncKind::Setter) {
         diags_.Report(DiagId::UnsupportedConstruct, f->name_range,
-                      "generic methods, operators and accessors in extensions", "are");
+                      "operators and accessors in extensions", "are");
         continue;
       }
       CheckAttributes(f->attributes, {"mutating", "Differentiable", "ForwardDifferentiable",
@@ -521,8 +521,9 @@ std::vector<Checker::Candidate> Checker::FindMethods(const Type* t, const std::s
       if (m->name == name) result.push_back({m, types_.StructSubst(t)});
     }
   }
-  if (t->IsDependent() && !t->IsStruct()) {
-    // A generic parameter (or associated type): the requirements of its constraints.
+  if ((t->IsDependent() && !t->IsStruct()) || t->IsInterface()) {
+    // A generic parameter (or associated type): the requirements of its constraints; a
+    // value of interface type: the interface's requirements.
     for (const Type* c : types_.DirectConformances(t)) {
       for (const Type* iface : WithInherited(types_, c)) {
         for (ast::FuncDecl* m : iface->Iface()->methods) {
@@ -553,6 +554,21 @@ std::vector<Checker::Candidate> Checker::FindMethods(const Type* t, const std::s
   // A method found both as a requirement and as its implementation is one candidate:
   // keep the implementation (the requirement is what generic code sees).
   return result;
+}
+
+bool Checker::CheckExistentialArgument(const ast::CallExpr* call, const Type* iface) {
+  for (const Type* i : WithInherited(types_, iface)) {
+    if (!i->Iface()->assocs.empty()) {
+      diags_.Report(DiagId::RequirementNotDispatchable, call->range,
+                    i->Iface()->assocs[0]->name, iface->Name(),
+                    "an associated type needs a concrete type; pass a value of a concrete type");
+      return false;
+    }
+    for (ast::FuncDecl* m : i->Iface()->methods) {
+      if (!CheckDispatchable(call, m, i)) return false;
+    }
+  }
+  return true;
 }
 
 void Checker::CheckConformances() {
@@ -637,25 +653,6 @@ bool Checker::CheckMethodBodies(const std::vector<ast::FuncDecl*>& methods, Chec
   return true;
 }
 
-void Checker::CheckInterfaceLocal(ast::VarDecl* var) {
-  // An interface-typed local takes the concrete type of its initializer, so that calls
-  // through it are resolved statically.
-  const Type* iface = var->type;
-  if (var->init == nullptr) {
-    diags_.Report(DiagId::InterfaceValueUnsupported, var->name_range, "a local variable",
-                  iface->Name(), "it needs an initializer that gives it a concrete type");
-    var->type = types_.Error();
-  } else {
-    var->init = CheckExpr(var->init);
-    var->type = var->init->type;
-    if (!var->type->IsError() && !types_.Conforms(var->type, iface)) {
-      diags_.Report(DiagId::CannotConvert, var->init->range, var->type->Name(), iface->Name());
-      var->type = types_.Error();
-    }
-  }
-  Declare(var);
-}
-
 // ---------------------------------------------------------------------------------------
 // Calls
 
@@ -680,6 +677,7 @@ bool Checker::ResolveCall(ast::CallExpr* call, const std::vector<Candidate>& can
     if (explicit_args.size() > own.size()) continue;
     Subst bindings = cand.context;
     for (size_t i = 0; i < explicit_args.size(); ++i) bindings[own[i]] = explicit_args[i];
+    JoinNumericArgs(f, own, call, &bindings);
     // Parameters whose type mentions the function's own generic parameters bind them
     // from the argument types; the others accept conversions as usual.
     bool ok = true;
@@ -697,7 +695,8 @@ bool Checker::ResolveCall(ast::CallExpr* call, const std::vector<Candidate>& can
       inference_failed = true;
       continue;
     }
-    if (!CheckConstraints(own, bindings, name, call->range, false)) {
+    if (!CheckConstraints(own, bindings, name, call->range, false) &&
+        !PromoteToFloat(own, name, call, &bindings)) {
       constraint_failure = &cand;
       failed_bindings = bindings;
       continue;
@@ -769,7 +768,9 @@ bool Checker::ResolveCall(ast::CallExpr* call, const std::vector<Candidate>& can
   call->via_interface = v.cand->via_interface;
   call->generic_args.clear();
   for (size_t i = f->own_generic_begin; i < f->generic_context.size(); ++i) {
-    call->generic_args.push_back(v.bindings.at(f->generic_context[i]));
+    const Type* arg = v.bindings.at(f->generic_context[i]);
+    call->generic_args.push_back(arg);
+    if (arg->IsInterface() && !CheckExistentialArgument(call, arg)) return false;
   }
   call->type = f->func_kind == ast::FuncKind::Init ? types_.Substitute(f->owner, v.bindings)
                                                    : types_.Substitute(f->result_type, v.bindings);

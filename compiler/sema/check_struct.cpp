@@ -16,10 +16,12 @@ namespace {
 const char* UnsupportedMemberName(const ast::Decl* member) {
   switch (member->kind) {
     case ast::DeclKind::Var:
-      return (member->modifiers & ast::kModStatic) != 0 ? "static fields" : nullptr;
+      return (member->modifiers & ast::kModStatic) != 0 &&
+                     !static_cast<const ast::VarDecl*>(member)->is_const
+                 ? "static fields other than 'static const' ones"
+                 : nullptr;
     case ast::DeclKind::Func: {
       auto* f = static_cast<const ast::FuncDecl*>(member);
-      if (!f->generic_params.empty()) return "generic methods";
       if (f->func_kind == ast::FuncKind::Getter || f->func_kind == ast::FuncKind::Setter) {
         return "accessors";
       }
@@ -87,6 +89,12 @@ void Checker::DeclareStructs(const std::vector<ast::Decl*>& decls) {
       if (member->kind == ast::DeclKind::TypeAlias) {
         info->type_members.push_back(member);
         context.names.push_back(member);
+      } else if (member->kind == ast::DeclKind::Var && static_cast<ast::VarDecl*>(member)->is_const) {
+        // `static const`: a named constant of the type, visible unqualified inside it.
+        auto* constant = static_cast<ast::VarDecl*>(member);
+        constant->role = ast::VarRole::Global;
+        info->constants.push_back(constant);
+        context.names.push_back(constant);
       } else if (member->kind == ast::DeclKind::Var) {
         info->fields.push_back(static_cast<ast::VarDecl*>(member));
       } else if (is_init) {
@@ -111,13 +119,7 @@ void Checker::ResolveStructFields() {
     NamespaceScope ns(*this, type->Info()->decl);
     for (ast::VarDecl* field : type->Info()->fields) {
       field->type = ResolveType(field->type_expr);
-      if (field->type->IsInterface()) {
-        diags_.Report(DiagId::InterfaceValueUnsupported, field->type_expr->range, "a field",
-                      field->type->Name(),
-                      "make the struct generic over a type parameter constrained by the "
-                      "interface instead");
-        field->type = types_.Error();
-      } else if (field->type->IsVoid()) {
+      if (field->type->IsVoid()) {
         diags_.Report(DiagId::UnsupportedConstruct, field->type_expr->range,
                       "fields of type '" + field->type->Name() + "'", "are");
         field->type = types_.Error();
@@ -175,6 +177,7 @@ void Checker::CheckStructMembers() {
     StructInfo* info = type->Info();
     ContextScope scope(*this, info->decl);
     NamespaceScope ns(*this, info->decl);
+    for (ast::VarDecl* constant : info->constants) CheckGlobalVar(constant, nullptr);
     for (ast::VarDecl* field : info->fields) {
       CheckAttributes(field->attributes, {});
       if (field->init == nullptr || field->type->IsError()) continue;
@@ -436,6 +439,11 @@ ast::Expr* Checker::CheckMethodCallOn(ast::CallExpr* call, const Type* owner, as
   if (!ResolveCall(call, candidates, qualified, explicit_args)) return call;
   ast::FuncDecl* method = call->func;
   CheckAccess(method, name_range);
+  if (owner->IsInterface() && call->via_interface != nullptr &&
+      !CheckDispatchable(call, method, call->via_interface)) {
+    call->type = types_.Error();
+    return call;
+  }
   if (method->this_param == nullptr) {  // static: the object is not needed
     call->static_owner = owner;
     return call;

@@ -14,16 +14,52 @@ namespace slope::sema {
 
 using diag::DiagId;
 
+namespace {
+/// `v` wrapped to an integer of `width` bits, sign-extended when `is_signed`.
+int64_t WrapToWidth(int64_t v, int64_t width, bool is_signed) {
+  if (width >= 64) return v;
+  uint64_t mask = (uint64_t{1} << width) - 1;
+  uint64_t bits = static_cast<uint64_t>(v) & mask;
+  if (is_signed && (bits >> (width - 1)) != 0) bits |= ~mask;
+  return static_cast<int64_t>(bits);
+}
+// Two's complement arithmetic on 64 bits, without signed overflow.
+int64_t WrapAdd(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
+int64_t WrapNeg(int64_t a) { return static_cast<int64_t>(0 - static_cast<uint64_t>(a)); }
+int64_t WrapMul(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+}
+bool Less(int64_t a, int64_t b, bool unsigned64) {
+  return unsigned64 ? static_cast<uint64_t>(a) < static_cast<uint64_t>(b) : a < b;
+}
+/// `a / b` or `a % b`; false when it has no value (by zero, or INT64_MIN / -1).
+bool Divide(ast::OpKind op, int64_t a, int64_t b, bool unsigned64, int64_t* out) {
+  if (b == 0) return false;
+  if (unsigned64) {
+    uint64_t ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
+    *out = static_cast<int64_t>(op == ast::OpKind::Div ? ua / ub : ua % ub);
+    return true;
+  }
+  if (a == INT64_MIN && b == -1) return false;
+  *out = op == ast::OpKind::Div ? a / b : a % b;
+  return true;
+}
+}  // namespace
+
 bool Checker::EvaluateIntConstant(const ast::Expr* e, int64_t* out, int depth) {
   // Deep enough for any constant written by hand; stops cycles through bad constants.
   if (e == nullptr || e->type == nullptr || depth > 64) return false;
   const Type* t = e->type;
   if (t->IsEnum()) t = t->Element();  // an enumerator: its underlying value
-  if (t != types_.Int() && t != types_.UInt() && t != types_.Bool()) return false;
+  if (t->Kind() != TypeKind::Int && t->Kind() != TypeKind::UInt && t != types_.Bool()) {
+    return false;
+  }
+  const int64_t width = t->Width();
   auto result = [&](int64_t v) {
-    *out = t == types_.Int()    ? static_cast<int64_t>(static_cast<int32_t>(v))
-           : t == types_.UInt() ? static_cast<int64_t>(static_cast<uint32_t>(v))
-                                : static_cast<int64_t>(v != 0);
+    *out = t == types_.Bool() ? static_cast<int64_t>(v != 0)
+                              : WrapToWidth(v, width, t->Kind() == TypeKind::Int);
     return true;
   };
   int64_t a = 0, b = 0, c = 0;
@@ -50,7 +86,7 @@ bool Checker::EvaluateIntConstant(const ast::Expr* e, int64_t* out, int depth) {
       const auto* u = static_cast<const ast::UnaryExpr*>(e);
       if (!EvaluateIntConstant(u->operand, &a, depth + 1)) return false;
       switch (u->op) {
-        case ast::OpKind::Neg: return result(-a);
+        case ast::OpKind::Neg: return result(WrapNeg(a));
         case ast::OpKind::Plus: return result(a);
         case ast::OpKind::BitNot: return result(~a);
         case ast::OpKind::Not: return result(a == 0 ? 1 : 0);
@@ -63,27 +99,30 @@ bool Checker::EvaluateIntConstant(const ast::Expr* e, int64_t* out, int depth) {
           !EvaluateIntConstant(bin->rhs, &b, depth + 1)) {
         return false;
       }
-      // Operands are normalised to their 32-bit type, so int64 arithmetic followed by
-      // truncation gives the wrapping 32-bit result, and comparisons need no sign care.
+      // Operands are normalised to their type, so 64-bit arithmetic followed by
+      // truncation gives the wrapping result of narrower types.
+      const Type* operand = bin->lhs->type->IsEnum() ? bin->lhs->type->Element()
+                                                     : bin->lhs->type;
+      bool unsigned64 = operand->Kind() == TypeKind::UInt && operand->Width() == 64;
       switch (bin->op) {
-        case ast::OpKind::Add: return result(a + b);
-        case ast::OpKind::Sub: return result(a - b);
-        case ast::OpKind::Mul: return result(a * b);
-        case ast::OpKind::Div: return b != 0 && result(a / b);
-        case ast::OpKind::Rem: return b != 0 && result(a % b);
+        case ast::OpKind::Add: return result(WrapAdd(a, b));
+        case ast::OpKind::Sub: return result(WrapAdd(a, WrapNeg(b)));
+        case ast::OpKind::Mul: return result(WrapMul(a, b));
+        case ast::OpKind::Div:
+        case ast::OpKind::Rem: return Divide(bin->op, a, b, unsigned64, &c) && result(c);
         case ast::OpKind::BitAnd: return result(a & b);
         case ast::OpKind::BitOr: return result(a | b);
         case ast::OpKind::BitXor: return result(a ^ b);
-        case ast::OpKind::Shl: return b >= 0 && b < 32 && result(a << b);
-        case ast::OpKind::Shr: return b >= 0 && b < 32 && result(a >> b);
+        case ast::OpKind::Shl: return b >= 0 && b < width && result(a << b);
+        case ast::OpKind::Shr: return b >= 0 && b < width && result(a >> b);
         case ast::OpKind::LogicalAnd: return result(a != 0 && b != 0);
         case ast::OpKind::LogicalOr: return result(a != 0 || b != 0);
         case ast::OpKind::Eq: return result(a == b);
         case ast::OpKind::Ne: return result(a != b);
-        case ast::OpKind::Lt: return result(a < b);
-        case ast::OpKind::Le: return result(a <= b);
-        case ast::OpKind::Gt: return result(a > b);
-        case ast::OpKind::Ge: return result(a >= b);
+        case ast::OpKind::Lt: return result(Less(a, b, unsigned64));
+        case ast::OpKind::Le: return result(!Less(b, a, unsigned64));
+        case ast::OpKind::Gt: return result(Less(b, a, unsigned64));
+        case ast::OpKind::Ge: return result(!Less(a, b, unsigned64));
         default: return false;
       }
     }

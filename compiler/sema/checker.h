@@ -17,8 +17,19 @@
 
 namespace slope::sema {
 
+/// The type of a function as `fwd_diff` sees it: parameters (with directions) and result.
+struct FwdSignature {
+  std::vector<const Type*> params;
+  std::vector<ast::ParamDirection> directions;
+  const Type* result = nullptr;
+  /// "DifferentialPair<float> (DifferentialPair<float>, inout float)".
+  std::string Describe() const;
+};
+
 /// Cost of an implicit conversion; kNoConversion when there is none.
 inline constexpr int kNoConversion = 1 << 20;
+/// The cost of packing a concrete value into an interface-typed (existential) value.
+inline constexpr int kExistentialCost = 20;
 
 /// The keyword of a statement after which control does not continue: "break",
 /// "continue" or "return" (for unreachable-code warnings).
@@ -130,8 +141,17 @@ class Checker {
   void ResolveGenericHeaders(const std::vector<ast::Decl*>& decls);
   /// Checks that each struct and extension implements the interfaces it declares.
   void CheckConformances();
-  /// `IFoo x = init;`: x takes the concrete type of `init`.
+  // Interface-typed values (check_existential.cpp).
+  /// `IFoo x = init;`: x takes the concrete type of `init`; `IFoo x;` is existential.
   void CheckInterfaceLocal(ast::VarDecl* var);
+  /// Reports a value that cannot be packed into the existential type `iface`.
+  void CheckExistentialPayload(const ast::Expr* expr, const Type* iface);
+  /// Reports a call of requirement `req` through a value of interface type `iface` that
+  /// cannot be dispatched at run time; false then.
+  bool CheckDispatchable(const ast::CallExpr* call, const ast::FuncDecl* req, const Type* iface);
+  /// A generic parameter bound to the interface type `iface` (an existential argument):
+  /// every requirement must be dispatchable and there may be no associated types.
+  bool CheckExistentialArgument(const ast::CallExpr* call, const Type* iface);
   /// Checks the bodies of `methods`, appending them to `out->functions`; false once the
   /// error limit is reached.
   bool CheckMethodBodies(const std::vector<ast::FuncDecl*>& methods, CheckedModule* out);
@@ -182,15 +202,44 @@ class Checker {
   /// Resolves the function a `fwd_diff`/`bwd_diff` names; reports unless it is a
   /// [Differentiable] function.
   bool CheckDiffOperand(ast::DiffExpr* expr);
-  /// `fwd_diff(f)` as a value, and `fwd_diff(f)(args)` (arguments checked).
+  // check_fwd_diff.cpp
+  /// `fwd_diff(f)` as a value (not supported), and `fwd_diff(f)(args)`: typed by
+  /// FwdDiffSignature, arguments coerced, each nested operator's type recorded.
   ast::Expr* CheckDiff(ast::DiffExpr* expr);
   ast::Expr* CheckDiffCall(ast::CallExpr* call);
+  /// `DifferentialPair<t>`, or null when the core library has none.
+  const Type* DifferentialPairOf(const Type* t);
+  /// The type of `fwd_diff` applied `order` times to `f`.
+  FwdSignature FwdDiffSignature(const ast::FuncDecl* f, size_t order);
+  /// Links `[ForwardDerivative(g)]` / `[ForwardDerivativeOf(f)]` (sets fwd_derivative)
+  /// after checking the derivative's type against FwdDiffSignature(primal, 1).
+  void CheckCustomDerivatives(const std::vector<ast::Decl*>& decls);
+  /// The function a custom-derivative attribute names; reports and gives null otherwise.
+  ast::FuncDecl* AttributeFunction(const ast::Attribute& attr);
+  void LinkForwardDerivative(ast::FuncDecl* primal, ast::FuncDecl* derivative,
+                             const ast::Attribute& attr);
   /// For a [Differentiable] function (body checked): reports calls of non-differentiable
   /// functions and `no_diff` stores of values that carry a derivative.
   void CheckDifferentiableBody(ast::FuncDecl* func);
 
   // check.cpp
   const Type* ResolveType(ast::TypeExpr* type_expr);
+
+  // check_intrinsic.cpp: intrinsic functions and the typing rules they need.
+  /// Checks `[__intrinsic_op("name")]` on `func`: a known intrinsic, no body; sets
+  /// func->intrinsic_op.
+  void CheckIntrinsicAttribute(ast::FuncDecl* func);
+  /// `vector<T, N>` (two generic arguments): a vector type, dependent when T or N is a
+  /// generic parameter.
+  const Type* ResolveVectorType(ast::TypeExpr* te);
+  /// Binds each own generic parameter of `f` that is the whole type of some parameters
+  /// to the common type of those numeric arguments (unless already bound).
+  void JoinNumericArgs(const ast::FuncDecl* f, const std::vector<const Type*>& own,
+                       const ast::CallExpr* call, Subst* bindings);
+  /// When `bindings` fail the constraints: binds the parameters bound to integer types
+  /// to float of the same shape instead; true when that satisfies them.
+  bool PromoteToFloat(const std::vector<const Type*>& own, const std::string& name,
+                      const ast::CallExpr* call, Subst* bindings);
   ast::Decl* Lookup(const std::string& name) const;
 
   // check_decl.cpp: enums, type aliases and namespaces.
@@ -332,7 +381,6 @@ class Checker {
   void CheckLocalVar(ast::VarDecl* var);
   void Declare(ast::Decl* decl);
   ast::Expr* CheckConstructor(ast::CallExpr* call, const Type* type);
-  ast::Expr* CheckBuiltinCall(ast::CallExpr* call, ast::Builtin builtin);
   ast::Expr* CheckMember(ast::MemberExpr* expr);
   ast::Expr* CheckIndex(ast::IndexExpr* expr);
   ast::Expr* CheckUnary(ast::UnaryExpr* expr);

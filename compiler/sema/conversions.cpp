@@ -8,14 +8,25 @@
 namespace slope::sema {
 
 namespace {
+/// Orders scalars for the common type of an operation: bool, then integers by width
+/// (unsigned above signed of the same width), then floats by width.
 int ScalarRank(const Type* t) {
   switch (t->Kind()) {
     case TypeKind::Bool: return 0;
-    case TypeKind::Int: return 1;
-    case TypeKind::UInt: return 2;
-    case TypeKind::Float: return 3;
+    case TypeKind::Int: return static_cast<int>(t->Width()) * 2;
+    case TypeKind::UInt: return static_cast<int>(t->Width()) * 2 + 1;
+    case TypeKind::Float: return 1000 + static_cast<int>(t->Width());
     default: return -1;
   }
+}
+
+bool IsInteger(TypeKind k) { return k == TypeKind::Int || k == TypeKind::UInt; }
+
+/// Loses range or precision: a float to an integer, or to a narrower type of its family.
+bool IsNarrowing(const Type* from, const Type* to) {
+  TypeKind f = from->Kind(), t = to->Kind();
+  if (f == TypeKind::Float) return t != TypeKind::Float || to->Width() < from->Width();
+  return IsInteger(f) && IsInteger(t) && to->Width() < from->Width();
 }
 
 int ScalarCost(const Type* from, const Type* to) {
@@ -23,23 +34,27 @@ int ScalarCost(const Type* from, const Type* to) {
   TypeKind f = from->Kind(), t = to->Kind();
   if (t == TypeKind::Bool) return 4;
   if (f == TypeKind::Bool) return 3;
-  if (t == TypeKind::Float) return 2;
-  if (f == TypeKind::Float) return 6;  // float to integer: lossy
-  return 1;                            // int <-> uint
+  if (IsNarrowing(from, to)) return f == TypeKind::Float && t != TypeKind::Float ? 7 : 6;
+  if (t == TypeKind::Float && f != TypeKind::Float) return 2;
+  if (f == t || from->Width() == to->Width()) return 1;  // widening, or int <-> uint
+  return 2;                                              // widening with a sign change
 }
 
 bool IsLossy(const Type* from, const Type* to) {
-  bool float_to_int = from->ScalarType()->Kind() == TypeKind::Float &&
-                      (to->ScalarType()->Kind() == TypeKind::Int ||
-                       to->ScalarType()->Kind() == TypeKind::UInt);
+  bool narrowing = IsNarrowing(from->ScalarType(), to->ScalarType());
   bool truncates = from->Count() > to->Count() && from->IsVector();
-  return float_to_int || truncates;
+  return narrowing || truncates;
 }
 }  // namespace
 
 int Checker::ConversionCost(const Type* from, const Type* to) const {
   if (from == to) return 0;
   if (from->IsError() || to->IsError()) return 0;
+  // A concrete value converts to an interface it conforms to: it is packed into an
+  // existential value (lowered to a tagged union). Exact overloads win.
+  if (to->IsInterface()) {
+    return from->IsInterface() || !types_.Conforms(from, to) ? kNoConversion : kExistentialCost;
+  }
   // A plain enum converts implicitly to numbers through its underlying type (as in
   // HLSL); an `enum class` only explicitly. Nothing converts implicitly to an enum.
   if (from->IsEnum()) {
@@ -69,6 +84,7 @@ ast::Expr* Checker::Coerce(ast::Expr* expr, const Type* to) {
     bad->type = types_.Error();
     return bad;
   }
+  if (to->IsInterface()) CheckExistentialPayload(expr, to);
   if (IsLossy(from, to)) {
     diags_.Report(diag::DiagId::ImplicitTruncation, expr->range, from->Name(), to->Name());
   }

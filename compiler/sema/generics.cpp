@@ -34,6 +34,15 @@ const Type* TypeContext::Substitute(const Type* t, const Subst& subst) {
     }
     case TypeKind::Buffer:
       return Buffer(Substitute(t->Element(), subst), t->IsWritable());
+    case TypeKind::Vector: {
+      const Type* element = Substitute(t->Element(), subst);
+      const Type* length = Substitute(t->LengthParam(), subst);
+      if (element->IsDependent() || length->Kind() != TypeKind::IntValue) {
+        return DependentVector(element, length);
+      }
+      if (!element->IsScalar()) return Error();
+      return Vector(element, static_cast<uint32_t>(length->Value()));
+    }
     case TypeKind::Array: {
       const Type* element = Substitute(t->Element(), subst);
       if (t->LengthParam() == nullptr) return Array(element, t->Count());
@@ -71,6 +80,13 @@ bool TypeContext::Unify(const Type* pattern, const Type* t, const std::vector<co
     }
   }
   if (!pattern->IsDependent()) return pattern == t;
+  if (pattern->IsVector() && pattern->LengthParam() != nullptr) {
+    // vector<T, N> matches a vector or (N = 1) a scalar.
+    if (!t->IsScalar() && !t->IsVector()) return false;
+    const Type* length = t->LengthParam() != nullptr ? t->LengthParam() : IntValue(t->Count());
+    return Unify(pattern->Element(), t->ScalarType(), params, bindings) &&
+           Unify(pattern->LengthParam(), length, params, bindings);
+  }
   if (pattern->Kind() != t->Kind()) return false;
   switch (pattern->Kind()) {
     case TypeKind::Buffer:

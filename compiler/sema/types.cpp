@@ -14,10 +14,12 @@ std::string Type::Name() const {
     case TypeKind::Error: return "<error>";
     case TypeKind::Void: return "void";
     case TypeKind::Bool: return "bool";
-    case TypeKind::Int: return "int";
-    case TypeKind::UInt: return "uint";
-    case TypeKind::Float: return "float";
-    case TypeKind::Vector: return element_->Name() + std::to_string(count_);
+    case TypeKind::Int: return width_ == 32 ? "int" : "int" + std::to_string(width_) + "_t";
+    case TypeKind::UInt: return width_ == 32 ? "uint" : "uint" + std::to_string(width_) + "_t";
+    case TypeKind::Float: return width_ == 16 ? "half" : width_ == 64 ? "double" : "float";
+    case TypeKind::Vector:
+      if (!args_.empty()) return "vector<" + element_->Name() + ", " + args_[0]->Name() + ">";
+      return element_->Name() + std::to_string(count_);
     case TypeKind::Buffer:
       return std::string(writable_ ? "RWStructuredBuffer<" : "StructuredBuffer<") +
              element_->Name() + ">";
@@ -52,16 +54,24 @@ TypeContext::TypeContext() {
   error_ = Make(TypeKind::Error, nullptr, 1, false);
   void_ = Make(TypeKind::Void, nullptr, 1, false);
   bool_ = Make(TypeKind::Bool, nullptr, 1, false);
-  int_ = Make(TypeKind::Int, nullptr, 1, false);
-  uint_ = Make(TypeKind::UInt, nullptr, 1, false);
-  float_ = Make(TypeKind::Float, nullptr, 1, false);
+  int_ = Make(TypeKind::Int, nullptr, 1, false, 32);
+  uint_ = Make(TypeKind::UInt, nullptr, 1, false, 32);
+  float_ = Make(TypeKind::Float, nullptr, 1, false, 32);
+  half_ = Make(TypeKind::Float, nullptr, 1, false, 16);
+  double_ = Make(TypeKind::Float, nullptr, 1, false, 64);
 }
 
-const Type* TypeContext::Make(TypeKind kind, const Type* element, uint32_t count, bool writable) {
-  auto key = std::make_tuple(kind, element, count, writable);
+const Type* TypeContext::Scalar(TypeKind kind, uint32_t width) {
+  SLOPE_ASSERT(kind == TypeKind::Int || kind == TypeKind::UInt || kind == TypeKind::Float);
+  return Make(kind, nullptr, 1, false, width);
+}
+
+const Type* TypeContext::Make(TypeKind kind, const Type* element, uint32_t count, bool writable,
+                              uint32_t width) {
+  auto key = std::make_tuple(kind, element, count, writable, width);
   auto it = types_.find(key);
   if (it != types_.end()) return it->second.get();
-  auto* type = new Type(kind, element, count, writable);
+  auto* type = new Type(kind, element, count, writable, width);
   type->dependent_ = element != nullptr && element->IsDependent();
   types_.emplace(key, std::unique_ptr<Type>(type));
   return type;
@@ -168,6 +178,20 @@ const Type* TypeContext::ArrayOfParam(const Type* element, const Type* length) {
   auto it = applied_.find(key);
   if (it != applied_.end()) return it->second.get();
   auto* type = new Type(TypeKind::Array, element, 0, false);
+  type->args_ = {length};
+  type->dependent_ = true;
+  applied_.emplace(key, std::unique_ptr<Type>(type));
+  return type;
+}
+
+const Type* TypeContext::DependentVector(const Type* element, const Type* length) {
+  auto key = std::make_tuple(TypeKind::Vector, static_cast<const void*>(nullptr), element,
+                             std::vector<const Type*>{length});
+  auto it = applied_.find(key);
+  if (it != applied_.end()) return it->second.get();
+  uint32_t count =
+      length->Kind() == TypeKind::IntValue ? static_cast<uint32_t>(length->Value()) : 0;
+  auto* type = new Type(TypeKind::Vector, element, count, false);
   type->args_ = {length};
   type->dependent_ = true;
   applied_.emplace(key, std::unique_ptr<Type>(type));

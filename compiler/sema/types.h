@@ -40,6 +40,7 @@ struct StructInfo {
   std::vector<ast::FuncDecl*> inits;    ///< `__init` constructors
   std::vector<ast::FuncDecl*> methods;  ///< instance and static methods, in source order
   std::vector<ast::Decl*> type_members; ///< `typealias` members (associated type witnesses)
+  std::vector<ast::VarDecl*> constants; ///< `static const` members
   const Type* self = nullptr;           ///< the struct applied to its own parameters
   bool checked = false;                 ///< field types resolved
 
@@ -99,9 +100,9 @@ enum class TypeKind : uint8_t {
   Error,   ///< the type of an expression that already produced an error
   Void,
   Bool,
-  Int,     ///< 32-bit signed
-  UInt,    ///< 32-bit unsigned
-  Float,   ///< 32-bit IEEE
+  Int,     ///< signed integer of Width() bits (8, 16, 32 or 64)
+  UInt,    ///< unsigned integer of Width() bits (8, 16, 32 or 64)
+  Float,   ///< IEEE floating point of Width() bits (16, 32 or 64)
   Vector,  ///< 2..4 elements of a scalar type
   Buffer,  ///< StructuredBuffer<T> / RWStructuredBuffer<T>
   Struct,  ///< a user-defined struct; Info() describes it, Args() its generic arguments
@@ -123,6 +124,8 @@ class Type {
   uint32_t Count() const { return count_; }
   /// For buffers: RWStructuredBuffer.
   bool IsWritable() const { return writable_; }
+  /// Bits of an Int, UInt or Float scalar (32 for `int`, 16 for `half`); 0 otherwise.
+  uint32_t Width() const { return width_; }
 
   bool IsError() const { return kind_ == TypeKind::Error; }
   bool IsVoid() const { return kind_ == TypeKind::Void; }
@@ -151,7 +154,11 @@ class Type {
   /// IntValue: the integer.
   int64_t Value() const { return value_; }
   /// Array whose length is a generic value parameter: that parameter; null otherwise.
-  const Type* LengthParam() const { return kind_ == TypeKind::Array && !args_.empty() ? args_[0] : nullptr; }
+  /// Dependent vector (`vector<T, N>`): its N, a value parameter or an IntValue.
+  const Type* LengthParam() const {
+    return (kind_ == TypeKind::Array || kind_ == TypeKind::Vector) && !args_.empty() ? args_[0]
+                                                                                     : nullptr;
+  }
   /// Whether the type mentions a generic parameter (it is known only once specialized).
   bool IsDependent() const { return dependent_; }
   /// Scalar or vector: the types arithmetic works on.
@@ -164,8 +171,8 @@ class Type {
 
  private:
   friend class TypeContext;
-  Type(TypeKind kind, const Type* element, uint32_t count, bool writable)
-      : kind_(kind), element_(element), count_(count), writable_(writable) {}
+  Type(TypeKind kind, const Type* element, uint32_t count, bool writable, uint32_t width = 0)
+      : kind_(kind), element_(element), count_(count), writable_(writable), width_(width) {}
 
   TypeKind kind_;
   StructInfo* info_ = nullptr;
@@ -176,6 +183,7 @@ class Type {
   const Type* element_;
   uint32_t count_;
   bool writable_;
+  uint32_t width_;
   bool dependent_ = false;
   int64_t value_ = 0;
   std::vector<const Type*> args_;
@@ -192,6 +200,11 @@ class TypeContext {
   const Type* Int() const { return int_; }
   const Type* UInt() const { return uint_; }
   const Type* Float() const { return float_; }
+  const Type* Half() const { return half_; }
+  const Type* Double() const { return double_; }
+  /// The Int, UInt or Float scalar of `width` bits (an integer width of 8, 16, 32 or 64;
+  /// a float width of 16, 32 or 64).
+  const Type* Scalar(TypeKind kind, uint32_t width);
   /// vector<element, count>; count 1 gives the scalar itself.
   const Type* Vector(const Type* element, uint32_t count);
   const Type* Buffer(const Type* element, bool writable);
@@ -213,6 +226,9 @@ class TypeContext {
   const Type* IntValue(int64_t value);
   /// `T[N]` where N is a generic value parameter (a GenericParam type).
   const Type* ArrayOfParam(const Type* element, const Type* length);
+  /// `vector<T, N>` where T or N is a generic parameter (N an IntValue or a value
+  /// parameter): a Vector whose Element() is T and whose LengthParam() is N.
+  const Type* DependentVector(const Type* element, const Type* length);
   /// `base.Assoc` where `base` is not known yet.
   const Type* AssocOf(const Type* base, const ast::AssociatedTypeDecl* assoc);
   ExtensionInfo* NewExtension(std::unique_ptr<ExtensionInfo> info);
@@ -264,9 +280,11 @@ class TypeContext {
   const Type* WithScalar(const Type* shape_of, const Type* scalar);
 
  private:
-  const Type* Make(TypeKind kind, const Type* element, uint32_t count, bool writable);
+  const Type* Make(TypeKind kind, const Type* element, uint32_t count, bool writable,
+                   uint32_t width = 0);
 
-  std::map<std::tuple<TypeKind, const Type*, uint32_t, bool>, std::unique_ptr<Type>> types_;
+  std::map<std::tuple<TypeKind, const Type*, uint32_t, bool, uint32_t>, std::unique_ptr<Type>>
+      types_;
   /// Struct, interface and associated types by (kind, declaration facts, base, arguments).
   std::map<std::tuple<TypeKind, const void*, const Type*, std::vector<const Type*>>,
            std::unique_ptr<Type>>
@@ -289,6 +307,8 @@ class TypeContext {
   const Type* int_;
   const Type* uint_;
   const Type* float_;
+  const Type* half_;
+  const Type* double_;
 };
 
 }  // namespace slope::sema

@@ -19,6 +19,7 @@
 #endif
 #endif
 
+#include "runtime/vulkan/vk_features.h"
 #include "runtime/vulkan/vk_result.h"
 
 namespace slope::runtime::vulkan {
@@ -122,6 +123,7 @@ class VulkanDevice final : public Device {
   VkInstance instance_ = VK_NULL_HANDLE;
   VkPhysicalDevice physical_device_ = VK_NULL_HANDLE;
   VkPhysicalDeviceProperties properties_{};
+  ShaderFeatures features_;  ///< optional features, all enabled when supported
   VkPhysicalDeviceMemoryProperties memory_properties_{};
   uint32_t queue_family_ = 0;
   VkDevice device_ = VK_NULL_HANDLE;
@@ -253,6 +255,7 @@ bool VulkanDevice::PickPhysicalDevice(int device_index, std::string* error) {
   queue_family_ = static_cast<uint32_t>(FindComputeQueueFamily(physical_device_));
   vkGetPhysicalDeviceProperties(physical_device_, &properties_);
   vkGetPhysicalDeviceMemoryProperties(physical_device_, &memory_properties_);
+  features_ = QueryShaderFeatures(physical_device_);
   name_ = properties_.deviceName;
   return true;
 }
@@ -268,6 +271,8 @@ bool VulkanDevice::CreateLogicalDevice(std::string* error) {
   device_info.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
   device_info.queueCreateInfoCount = 1;
   device_info.pQueueCreateInfos = &queue_info;
+  FeatureChain enabled(features_);
+  device_info.pNext = enabled.Head();
   if (!CheckVk(vkCreateDevice(physical_device_, &device_info, nullptr, &device_), "vkCreateDevice",
                error)) {
     device_ = VK_NULL_HANDLE;
@@ -396,6 +401,8 @@ std::unique_ptr<Kernel> VulkanDevice::CreateKernel(std::span<const uint32_t> spi
     *error = "the kernel code is not a SPIR-V module (missing magic number)";
     return nullptr;
   }
+  *error = MissingFeature(spirv, features_);
+  if (!error->empty()) return nullptr;
   const driver::EntryPointInfo* entry_point = FindEntryPoint(reflection, entry, error);
   if (entry_point == nullptr) return nullptr;
   auto kernel = std::make_unique<VulkanKernel>(device_, reflection, *entry_point);

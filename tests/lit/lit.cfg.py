@@ -36,6 +36,10 @@ config.substitutions.append(("%spirv-val", "spirv-val --target-env vulkan1.1"))
 config.substitutions.append(("%spirv-dis", "spirv-dis"))
 import sys
 config.substitutions.append(("%python", sys.executable))
+# Forward-mode derivatives against finite differences (tests/autodiff/gradcheck.py).
+gradcheck = os.path.join(os.path.dirname(config.test_source_root), "autodiff", "gradcheck.py")
+config.substitutions.append(
+    ("%gradcheck", "%s %s --slope-run %s" % (sys.executable, gradcheck, slope_run)))
 
 # Keep the environment small and deterministic.
 for var in ["HOME", "VK_ICD_FILENAMES", "VK_DRIVER_FILES", "XDG_RUNTIME_DIR",

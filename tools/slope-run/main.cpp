@@ -48,6 +48,9 @@ int main(int argc, char** argv) {
   app.add_option("--backend", backend_text, "vulkan, cuda or cpu (default: the first that works)");
   app.add_option("--entry", entry, "the entry point to run (default: //ENTRY:, else the first)");
   app.add_option("--device", device_index, "the device number within the backend");
+  bool scalar_layout = false;
+  app.add_flag("--fvk-use-scalar-layout,--force-glsl-scalar-layout", scalar_layout,
+               "compile with the scalar block layout for buffers");
   std::vector<std::string> args = slope::driver::NormalizeArgs(argc, argv);
   // CLI11 takes the arguments last-first.
   std::vector<std::string> reversed(args.rbegin(), args.rend());
@@ -107,6 +110,7 @@ int main(int argc, char** argv) {
   options.source_text = source;
   options.entry = entry;
   options.target = slope::driver::Target::SpirV;
+  options.scalar_layout = scalar_layout;
   slope::driver::CompileResult compiled = slope::driver::Compile(options);
   if (!compiled.ok) return 1;  // the compiler has printed its diagnostics
 

@@ -2,8 +2,11 @@
 
 #include <bit>
 #include <charconv>
+#include <cmath>
 #include <cstring>
 #include <memory>
+
+#include "compiler/base/half.h"
 
 namespace slope::run {
 namespace {
@@ -44,9 +47,9 @@ std::string CheckStructValues(const BufferSpec& buffer, const driver::ElementLay
   while (k < buffer.texts.size()) {
     for (const driver::FieldLayout& f : layout.fields) {
       for (uint32_t c = 0; c < f.components && k < buffer.texts.size(); ++c, ++k) {
-        uint32_t word = 0;
+        uint64_t bits = 0;
         std::string message;
-        if (!ParseScalarValue(buffer.texts[k], f.scalar, &word, &message)) {
+        if (!ParseScalarValue(buffer.texts[k], f.scalar, &bits, &message)) {
           return "member '" + f.name + "': " + message;
         }
       }
@@ -55,14 +58,58 @@ std::string CheckStructValues(const BufferSpec& buffer, const driver::ElementLay
   return "";
 }
 
-std::string FormatWord(driver::ScalarKind kind, uint32_t word) {
+/// The shortest decimal spelling that reads back as the half whose bits are `bits`
+/// ("0.1" for the half nearest 0.1, 0.0999755859375).
+std::string FormatHalf(uint16_t bits) {
+  double value = base::HalfToDouble(bits);
+  // Whole halves (all of those from 2048 on) print whole, not as 6.55e+04.
+  if (!std::isfinite(value) || value == std::trunc(value)) return FormatDouble(value);
+  for (int digits = 1; digits < 17; ++digits) {
+    char text[32];
+    auto [end, ec] = std::to_chars(text, text + sizeof(text), value, std::chars_format::general,
+                                   digits);
+    double back = 0;
+    std::from_chars(text, end, back);
+    if (ec == std::errc() && base::HalfFromDouble(back) == bits) return std::string(text, end);
+  }
+  return FormatDouble(value);
+}
+
+/// Sign-extends the low `bytes` bytes of `bits`.
+int64_t SignExtend(uint64_t bits, uint32_t bytes) {
+  if (bytes == 8) return static_cast<int64_t>(bits);
+  uint64_t sign = uint64_t{1} << (bytes * 8 - 1);
+  uint64_t mask = (sign << 1) - 1;
+  return static_cast<int64_t>(((bits & mask) ^ sign) - sign);
+}
+
+/// One value of `kind` read from `bytes` at `offset` (zero past the end).
+std::string FormatValue(driver::ScalarKind kind, std::span<const std::byte> bytes, size_t offset) {
+  uint32_t size = driver::ScalarKindBytes(kind);
+  uint64_t bits = 0;
+  if (offset + size <= bytes.size()) std::memcpy(&bits, bytes.data() + offset, size);
   switch (kind) {
-    case driver::ScalarKind::Float32: return FormatFloat(std::bit_cast<float>(word));
-    case driver::ScalarKind::Int32: return std::to_string(static_cast<int32_t>(word));
+    case driver::ScalarKind::Float16: return FormatHalf(static_cast<uint16_t>(bits));
+    case driver::ScalarKind::Float32:
+      return FormatFloat(std::bit_cast<float>(static_cast<uint32_t>(bits)));
+    case driver::ScalarKind::Float64: return FormatDouble(std::bit_cast<double>(bits));
+    case driver::ScalarKind::Int8:
+    case driver::ScalarKind::Int16:
+    case driver::ScalarKind::Int32:
+    case driver::ScalarKind::Int64: return std::to_string(SignExtend(bits, size));
+    case driver::ScalarKind::UInt8:
+    case driver::ScalarKind::UInt16:
     case driver::ScalarKind::UInt32:
-    case driver::ScalarKind::Bool: return std::to_string(word);
+    case driver::ScalarKind::UInt64:
+    case driver::ScalarKind::Bool: return std::to_string(bits);
   }
   return "?";
+}
+
+/// Writes the low bytes of `bits` that one `kind` value takes at `offset`.
+void StoreValue(std::vector<std::byte>* bytes, size_t offset, driver::ScalarKind kind,
+                uint64_t bits) {
+  std::memcpy(bytes->data() + offset, &bits, driver::ScalarKindBytes(kind));
 }
 
 }  // namespace
@@ -108,7 +155,8 @@ bool CheckSpecAgainstReflection(const TestSpec& spec, const driver::Reflection& 
                                    ElementTypeName(buffer.type) +
                                    " but the kernel's element type is " + ElementTypeName(actual));
     }
-    if (layout.size < 4 * layout.components || layout.stride < layout.size) {
+    if (layout.size < driver::ScalarKindBytes(layout.scalar) * layout.components ||
+        layout.stride < layout.size) {
       return fail(buffer.line, "buffer '" + buffer.name + "' has an unsupported layout (size " +
                                    std::to_string(layout.size) + ", stride " +
                                    std::to_string(layout.stride) + ")");
@@ -130,11 +178,11 @@ std::vector<std::byte> PackBuffer(const BufferSpec& buffer, const driver::Elemen
     for (size_t i = 0; i < count; ++i) {
       for (const driver::FieldLayout& f : layout.fields) {
         for (uint32_t c = 0; c < f.components && k < buffer.texts.size(); ++c, ++k) {
-          uint32_t word = 0;
+          uint64_t bits = 0;
           std::string message;
-          ParseScalarValue(buffer.texts[k], f.scalar, &word, &message);
-          std::memcpy(bytes.data() + i * layout.stride + f.offset + c * sizeof(word), &word,
-                      sizeof(word));
+          ParseScalarValue(buffer.texts[k], f.scalar, &bits, &message);
+          StoreValue(&bytes, i * layout.stride + f.offset + c * driver::ScalarKindBytes(f.scalar),
+                     f.scalar, bits);
         }
       }
     }
@@ -142,14 +190,24 @@ std::vector<std::byte> PackBuffer(const BufferSpec& buffer, const driver::Elemen
   }
   std::vector<std::byte> bytes(size_t{buffer.count} * layout.stride, std::byte{0});
   const uint32_t components = buffer.type.components;
+  const uint32_t size = driver::ScalarKindBytes(buffer.type.scalar);
   for (size_t i = 0; i < buffer.count; ++i) {
-    std::memcpy(bytes.data() + i * layout.stride, buffer.words.data() + i * components,
-                components * sizeof(uint32_t));
+    for (uint32_t c = 0; c < components; ++c) {
+      StoreValue(&bytes, i * layout.stride + c * size, buffer.type.scalar,
+                 buffer.bits[i * components + c]);
+    }
   }
   return bytes;
 }
 
 std::string FormatFloat(float value) {
+  char text[32];
+  auto [end, ec] = std::to_chars(text, text + sizeof(text), value);
+  if (ec != std::errc()) return "?";
+  return std::string(text, end);
+}
+
+std::string FormatDouble(double value) {
   char text[32];
   auto [end, ec] = std::to_chars(text, text + sizeof(text), value);
   if (ec != std::errc()) return "?";
@@ -163,38 +221,18 @@ std::string FormatBuffer(const BufferSpec& buffer, const driver::ElementLayout& 
     for (size_t i = 0; i < buffer.count; ++i) {
       for (const driver::FieldLayout& f : layout.fields) {
         for (uint32_t c = 0; c < f.components; ++c) {
-          size_t offset = i * layout.stride + f.offset + c * sizeof(uint32_t);
-          uint32_t word = 0;
-          if (offset + sizeof(word) <= bytes.size()) {
-            std::memcpy(&word, bytes.data() + offset, sizeof(word));
-          }
-          line += ' ' + FormatWord(f.scalar, word);
+          size_t offset = i * layout.stride + f.offset + c * driver::ScalarKindBytes(f.scalar);
+          line += ' ' + FormatValue(f.scalar, bytes, offset);
         }
       }
     }
     return line;
   }
   const uint32_t components = buffer.type.components;
+  const uint32_t size = driver::ScalarKindBytes(buffer.type.scalar);
   for (size_t i = 0; i < buffer.count; ++i) {
     for (uint32_t c = 0; c < components; ++c) {
-      size_t offset = i * layout.stride + c * sizeof(uint32_t);
-      uint32_t word = 0;
-      if (offset + sizeof(word) <= bytes.size()) {
-        std::memcpy(&word, bytes.data() + offset, sizeof(word));
-      }
-      line += ' ';
-      switch (buffer.type.scalar) {
-        case driver::ScalarKind::Float32:
-          line += FormatFloat(std::bit_cast<float>(word));
-          break;
-        case driver::ScalarKind::Int32:
-          line += std::to_string(static_cast<int32_t>(word));
-          break;
-        case driver::ScalarKind::UInt32:
-        case driver::ScalarKind::Bool:
-          line += std::to_string(word);
-          break;
-      }
+      line += ' ' + FormatValue(buffer.type.scalar, bytes, i * layout.stride + c * size);
     }
   }
   return line;

@@ -27,13 +27,16 @@ bool CheckSpecAgainstReflection(const TestSpec& spec, const driver::Reflection& 
 std::vector<std::byte> PackBuffer(const BufferSpec& buffer, const driver::ElementLayout& layout);
 
 /// Formats the contents `bytes` of `buffer` (laid out per `layout`) as
-/// "NAME: v0 v1 ..." with components flattened, floats in shortest round-trip form
-/// and ints/uints as integers. No trailing newline.
+/// "NAME: v0 v1 ..." with components flattened, floats (half, float, double) in the
+/// shortest form that reads back as the same value of their type and integers in
+/// decimal. No trailing newline.
 std::string FormatBuffer(const BufferSpec& buffer, const driver::ElementLayout& layout,
                          std::span<const std::byte> bytes);
 
 /// Returns the shortest round-trip decimal spelling of `value` ("2", "0.5", "3.3333333").
 std::string FormatFloat(float value);
+/// Returns the shortest round-trip decimal spelling of `value` ("2", "0.1").
+std::string FormatDouble(double value);
 
 /// Uploads the buffers of `spec`, runs entry point `entry` (empty = the first) of the
 /// compiled `spirv` on `device` over `spec.dispatch` groups, and writes one line per

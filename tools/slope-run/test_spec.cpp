@@ -1,9 +1,13 @@
 #include "tools/slope-run/test_spec.h"
 
+#include "compiler/base/half.h"
+
 #include <bit>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <limits>
+#include <utility>
 #include <system_error>
 
 namespace slope::run {
@@ -78,64 +82,104 @@ bool ParseInteger(std::string_view text, T* value) {
   return ec == std::errc() && end == text.data() + text.size();
 }
 
-// Parses one value of `scalar` into its 32-bit pattern.
-bool ParseScalar(std::string_view text, driver::ScalarKind scalar, uint32_t* word,
+/// "a float", "an int8_t".
+std::string WithArticle(const char* name) {
+  return std::string(name[0] == 'i' ? "an " : "a ") + name;
+}
+
+bool ParseFloatValue(std::string_view text, std::string_view digits, driver::ScalarKind scalar,
+                     uint64_t* bits, std::string* message) {
+  double value = 0;
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  const char* name = driver::ScalarKindName(scalar);
+  if (ec != std::errc() && ec != std::errc::result_out_of_range) end = digits.data();
+  if (end != digits.data() + digits.size()) {
+    *message = "expected " + WithArticle(name) + " value, found '" + std::string(text) + "'";
+    return false;
+  }
+  bool out_of_range = ec == std::errc::result_out_of_range;
+  if (scalar == driver::ScalarKind::Float16) {
+    uint16_t half = base::HalfFromDouble(value);
+    out_of_range = out_of_range || ((half & 0x7c00) == 0x7c00 && std::isfinite(value));
+    *bits = half;
+  } else if (scalar == driver::ScalarKind::Float32) {
+    auto single = static_cast<float>(value);
+    out_of_range = out_of_range || (std::isinf(single) && std::isfinite(value));
+    *bits = std::bit_cast<uint32_t>(single);
+  } else {
+    *bits = std::bit_cast<uint64_t>(value);
+  }
+  if (out_of_range) {
+    *message = std::string(name) + " value '" + std::string(text) + "' is out of range";
+    return false;
+  }
+  return true;
+}
+
+// Integers: decimal in the type's range, or hex giving the bit pattern (0xffffffff is
+// -1 as an int).
+bool ParseIntegerValue(std::string_view text, std::string_view digits, driver::ScalarKind scalar,
+                       uint64_t* bits, std::string* message) {
+  const uint32_t width = driver::ScalarKindBytes(scalar) * 8;
+  const uint64_t mask = width == 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;
+  const bool is_signed = scalar == driver::ScalarKind::Int8 ||
+                         scalar == driver::ScalarKind::Int16 ||
+                         scalar == driver::ScalarKind::Int32 || scalar == driver::ScalarKind::Int64;
+  const char* name = driver::ScalarKindName(scalar);
+  bool hex = digits.size() > 2 && (digits[1] == 'x' || digits[1] == 'X');
+  int64_t value = 0;
+  uint64_t unsigned_value = 0;
+  bool in_range = false;
+  if (!hex && is_signed && ParseInteger(digits, &value)) {
+    int64_t lo = width == 64 ? INT64_MIN : -(int64_t{1} << (width - 1));
+    int64_t hi = width == 64 ? INT64_MAX : (int64_t{1} << (width - 1)) - 1;
+    in_range = value >= lo && value <= hi;
+    unsigned_value = static_cast<uint64_t>(value) & mask;
+  } else if (!digits.empty() && digits[0] == '-') {
+    *message = std::string(name) + " value '" + std::string(text) + "' is negative";
+    return false;
+  } else if (ParseInteger(digits, &unsigned_value)) {
+    in_range = (unsigned_value & ~mask) == 0;
+  } else {
+    *message = "expected " + WithArticle(name) + " value, found '" + std::string(text) + "'";
+    return false;
+  }
+  if (!in_range) {
+    *message = "expected " + WithArticle(name) + " value, found '" + std::string(text) +
+               "', which is out of range";
+    return false;
+  }
+  *bits = unsigned_value;
+  return true;
+}
+
+// Parses one value of `scalar` into its bit pattern.
+bool ParseScalar(std::string_view text, driver::ScalarKind scalar, uint64_t* bits,
                  std::string* message) {
   std::string_view digits = text;
   if (!digits.empty() && digits[0] == '+') digits.remove_prefix(1);
   switch (scalar) {
-    case driver::ScalarKind::Float32: {
-      float value = 0;
-      auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-      if (ec == std::errc::result_out_of_range) {
-        *message = "float value '" + std::string(text) + "' is out of range";
-        return false;
-      }
-      if (ec != std::errc() || end != digits.data() + digits.size()) {
-        *message = "expected a float value, found '" + std::string(text) + "'";
-        return false;
-      }
-      *word = std::bit_cast<uint32_t>(value);
-      return true;
-    }
-    case driver::ScalarKind::Int32: {
-      int32_t value = 0;
-      uint32_t bits = 0;
-      if (ParseInteger(digits, &value)) {
-        *word = static_cast<uint32_t>(value);
-        return true;
-      }
-      // Hex spellings of negative ints, e.g. 0xffffffff.
-      if (digits.size() > 2 && (digits[1] == 'x' || digits[1] == 'X') &&
-          ParseInteger(digits, &bits)) {
-        *word = bits;
-        return true;
-      }
-      *message = "expected an int value, found '" + std::string(text) + "'";
-      return false;
-    }
+    case driver::ScalarKind::Float16:
+    case driver::ScalarKind::Float32:
+    case driver::ScalarKind::Float64: return ParseFloatValue(text, digits, scalar, bits, message);
+    case driver::ScalarKind::Bool:
+      return ParseIntegerValue(text, digits, driver::ScalarKind::UInt32, bits, message);
+    case driver::ScalarKind::Int8:
+    case driver::ScalarKind::Int16:
+    case driver::ScalarKind::Int32:
+    case driver::ScalarKind::Int64:
+    case driver::ScalarKind::UInt8:
+    case driver::ScalarKind::UInt16:
     case driver::ScalarKind::UInt32:
-    case driver::ScalarKind::Bool: {
-      uint32_t value = 0;
-      if (!digits.empty() && digits[0] == '-') {
-        *message = "uint value '" + std::string(text) + "' is negative";
-        return false;
-      }
-      if (!ParseInteger(digits, &value)) {
-        *message = "expected a uint value, found '" + std::string(text) + "'";
-        return false;
-      }
-      *word = value;
-      return true;
-    }
+    case driver::ScalarKind::UInt64: return ParseIntegerValue(text, digits, scalar, bits, message);
   }
   *message = "unknown scalar kind";
   return false;
 }
 
-// Parses "[v0, v1, ...]" (commas optional) into 32-bit patterns, or keeps the values as
+// Parses "[v0, v1, ...]" (commas optional) into bit patterns, or keeps the values as
 // text in `*texts` when it is given (struct buffers).
-bool ParseValueList(Cursor& cursor, driver::ScalarKind scalar, std::vector<uint32_t>* words,
+bool ParseValueList(Cursor& cursor, driver::ScalarKind scalar, std::vector<uint64_t>* values,
                     std::string* message, std::vector<std::string>* texts = nullptr) {
   if (!cursor.Consume('[')) {
     *message = "expected '[' to start the value list";
@@ -161,12 +205,12 @@ bool ParseValueList(Cursor& cursor, driver::ScalarKind scalar, std::vector<uint3
       *message = "unexpected '" + std::string(cursor.Rest().substr(0, 1)) + "' in value list";
       return false;
     }
-    uint32_t bits = 0;
+    uint64_t bits = 0;
     if (texts != nullptr) {
       texts->emplace_back(word);
     } else {
       if (!ParseScalar(word, scalar, &bits, message)) return false;
-      words->push_back(bits);
+      values->push_back(bits);
     }
     need_value = false;
   }
@@ -256,18 +300,18 @@ bool ParseBufferDirective(std::string_view text, BufferRole role, BufferSpec* bu
   const uint32_t components = type->components;
 
   if (role == BufferRole::Input) {
-    if (!ParseValueList(cursor, type->scalar, &buffer->words, message)) return false;
-    if (buffer->words.empty()) {
+    if (!ParseValueList(cursor, type->scalar, &buffer->bits, message)) return false;
+    if (buffer->bits.empty()) {
       *message = "input buffer '" + buffer->name + "' has no values";
       return false;
     }
-    if (buffer->words.size() % components != 0) {
-      *message = std::to_string(buffer->words.size()) + " values do not make whole " +
+    if (buffer->bits.size() % components != 0) {
+      *message = std::to_string(buffer->bits.size()) + " values do not make whole " +
                  ElementTypeName(*type) + " elements (" + std::to_string(components) +
                  " components each)";
       return false;
     }
-    buffer->count = static_cast<uint32_t>(buffer->words.size() / components);
+    buffer->count = static_cast<uint32_t>(buffer->bits.size() / components);
   } else {
     if (!ParseCount(cursor.Word(), "an element count", &buffer->count, message)) return false;
     if (uint64_t{buffer->count} * components > kMaxElements) {
@@ -275,15 +319,15 @@ bool ParseBufferDirective(std::string_view text, BufferRole role, BufferSpec* bu
       return false;
     }
     if (cursor.Consume('=')) {
-      if (!ParseValueList(cursor, type->scalar, &buffer->words, message)) return false;
-      if (buffer->words.size() != uint64_t{buffer->count} * components) {
+      if (!ParseValueList(cursor, type->scalar, &buffer->bits, message)) return false;
+      if (buffer->bits.size() != uint64_t{buffer->count} * components) {
         *message = "expected " + std::to_string(uint64_t{buffer->count} * components) +
                    " initial values (" + std::to_string(buffer->count) + " " +
-                   ElementTypeName(*type) + "), found " + std::to_string(buffer->words.size());
+                   ElementTypeName(*type) + "), found " + std::to_string(buffer->bits.size());
         return false;
       }
     } else {
-      buffer->words.assign(size_t{buffer->count} * components, 0);
+      buffer->bits.assign(size_t{buffer->count} * components, 0);
     }
   }
   if (!cursor.AtEnd()) {
@@ -321,26 +365,30 @@ std::string_view TrimLeft(std::string_view line) {
 
 }  // namespace
 
-bool ParseScalarValue(std::string_view text, driver::ScalarKind scalar, uint32_t* word,
+bool ParseScalarValue(std::string_view text, driver::ScalarKind scalar, uint64_t* bits,
                       std::string* message) {
-  return ParseScalar(text, scalar, word, message);
+  return ParseScalar(text, scalar, bits, message);
 }
 
 std::optional<ElementType> ParseElementType(std::string_view text) {
-  ElementType type;
-  std::string_view base;
-  for (std::string_view candidate : {"float", "int", "uint"}) {
-    if (text.starts_with(candidate)) base = candidate;
-  }
-  if (base.empty()) return std::nullopt;
-  if (base == "float") type.scalar = driver::ScalarKind::Float32;
-  if (base == "int") type.scalar = driver::ScalarKind::Int32;
-  if (base == "uint") type.scalar = driver::ScalarKind::UInt32;
-  std::string_view suffix = text.substr(base.size());
-  if (suffix.empty()) return type;
-  if (suffix.size() == 1 && suffix[0] >= '2' && suffix[0] <= '4') {
-    type.components = static_cast<uint32_t>(suffix[0] - '0');
-    return type;
+  using driver::ScalarKind;
+  static constexpr std::pair<std::string_view, ScalarKind> kNames[] = {
+      {"float", ScalarKind::Float32},    {"int", ScalarKind::Int32},
+      {"uint", ScalarKind::UInt32},      {"half", ScalarKind::Float16},
+      {"double", ScalarKind::Float64},   {"float16_t", ScalarKind::Float16},
+      {"float32_t", ScalarKind::Float32}, {"float64_t", ScalarKind::Float64},
+      {"int8_t", ScalarKind::Int8},      {"int16_t", ScalarKind::Int16},
+      {"int32_t", ScalarKind::Int32},    {"int64_t", ScalarKind::Int64},
+      {"uint8_t", ScalarKind::UInt8},    {"uint16_t", ScalarKind::UInt16},
+      {"uint32_t", ScalarKind::UInt32},  {"uint64_t", ScalarKind::UInt64},
+  };
+  for (const auto& [name, kind] : kNames) {
+    if (!text.starts_with(name)) continue;
+    std::string_view suffix = text.substr(name.size());
+    if (suffix.empty()) return ElementType{kind, 1};
+    if (suffix.size() == 1 && suffix[0] >= '2' && suffix[0] <= '4') {
+      return ElementType{kind, static_cast<uint32_t>(suffix[0] - '0')};
+    }
   }
   return std::nullopt;
 }

@@ -34,7 +34,9 @@ struct ElementType {
   std::string struct_name{};
 };
 
-/// Parses "float", "int", "uint" and their 2..4-vector forms ("float3", "uint2", ...).
+/// Parses a scalar type name of the language ("float", "int", "uint", "half", "double",
+/// "int8_t" ... "uint64_t", "float16_t", ...) and its 2..4-vector forms ("float3",
+/// "int64_t2", ...).
 std::optional<ElementType> ParseElementType(std::string_view text);
 
 /// Returns the directive spelling of `type`, e.g. "float3" or "int".
@@ -49,10 +51,11 @@ struct BufferSpec {
   std::string name;
   ElementType type;
   uint32_t count = 0;  ///< number of elements
-  /// Initial contents: count * components 32-bit values (the bit patterns of the
-  /// floats, ints or uints written), all zero for an output without `= [...]`.
-  /// Empty for struct buffers, whose values stay text in `texts` until the layout is known.
-  std::vector<uint32_t> words;
+  /// Initial contents: count * components values, each the bit pattern of the value
+  /// written in the element's scalar type (in the low bytes: 2 for a half, 8 for a
+  /// double), all zero for an output without `= [...]`. Empty for struct buffers, whose
+  /// values stay text in `texts` until the layout is known.
+  std::vector<uint64_t> bits;
   std::vector<std::string> texts;  ///< a struct buffer's values as written, flat
 
   uint32_t line = 0;  ///< 1-based line of the directive
@@ -72,9 +75,10 @@ struct SpecError {
   std::string message;
 };
 
-/// Parses one value written in a directive as `scalar`, into its 32-bit pattern; on
-/// failure sets `*message`.
-bool ParseScalarValue(std::string_view text, driver::ScalarKind scalar, uint32_t* word,
+/// Parses one value written in a directive as `scalar`, into its bit pattern (the
+/// scalar's size in the low bytes); on failure, a value that is not a number of that
+/// type or is out of its range, sets `*message`.
+bool ParseScalarValue(std::string_view text, driver::ScalarKind scalar, uint64_t* bits,
                       std::string* message);
 
 /// Parses every directive in `source`. On a malformed directive, returns false with

@@ -37,6 +37,9 @@ int main(int argc, char** argv) {
   app.add_option("-o", output, "output file ('-' for standard output)");
   app.add_flag("--skip-spirv-validation", skip_validation, "do not validate the SPIR-V output");
   app.add_flag("--no-codegen", no_codegen, "check the source only");
+  bool scalar_layout = false;
+  app.add_flag("--fvk-use-scalar-layout,--force-glsl-scalar-layout", scalar_layout,
+               "lay buffers out by the scalar block layout rules instead of std430");
   app.add_flag("--dump-ir", dump_ir, "print the IR after lowering");
   std::string dump_ir_after;
   app.add_option("--dump-ir-after", dump_ir_after,
@@ -72,6 +75,7 @@ int main(int argc, char** argv) {
   options.input_path = input;
   options.entry = entry;
   options.validate_spirv = !skip_validation;
+  options.scalar_layout = scalar_layout;
   options.diag_format = diag_format == "json" ? slope::driver::DiagFormat::Json
                                               : slope::driver::DiagFormat::Text;
   options.error_limit = error_limit;

@@ -1,9 +1,15 @@
 #pragma once
-// std430 layout of buffer elements (Vulkan storage buffers): scalars align to their size,
-// 2-vectors to twice it, 3- and 4-vectors to four times it; a struct aligns to its most
-// aligned member, places each member at the next multiple of the member's alignment and
-// rounds its size up to its alignment. An array aligns like its element; its stride is
-// the element's size rounded up to the element's alignment (a float3[2] takes 32 bytes).
+// Layout of buffer elements in Vulkan storage buffers, by one of two rule sets.
+//
+// std430 (the default): scalars align to their size, 2-vectors to twice it, 3- and
+// 4-vectors to four times it; a struct aligns to its most aligned member, places each
+// member at the next multiple of the member's alignment and rounds its size up to its
+// alignment. An array aligns like its element; its stride is the element's size rounded
+// up to the element's alignment (a float3[2] takes 32 bytes).
+//
+// scalar (VK_EXT_scalar_block_layout, `-fvk-use-scalar-layout`): every type aligns to
+// the size of its scalar components, so a float3 takes 12 bytes and aligns to 4; structs
+// and arrays follow the std430 rules over those alignments.
 
 #include <cstdint>
 #include <vector>
@@ -12,14 +18,17 @@
 
 namespace slope::targets::spirv {
 
-/// The std430 alignment of `t` in bytes (a scalar, vector, struct or array).
-uint32_t Std430Align(const ir::Type* t);
+/// The rule set for buffer memory.
+enum class BufferLayout : uint8_t { Std430, Scalar };
+
+/// The alignment of `t` in bytes (a scalar, vector, struct or array).
+uint32_t LayoutAlign(const ir::Type* t, BufferLayout layout);
 /// Bytes one value of `t` occupies: 12 for a 3-vector of 32-bit scalars; a struct's
 /// size is rounded up to its alignment.
-uint32_t Std430Size(const ir::Type* t);
-/// Bytes between consecutive elements of a buffer of `element`.
-uint32_t Std430ArrayStride(const ir::Type* element);
+uint32_t LayoutSize(const ir::Type* t, BufferLayout layout);
+/// Bytes between consecutive elements of an array (or buffer) of `element`.
+uint32_t LayoutArrayStride(const ir::Type* element, BufferLayout layout);
 /// The byte offset of each member of struct `t`.
-std::vector<uint32_t> Std430MemberOffsets(const ir::Type* t);
+std::vector<uint32_t> LayoutMemberOffsets(const ir::Type* t, BufferLayout layout);
 
 }  // namespace slope::targets::spirv

@@ -1,5 +1,6 @@
 #include "compiler/targets/spirv/raise.h"
 
+#include <algorithm>
 #include <string>
 
 #include "compiler/base/ice.h"
@@ -15,8 +16,12 @@ const std::vector<std::string_view>& RaisePassNames() {
   // Then locals become SSA values (block parameters turn into OpPhi), constants fold,
   // the branches they decide go, and what nothing uses any more goes. [unroll] loops
   // whose trip count is now known are unrolled, and the copies folded and cleaned up.
+  // First, derivatives: the forward-mode pass writes what `fwd_diff` asks for (skipped
+  // when nothing does); then recursion, which no shader target allows, is rejected.
+  // GLSL.std.450 has sin, exp, pow, ... for 32-bit floats only: narrow-math computes
+  // those of doubles in float.
   static const std::vector<std::string_view> kNames = {
-      "inline-resources", "sroa", "mem2reg", "fold", "simplify-cfg", "legalize-resources", "dce",
+      "fwd-diff", "reject-recursion", "narrow-math", "inline-resources", "sroa", "mem2reg", "fold", "simplify-cfg", "legalize-resources", "dce",
       "unroll", "fold", "simplify-cfg", "dce"};
   return kNames;
 }
@@ -24,7 +29,10 @@ const std::vector<std::string_view>& RaisePassNames() {
 void Raise(ir::Module& module, const AfterPass& after_pass, diag::DiagEngine* diags) {
   passes::Options options;
   options.diags = diags;
+  bool uses_fwd_diff = std::any_of(module.functions.begin(), module.functions.end(),
+                                   [](const ir::Function* f) { return f->fwd_diff_of != nullptr; });
   for (std::string_view name : RaisePassNames()) {
+    if (name == "fwd-diff" && !uses_fwd_diff) continue;
     const passes::PassInfo* pass = passes::FindPass(name);
     SLOPE_ASSERT(pass != nullptr);
     uint32_t errors = diags != nullptr ? diags->ErrorCount() : 0;

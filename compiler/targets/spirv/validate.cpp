@@ -4,7 +4,8 @@
 
 namespace slope::targets::spirv {
 
-bool ValidateSpirv(const std::vector<uint32_t>& words, std::string* message) {
+bool ValidateSpirv(const std::vector<uint32_t>& words, std::string* message,
+                   bool scalar_layout) {
   spvtools::SpirvTools tools(SPV_ENV_VULKAN_1_1);
   std::string collected;
   tools.SetMessageConsumer([&](spv_message_level_t, const char*, const spv_position_t& pos,
@@ -13,7 +14,9 @@ bool ValidateSpirv(const std::vector<uint32_t>& words, std::string* message) {
     collected += msg;
     (void)pos;
   });
-  bool ok = tools.Validate(words);
+  spvtools::ValidatorOptions options;
+  options.SetScalarBlockLayout(scalar_layout);
+  bool ok = tools.Validate(words.data(), words.size(), options);
   if (!ok) *message = collected.empty() ? "unknown validation error" : collected;
   return ok;
 }

@@ -4,9 +4,12 @@
 #include <spirv/unified1/spirv.hpp11>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <map>
+#include <set>
 
+#include "compiler/base/half.h"
 #include "compiler/base/ice.h"
 #include "compiler/ir/cfg.h"
 
@@ -53,6 +56,12 @@ class Writer {
 
  private:
   uint32_t NewId() { return next_id_++; }
+  void Require(spv::Capability capability) { capabilities_used_.insert(capability); }
+  /// Requires the storage capabilities for the 8- and 16-bit scalars `t` holds.
+  void RequireStorageWidths(const ir::Type* t);
+  /// The literal words of scalar constant `bits` of type `t` (integers as two's
+  /// complement bits, floats as the bits of a double), low-order word first.
+  std::vector<uint32_t> LiteralWords(const ir::Type* t, uint64_t bits);
   uint32_t TypeId(const ir::Type* t);
   /// The type of `t` as a storage buffer holds it: structs with Offset decorations.
   uint32_t LayoutTypeId(const ir::Type* t);
@@ -76,13 +85,19 @@ class Writer {
   void WriteInst(const ir::Inst& inst);
   void WriteConvert(const ir::Inst& inst);
   uint32_t Glsl(ir::Intrinsic which, const ir::Type* t);
+  /// The core SPIR-V instruction an intrinsic maps to, or 0 (GLSL.std.450 or expanded).
+  static uint32_t CoreOpOf(ir::Intrinsic which);
+  void WriteIntrinsic(const ir::Inst& inst);
+  /// f32tof16 / f16tof32, lane by lane through PackHalf2x16 / UnpackHalf2x16.
+  void WriteHalfConversion(const ir::Inst& inst, bool to_half);
 
   ir::Module& module_;
   const WriterOptions& options_;
   uint32_t next_id_ = 1;
   uint32_t glsl_ext_ = 0;
-  Section capabilities_, ext_imports_, memory_model_, entry_points_, execution_modes_, names_,
-      decorations_, globals_, functions_;
+  std::set<spv::Capability> capabilities_used_;
+  Section capabilities_, extensions_, ext_imports_, memory_model_, entry_points_,
+      execution_modes_, names_, decorations_, globals_, functions_;
   std::map<const ir::Type*, uint32_t> types_;
   std::map<const ir::Type*, uint32_t> layout_types_;
   std::map<std::pair<spv::StorageClass, const ir::Type*>, uint32_t> pointer_types_;
@@ -106,8 +121,19 @@ uint32_t Writer::TypeId(const ir::Type* t) {
     case ir::TypeKind::Int:
       id = NewId();
       globals_.Emit(SpvOp::OpTypeInt, {id, t->Width(), t->IsSigned() ? 1u : 0u});
+      if (t->Width() != 32) {
+        Require(t->Width() == 8    ? spv::Capability::Int8
+                : t->Width() == 16 ? spv::Capability::Int16
+                                   : spv::Capability::Int64);
+      }
       break;
-    case ir::TypeKind::Float: id = NewId(); globals_.Emit(SpvOp::OpTypeFloat, {id, t->Width()}); break;
+    case ir::TypeKind::Float:
+      id = NewId();
+      globals_.Emit(SpvOp::OpTypeFloat, {id, t->Width()});
+      if (t->Width() != 32) {
+        Require(t->Width() == 16 ? spv::Capability::Float16 : spv::Capability::Float64);
+      }
+      break;
     case ir::TypeKind::Vector: {
       uint32_t element = TypeId(t->Element());
       id = NewId();
@@ -144,7 +170,7 @@ uint32_t Writer::ArrayTypeId(const ir::Type* t, bool with_layout) {
   globals_.Emit(SpvOp::OpTypeArray, {id, element, length});
   if (with_layout) {
     decorations_.Emit(SpvOp::OpDecorate, {id, static_cast<uint32_t>(spv::Decoration::ArrayStride),
-                                          Std430ArrayStride(t->Element())});
+                                          LayoutArrayStride(t->Element(), options_.layout)});
   }
   cache[t] = id;
   return id;
@@ -161,7 +187,7 @@ uint32_t Writer::StructTypeId(const ir::Type* t, bool with_layout) {
   uint32_t id = NewId();
   globals_.Emit(SpvOp::OpTypeStruct, Concat({id}, members));
   names_.Emit(SpvOp::OpName, Concat({id}, StringWords(t->StructName())));
-  std::vector<uint32_t> offsets = Std430MemberOffsets(t);
+  std::vector<uint32_t> offsets = LayoutMemberOffsets(t, options_.layout);
   for (uint32_t i = 0; i < members.size(); ++i) {
     names_.Emit(SpvOp::OpMemberName, Concat({id, i}, StringWords(t->MemberNames()[i])));
     if (with_layout) {
@@ -249,15 +275,8 @@ uint32_t Writer::ConstantId(const ir::Constant* c) {
   uint32_t id = NewId();
   if (t->IsBool()) {
     globals_.Emit(c->Bits() != 0 ? SpvOp::OpConstantTrue : SpvOp::OpConstantFalse, {type, id});
-  } else if (t->IsFloat()) {
-    SLOPE_ASSERT(t->Width() == 32);
-    float f = static_cast<float>(c->AsDouble());
-    uint32_t bits;
-    std::memcpy(&bits, &f, sizeof(bits));
-    globals_.Emit(SpvOp::OpConstant, {type, id, bits});
   } else {
-    SLOPE_ASSERT(t->Width() == 32);
-    globals_.Emit(SpvOp::OpConstant, {type, id, static_cast<uint32_t>(c->Bits())});
+    globals_.Emit(SpvOp::OpConstant, Concat({type, id}, LiteralWords(t, c->Bits())));
   }
   constants_[c] = id;
   return id;
@@ -275,16 +294,27 @@ uint32_t Writer::ScalarConst(const ir::Type* t, double f, int64_t i) {
   if (it != typed_consts_.end()) return it->second;
   uint32_t type = TypeId(t);
   uint32_t id = NewId();
-  if (t->IsFloat()) {
-    float v = static_cast<float>(f);
-    uint32_t bits;
-    std::memcpy(&bits, &v, sizeof(bits));
-    globals_.Emit(SpvOp::OpConstant, {type, id, bits});
-  } else {
-    globals_.Emit(SpvOp::OpConstant, {type, id, static_cast<uint32_t>(i)});
-  }
+  globals_.Emit(SpvOp::OpConstant, Concat({type, id}, LiteralWords(t, key_bits)));
   typed_consts_[key] = id;
   return id;
+}
+
+std::vector<uint32_t> Writer::LiteralWords(const ir::Type* t, uint64_t bits) {
+  if (t->IsFloat()) {
+    double d;
+    std::memcpy(&d, &bits, sizeof(d));
+    if (t->Width() == 16) return {base::HalfFromDouble(d)};
+    if (t->Width() == 32) return {std::bit_cast<uint32_t>(static_cast<float>(d))};
+  } else if (t->Width() < 32) {
+    // Narrow signed literals are sign-extended to the word, unsigned ones zero-extended.
+    uint64_t mask = (uint64_t{1} << t->Width()) - 1;
+    bits &= mask;
+    if (t->IsSigned() && (bits >> (t->Width() - 1)) != 0) bits |= ~mask;
+    return {static_cast<uint32_t>(bits)};
+  } else if (t->Width() == 32) {
+    return {static_cast<uint32_t>(bits)};
+  }
+  return {static_cast<uint32_t>(bits), static_cast<uint32_t>(bits >> 32)};
 }
 
 uint32_t Writer::SplatConst(const ir::Type* t, uint32_t scalar_id) {
@@ -321,13 +351,25 @@ uint32_t Writer::BuiltinVar(const std::string& semantic) {
   return id;
 }
 
+void Writer::RequireStorageWidths(const ir::Type* t) {
+  if (t->IsStruct()) {
+    for (const ir::Type* m : t->Members()) RequireStorageWidths(m);
+    return;
+  }
+  if (t->IsArray()) return RequireStorageWidths(t->Element());
+  uint32_t width = t->Scalar()->IsBool() ? 32 : t->Scalar()->Width();
+  if (width == 8) Require(spv::Capability::StorageBuffer8BitAccess);
+  if (width == 16) Require(spv::Capability::StorageBuffer16BitAccess);
+}
+
 void Writer::DeclareGlobal(const ir::Global* g) {
   const ir::Type* element = g->GetType()->Element();
+  RequireStorageWidths(element);
   uint32_t element_id = LayoutTypeId(element);
   uint32_t array = NewId();
   globals_.Emit(SpvOp::OpTypeRuntimeArray, {array, element_id});
   decorations_.Emit(SpvOp::OpDecorate, {array, static_cast<uint32_t>(spv::Decoration::ArrayStride),
-                                        Std430ArrayStride(element)});
+                                        LayoutArrayStride(element, options_.layout)});
   uint32_t block = NewId();
   globals_.Emit(SpvOp::OpTypeStruct, {block, array});
   decorations_.Emit(SpvOp::OpDecorate, {block, static_cast<uint32_t>(spv::Decoration::Block)});
@@ -374,9 +416,16 @@ std::vector<uint32_t> Writer::Run() {
     }
     WriteFunction(*f);
   }
+  for (spv::Capability capability : capabilities_used_) {
+    capabilities_.Emit(SpvOp::OpCapability, {static_cast<uint32_t>(capability)});
+  }
+  if (capabilities_used_.count(spv::Capability::StorageBuffer8BitAccess) != 0) {
+    extensions_.Emit(SpvOp::OpExtension, StringWords("SPV_KHR_8bit_storage"));
+  }
   std::vector<uint32_t> words{spv::MagicNumber, 0x00010300u, 0x534C0001u /* generator */, 0, 0};
-  for (const Section* s : {&capabilities_, &ext_imports_, &memory_model_, &entry_points_,
-                           &execution_modes_, &names_, &decorations_, &globals_, &functions_}) {
+  for (const Section* s : {&capabilities_, &extensions_, &ext_imports_, &memory_model_,
+                           &entry_points_, &execution_modes_, &names_, &decorations_, &globals_,
+                           &functions_}) {
     words.insert(words.end(), s->Words().begin(), s->Words().end());
   }
   words[3] = next_id_;  // bound
@@ -464,27 +513,145 @@ void Writer::WriteFunction(const ir::Function& f) {
 }
 
 uint32_t Writer::Glsl(ir::Intrinsic which, const ir::Type* t) {
+  using I = ir::Intrinsic;
   const ir::Type* s = t->Scalar();
   bool f = s->IsFloat();
   bool sign = s->IsInt() && s->IsSigned();
   switch (which) {
-    case ir::Intrinsic::Sqrt: return GLSLstd450Sqrt;
-    case ir::Intrinsic::Abs: return f ? GLSLstd450FAbs : GLSLstd450SAbs;
-    case ir::Intrinsic::Min: return f ? GLSLstd450FMin : sign ? GLSLstd450SMin : GLSLstd450UMin;
-    case ir::Intrinsic::Max: return f ? GLSLstd450FMax : sign ? GLSLstd450SMax : GLSLstd450UMax;
-    case ir::Intrinsic::Clamp: return f ? GLSLstd450FClamp : sign ? GLSLstd450SClamp : GLSLstd450UClamp;
-    case ir::Intrinsic::Floor: return GLSLstd450Floor;
-    case ir::Intrinsic::Ceil: return GLSLstd450Ceil;
-    case ir::Intrinsic::Exp: return GLSLstd450Exp;
-    case ir::Intrinsic::Log: return GLSLstd450Log;
-    case ir::Intrinsic::Sin: return GLSLstd450Sin;
-    case ir::Intrinsic::Cos: return GLSLstd450Cos;
-    case ir::Intrinsic::Pow: return GLSLstd450Pow;
-    case ir::Intrinsic::Lerp: return GLSLstd450FMix;
-    case ir::Intrinsic::Length: return GLSLstd450Length;
-    case ir::Intrinsic::Dot: break;
+    case I::Sqrt: return GLSLstd450Sqrt;
+    case I::Abs: return f ? GLSLstd450FAbs : GLSLstd450SAbs;
+    case I::Min: return f ? GLSLstd450FMin : sign ? GLSLstd450SMin : GLSLstd450UMin;
+    case I::Max: return f ? GLSLstd450FMax : sign ? GLSLstd450SMax : GLSLstd450UMax;
+    case I::Clamp: case I::Saturate:
+      return f ? GLSLstd450FClamp : sign ? GLSLstd450SClamp : GLSLstd450UClamp;
+    case I::Floor: return GLSLstd450Floor;
+    case I::Ceil: return GLSLstd450Ceil;
+    case I::Exp: return GLSLstd450Exp;
+    case I::Log: return GLSLstd450Log;
+    case I::Sin: return GLSLstd450Sin;
+    case I::Cos: return GLSLstd450Cos;
+    case I::Pow: return GLSLstd450Pow;
+    case I::Lerp: return GLSLstd450FMix;
+    case I::Length: return GLSLstd450Length;
+    case I::Step: return GLSLstd450Step;
+    case I::Smoothstep: return GLSLstd450SmoothStep;
+    case I::Sign: return f ? GLSLstd450FSign : GLSLstd450SSign;
+    case I::Round: return GLSLstd450RoundEven;
+    case I::Trunc: return GLSLstd450Trunc;
+    case I::Frac: return GLSLstd450Fract;
+    case I::Rsqrt: return GLSLstd450InverseSqrt;
+    case I::Exp2: return GLSLstd450Exp2;
+    case I::Log2: case I::Log10: return GLSLstd450Log2;
+    case I::Tan: return GLSLstd450Tan;
+    case I::Asin: return GLSLstd450Asin;
+    case I::Acos: return GLSLstd450Acos;
+    case I::Atan: return GLSLstd450Atan;
+    case I::Atan2: return GLSLstd450Atan2;
+    case I::Sinh: return GLSLstd450Sinh;
+    case I::Cosh: return GLSLstd450Cosh;
+    case I::Tanh: return GLSLstd450Tanh;
+    case I::Fma: case I::Mad: return GLSLstd450Fma;
+    case I::Cross: return GLSLstd450Cross;
+    case I::Distance: return GLSLstd450Distance;
+    case I::Normalize: return GLSLstd450Normalize;
+    case I::Reflect: return GLSLstd450Reflect;
+    case I::Refract: return GLSLstd450Refract;
+    case I::FaceForward: return GLSLstd450FaceForward;
+    case I::FirstBitHigh: return sign ? GLSLstd450FindSMsb : GLSLstd450FindUMsb;
+    case I::FirstBitLow: return GLSLstd450FindILsb;
+    case I::F32ToF16: return GLSLstd450PackHalf2x16;
+    case I::F16ToF32: return GLSLstd450UnpackHalf2x16;
+    case I::Dot: case I::Rcp: case I::IsNan: case I::IsInf: case I::CountBits:
+    case I::ReverseBits: case I::Bitcast: case I::Fmod:
+      break;
   }
   SLOPE_ICE("intrinsic has no GLSL.std.450 form");
+}
+
+uint32_t Writer::CoreOpOf(ir::Intrinsic which) {
+  switch (which) {
+    case ir::Intrinsic::Dot: return static_cast<uint32_t>(SpvOp::OpDot);
+    case ir::Intrinsic::Fmod: return static_cast<uint32_t>(SpvOp::OpFRem);  // sign of x
+    case ir::Intrinsic::IsNan: return static_cast<uint32_t>(SpvOp::OpIsNan);
+    case ir::Intrinsic::IsInf: return static_cast<uint32_t>(SpvOp::OpIsInf);
+    case ir::Intrinsic::CountBits: return static_cast<uint32_t>(SpvOp::OpBitCount);
+    case ir::Intrinsic::ReverseBits: return static_cast<uint32_t>(SpvOp::OpBitReverse);
+    case ir::Intrinsic::Bitcast: return static_cast<uint32_t>(SpvOp::OpBitcast);
+    default: return 0;
+  }
+}
+
+void Writer::WriteIntrinsic(const ir::Inst& inst) {
+  using I = ir::Intrinsic;
+  auto which = static_cast<I>(inst.imms[0]);
+  const ir::Type* t = inst.GetType();
+  const ir::Type* arg = inst.operands[0]->GetType();
+  if (which == I::F32ToF16 || which == I::F16ToF32) {
+    return WriteHalfConversion(inst, which == I::F32ToF16);
+  }
+  uint32_t type = TypeId(t), id = ValueId(&inst);
+  std::vector<uint32_t> args;
+  for (const ir::Value* v : inst.operands) args.push_back(ValueId(v));
+  auto ext = [&](uint32_t result_type, uint32_t result, const std::vector<uint32_t>& xs) {
+    functions_.Emit(SpvOp::OpExtInst,
+                    Concat({result_type, result, glsl_ext_, Glsl(which, arg)}, xs));
+  };
+  auto splat = [&](double v) {
+    return SplatConst(arg, ScalarConst(arg->Scalar(), v, static_cast<int64_t>(v)));
+  };
+  if (uint32_t op = CoreOpOf(which)) {
+    functions_.Emit(static_cast<SpvOp>(op), Concat({type, id}, args));
+  } else if (which == I::Rcp) {
+    functions_.Emit(SpvOp::OpFDiv, {type, id, splat(1.0), args[0]});
+  } else if (which == I::Saturate) {
+    ext(type, id, {args[0], splat(0.0), splat(1.0)});
+  } else if (which == I::Log10) {  // log10(x) = log2(x) * log10(2)
+    uint32_t log2 = NewId();
+    ext(type, log2, args);
+    functions_.Emit(SpvOp::OpFMul, {type, id, log2, splat(0.30102999566398119521)});
+  } else if (which == I::Mad && !arg->Scalar()->IsFloat()) {
+    uint32_t product = NewId();
+    functions_.Emit(SpvOp::OpIMul, {type, product, args[0], args[1]});
+    functions_.Emit(SpvOp::OpIAdd, {type, id, product, args[2]});
+  } else if (which == I::Sign && arg->Scalar()->IsFloat()) {
+    uint32_t fsign = NewId();
+    ext(TypeId(arg), fsign, args);
+    functions_.Emit(SpvOp::OpConvertFToS, {type, id, fsign});
+  } else {
+    ext(type, id, args);
+  }
+}
+
+void Writer::WriteHalfConversion(const ir::Inst& inst, bool to_half) {
+  // GLSL.std.450 packs and unpacks pairs: lane i goes through the low half of a pair.
+  const ir::Type* t = inst.GetType();
+  const ir::Type* from = inst.operands[0]->GetType();
+  const ir::Type* pair = module_.Types().Vector(module_.Types().Float(32), 2);
+  uint32_t op = to_half ? GLSLstd450PackHalf2x16 : GLSLstd450UnpackHalf2x16;
+  std::vector<uint32_t> lanes;
+  for (uint32_t i = 0; i < t->Count(); ++i) {
+    uint32_t lane = ValueId(inst.operands[0]);
+    if (from->IsVector()) {
+      lane = NewId();
+      functions_.Emit(SpvOp::OpCompositeExtract,
+                      {TypeId(from->Scalar()), lane, ValueId(inst.operands[0]), i});
+    }
+    uint32_t in = lane;
+    if (to_half) {
+      in = NewId();
+      functions_.Emit(SpvOp::OpCompositeConstruct,
+                      {TypeId(pair), in, lane, ScalarConst(from->Scalar(), 0.0, 0)});
+    }
+    // A scalar result is the last instruction of its one lane.
+    uint32_t last = t->IsVector() ? NewId() : ValueId(&inst);
+    uint32_t out = to_half ? last : NewId();
+    functions_.Emit(SpvOp::OpExtInst,
+                    {TypeId(to_half ? t->Scalar() : pair), out, glsl_ext_, op, in});
+    if (!to_half) functions_.Emit(SpvOp::OpCompositeExtract, {TypeId(t->Scalar()), last, out, 0});
+    lanes.push_back(last);
+  }
+  if (!t->IsVector()) return;
+  functions_.Emit(SpvOp::OpCompositeConstruct, Concat({TypeId(t), ValueId(&inst)}, lanes));
 }
 
 void Writer::WriteConvert(const ir::Inst& inst) {
@@ -500,8 +667,17 @@ void Writer::WriteConvert(const ir::Inst& inst) {
     uint32_t one = SplatConst(to, ScalarConst(ts, 1.0, 1));
     uint32_t zero = SplatConst(to, ScalarConst(ts, 0.0, 0));
     functions_.Emit(SpvOp::OpSelect, {type, id, v, one, zero});
-  } else if (fs->IsInt() && ts->IsInt()) {
+  } else if (fs->IsInt() && ts->IsInt() && fs->Width() == ts->Width()) {
     functions_.Emit(SpvOp::OpBitcast, {type, id, v});
+  } else if (fs->IsInt() && ts->IsInt()) {
+    // Widening extends by the source's signedness (as C does); the result keeps the
+    // source's signedness, then changes it.
+    const ir::Type* same_sign = module_.Types().WithScalar(
+        to, module_.Types().Int(ts->Width(), fs->IsSigned()));
+    uint32_t resized = same_sign == to ? id : NewId();
+    functions_.Emit(fs->IsSigned() ? SpvOp::OpSConvert : SpvOp::OpUConvert,
+                    {TypeId(same_sign), resized, v});
+    if (same_sign != to) functions_.Emit(SpvOp::OpBitcast, {type, id, resized});
   } else if (fs->IsInt() && ts->IsFloat()) {
     functions_.Emit(fs->IsSigned() ? SpvOp::OpConvertSToF : SpvOp::OpConvertUToF, {type, id, v});
   } else if (fs->IsFloat() && ts->IsInt()) {
@@ -575,14 +751,7 @@ void Writer::WriteInst(const ir::Inst& inst) {
       functions_.Emit(SpvOp::OpVectorShuffle, ops);
       return;
     }
-    case Op::Intrinsic: {
-      auto which = static_cast<ir::Intrinsic>(inst.imms[0]);
-      if (which == ir::Intrinsic::Dot) return binary(SpvOp::OpDot);
-      std::vector<uint32_t> ops{TypeId(t), ValueId(&inst), glsl_ext_, Glsl(which, inst.operands[0]->GetType())};
-      for (size_t i = 0; i < inst.operands.size(); ++i) ops.push_back(operand(i));
-      functions_.Emit(SpvOp::OpExtInst, ops);
-      return;
-    }
+    case Op::Intrinsic: return WriteIntrinsic(inst);
     case Op::Call: {
       std::vector<uint32_t> ops{TypeId(t), ValueId(&inst), function_ids_.at(inst.callee)};
       for (size_t i = 0; i < inst.operands.size(); ++i) ops.push_back(operand(i));

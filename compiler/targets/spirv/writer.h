@@ -1,7 +1,9 @@
 #pragma once
 // The SPIR-V writer: an IR module in, a SPIR-V 1.3 binary out (Vulkan 1.1 rules,
-// storage buffers with std430 layout). Entry-point parameters with system-value
-// semantics become built-in input variables.
+// storage buffers with std430 or scalar layout). Capabilities follow the types used:
+// Int8/Int16/Int64/Float16/Float64 for those scalars, and StorageBuffer8BitAccess /
+// StorageBuffer16BitAccess when a buffer holds 8- or 16-bit values. Entry-point
+// parameters with system-value semantics become built-in input variables.
 
 #include <cstdint>
 #include <string>
@@ -15,6 +17,8 @@ namespace slope::targets::spirv {
 struct WriterOptions {
   /// Entry points to emit; empty = every entry point of the module.
   std::vector<std::string> entry_points;
+  /// The offsets and strides of buffer memory.
+  BufferLayout layout = BufferLayout::Std430;
 };
 
 /// Writes the module. The IR must have passed the verifier.

@@ -36,7 +36,7 @@ TEST(ElementTypeTest, ParsesEveryTypeName) {
     EXPECT_EQ(type->components, c.components) << c.text;
     EXPECT_EQ(ElementTypeName(*type), c.text);
   }
-  for (const char* bad : {"", "double", "float1", "float5", "float33", "bool", "Float", "uint0"}) {
+  for (const char* bad : {"", "doubles", "float1", "float5", "float33", "bool", "Float", "uint0"}) {
     EXPECT_FALSE(ParseElementType(bad).has_value()) << bad;
   }
 }
@@ -63,25 +63,25 @@ TEST(TestSpecTest, ParsesAGoodSpec) {
   EXPECT_EQ(input.type.scalar, ScalarKind::Float32);
   EXPECT_EQ(input.count, 4u);
   EXPECT_EQ(input.line, 2u);
-  EXPECT_EQ(input.words, (std::vector<uint32_t>{Bits(1), Bits(2.5f), Bits(-3), Bits(400)}));
+  EXPECT_EQ(input.bits, (std::vector<uint64_t>{Bits(1), Bits(2.5f), Bits(-3), Bits(400)}));
 
   const BufferSpec& offsets = spec.buffers[1];
   EXPECT_EQ(offsets.type.components, 3u);
   EXPECT_EQ(offsets.count, 2u);
   EXPECT_EQ(offsets.line, 3u);
-  EXPECT_EQ(offsets.words, (std::vector<uint32_t>{0xffffffffu, 2, 3, 16, 0x80000000u, 7}));
+  EXPECT_EQ(offsets.bits, (std::vector<uint64_t>{0xffffffffu, 2, 3, 16, 0x80000000u, 7}));
 
   const BufferSpec& output = spec.buffers[2];
   EXPECT_EQ(output.role, BufferRole::Output);
   EXPECT_EQ(output.count, 4u);
-  EXPECT_EQ(output.words, std::vector<uint32_t>(4, 0));
+  EXPECT_EQ(output.bits, std::vector<uint64_t>(4, 0));
   EXPECT_EQ(output.line, 5u);
 
   const BufferSpec& counts = spec.buffers[3];
   EXPECT_EQ(counts.role, BufferRole::Output);
   EXPECT_EQ(counts.type.scalar, ScalarKind::UInt32);
   EXPECT_EQ(counts.count, 2u);
-  EXPECT_EQ(counts.words, (std::vector<uint32_t>{1, 2, 3, 4294967295u}));
+  EXPECT_EQ(counts.bits, (std::vector<uint64_t>{1, 2, 3, 4294967295u}));
 
   EXPECT_EQ(spec.dispatch.x, 4u);
   EXPECT_EQ(spec.dispatch.y, 2u);
@@ -140,7 +140,10 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"//INPUT: buf x float [1]\n", 1, "expected 'buffer'"},
         BadCase{"\n//INPUT: buffer 9x float [1]\n", 2, "invalid buffer name '9x'"},
         BadCase{"//INPUT: buffer\n", 1, "expected a buffer name"},
-        BadCase{"\n\n//INPUT: buffer x double [1]\n", 3, "unknown element type 'double'"},
+        BadCase{"\n\n//INPUT: buffer x double5 [1]\n", 3, "unknown element type 'double5'"},
+        BadCase{"//INPUT: buffer x int8_t [128]\n", 1, "found '128', which is out of range"},
+        BadCase{"//INPUT: buffer x uint16_t [-1]\n", 1, "uint16_t value '-1' is negative"},
+        BadCase{"//INPUT: buffer x half [70000]\n", 1, "half value '70000' is out of range"},
         BadCase{"//INPUT: buffer x float\n", 1, "expected '['"},
         BadCase{"//INPUT: buffer x float [1, 2\n", 1, "missing ']'"},
         BadCase{"//INPUT: buffer x float []\n", 1, "has no values"},

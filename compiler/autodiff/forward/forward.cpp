@@ -1,0 +1,136 @@
+// The forward-mode pass: writes the body of every function lowering made for a
+// `fwd_diff(f)` (marked `fwd_diff(@f)`, empty until now), and the JVP of every function
+// those reach. See compiler/autodiff/README.md.
+
+#include <map>
+#include <vector>
+
+#include "compiler/autodiff/differential.h"
+#include "compiler/autodiff/forward/jvp.h"
+#include "compiler/base/ice.h"
+#include "compiler/ir/builder.h"
+#include "compiler/passes/passes.h"
+
+namespace slope::passes {
+
+namespace {
+
+using autodiff::DifferentialType;
+using ir::Function;
+using ir::Value;
+
+class State {
+ public:
+  State(ir::Module& module, const Options& options)
+      : module_(module),
+        options_(options),
+        context_{module, options, [this](Function* f) { return Jvp(f); }} {}
+
+  bool Run() {
+    std::vector<Function*> pending;
+    for (Function* f : module_.functions) {
+      if (f->fwd_diff_of != nullptr && f->blocks.empty()) pending.push_back(f);
+    }
+    for (Function* f : pending) FillPairForm(f);
+    // Building one JVP may request more; each is built once.
+    for (size_t i = 0; i < queue_.size(); ++i) {
+      auto [primal, jvp] = queue_[i];
+      if (primal->fwd_diff_of != nullptr && primal->blocks.empty()) FillPairForm(primal);
+      autodiff::forward::BuildJvp(context_, primal, jvp);
+    }
+    return !pending.empty();
+  }
+
+ private:
+  /// The split-form JVP of `f`, declared and queued on first request.
+  Function* Jvp(Function* f) {
+    auto [it, inserted] = jvps_.emplace(f, nullptr);
+    if (inserted) {
+      it->second = autodiff::forward::DeclareJvp(module_, f);
+      queue_.push_back({f, it->second});
+    }
+    return it->second;
+  }
+
+  void FillPairForm(Function* pair_form);
+  void CallSplitForm(Function* pair_form, Function* primal, ir::Builder& b);
+
+  ir::Module& module_;
+  const Options& options_;
+  autodiff::forward::JvpContext context_;
+  std::map<Function*, Function*> jvps_;
+  std::vector<std::pair<Function*, Function*>> queue_;
+};
+
+/// `fwd_diff(f)` in DifferentialPair form: unpacks each pair, calls the split-form JVP
+/// (or `f`'s custom derivative, which has this very signature) and packs the results.
+void State::FillPairForm(Function* pair_form) {
+  if (!pair_form->blocks.empty()) return;
+  Function* primal = pair_form->fwd_diff_of;
+  if (primal->fwd_diff_of != nullptr) FillPairForm(primal);
+  ir::Builder b(module_);
+  pair_form->blocks.push_back(module_.AddBlock(pair_form));
+  b.SetInsertBlock(pair_form->blocks.front());
+  if (primal->custom_fwd != nullptr) {
+    std::vector<Value*> args(pair_form->params.begin(), pair_form->params.end());
+    Value* result = b.Call(primal->custom_fwd, std::move(args));
+    b.Return(pair_form->ResultType()->IsVoid() ? nullptr : result);
+    return;
+  }
+  CallSplitForm(pair_form, primal, b);
+}
+
+void State::CallSplitForm(Function* pair_form, Function* primal, ir::Builder& b) {
+  ir::TypeTable& types = module_.Types();
+  std::vector<Value*> args;
+  std::vector<std::pair<size_t, std::pair<Value*, Value*>>> copy_back;  // param, slots
+  for (size_t i = 0; i < primal->params.size(); ++i) {
+    Value* param = pair_form->params.at(i);
+    const ir::Type* d = DifferentialType(types, primal->params[i]->GetType());
+    if (d == nullptr) {
+      args.push_back(param);
+    } else if (param->GetType() == primal->params[i]->GetType()) {
+      // A no_diff parameter: no pair, and a zero tangent.
+      args.push_back(param);
+      Value* zero = autodiff::ZeroOf(b, *pair_form, d->IsPointer() ? d->Element() : d);
+      if (d->IsPointer()) {
+        Value* slot = b.Var(pair_form, d->Element());
+        b.Store(slot, zero);
+        zero = slot;
+      }
+      args.push_back(zero);
+    } else if (d->IsPointer()) {
+      Value* pair = b.Load(param);
+      Value* p = b.Var(pair_form, primal->params[i]->GetType()->Element());
+      Value* t = b.Var(pair_form, d->Element());
+      b.Store(p, b.Extract(pair, 0));
+      b.Store(t, b.Extract(pair, 1));
+      args.insert(args.end(), {p, t});
+      copy_back.push_back({i, {p, t}});
+    } else {
+      args.insert(args.end(), {b.Extract(param, 0), b.Extract(param, 1)});
+    }
+  }
+  const ir::Type* dr = DifferentialType(types, primal->ResultType());
+  Value* result_slot = dr != nullptr ? b.Var(pair_form, dr) : nullptr;
+  if (result_slot != nullptr) args.push_back(result_slot);
+  Value* result = b.Call(Jvp(primal), std::move(args));
+  for (auto& [i, slots] : copy_back) {
+    Value* param = pair_form->params[i];
+    b.Store(param, b.MakeStruct(param->GetType()->Element(), {b.Load(slots.first), b.Load(slots.second)}));
+  }
+  if (result_slot != nullptr) {
+    result = b.MakeStruct(pair_form->ResultType(), {result, b.Load(result_slot)});
+  }
+  b.Return(pair_form->ResultType()->IsVoid() ? nullptr : result);
+}
+
+}  // namespace
+
+Result ForwardDiff(ir::Module& module, const Options& options) {
+  Result result;
+  result.changed = State(module, options).Run();
+  return result;
+}
+
+}  // namespace slope::passes

@@ -1,0 +1,50 @@
+#pragma once
+// The optional Vulkan features a compute kernel may need: 8/16/64-bit arithmetic types,
+// 8/16-bit storage buffer access and the scalar block layout. A device enables every one
+// it supports when it opens; a kernel whose SPIR-V declares a capability the device lacks
+// is refused with the feature's name before the driver sees it.
+
+#include <vulkan/vulkan.h>
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+namespace slope::runtime::vulkan {
+
+/// Which optional features a physical device supports (and so the device enables).
+struct ShaderFeatures {
+  bool float64 = false;          ///< shaderFloat64: capability Float64
+  bool int64 = false;            ///< shaderInt64: capability Int64
+  bool int16 = false;            ///< shaderInt16: capability Int16
+  bool float16 = false;          ///< shaderFloat16: capability Float16
+  bool int8 = false;             ///< shaderInt8: capability Int8
+  bool storage_buffer_8bit = false;   ///< storageBuffer8BitAccess
+  bool storage_buffer_16bit = false;  ///< storageBuffer16BitAccess
+  bool scalar_block_layout = false;   ///< scalarBlockLayout
+};
+
+/// Queries what `device` supports (Vulkan 1.2 feature structures).
+ShaderFeatures QueryShaderFeatures(VkPhysicalDevice device);
+
+/// The feature structures that enable `features` at vkCreateDevice: pass `Head()` as
+/// VkDeviceCreateInfo::pNext. Not copyable (the structures point at each other).
+class FeatureChain {
+ public:
+  explicit FeatureChain(const ShaderFeatures& features);
+  FeatureChain(const FeatureChain&) = delete;
+  FeatureChain& operator=(const FeatureChain&) = delete;
+  const void* Head() const { return &core_; }
+
+ private:
+  VkPhysicalDeviceFeatures2 core_{};
+  VkPhysicalDeviceVulkan11Features v11_{};
+  VkPhysicalDeviceVulkan12Features v12_{};
+};
+
+/// Returns "" when the device can run `spirv`, else a message naming the first
+/// capability the module declares that the device lacks and the Vulkan feature behind it
+/// ("the device lacks shaderFloat64, which the kernel needs for capability Float64").
+std::string MissingFeature(std::span<const uint32_t> spirv, const ShaderFeatures& features);
+
+}  // namespace slope::runtime::vulkan

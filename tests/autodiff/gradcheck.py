@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Checks forward-mode derivatives against central finite differences of the primal.
+
+A test file declares differentiable functions over the type macro REAL (scalar REAL
+parameters, REAL result) and one line per check point:
+
+    //GRADCHECK: f(x=0.3, y=1.2)
+
+For each point the harness appends a compute kernel to the file that evaluates the
+primal at x +- h along each parameter and fwd_diff(f) with each unit tangent and with a
+random tangent, runs it with slope-run, and compares in double on the host:
+
+    |ad - fd| <= atol + rtol * |fd|,  fd = (f(x + h e_i) - f(x - h e_i)) / 2h
+
+for the partial derivative along each parameter and for the directional derivative
+along the random tangent (sum_i r_i fd_i). REAL is float unless the file says
+`//GRADCHECK-REAL: double`; in double the settings are AUTODIFF.md's (h 1e-6, atol 1e-5,
+rtol 1e-3), in float looser ones (h 1e-3, atol 2e-3, rtol 1e-2), since float rounding
+alone makes a difference quotient with h 1e-6 meaningless. Vulkan has no double
+transcendentals (GLSL.std.450 sin, exp, ... take 32-bit floats), so double files stay
+with arithmetic, control flow and calls. Prints one line per check and exits 1 when any
+fails.
+"""
+
+import argparse
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+
+CHECK_RE = re.compile(r"^\s*//GRADCHECK:\s*(\w+)\s*\((.*)\)\s*$")
+REAL_RE = re.compile(r"^\s*//GRADCHECK-REAL:\s*(float|double)\s*$", re.M)
+# Settings per REAL: step h, atol, rtol, literal suffix.
+SETTINGS = {"float": (1e-3, 2e-3, 1e-2, ""), "double": (1e-6, 1e-5, 1e-3, "L")}
+
+
+def parse_checks(text):
+    checks = []
+    for line in text.splitlines():
+        m = CHECK_RE.match(line)
+        if not m:
+            continue
+        args = []
+        for part in filter(None, (p.strip() for p in m.group(2).split(","))):
+            name, value = part.split("=")
+            args.append((name.strip(), float(value)))
+        checks.append((m.group(1), args))
+    return checks
+
+
+def kernel(checks, h, rng, real_type):
+    """The kernel source and, per check, where its values land and its random tangent."""
+    body, layout, slot = [], [], 0
+    suffix = SETTINGS[real_type][3]
+
+    def real(v):
+        return "REAL(%r%s)" % (v, suffix)
+
+    def emit(expr):
+        nonlocal slot
+        body.append("  gc_out[%d] = %s;" % (slot, expr))
+        slot += 1
+        return slot - 1
+
+    for fn, args in checks:
+        xs = [v for _, v in args]
+        n = len(xs)
+        entry = {"fn": fn, "args": args, "plus": [], "minus": [], "unit": []}
+        for i in range(n):
+            for sign, key in ((1, "plus"), (-1, "minus")):
+                shifted = [real(x + sign * h if k == i else x) for k, x in enumerate(xs)]
+                entry[key].append(emit("%s(%s)" % (fn, ", ".join(shifted))))
+        for i in range(n):
+            pairs = ["diffPair(%s, %s)" % (real(x), real(1.0 if k == i else 0.0))
+                     for k, x in enumerate(xs)]
+            entry["unit"].append(emit("fwd_diff(%s)(%s).d" % (fn, ", ".join(pairs))))
+        entry["tangent"] = [rng.uniform(-1.0, 1.0) for _ in xs]
+        pairs = ["diffPair(%s, %s)" % (real(x), real(t)) for x, t in zip(xs, entry["tangent"])]
+        entry["random"] = emit("fwd_diff(%s)(%s).d" % (fn, ", ".join(pairs)))
+        layout.append(entry)
+    src = ["", "//OUTPUT: buffer gc_out %s %d" % (real_type, slot),
+           "RWStructuredBuffer<REAL> gc_out;",
+           '[shader("compute")] [numthreads(1, 1, 1)]',
+           "void gc_main(uint3 gc_tid : SV_DispatchThreadID) {"] + body + ["}"]
+    return "\n".join(src) + "\n", layout
+
+
+def run(slope_run, source, backend):
+    with tempfile.NamedTemporaryFile("w", suffix=".slang", delete=False) as f:
+        f.write(source)
+        path = f.name
+    try:
+        r = subprocess.run([slope_run, path, "-backend=" + backend, "-entry=gc_main"],
+                           capture_output=True, text=True)
+    finally:
+        os.unlink(path)
+    if r.returncode != 0:
+        sys.stderr.write(r.stdout + r.stderr)
+        sys.exit("gradcheck: slope-run failed (exit %d)" % r.returncode)
+    for line in r.stdout.splitlines():
+        if line.startswith("gc_out:"):
+            return [float(v) for v in line.split()[1:]]
+    sys.exit("gradcheck: no output from slope-run:\n" + r.stdout)
+
+
+def compare(label, ad, fd, atol, rtol):
+    ok = abs(ad - fd) <= atol + rtol * abs(fd)
+    print("%s %s: forward %.9g, finite difference %.9g" % ("ok  " if ok else "FAIL", label, ad, fd))
+    return ok
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("test")
+    p.add_argument("--slope-run", required=True)
+    p.add_argument("--backend", default="vulkan")
+    p.add_argument("--h", type=float, help="finite-difference step (default by REAL)")
+    p.add_argument("--atol", type=float, help="absolute tolerance (default by REAL)")
+    p.add_argument("--rtol", type=float, help="relative tolerance (default by REAL)")
+    p.add_argument("--seed", type=int, default=1)
+    a = p.parse_args()
+    text = open(a.test).read()
+    checks = parse_checks(text)
+    if not checks:
+        sys.exit("gradcheck: no //GRADCHECK: lines in " + a.test)
+    m = REAL_RE.search(text)
+    real_type = m.group(1) if m else "float"
+    h, atol, rtol, _ = SETTINGS[real_type]
+    h, atol, rtol = a.h or h, a.atol or atol, a.rtol or rtol
+    prelude = "#define REAL %s\n#line 1\n" % real_type
+    # The test's own RUN/CHECK lines are no directives for slope-run.
+    body = "\n".join("" if re.match(r"^\s*//\s*(RUN|CHECK|REQUIRES)", l) else l
+                     for l in text.splitlines())
+    src, layout = kernel(checks, h, random.Random(a.seed), real_type)
+    out = run(a.slope_run, prelude + body + "\n" + src, a.backend)
+    good = True
+    for e in layout:
+        where = "%s(%s)" % (e["fn"], ", ".join("%s=%g" % kv for kv in e["args"]))
+        fds = [(out[pl] - out[mi]) / (2 * h) for pl, mi in zip(e["plus"], e["minus"])]
+        for (name, _), fd, slot in zip(e["args"], fds, e["unit"]):
+            good &= compare("d%s/d%s at %s" % (e["fn"], name, where), out[slot], fd, atol, rtol)
+        fd_dir = sum(t * fd for t, fd in zip(e["tangent"], fds))
+        good &= compare("random direction at %s" % where, out[e["random"]], fd_dir, atol, rtol)
+    print("gradcheck: %s" % ("all derivatives match" if good else "derivatives differ"))
+    return 0 if good else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

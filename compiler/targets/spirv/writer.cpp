@@ -83,6 +83,8 @@ class Writer {
   void DeclareGlobal(const ir::Global* g);
   void WriteFunction(const ir::Function& f);
   void WriteInst(const ir::Inst& inst);
+  /// A signed integer remainder, truncating toward zero as HLSL requires.
+  void WriteSignedRem(const ir::Inst& inst);
   void WriteConvert(const ir::Inst& inst);
   uint32_t Glsl(ir::Intrinsic which, const ir::Type* t);
   /// The core SPIR-V instruction an intrinsic maps to, or 0 (GLSL.std.450 or expanded).
@@ -687,6 +689,19 @@ void Writer::WriteConvert(const ir::Inst& inst) {
   }
 }
 
+void Writer::WriteSignedRem(const ir::Inst& inst) {
+  // a - (a / b) * b: OpSRem's result for negative operands differs between drivers
+  // (an NVIDIA driver gives -7 % 2 = 1), while OpSDiv truncates everywhere.
+  uint32_t type = TypeId(inst.GetType());
+  uint32_t a = ValueId(inst.operands[0]);
+  uint32_t b = ValueId(inst.operands[1]);
+  uint32_t quotient = NewId();
+  uint32_t product = NewId();
+  functions_.Emit(SpvOp::OpSDiv, {type, quotient, a, b});
+  functions_.Emit(SpvOp::OpIMul, {type, product, quotient, b});
+  functions_.Emit(SpvOp::OpISub, {type, ValueId(&inst), a, product});
+}
+
 void Writer::WriteInst(const ir::Inst& inst) {
   const ir::Type* t = inst.GetType();
   auto operand = [&](size_t i) { return ValueId(inst.operands[i]); };
@@ -702,7 +717,9 @@ void Writer::WriteInst(const ir::Inst& inst) {
     case Op::Sub: return binary(is_float ? SpvOp::OpFSub : SpvOp::OpISub);
     case Op::Mul: return binary(is_float ? SpvOp::OpFMul : SpvOp::OpIMul);
     case Op::Div: return binary(is_float ? SpvOp::OpFDiv : is_signed ? SpvOp::OpSDiv : SpvOp::OpUDiv);
-    case Op::Rem: return binary(is_float ? SpvOp::OpFRem : is_signed ? SpvOp::OpSRem : SpvOp::OpUMod);
+    case Op::Rem:
+      if (!is_signed) return binary(is_float ? SpvOp::OpFRem : SpvOp::OpUMod);
+      return WriteSignedRem(inst);
     case Op::Neg: return unary(is_float ? SpvOp::OpFNegate : SpvOp::OpSNegate);
     case Op::BitAnd: return binary(SpvOp::OpBitwiseAnd);
     case Op::BitOr: return binary(SpvOp::OpBitwiseOr);

@@ -135,6 +135,7 @@ struct MemberExpr : Expr {
   SourceRange member_range;
   bool is_static = false;                ///< written `T::member`
   std::vector<TypeExpr*> generic_args;   ///< `x.get<float>`
+  std::vector<Expr*> generic_values;     ///< value arguments: `m.scaled<3>`
   std::vector<uint32_t> swizzle;  ///< filled by sema for vector swizzles
   int field_index = -1;           ///< sema: the struct field accessed, or -1
   MemberExpr(SourceRange r, Expr* b, std::string m, SourceRange mr)
@@ -220,6 +221,8 @@ struct InitListExpr : Expr {
   explicit InitListExpr(SourceRange r) : Expr(ExprKind::InitList, r) {}
 };
 
+enum class ParamDirection : uint8_t;
+
 /// `fwd_diff(f)` / `bwd_diff(f)` (also spelled `__fwd_diff`, `__bwd_diff`).
 struct DiffExpr : Expr {
   bool backward;
@@ -228,8 +231,20 @@ struct DiffExpr : Expr {
   /// (the pair types of AUTODIFF.md, one level per nested `fwd_diff`).
   std::vector<const sema::Type*> param_types;
   const sema::Type* result_type = nullptr;
+  /// sema: the direction of each parameter in `param_types`.
+  std::vector<ParamDirection> param_directions;
   /// sema: the function differentiated (innermost, for nested operators).
   const FuncDecl* func = nullptr;
+  /// sema, innermost operator only: how `func` is instantiated, as for a call of it:
+  /// its own generic arguments, the object of `obj.method` (passed as `this`, carrying no
+  /// derivative), the type of `S.method`, and the interface of a requirement.
+  std::vector<const sema::Type*> generic_args;
+  Expr* receiver = nullptr;
+  const sema::Type* static_owner = nullptr;
+  const sema::Type* via_interface = nullptr;
+  /// sema: `S.method` of an instance method: `this` is the first parameter (a
+  /// DifferentialPair unless [NoDiffThis]; `inout` for a [mutating] method).
+  bool explicit_this = false;
   DiffExpr(SourceRange r, bool bwd, Expr* e) : Expr(ExprKind::Diff, r), backward(bwd), operand(e) {}
 };
 
@@ -474,10 +489,17 @@ struct FuncDecl : Decl {
   std::vector<const sema::Type*> generic_context;
   size_t own_generic_begin = 0;  ///< sema: index of the first own parameter above
   /// sema: for `[__intrinsic_op("name")]`, the ir::Intrinsic it stands for; else -1.
+  /// With `intrinsic_inst` set, the operation of that instruction instead.
   int intrinsic_op = -1;
+  /// sema: for `[__intrinsic_op("atomic_add")]`, `("barrier_...")`, `("wave_...")`: the
+  /// ir::Op (atomic, barrier or wave) whose operation `intrinsic_op` names; else -1.
+  int intrinsic_inst = -1;
   /// sema: the custom forward derivative, from `[ForwardDerivative(g)]` here or
   /// `[ForwardDerivativeOf(this)]` on `g`.
   const FuncDecl* fwd_derivative = nullptr;
+  /// sema: from `[PrimalSubstitute(g)]` here or `[PrimalSubstituteOf(this)]` on `g`: the
+  /// function differentiated code calls instead of this one (same type).
+  const FuncDecl* primal_substitute = nullptr;
   FuncDecl(std::string n, SourceRange r) : Decl(DeclKind::Func, std::move(n), r) {}
 };
 

@@ -11,6 +11,9 @@ namespace slope::autodiff {
 namespace {
 
 const ir::Type* StructDifferential(ir::TypeTable& types, const ir::Type* t) {
+  if (const ir::TypeTable::DifferentialLayout* layout = types.FindDifferential(t)) {
+    return layout->differential;
+  }
   std::vector<const ir::Type*> members;
   std::vector<std::string> names;
   bool all_self = true;
@@ -32,6 +35,7 @@ const ir::Type* DifferentialType(ir::TypeTable& types, const ir::Type* t) {
   switch (t->Kind()) {
     case ir::TypeKind::Float: return t;
     case ir::TypeKind::Vector: return t->Element()->IsFloat() ? t : nullptr;
+    case ir::TypeKind::Matrix: return t->Scalar()->IsFloat() ? t : nullptr;
     case ir::TypeKind::Array: {
       const ir::Type* element = DifferentialType(types, t->Element());
       return element == nullptr ? nullptr : types.Array(element, t->Count());
@@ -51,6 +55,9 @@ const ir::Type* DifferentialType(ir::TypeTable& types, const ir::Type* t) {
 }
 
 int DifferentialMember(ir::TypeTable& types, const ir::Type* t, uint32_t index) {
+  if (const ir::TypeTable::DifferentialLayout* layout = types.FindDifferential(t)) {
+    return layout->members.at(index);
+  }
   int position = 0;
   for (uint32_t i = 0; i < index; ++i) {
     if (DifferentialType(types, t->Members()[i]) != nullptr) ++position;
@@ -59,7 +66,9 @@ int DifferentialMember(ir::TypeTable& types, const ir::Type* t, uint32_t index) 
 }
 
 ir::Value* ZeroOf(ir::Builder& b, ir::Function& f, const ir::Type* type) {
-  if (type->IsScalar() || type->IsVector()) return ir::ZeroValue(b.GetModule(), f, type);
+  if (type->IsScalar() || type->IsVector() || type->IsMatrix()) {
+    return ir::ZeroValue(b.GetModule(), f, type);
+  }
   std::vector<ir::Value*> parts;
   if (type->IsStruct()) {
     for (const ir::Type* m : type->Members()) parts.push_back(ZeroOf(b, f, m));

@@ -26,6 +26,12 @@ namespace {
 
 using targets::spirv::BufferLayout;
 
+/// The layout rules of buffer memory: the rule set and the matrices' default.
+struct Rules {
+  BufferLayout buffers;
+  ir::MatrixLayout matrices;
+};
+
 ScalarKind ScalarKindOf(const ir::Type* t) {
   const ir::Type* s = t->Scalar();
   if (s->IsBool()) return ScalarKind::Bool;
@@ -42,16 +48,27 @@ ScalarKind ScalarKindOf(const ir::Type* t) {
 }
 
 void FlattenFields(const ir::Type* t, const std::string& prefix, uint32_t base,
-                   BufferLayout rules, std::vector<FieldLayout>* out);
+                   Rules rules, std::vector<FieldLayout>* out);
 
 /// One member of type `m` named `name` at `offset`: arrays become one entry per element
 /// ("w[0]", "w[1]"), structs their flattened members.
 void FlattenMember(const ir::Type* m, const std::string& name, uint32_t offset,
-                   BufferLayout rules, std::vector<FieldLayout>* out) {
+                   Rules rules, std::vector<FieldLayout>* out) {
   if (m->IsStruct()) {
     FlattenFields(m, name + ".", offset, rules, out);
+  } else if (m->IsMatrix()) {
+    // One entry per row; a column-major row's components are a matrix stride apart.
+    uint32_t stride = targets::spirv::LayoutMatrixStride(m, rules.buffers, rules.matrices);
+    uint32_t scalar = ScalarKindBytes(ScalarKindOf(m));
+    bool row_major = rules.matrices != ir::MatrixLayout::ColumnMajor;
+    for (uint32_t r = 0; r < m->Count(); ++r) {
+      FieldLayout field{name + "[" + std::to_string(r) + "]", ScalarKindOf(m), m->Cols(),
+                        offset + r * (row_major ? stride : scalar)};
+      field.component_stride = row_major ? 0 : stride;
+      out->push_back(field);
+    }
   } else if (m->IsArray()) {
-    uint32_t stride = targets::spirv::LayoutArrayStride(m->Element(), rules);
+    uint32_t stride = targets::spirv::LayoutArrayStride(m->Element(), rules.buffers, rules.matrices);
     for (uint32_t k = 0; k < m->Count(); ++k) {
       FlattenMember(m->Element(), name + "[" + std::to_string(k) + "]", offset + k * stride,
                     rules, out);
@@ -62,17 +79,20 @@ void FlattenMember(const ir::Type* m, const std::string& name, uint32_t offset,
 }
 
 void FlattenFields(const ir::Type* t, const std::string& prefix, uint32_t base,
-                   BufferLayout rules, std::vector<FieldLayout>* out) {
-  std::vector<uint32_t> offsets = targets::spirv::LayoutMemberOffsets(t, rules);
+                   Rules rules, std::vector<FieldLayout>* out) {
+  std::vector<uint32_t> offsets =
+      targets::spirv::LayoutMemberOffsets(t, rules.buffers, rules.matrices);
   for (size_t i = 0; i < t->Members().size(); ++i) {
-    FlattenMember(t->Members()[i], prefix + t->MemberNames()[i], base + offsets[i], rules, out);
+    Rules own{rules.buffers,
+              targets::spirv::MatrixLayoutOf(t->MemberMatrixLayout(i), rules.matrices)};
+    FlattenMember(t->Members()[i], prefix + t->MemberNames()[i], base + offsets[i], own, out);
   }
 }
 
-ElementLayout LayoutOf(const ir::Type* element, BufferLayout rules) {
+ElementLayout LayoutOf(const ir::Type* element, Rules rules) {
   ElementLayout layout;
-  layout.size = targets::spirv::LayoutSize(element, rules);
-  layout.stride = targets::spirv::LayoutArrayStride(element, rules);
+  layout.size = targets::spirv::LayoutSize(element, rules.buffers, rules.matrices);
+  layout.stride = targets::spirv::LayoutArrayStride(element, rules.buffers, rules.matrices);
   if (element->IsStruct()) {
     layout.struct_name = element->StructName();
     FlattenFields(element, "", 0, rules, &layout.fields);
@@ -80,11 +100,21 @@ ElementLayout LayoutOf(const ir::Type* element, BufferLayout rules) {
   }
   layout.scalar = ScalarKindOf(element);
   layout.components = element->Count();
+  if (element->IsMatrix()) {
+    // Rows of Cols() components; where each lies depends on the matrix layout.
+    uint32_t stride = targets::spirv::LayoutMatrixStride(element, rules.buffers, rules.matrices);
+    uint32_t scalar = ScalarKindBytes(layout.scalar);
+    bool row_major = rules.matrices != ir::MatrixLayout::ColumnMajor;
+    layout.rows = element->Count();
+    layout.components = element->Cols();
+    layout.row_step = row_major ? stride : scalar;
+    layout.component_stride = row_major ? scalar : stride;
+  }
   return layout;
 }
 
 Reflection Reflect(const ir::Module& module, const std::vector<std::string>& entries,
-                   BufferLayout rules) {
+                   Rules rules) {
   Reflection r;
   for (const ir::Function* f : module.functions) {
     if (!f->is_entry) continue;
@@ -92,6 +122,7 @@ Reflection Reflect(const ir::Module& module, const std::vector<std::string>& ent
     r.entry_points.push_back({f->Name(), f->entry.numthreads});
   }
   for (const ir::Global* g : module.globals) {
+    if (g->IsWorkgroup()) continue;  // workgroup memory binds nothing
     BindingInfo b;
     b.name = g->Name();
     b.kind = g->GetType()->IsWritable() ? ResourceKind::RWStructuredBuffer : ResourceKind::StructuredBuffer;
@@ -198,7 +229,9 @@ CompileResult Compile(const CompileOptions& options) {
   std::unique_ptr<ir::Module> ir_module = lower::LowerModule(checked, sources);
   ir::VerifyOrIce(*ir_module, "lowering");
   const BufferLayout rules = options.scalar_layout ? BufferLayout::Scalar : BufferLayout::Std430;
-  result.reflection = Reflect(*ir_module, entries, rules);
+  const ir::MatrixLayout matrices =
+      options.column_major ? ir::MatrixLayout::ColumnMajor : ir::MatrixLayout::RowMajor;
+  result.reflection = Reflect(*ir_module, entries, {rules, matrices});
   if (options.target == Target::Ir && options.dump_ir_after.empty()) {
     result.text = ir::PrintModule(*ir_module);
     return finish();
@@ -233,6 +266,7 @@ CompileResult Compile(const CompileOptions& options) {
   targets::spirv::WriterOptions writer_options;
   writer_options.entry_points = entries;
   writer_options.layout = rules;
+  writer_options.matrix_layout = matrices;
   result.spirv = targets::spirv::WriteSpirv(*ir_module, writer_options);
   if (options.validate_spirv && !ValidateOutput(result.spirv, diags, options.scalar_layout)) {
     return finish();

@@ -38,6 +38,10 @@ struct CompileOptions {
   /// Lay buffers out by the scalar block layout rules instead of std430
   /// (-fvk-use-scalar-layout); the device needs the scalarBlockLayout feature.
   bool scalar_layout = false;
+  /// Lay matrices in buffers out column by column (-matrix-layout-column-major) instead of
+  /// row by row (-matrix-layout-row-major, the default); `row_major` / `column_major`
+  /// fields keep their own.
+  bool column_major = false;
   DiagFormat diag_format = DiagFormat::Text;
   bool diag_color = false;
   uint32_t error_limit = 20;       ///< stop after this many errors

@@ -66,6 +66,9 @@ struct FieldLayout {
   ScalarKind scalar = ScalarKind::Float32;
   uint32_t components = 1;  ///< 1 for a scalar, 2..4 for a vector
   uint32_t offset = 0;      ///< bytes from the start of the element (std430)
+  /// Bytes between components; 0 when they are packed (a matrix row of a column-major
+  /// matrix has its components a matrix stride apart).
+  uint32_t component_stride = 0;
 };
 
 /// The layout of one element of a buffer: a scalar, a vector of `components` scalars,
@@ -77,6 +80,11 @@ struct ElementLayout {
   uint32_t stride = 4;      ///< bytes between consecutive elements (std430)
   std::string struct_name{};        ///< the struct's name; empty for scalars and vectors
   std::vector<FieldLayout> fields{};  ///< a struct's members, flattened, in member order
+  /// A matrix: `rows` rows of `components` components; component c of row r lies at
+  /// r * row_step + c * component_stride. 0 rows for scalars and vectors.
+  uint32_t rows = 0;
+  uint32_t row_step = 0;
+  uint32_t component_stride = 0;
 };
 
 /// One resource parameter of the module, bound through a descriptor set.

@@ -23,7 +23,8 @@ size_t EdgeCount(const Inst& term) {
     case Op::MakeVector: case Op::Splat: case Op::Extract: case Op::ExtractDynamic:
     case Op::Insert: case Op::InsertDynamic: case Op::Shuffle: case Op::Intrinsic:
     case Op::Call: case Op::Var: case Op::Load: case Op::Store: case Op::ElementPtr:
-    case Op::MakeStruct: case Op::MakeArray: case Op::MemberPtr:
+    case Op::MakeStruct: case Op::MakeArray: case Op::MakeMatrix: case Op::MemberPtr:
+    case Op::Atomic: case Op::Barrier: case Op::Wave:
       return 0;
   }
   return 0;
@@ -197,9 +198,13 @@ void ReplaceUses(Function& f, const std::map<const Value*, Value*>& replacements
 }
 
 Value* ZeroValue(Module& module, Function& f, const Type* type) {
-  if (type->IsStruct() || type->IsArray()) {
-    // A make_struct / make_array of zeros, placed after the entry block's vars.
-    Inst* make = module.NewInst(type->IsStruct() ? Op::MakeStruct : Op::MakeArray, type);
+  if (type->IsStruct() || type->IsArray() || type->IsMatrix()) {
+    // A make_struct / make_array / make_matrix of zeros, placed after the entry block's
+    // vars.
+    Inst* make = module.NewInst(type->IsStruct()  ? Op::MakeStruct
+                                : type->IsArray() ? Op::MakeArray
+                                                  : Op::MakeMatrix,
+                                type);
     if (type->IsStruct()) {
       for (const Type* m : type->Members()) make->operands.push_back(ZeroValue(module, f, m));
     } else {

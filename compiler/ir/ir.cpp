@@ -26,7 +26,63 @@ constexpr IntrinsicInfo kIntrinsicInfos[] = {
 #include "compiler/ir/intrinsics.def"
 #undef INTRINSIC
 };
+constexpr AtomicInfo kAtomicInfos[] = {
+#define ATOMIC(name, mnemonic, values) {mnemonic, values},
+#include "compiler/ir/sync_ops.def"
+};
+constexpr BarrierInfo kBarrierInfos[] = {
+#define BARRIER(name, mnemonic, memory, sync) {mnemonic, BarrierMemory::memory, sync},
+#include "compiler/ir/sync_ops.def"
+};
+constexpr WaveInfo kWaveInfos[] = {
+#define WAVE(name, mnemonic, arity, sig, rule) {mnemonic, arity, WaveSig::sig, WaveDiff::rule},
+#include "compiler/ir/sync_ops.def"
+};
+
+/// The number of operations of `atomic`, `barrier` or `wave`.
+uint32_t SyncOpCount(Op op) {
+  switch (op) {
+    case Op::Atomic: return kAtomicOpCount;
+    case Op::Barrier: return kBarrierKindCount;
+    case Op::Wave: return kWaveOpCount;
+    default: SLOPE_ICE("not an instruction with sync operations");
+  }
+}
 }  // namespace
+
+const AtomicInfo& GetAtomicInfo(AtomicOp op) { return kAtomicInfos[static_cast<size_t>(op)]; }
+const BarrierInfo& GetBarrierInfo(BarrierKind kind) {
+  return kBarrierInfos[static_cast<size_t>(kind)];
+}
+const WaveInfo& GetWaveInfo(WaveOp op) { return kWaveInfos[static_cast<size_t>(op)]; }
+
+const char* SyncOpMnemonic(Op op, uint32_t imm) {
+  if (imm >= SyncOpCount(op)) return "<invalid>";
+  switch (op) {
+    case Op::Atomic: return kAtomicInfos[imm].mnemonic;
+    case Op::Barrier: return kBarrierInfos[imm].mnemonic;
+    default: return kWaveInfos[imm].mnemonic;
+  }
+}
+
+bool FindSyncOp(Op op, std::string_view mnemonic, uint32_t* out) {
+  for (uint32_t i = 0; i < SyncOpCount(op); ++i) {
+    if (mnemonic == SyncOpMnemonic(op, i)) {
+      *out = i;
+      return true;
+    }
+  }
+  return false;
+}
+
+const char* AddressSpaceName(AddressSpace space) {
+  switch (space) {
+    case AddressSpace::Function: return "function";
+    case AddressSpace::StorageBuffer: return "storage";
+    case AddressSpace::Workgroup: return "workgroup";
+  }
+  return "?";
+}
 
 const OpInfo& GetOpInfo(Op op) { return kOpInfos[static_cast<size_t>(op)]; }
 const IntrinsicInfo& GetIntrinsicInfo(Intrinsic i) {
@@ -51,12 +107,13 @@ std::string Type::Name() const {
     case TypeKind::Float: return "f" + std::to_string(width_);
     case TypeKind::Vector: return "vec<" + element_->Name() + ", " + std::to_string(count_) + ">";
     case TypeKind::Pointer:
-      return std::string("ptr<") +
-             (space_ == AddressSpace::Function ? "function" : "storage") + ", " +
-             element_->Name() + ">";
+      return std::string("ptr<") + AddressSpaceName(space_) + ", " + element_->Name() + ">";
     case TypeKind::Buffer: return (writable_ ? "rwbuffer<" : "buffer<") + element_->Name() + ">";
     case TypeKind::Struct: return "struct<" + struct_name_ + ">";
     case TypeKind::Array: return "array<" + element_->Name() + ", " + std::to_string(count_) + ">";
+    case TypeKind::Matrix:
+      return "mat<" + element_->Element()->Name() + ", " + std::to_string(count_) + ", " +
+             std::to_string(element_->Count()) + ">";
   }
   return "?";
 }
@@ -103,6 +160,18 @@ const Type* TypeTable::Buffer(const Type* element, bool writable) {
 const Type* TypeTable::Array(const Type* element, uint32_t count) {
   return Get({TypeKind::Array, 0, false, element, count, AddressSpace::Function, false});
 }
+void TypeTable::SetMemberMatrixLayouts(const Type* s, std::vector<MatrixLayout> layouts) {
+  auto it = structs_.find(s->StructName());
+  SLOPE_ASSERT(it != structs_.end() && it->second.get() == s &&
+               layouts.size() == s->members_.size());
+  it->second->member_layouts_ = std::move(layouts);
+}
+
+const Type* TypeTable::Matrix(const Type* scalar, uint32_t rows, uint32_t cols) {
+  SLOPE_ASSERT(scalar->IsScalar() && rows >= 2 && rows <= 4 && cols >= 2 && cols <= 4);
+  return Get({TypeKind::Matrix, 0, false, Vector(scalar, cols), rows, AddressSpace::Function,
+              false});
+}
 const Type* TypeTable::Struct(const std::string& name, std::vector<const Type*> members,
                               std::vector<std::string> member_names) {
   auto it = structs_.find(name);
@@ -148,6 +217,7 @@ const Type* TypeTable::FindStruct(const std::string& name) const {
 }
 
 const Type* TypeTable::WithScalar(const Type* shape_of, const Type* scalar) {
+  if (shape_of->IsMatrix()) return Matrix(scalar, shape_of->Count(), shape_of->Cols());
   return Vector(scalar, shape_of->IsVector() ? shape_of->Count() : 1);
 }
 

@@ -21,24 +21,37 @@ namespace slope::ir {
 // ---------------------------------------------------------------------------------------
 // Types
 
-enum class TypeKind : uint8_t { Void, Bool, Int, Float, Vector, Pointer, Buffer, Struct, Array };
+enum class TypeKind : uint8_t { Void, Bool, Int, Float, Vector, Pointer, Buffer, Struct, Array, Matrix };
 
-/// Where a pointer points.
-enum class AddressSpace : uint8_t { Function, StorageBuffer };
+/// Where a pointer points. Workgroup memory (HLSL `groupshared`) is shared by the
+/// invocations of one workgroup; its globals are pointers into it.
+enum class AddressSpace : uint8_t { Function, StorageBuffer, Workgroup };
+/// "function", "storage", "workgroup": the space as the text form writes it.
+const char* AddressSpaceName(AddressSpace space);
+
+/// How a matrix is laid out in buffer memory: each HLSL row contiguous (RowMajor) or
+/// each column; Default takes the compile's `-matrix-layout-*` choice.
+enum class MatrixLayout : uint8_t { Default, RowMajor, ColumnMajor };
 
 class Type {
  public:
   TypeKind Kind() const { return kind_; }
   uint32_t Width() const { return width_; }        ///< bits, for Int and Float
   bool IsSigned() const { return is_signed_; }     ///< for Int
-  const Type* Element() const { return element_; } ///< Vector element, Pointer pointee, Buffer element
-  uint32_t Count() const { return count_; }        ///< Vector length; 1 otherwise
+  /// Vector element, Pointer pointee, Buffer element; a Matrix's row (a vector).
+  const Type* Element() const { return element_; }
+  uint32_t Count() const { return count_; }        ///< Vector length, Matrix rows; 1 otherwise
   AddressSpace Space() const { return space_; }    ///< for Pointer
   bool IsWritable() const { return writable_; }    ///< for Buffer
   /// For Struct: its name, member types and member names (in declaration order).
   const std::string& StructName() const { return struct_name_; }
   const std::vector<const Type*>& Members() const { return members_; }
   const std::vector<std::string>& MemberNames() const { return member_names_; }
+  /// For Struct: the layout of matrix member `index` (a `row_major` / `column_major`
+  /// field); Default when the field has none.
+  MatrixLayout MemberMatrixLayout(size_t index) const {
+    return index < member_layouts_.size() ? member_layouts_[index] : MatrixLayout::Default;
+  }
 
   bool IsVoid() const { return kind_ == TypeKind::Void; }
   bool IsBool() const { return kind_ == TypeKind::Bool; }
@@ -50,12 +63,19 @@ class Type {
   bool IsStruct() const { return kind_ == TypeKind::Struct; }
   /// A fixed-size array: Count() elements of Element().
   bool IsArray() const { return kind_ == TypeKind::Array; }
+  /// A matrix of Count() rows, each a vector Element() of Cols() scalars; its composite
+  /// elements (extract, insert, element_ptr) are the rows.
+  bool IsMatrix() const { return kind_ == TypeKind::Matrix; }
+  /// Columns of a matrix (its row vector's length).
+  uint32_t Cols() const { return IsMatrix() ? element_->Count() : 1; }
   bool IsScalar() const { return IsBool() || IsInt() || IsFloat(); }
-  /// The scalar of a scalar or vector type.
-  const Type* Scalar() const { return IsVector() ? element_ : this; }
+  /// The scalar of a scalar, vector or matrix type.
+  const Type* Scalar() const {
+    return IsVector() ? element_ : IsMatrix() ? element_->Element() : this;
+  }
 
-  /// Text form: "f32", "u32", "vec<f32, 3>", "ptr<function, i32>", "rwbuffer<f32>",
-  /// "struct<S>".
+  /// Text form: "f32", "u32", "vec<f32, 3>", "mat<f32, 2, 3>" (2 rows, 3 columns),
+  /// "ptr<function, i32>", "rwbuffer<f32>", "struct<S>".
   std::string Name() const;
 
  private:
@@ -71,6 +91,7 @@ class Type {
   std::string struct_name_;
   std::vector<const Type*> members_;
   std::vector<std::string> member_names_;
+  std::vector<MatrixLayout> member_layouts_;
 };
 
 /// Hash-conses types: equal types are the same pointer.
@@ -85,6 +106,8 @@ class TypeTable {
   const Type* Buffer(const Type* element, bool writable);
   /// `array<element, count>`.
   const Type* Array(const Type* element, uint32_t count);
+  /// `mat<scalar, rows, cols>`: rows and cols from 2 to 4.
+  const Type* Matrix(const Type* scalar, uint32_t rows, uint32_t cols);
   /// The struct named `name`, made on first use. Structs are nominal: a second request
   /// with the same name returns the first type (its members must be the same).
   const Type* Struct(const std::string& name, std::vector<const Type*> members,
@@ -94,12 +117,29 @@ class TypeTable {
   /// then moves it after its members in Structs().
   void DefineStruct(const Type* s, std::vector<const Type*> members,
                     std::vector<std::string> member_names);
+  /// Sets the matrix layouts of a struct's members (one per member).
+  void SetMemberMatrixLayouts(const Type* s, std::vector<MatrixLayout> layouts);
   /// The struct named `name`, or null.
   const Type* FindStruct(const std::string& name) const;
   /// Every struct type, in creation order (members before the structs holding them).
   const std::vector<const Type*>& Structs() const { return struct_order_; }
-  /// A scalar or vector type with the scalar replaced.
+  /// A scalar, vector or matrix type with the scalar replaced.
   const Type* WithScalar(const Type* shape_of, const Type* scalar);
+  /// How the derivative of struct `s` is stored when not in the struct the members'
+  /// differentials make (a `Differential` written by hand, or `no_diff` fields left
+  /// out): in `differential`, member i's derivative in its member `members[i]` (-1: none).
+  struct DifferentialLayout {
+    const Type* differential = nullptr;
+    std::vector<int> members;
+  };
+  void SetDifferential(const Type* s, DifferentialLayout layout) {
+    differentials_[s] = std::move(layout);
+  }
+  /// The layout SetDifferential gave `s`, or null.
+  const DifferentialLayout* FindDifferential(const Type* s) const {
+    auto it = differentials_.find(s);
+    return it == differentials_.end() ? nullptr : &it->second;
+  }
 
  private:
   using Key = std::tuple<TypeKind, uint32_t, bool, const Type*, uint32_t, AddressSpace, bool>;
@@ -107,6 +147,7 @@ class TypeTable {
   std::map<Key, std::unique_ptr<Type>> types_;
   std::map<std::string, std::unique_ptr<Type>> structs_;
   std::vector<const Type*> struct_order_;
+  std::map<const Type*, DifferentialLayout> differentials_;
 };
 
 // ---------------------------------------------------------------------------------------
@@ -132,8 +173,72 @@ inline constexpr uint32_t kIntrinsicCount = 0
 /// Which operand and result types an intrinsic takes (intrinsics.def describes each).
 enum class IntrinsicSig : uint8_t {
   FloatSame, NumSame, IntSame, FloatScalar, FloatBool, NumInt, IntUInt, Refract, Bits,
-  F32ToF16, F16ToF32
+  F32ToF16, F16ToF32, MatMul, Transpose, Determinant
 };
+
+/// The operation of an `atomic` instruction, its imms[0] (sync_ops.def).
+enum class AtomicOp : uint8_t {
+#define ATOMIC(name, mnemonic, values) name,
+#include "compiler/ir/sync_ops.def"
+#undef ATOMIC
+};
+/// The barrier of a `barrier` instruction, its imms[0] (sync_ops.def).
+enum class BarrierKind : uint8_t {
+#define BARRIER(name, mnemonic, memory, sync) name,
+#include "compiler/ir/sync_ops.def"
+#undef BARRIER
+};
+/// The operation of a `wave` instruction, its imms[0] (sync_ops.def).
+enum class WaveOp : uint8_t {
+#define WAVE(name, mnemonic, arity, sig, rule) name,
+#include "compiler/ir/sync_ops.def"
+#undef WAVE
+};
+/// Which memory a barrier orders.
+enum class BarrierMemory : uint8_t { Group, Device, All };
+/// Which operand and result types a wave operation takes (sync_ops.def describes each).
+enum class WaveSig : uint8_t { None, NumSame, IntSame, Bool, Equal, CountBits, Ballot, ReadAt };
+/// How forward mode differentiates a wave operation (sync_ops.def).
+enum class WaveDiff : uint8_t { Linear, Zero, None };
+struct AtomicInfo {
+  const char* mnemonic;
+  uint32_t values;  ///< operands after the pointer
+};
+struct BarrierInfo {
+  const char* mnemonic;
+  BarrierMemory memory;
+  bool sync;
+};
+struct WaveInfo {
+  const char* mnemonic;
+  uint32_t arity;
+  WaveSig sig;
+  WaveDiff diff;
+};
+inline constexpr uint32_t kAtomicOpCount = 0
+#define ATOMIC(name, mnemonic, values) +1
+#include "compiler/ir/sync_ops.def"
+#undef ATOMIC
+    ;
+inline constexpr uint32_t kBarrierKindCount = 0
+#define BARRIER(name, mnemonic, memory, sync) +1
+#include "compiler/ir/sync_ops.def"
+#undef BARRIER
+    ;
+inline constexpr uint32_t kWaveOpCount = 0
+#define WAVE(name, mnemonic, arity, sig, rule) +1
+#include "compiler/ir/sync_ops.def"
+#undef WAVE
+    ;
+const AtomicInfo& GetAtomicInfo(AtomicOp op);
+const BarrierInfo& GetBarrierInfo(BarrierKind kind);
+const WaveInfo& GetWaveInfo(WaveOp op);
+/// The operation of `atomic`, `barrier` or `wave` (`op`) whose mnemonic is `mnemonic`,
+/// as the instruction's imms[0]; false when there is none.
+bool FindSyncOp(Op op, std::string_view mnemonic, uint32_t* out);
+/// The mnemonic of operation `imm` of `atomic`, `barrier` or `wave` (`op`);
+/// "<invalid>" when there is no such operation.
+const char* SyncOpMnemonic(Op op, uint32_t imm);
 
 /// The unrolling hint of a `loop` terminator, its imms[0] when present (printed after the
 /// continue block: `loop ^1, merge ^3, continue ^2 force_unroll`).
@@ -201,11 +306,15 @@ class Param : public Value {
   Block* block_;
 };
 
-/// A global resource: a buffer bound through a descriptor set.
+/// A global: a buffer bound through a descriptor set (of type `buffer<T>` /
+/// `rwbuffer<T>`), or a variable in workgroup memory (HLSL `groupshared`), whose value is
+/// a `ptr<workgroup, T>` to it and which has no set or binding.
 class Global : public Value {
  public:
   Global(const Type* t, std::string name) : Value(ValueKind::Global, t), name_(std::move(name)) {}
   const std::string& Name() const { return name_; }
+  /// A `groupshared` variable: the global is a pointer into workgroup memory.
+  bool IsWorkgroup() const { return GetType()->IsPointer(); }
   uint32_t set = 0;
   uint32_t binding = 0;
 
@@ -279,6 +388,12 @@ class Function {
   /// `[ForwardDerivative(g)]`: `g`, in DifferentialPair form, stands for this function's
   /// forward derivative wherever one is needed.
   Function* custom_fwd = nullptr;
+  /// `no_diff` parameters (and `this` of a [NoDiffThis] method), by index: their
+  /// derivatives are not followed into the function (a JVP reads them as zero).
+  std::vector<uint32_t> no_diff_params;
+  /// `[PrimalSubstitute(g)]`: `g` (same type) replaces this function in derivatives:
+  /// a JVP calls g's JVP, and `fwd_diff` of this function is `fwd_diff(g)`.
+  Function* primal_substitute = nullptr;
 
  private:
   std::string name_;

@@ -270,8 +270,14 @@ bool Parser::ParseGlobal() {
   }
   const Type* type = nullptr;
   if (!Expect(":") || !ParseType(&type)) return false;
-  if (!type->IsBuffer()) return Fail(DiagId::IrInvalidType, name, "a global must be a buffer");
+  bool workgroup = type->IsPointer() && type->Space() == AddressSpace::Workgroup;
+  if (!type->IsBuffer() && !workgroup) {
+    return Fail(DiagId::IrInvalidType, name,
+                "a global must be a buffer or a pointer into workgroup memory");
+  }
   Global* g = module_->AddGlobal(type, std::string(name.text));
+  // A workgroup variable has no binding.
+  if (workgroup) return true;
   return ExpectWord("set") && Expect("(") && ParseUint(&g->set) && Expect(")") &&
          ExpectWord("binding") && Expect("(") && ParseUint(&g->binding) && Expect(")");
 }
@@ -286,6 +292,8 @@ bool Parser::ParseStruct() {
   }
   std::vector<const Type*> members;
   std::vector<std::string> member_names;
+  std::vector<MatrixLayout> layouts;
+  bool any_layout = false;
   if (!Expect("{")) return false;
   while (!IsPunct("}")) {
     if (!members.empty() && !Expect(",")) return false;
@@ -300,9 +308,26 @@ bool Parser::ParseStruct() {
     }
     members.push_back(type);
     member_names.push_back(std::string(member.text));
+    // `m: mat<f32, 3, 3> row_major`: a matrix field's own buffer layout.
+    layouts.push_back(MatrixLayout::Default);
+    if (IsIdent("row_major") || IsIdent("column_major")) {
+      const Token layout = Peek();
+      Next();
+      const Type* inner = type;
+      while (inner->IsArray()) inner = inner->Element();
+      if (!inner->IsMatrix()) {
+        return Fail(DiagId::IrInvalidType, layout, "'" + std::string(layout.text) +
+                                                       "' needs a matrix member");
+      }
+      layouts.back() = layout.text == "row_major" ? MatrixLayout::RowMajor
+                                                  : MatrixLayout::ColumnMajor;
+      any_layout = true;
+    }
   }
   Next();  // }
-  module_->Types().Struct(std::string(name.text), std::move(members), std::move(member_names));
+  const Type* made = module_->Types().Struct(std::string(name.text), std::move(members),
+                                             std::move(member_names));
+  if (any_layout) module_->Types().SetMemberMatrixLayouts(made, std::move(layouts));
   return true;
 }
 
@@ -353,18 +378,35 @@ bool Parser::ParseType(const Type** out) {
       return Fail(DiagId::IrInvalidType, t, "a vector has 2 to 4 elements of a scalar type");
     }
     *out = types.Vector(element, count);
+  } else if (w == "mat") {
+    const Type* element = nullptr;
+    uint32_t rows = 0;
+    uint32_t cols = 0;
+    if (!Expect("<") || !ParseType(&element) || !Expect(",") || !ParseUint(&rows) ||
+        !Expect(",") || !ParseUint(&cols) || !Expect(">")) {
+      return false;
+    }
+    if (!element->IsScalar() || rows < 2 || rows > 4 || cols < 2 || cols > 4) {
+      return Fail(DiagId::IrInvalidType, t,
+                  "a matrix has 2 to 4 rows and 2 to 4 columns of a scalar type");
+    }
+    *out = types.Matrix(element, rows, cols);
   } else if (w == "ptr") {
     if (!Expect("<")) return false;
     const Token space = Peek();
-    if (!IsIdent("function") && !IsIdent("storage")) return Expected("'function' or 'storage'");
+    if (!IsIdent("function") && !IsIdent("storage") && !IsIdent("workgroup")) {
+      return Expected("'function', 'storage' or 'workgroup'");
+    }
     Next();
     const Type* pointee = nullptr;
     if (!Expect(",") || !ParseType(&pointee) || !Expect(">")) return false;
     if (pointee->IsVoid()) {
       return Fail(DiagId::IrInvalidType, t, "a pointer cannot point at '" + pointee->Name() + "'");
     }
-    *out = types.Pointer(
-        space.text == "function" ? AddressSpace::Function : AddressSpace::StorageBuffer, pointee);
+    *out = types.Pointer(space.text == "function"  ? AddressSpace::Function
+                         : space.text == "storage" ? AddressSpace::StorageBuffer
+                                                   : AddressSpace::Workgroup,
+                         pointee);
   } else if (w == "struct") {
     if (!Expect("<")) return false;
     const Token name = Peek();
@@ -390,8 +432,9 @@ bool Parser::ParseType(const Type** out) {
     const Type* element = nullptr;
     if (!Expect("<") || !ParseType(&element) || !Expect(">")) return false;
     if (!element->IsScalar() && !element->IsVector() && !element->IsStruct() &&
-        !element->IsArray()) {
-      return Fail(DiagId::IrInvalidType, t, "a buffer holds scalars, vectors, structs or arrays");
+        !element->IsArray() && !element->IsMatrix()) {
+      return Fail(DiagId::IrInvalidType, t,
+                  "a buffer holds scalars, vectors, matrices, structs or arrays");
     }
     *out = types.Buffer(element, w == "rwbuffer");
   } else {
@@ -591,6 +634,20 @@ bool Parser::ParseFunction() {
     Next();
     if (!ParseFunctionRef(&f->custom_fwd)) return false;
   }
+  if (IsIdent("primal_subst")) {
+    Next();
+    if (!ParseFunctionRef(&f->primal_substitute)) return false;
+  }
+  if (IsIdent("no_diff")) {
+    Next();
+    if (!Expect("(")) return false;
+    do {
+      uint32_t index = 0;
+      if (!ParseUint(&index)) return false;
+      f->no_diff_params.push_back(index);
+    } while (Accept(","));
+    if (!Expect(")")) return false;
+  }
   for (const ParamText& p : params) {
     if (p.type->IsVoid())
       return Fail(DiagId::IrInvalidType, p.name, "a parameter cannot have type 'void'");
@@ -673,7 +730,7 @@ bool Parser::ParseInst() {
   if (!op.has_value())
     return Fail(DiagId::IrUnknownInstruction, mnemonic, std::string(mnemonic.text));
   const OpInfo& info = GetOpInfo(*op);
-  bool makes_value = !info.is_terminator && *op != Op::Store;
+  bool makes_value = !info.is_terminator && *op != Op::Store && *op != Op::Barrier;
   if (named && !makes_value)
     return Fail(DiagId::IrUnexpectedResult, result, std::string(mnemonic.text));
   if (!named && makes_value && *op != Op::Call) {
@@ -782,6 +839,21 @@ bool Parser::ParseInstBody(Inst* inst) {
       inst->imms.push_back(*id);
       return ParseOperandList(inst);
     }
+    case Op::Atomic:
+    case Op::Barrier:
+    case Op::Wave: {
+      // "atomic add %p, %v", "barrier group_sync", "wave sum %x".
+      const Token name = Peek();
+      uint32_t which = 0;
+      if (name.kind != TokKind::Ident) return Expected("an operation name");
+      if (!FindSyncOp(inst->GetOp(), name.text, &which)) {
+        return Fail(DiagId::IrUnknownIntrinsic, name, std::string(name.text));
+      }
+      Next();
+      inst->imms.push_back(which);
+      // A barrier takes no operands (and ends its line: no `: type` follows).
+      return inst->GetOp() == Op::Barrier || ParseOperandList(inst);
+    }
     case Op::Call: {
       const Token callee = Peek();
       if (callee.kind != TokKind::Symbol) return Expected("a function name ('@name')");
@@ -795,7 +867,7 @@ bool Parser::ParseInstBody(Inst* inst) {
     case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Convert:
     case Op::MakeVector: case Op::Splat: case Op::Extract: case Op::ExtractDynamic:
     case Op::Insert: case Op::InsertDynamic: case Op::Shuffle: case Op::Var: case Op::Load:
-    case Op::Store: case Op::ElementPtr: case Op::MakeStruct: case Op::MakeArray:
+    case Op::Store: case Op::ElementPtr: case Op::MakeStruct: case Op::MakeArray: case Op::MakeMatrix:
     case Op::MemberPtr:
       break;
   }

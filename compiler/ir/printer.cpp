@@ -79,12 +79,19 @@ std::string Printer::Run(const Module& module) {
     out_ += "struct " + s->StructName() + " {";
     for (size_t i = 0; i < s->Members().size(); ++i) {
       out_ += (i == 0 ? " " : ", ") + s->MemberNames()[i] + ": " + s->Members()[i]->Name();
+      if (s->MemberMatrixLayout(i) != MatrixLayout::Default) {
+        out_ += s->MemberMatrixLayout(i) == MatrixLayout::RowMajor ? " row_major" : " column_major";
+      }
     }
     out_ += " }\n";
   }
   for (const Global* g : module.globals) {
-    out_ += "global @" + g->Name() + " : " + g->GetType()->Name() + " set(" +
-            std::to_string(g->set) + ") binding(" + std::to_string(g->binding) + ")\n";
+    out_ += "global @" + g->Name() + " : " + g->GetType()->Name();
+    // A workgroup variable is no resource: it has no binding.
+    if (!g->IsWorkgroup()) {
+      out_ += " set(" + std::to_string(g->set) + ") binding(" + std::to_string(g->binding) + ")";
+    }
+    out_ += "\n";
   }
   for (const Function* f : module.functions) {
     if (!out_.empty()) out_ += "\n";
@@ -124,6 +131,14 @@ void Printer::PrintFunction(const Function& f) {
   if (f.differentiable) out_ += " differentiable";
   if (f.fwd_diff_of != nullptr) out_ += " fwd_diff(@" + f.fwd_diff_of->Name() + ")";
   if (f.custom_fwd != nullptr) out_ += " custom_fwd(@" + f.custom_fwd->Name() + ")";
+  if (f.primal_substitute != nullptr) out_ += " primal_subst(@" + f.primal_substitute->Name() + ")";
+  if (!f.no_diff_params.empty()) {
+    out_ += " no_diff(";
+    for (size_t i = 0; i < f.no_diff_params.size(); ++i) {
+      out_ += (i == 0 ? "" : ", ") + std::to_string(f.no_diff_params[i]);
+    }
+    out_ += ")";
+  }
   out_ += " {\n";
   for (const Block* b : f.blocks) {
     out_ += BlockRef(b);
@@ -149,6 +164,12 @@ void Printer::PrintInst(const Inst& inst) {
   if (inst.GetOp() == Op::Intrinsic) {
     out_ += " ";
     out_ += GetIntrinsicInfo(static_cast<Intrinsic>(inst.imms.at(0))).mnemonic;
+  }
+  bool named_imm = inst.GetOp() == Op::Intrinsic || inst.GetOp() == Op::Atomic ||
+                   inst.GetOp() == Op::Barrier || inst.GetOp() == Op::Wave;
+  if (inst.GetOp() != Op::Intrinsic && named_imm) {
+    out_ += " ";
+    out_ += inst.imms.empty() ? "<invalid>" : SyncOpMnemonic(inst.GetOp(), inst.imms[0]);
   }
   if (inst.callee != nullptr) out_ += " @" + inst.callee->Name();
   const char* sep = " ";
@@ -194,7 +215,7 @@ void Printer::PrintInst(const Inst& inst) {
     block_list("", 1);
     block_list("merge ", 2);
   }
-  if (inst.GetOp() != Op::Intrinsic && !inst.imms.empty()) {
+  if (!named_imm && !inst.imms.empty()) {
     out_ += sep;
     out_ += "[";
     for (size_t i = 0; i < inst.imms.size(); ++i) {

@@ -18,7 +18,8 @@ const char* IntrinsicTypeError(IntrinsicSig sig, const std::vector<const Type*>&
   const Type* t = operands[0];
   const Type* s = t->Scalar();
   auto same_shape = [&](const Type* r) {
-    return r->IsVector() == t->IsVector() && r->Count() == t->Count();
+    return r->IsVector() == t->IsVector() && r->IsMatrix() == t->IsMatrix() &&
+           r->Count() == t->Count() && r->Cols() == t->Cols();
   };
   bool one_type =
       std::all_of(operands.begin(), operands.end(), [&](const Type* o) { return o == t; });
@@ -64,8 +65,95 @@ const char* IntrinsicTypeError(IntrinsicSig sig, const std::vector<const Type*>&
       return in_ok && s->Width() == 32 && out_ok && rs->Width() == 32 && same_shape(result)
                  ? nullptr : "half conversion types";
     }
+    case IntrinsicSig::MatMul: {
+      const Type* a = operands[0];
+      const Type* b = operands[1];
+      if (a->Scalar() != b->Scalar() || s->IsBool()) {
+        return "mul needs numeric operands of one scalar type";
+      }
+      if (a->IsScalar() || b->IsScalar()) {
+        return result == (a->IsScalar() ? b : a) ? nullptr : "intrinsic result type";
+      }
+      if (a->IsMatrix() && b->IsVector()) {
+        if (a->Cols() != b->Count()) return "mul of a matrix by a vector of another length";
+        return result->IsVector() && result->Count() == a->Count() && result->Scalar() == s
+                   ? nullptr : "intrinsic result type";
+      }
+      if (a->IsVector() && b->IsMatrix()) {
+        if (a->Count() != b->Count()) return "mul of a vector by a matrix of another height";
+        return result == b->Element() ? nullptr : "intrinsic result type";
+      }
+      if (a->IsMatrix() && b->IsMatrix()) {
+        if (a->Cols() != b->Count()) return "mul of matrices whose inner sizes differ";
+        return result->IsMatrix() && result->Scalar() == s && result->Count() == a->Count() &&
+                       result->Cols() == b->Cols() ? nullptr : "intrinsic result type";
+      }
+      return "mul needs a matrix operand or a scalar one";
+    }
+    case IntrinsicSig::Transpose:
+      if (!t->IsMatrix()) return "transpose needs a matrix";
+      return result->IsMatrix() && result->Scalar() == s && result->Count() == t->Cols() &&
+                     result->Cols() == t->Count() ? nullptr : "intrinsic result type";
+    case IntrinsicSig::Determinant:
+      if (!t->IsMatrix() || t->Count() != t->Cols() || !s->IsFloat()) {
+        return "determinant needs a square float matrix";
+      }
+      return result == s ? nullptr : "intrinsic result must be the operand's scalar";
   }
   return "unknown intrinsic signature";
+}
+
+/// Why `operands` and `result` do not fit a wave operation of signature `sig`, or null.
+const char* WaveTypeError(WaveSig sig, const std::vector<const Type*>& operands,
+                          const Type* result) {
+  const Type* t = operands.empty() ? nullptr : operands[0];
+  bool value = t != nullptr && (t->IsScalar() || t->IsVector());
+  bool u32 = result->IsInt() && !result->IsSigned() && result->Width() == 32;
+  switch (sig) {
+    case WaveSig::None:  // checked by the caller, which knows the operation
+      return nullptr;
+    case WaveSig::NumSame:
+      if (!value || !(t->Scalar()->IsInt() || t->Scalar()->IsFloat())) {
+        return "wave operation needs an int or float operand";
+      }
+      return result == t ? nullptr : "wave result type";
+    case WaveSig::IntSame:
+      if (!value || !t->Scalar()->IsInt()) return "wave operation needs an integer operand";
+      return result == t ? nullptr : "wave result type";
+    case WaveSig::Bool:
+      return t->IsBool() && result->IsBool() ? nullptr : "wave operation needs bool";
+    case WaveSig::Equal:
+      return value && result->IsBool() ? nullptr : "wave all_equal types";
+    case WaveSig::CountBits:
+      return t->IsBool() && u32 ? nullptr : "wave bit count needs bool and gives u32";
+    case WaveSig::Ballot:
+      return t->IsBool() && result->IsVector() && result->Count() == 4 &&
+                     result->Element()->IsInt() && !result->Element()->IsSigned() &&
+                     result->Element()->Width() == 32
+                 ? nullptr : "wave ballot needs bool and gives vec<u32, 4>";
+    case WaveSig::ReadAt:
+      if (!value || !(t->Scalar()->IsInt() || t->Scalar()->IsFloat())) {
+        return "wave read_at needs an int or float value";
+      }
+      if (!operands[1]->IsInt() || operands[1]->IsSigned() || operands[1]->Width() != 32) {
+        return "wave read_at needs a u32 lane";
+      }
+      return result == t ? nullptr : "wave result type";
+  }
+  return "unknown wave signature";
+}
+
+/// Whether `ptr` points into a read-only buffer (through members and array elements).
+bool PointsIntoReadOnlyBuffer(const Value* ptr) {
+  while (ptr->VKind() == ValueKind::Inst &&
+         (static_cast<const Inst*>(ptr)->GetOp() == Op::MemberPtr ||
+          (static_cast<const Inst*>(ptr)->GetOp() == Op::ElementPtr &&
+           static_cast<const Inst*>(ptr)->operands[0]->GetType()->IsPointer()))) {
+    ptr = static_cast<const Inst*>(ptr)->operands[0];
+  }
+  return ptr->VKind() == ValueKind::Inst &&
+         static_cast<const Inst*>(ptr)->GetOp() == Op::ElementPtr &&
+         !static_cast<const Inst*>(ptr)->operands[0]->GetType()->IsWritable();
 }
 
 class Verifier {
@@ -93,7 +181,12 @@ class Verifier {
 std::vector<std::string> Verifier::Run() {
   std::set<std::string> names;
   for (const Global* g : module_.globals) {
-    if (!g->GetType()->IsBuffer()) errors_.push_back("global @" + g->Name() + " is not a buffer");
+    const Type* t = g->GetType();
+    bool workgroup = t->IsPointer() && t->Space() == AddressSpace::Workgroup &&
+                     !t->Element()->IsBuffer() && !t->Element()->IsPointer();
+    if (!t->IsBuffer() && !workgroup) {
+      errors_.push_back("global @" + g->Name() + " is neither a buffer nor a workgroup variable");
+    }
     if (!names.insert(g->Name()).second) errors_.push_back("duplicate global @" + g->Name());
   }
   std::set<std::string> fnames;
@@ -105,6 +198,9 @@ std::vector<std::string> Verifier::Run() {
 }
 
 void Verifier::VerifyFunction(const Function& f) {
+  for (uint32_t i : f.no_diff_params) {
+    if (i >= f.params.size()) Fail(f, "no_diff names a parameter the function does not have");
+  }
   if (f.blocks.empty()) {
     // A derivative waits for the forward-mode pass to write its body.
     if (f.fwd_diff_of == nullptr) Fail(f, "function has no blocks");
@@ -204,11 +300,13 @@ void Verifier::VerifyInst(const Function& f, const Inst& inst) {
     case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge:
       if (arity(2)) {
         need(op_type(0) == op_type(1), "compared operands differ in type");
-        need(t->Scalar()->IsBool() && t->Count() == op_type(0)->Count(), "comparison result must be bool of the operands' shape");
+        need(t->Scalar()->IsBool() && t->Count() == op_type(0)->Count() &&
+                 t->IsMatrix() == op_type(0)->IsMatrix() && t->Cols() == op_type(0)->Cols(),
+             "comparison result must be bool of the operands' shape");
       }
       break;
     case Op::Convert:
-      if (arity(1)) need(op_type(0)->Count() == t->Count() && (t->IsScalar() || t->IsVector()) && op_type(0) != t, "convert changes the scalar kind of one shape");
+      if (arity(1)) need(op_type(0)->Count() == t->Count() && op_type(0)->Cols() == t->Cols() && op_type(0)->IsMatrix() == t->IsMatrix() && (t->IsScalar() || t->IsVector() || t->IsMatrix()) && op_type(0) != t, "convert changes the scalar kind of one shape");
       break;
     case Op::MakeVector: {
       uint32_t total = 0;
@@ -228,9 +326,9 @@ void Verifier::VerifyInst(const Function& f, const Inst& inst) {
           const auto& members = op_type(0)->Members();
           need(inst.imms[0] < members.size() && t == members[inst.imms[0]],
                "bad extract of a struct member");
-        } else if (op_type(0)->IsArray()) {
+        } else if (op_type(0)->IsArray() || op_type(0)->IsMatrix()) {
           need(inst.imms[0] < op_type(0)->Count() && t == op_type(0)->Element(),
-               "bad extract of an array element");
+               "bad extract of an array element or matrix row");
         } else {
           need(op_type(0)->IsVector() && inst.imms[0] < op_type(0)->Count() && t == op_type(0)->Element(), "bad extract");
         }
@@ -245,9 +343,10 @@ void Verifier::VerifyInst(const Function& f, const Inst& inst) {
         need(t == op_type(0) && inst.imms[0] < members.size() &&
                  op_type(1) == members[inst.imms[0]],
              "bad insert of a struct member");
-      } else if (inst.operands.size() == 2 && inst.imms.size() == 1 && t->IsArray()) {
+      } else if (inst.operands.size() == 2 && inst.imms.size() == 1 &&
+                 (t->IsArray() || t->IsMatrix())) {
         need(t == op_type(0) && op_type(1) == t->Element() && inst.imms[0] < t->Count(),
-             "bad insert of an array element");
+             "bad insert of an array element or matrix row");
       } else if (inst.operands.size() == 2 && inst.imms.size() == 1) {
         need(t == op_type(0) && t->IsVector() && op_type(1) == t->Element() && inst.imms[0] < t->Count(), "bad insert");
       }
@@ -256,6 +355,13 @@ void Verifier::VerifyInst(const Function& f, const Inst& inst) {
       if (need(t->IsStruct(), "make_struct must make a struct") && arity(t->Members().size())) {
         for (size_t i = 0; i < inst.operands.size(); ++i) {
           need(op_type(i) == t->Members()[i], "make_struct member type");
+        }
+      }
+      break;
+    case Op::MakeMatrix:
+      if (need(t->IsMatrix(), "make_matrix must make a matrix") && arity(t->Count())) {
+        for (size_t i = 0; i < inst.operands.size(); ++i) {
+          need(op_type(i) == t->Element(), "make_matrix row type");
         }
       }
       break;
@@ -321,27 +427,62 @@ void Verifier::VerifyInst(const Function& f, const Inst& inst) {
     case Op::Store:
       if (arity(2)) {
         need(op_type(0)->IsPointer() && op_type(1) == op_type(0)->Element(), "store type");
-        const Value* ptr = inst.operands[0];
-        // Through members and array elements to the buffer element, if any.
-        while (ptr->VKind() == ValueKind::Inst &&
-               (static_cast<const Inst*>(ptr)->GetOp() == Op::MemberPtr ||
-                (static_cast<const Inst*>(ptr)->GetOp() == Op::ElementPtr &&
-                 static_cast<const Inst*>(ptr)->operands[0]->GetType()->IsPointer()))) {
-          ptr = static_cast<const Inst*>(ptr)->operands[0];
-        }
-        if (ptr->VKind() == ValueKind::Inst && static_cast<const Inst*>(ptr)->GetOp() == Op::ElementPtr) {
-          need(static_cast<const Inst*>(ptr)->operands[0]->GetType()->IsWritable(), "store into a read-only buffer");
-        }
+        need(!PointsIntoReadOnlyBuffer(inst.operands[0]), "store into a read-only buffer");
       }
       break;
+    case Op::Atomic: {
+      if (!need(inst.imms.size() == 1 && inst.imms[0] < kAtomicOpCount, "bad atomic operation")) {
+        break;
+      }
+      auto which = static_cast<AtomicOp>(inst.imms[0]);
+      if (!arity(1 + GetAtomicInfo(which).values)) break;
+      const Type* p = op_type(0);
+      if (!need(p->IsPointer() && p->Space() != AddressSpace::Function,
+                "atomic needs a pointer into storage-buffer or workgroup memory")) {
+        break;
+      }
+      bool wide_int = t->IsInt() && (t->Width() == 32 || t->Width() == 64);
+      bool f32_add = which == AtomicOp::Add && t->IsFloat() && t->Width() == 32;
+      need(p->Element() == t && (wide_int || f32_add),
+           "atomic result must be the pointee: a 32- or 64-bit integer, or f32 for add");
+      for (size_t i = 1; i < inst.operands.size(); ++i) {
+        need(op_type(i) == t, "atomic operand type");
+      }
+      need(!PointsIntoReadOnlyBuffer(inst.operands[0]), "atomic on a read-only buffer");
+      break;
+    }
+    case Op::Barrier:
+      arity(0);
+      need(inst.imms.size() == 1 && inst.imms[0] < kBarrierKindCount, "bad barrier kind");
+      need(t->IsVoid(), "barrier has no result");
+      break;
+    case Op::Wave: {
+      if (!need(inst.imms.size() == 1 && inst.imms[0] < kWaveOpCount, "bad wave operation")) break;
+      const WaveInfo& info = GetWaveInfo(static_cast<WaveOp>(inst.imms[0]));
+      if (!arity(info.arity)) break;
+      std::vector<const Type*> operands;
+      for (const Value* v : inst.operands) operands.push_back(v->GetType());
+      if (info.sig == WaveSig::None) {
+        // lane_index and lane_count give u32, is_first_lane bool.
+        bool is_first = static_cast<WaveOp>(inst.imms[0]) == WaveOp::IsFirstLane;
+        bool u32 = t->IsInt() && !t->IsSigned() && t->Width() == 32;
+        need(is_first ? t->IsBool() : u32, "wave result type");
+      } else if (const char* why = WaveTypeError(info.sig, operands, t)) {
+        need(false, why);
+      }
+      break;
+    }
     case Op::ElementPtr:
       if (!arity(2)) break;
       if (op_type(0)->IsPointer()) {
         // An element of the array a pointer points at.
         const Type* p = op_type(0);
-        need(p->Element()->IsArray(), "element_ptr base must point at an array");
+        // (A vector component is reached this way only for an atomic on it.)
+        bool composite =
+            p->Element()->IsArray() || p->Element()->IsMatrix() || p->Element()->IsVector();
+        need(composite, "element_ptr base must point at an array, a matrix or a vector");
         need(op_type(1)->IsInt(), "element_ptr index must be an integer");
-        need(p->Element()->IsArray() && t->IsPointer() && t->Space() == p->Space() &&
+        need(composite && t->IsPointer() && t->Space() == p->Space() &&
                  t->Element() == p->Element()->Element(),
              "element_ptr type");
       } else {

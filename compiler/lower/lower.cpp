@@ -16,6 +16,7 @@ using ir::Value;
 
 std::unique_ptr<ir::Module> Lowerer::Run(const sema::CheckedModule& checked) {
   DeclareGlobals(checked.buffers);
+  DeclareGroupShared(checked.groupshared);
   entries_.insert(checked.entry_points.begin(), checked.entry_points.end());
   // Every non-generic function is lowered; generic ones and the methods of extensions
   // (the core library's among them) when a call uses them.
@@ -150,6 +151,9 @@ const ir::Type* Lowerer::LowerType(const sema::Type* t) {
     case sema::TypeKind::Struct: result = LowerStructType(t); break;
     case sema::TypeKind::Enum: result = LowerType(t->Element()); break;
     case sema::TypeKind::Array: result = types.Array(LowerType(t->Element()), t->Count()); break;
+    case sema::TypeKind::Matrix:
+      result = types.Matrix(LowerType(t->Element()), t->Rows(), t->Cols());
+      break;
     case sema::TypeKind::Error: SLOPE_ICE("error type reached lowering");
     case sema::TypeKind::Interface: result = ExistentialType(t); break;
     case sema::TypeKind::GenericParam:
@@ -187,6 +191,14 @@ void Lowerer::DeclareGlobals(const std::vector<ast::VarDecl*>& buffers) {
     while (used.count({0, next}) != 0) ++next;
     globals_[var]->binding = next;
     used.insert({0, next});
+  }
+}
+
+void Lowerer::DeclareGroupShared(const std::vector<ast::VarDecl*>& vars) {
+  for (ast::VarDecl* var : vars) {
+    const ir::Type* t = LowerType(var->type);
+    globals_[var] = module_->AddGlobal(
+        module_->Types().Pointer(ir::AddressSpace::Workgroup, t), var->name);
   }
 }
 

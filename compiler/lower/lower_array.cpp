@@ -20,7 +20,8 @@ bool Lowerer::IsAddressable(const ast::Expr* e) const {
     case ast::ExprKind::Name: {
       const ast::Decl* decl = static_cast<const ast::NameExpr*>(e)->decl;
       if (decl == nullptr || decl->kind != ast::DeclKind::Var) return false;
-      return locals_.count(static_cast<const ast::VarDecl*>(decl)) != 0;
+      auto* var = static_cast<const ast::VarDecl*>(decl);
+      return locals_.count(var) != 0 || sema::IsGroupShared(var);
     }
     case ast::ExprKind::Member: {
       auto* m = static_cast<const ast::MemberExpr*>(e);
@@ -29,7 +30,8 @@ bool Lowerer::IsAddressable(const ast::Expr* e) const {
     case ast::ExprKind::Index: {
       auto* ix = static_cast<const ast::IndexExpr*>(e);
       if (ix->base->type->IsBuffer()) return true;
-      return ix->base->type->IsArray() && IsAddressable(ix->base);
+      return (ix->base->type->IsArray() || ix->base->type->IsMatrix()) &&
+             IsAddressable(ix->base);
     }
     default:
       return false;
@@ -37,12 +39,15 @@ bool Lowerer::IsAddressable(const ast::Expr* e) const {
 }
 
 Value* Lowerer::LowerArrayIndex(const ast::IndexExpr* e) {
-  if (IsAddressable(e->base)) return LoadLValue(LowerLValue(e));
-  Value* base = LowerExpr(e->base);
   const ast::Expr* index = e->index;
   while (index->kind == ast::ExprKind::ImplicitCast) {
     index = static_cast<const ast::ImplicitCastExpr*>(index)->operand;
   }
+  // A matrix row at a constant index is an `extract` of the matrix's value, which keeps
+  // a local matrix promotable to SSA.
+  bool constant_row = e->base->type->IsMatrix() && index->kind == ast::ExprKind::IntLiteral;
+  if (IsAddressable(e->base) && !constant_row) return LoadLValue(LowerLValue(e));
+  Value* base = LowerExpr(e->base);
   Loc(e->range);
   if (index->kind == ast::ExprKind::IntLiteral) {
     // In range: sema checked constant indices.

@@ -12,12 +12,63 @@ void Lowerer::MarkDifferentiable(const ast::FuncDecl* decl, ir::Function* f) {
     if (decl->FindAttribute(name) != nullptr) f->differentiable = true;
   }
   if (decl->fwd_derivative != nullptr) f->custom_fwd = Instance(decl->fwd_derivative, {});
+  if (decl->primal_substitute != nullptr) {
+    f->primal_substitute = Instance(decl->primal_substitute, {});
+  }
+  // `this` is the first IR parameter of a method (not of `__init`, which makes it).
+  uint32_t first = decl->this_param != nullptr && decl->func_kind != ast::FuncKind::Init ? 1 : 0;
+  if (first == 1 && decl->FindAttribute("NoDiffThis") != nullptr) f->no_diff_params.push_back(0);
+  for (size_t i = 0; i < decl->params.size(); ++i) {
+    if ((decl->params[i]->modifiers & ast::kModNoDiff) != 0) {
+      f->no_diff_params.push_back(first + static_cast<uint32_t>(i));
+    }
+  }
 }
 
+namespace {
+
+const ast::DiffExpr* InnermostDiff(const ast::DiffExpr* diff) {
+  while (diff->operand->kind == ast::ExprKind::Diff) {
+    diff = static_cast<const ast::DiffExpr*>(diff->operand);
+  }
+  return diff;
+}
+
+}  // namespace
+
 Value* Lowerer::LowerFwdDiffCall(const ast::CallExpr* call) {
-  ir::Function* target = FwdDiffFunction(static_cast<const ast::DiffExpr*>(call->callee));
+  auto* diff = static_cast<const ast::DiffExpr*>(call->callee);
+  const ast::DiffExpr* inner = InnermostDiff(diff);
+  ir::Function* target = FwdDiffFunction(diff);
   std::vector<OutArg> outs;
-  std::vector<Value*> args = LowerArgs(call, &outs);
+  std::vector<Value*> args;
+  // `fwd_diff(obj.method)`: `obj` is `this`, copied in (and out, when [mutating]).
+  if (inner->receiver != nullptr) {
+    if (inner->func->is_mutating) {
+      LValue place = LowerLValue(inner->receiver);
+      Value* object = LoadLValue(place);
+      Value* slot = b_.Var(func_, object->GetType());
+      b_.Store(slot, object);
+      args.push_back(slot);
+      outs.push_back({place, slot});
+    } else {
+      args.push_back(LowerExpr(inner->receiver));
+    }
+  }
+  for (size_t i = 0; i < call->args.size(); ++i) {
+    const ast::Expr* a = call->args[i];
+    ast::ParamDirection direction = diff->param_directions.at(i);
+    if (direction == ast::ParamDirection::In) {
+      args.push_back(LowerExpr(a));
+      continue;
+    }
+    LValue place = LowerLValue(a);
+    const ir::Type* t = LowerType(a->type);
+    Value* slot = b_.Var(func_, t);
+    b_.Store(slot, direction == ast::ParamDirection::InOut ? LoadLValue(place) : Zero(t));
+    args.push_back(slot);
+    outs.push_back({place, slot});
+  }
   Loc(call->range);
   Value* result = b_.Call(target, std::move(args));
   CopyBack(outs);
@@ -25,22 +76,42 @@ Value* Lowerer::LowerFwdDiffCall(const ast::CallExpr* call) {
 }
 
 ir::Function* Lowerer::FwdDiffFunction(const ast::DiffExpr* diff) {
-  ir::Function* primal = diff->operand->kind == ast::ExprKind::Diff
-                             ? FwdDiffFunction(static_cast<const ast::DiffExpr*>(diff->operand))
-                             : Instance(diff->func, {});
-  auto it = fwd_functions_.find(primal);
+  ir::Function* primal = nullptr;
+  bool bound_this = false;
+  if (diff->operand->kind == ast::ExprKind::Diff) {
+    primal = FwdDiffFunction(static_cast<const ast::DiffExpr*>(diff->operand));
+  } else {
+    // The function as a call of it would name it: specialized, a method in its
+    // struct's context, a requirement through its witness or dispatcher.
+    ast::CallExpr probe(diff->range, nullptr, {});
+    probe.func = const_cast<ast::FuncDecl*>(diff->func);
+    probe.generic_args = diff->generic_args;
+    probe.receiver = diff->receiver;
+    probe.static_owner = diff->static_owner;
+    probe.via_interface = diff->via_interface;
+    bool plain = diff->func->parent == nullptr && diff->generic_args.empty();
+    primal = plain ? Instance(diff->func, {}) : Callee(&probe);
+  }
+  const ast::DiffExpr* inner = InnermostDiff(diff);
+  bound_this = inner->receiver != nullptr;
+  auto key = std::make_pair(static_cast<const ir::Function*>(primal), bound_this);
+  auto it = fwd_functions_.find(key);
   if (it != fwd_functions_.end()) return it->second;
   ir::Function* f =
       module_->AddFunction(UniqueFunctionName(primal->Name() + ".fwd"), LowerType(diff->result_type));
+  if (bound_this) {
+    // `this` carries no derivative: the pair form takes it as the primal does.
+    f->params.push_back(module_->AddParam(primal->params.at(0)->GetType(), nullptr));
+  }
   for (size_t i = 0; i < diff->param_types.size(); ++i) {
     const ir::Type* t = LowerType(diff->param_types[i]);
-    if (diff->func->params[i]->direction != ast::ParamDirection::In) {
+    if (diff->param_directions.at(i) != ast::ParamDirection::In) {
       t = module_->Types().Pointer(ir::AddressSpace::Function, t);
     }
     f->params.push_back(module_->AddParam(t, nullptr));
   }
   f->fwd_diff_of = primal;
-  fwd_functions_.emplace(primal, f);
+  fwd_functions_.emplace(key, f);
   return f;
 }
 

@@ -76,6 +76,9 @@ ir::Function* Lowerer::Dispatcher(const sema::Type* iface, const ast::FuncDecl* 
   sema::Subst s = types_.RequirementSubst(via, iface);
   std::string name = UniqueFunctionName(MangledTypeName(iface) + "." + req->name + ".dispatch");
   ir::Function* f = module_->AddFunction(name, LowerType(types_.Substitute(req->result_type, s)));
+  // A [Differentiable] requirement's dispatch is differentiated like any function: its
+  // JVP switches on the same tag and calls the JVP of the witness picked.
+  MarkDifferentiable(req, f);
   f->force_inline = true;
   ir::TypeTable& types = module_->Types();
   const ir::Type* self = req->is_mutating ? types.Pointer(ir::AddressSpace::Function, e.type) : e.type;

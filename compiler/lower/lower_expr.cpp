@@ -18,6 +18,7 @@ Value* Lowerer::Zero(const ir::Type* t) {
     std::vector<Value*> elements(t->Count(), Zero(t->Element()));
     return b_.MakeArray(t, elements);
   }
+  if (t->IsMatrix()) return SplatMatrix(Zero(t->Scalar()), t);
   if (t->IsStruct()) {
     if (ExistentialByType(t) != nullptr) return ZeroExistential(t);
     std::vector<Value*> members;
@@ -34,6 +35,7 @@ Value* Lowerer::Zero(const ir::Type* t) {
 Value* Lowerer::One(const ir::Type* t) {
   const ir::Type* s = t->Scalar();
   Value* one = s->IsFloat() ? module_->ConstFloat(s, 1.0) : module_->ConstInt(s, 1);
+  if (t->IsMatrix()) return SplatMatrix(one, t);
   return t->IsVector() ? b_.Splat(one, t->Count()) : one;
 }
 
@@ -56,6 +58,7 @@ Value* Lowerer::ConvertValue(Value* v, const ir::Type* to) {
     from = v->GetType();
   }
   if (from->IsScalar() && to->IsVector()) v = b_.Splat(v, to->Count());
+  if (from->IsScalar() && to->IsMatrix()) v = SplatMatrix(v, to);
   SLOPE_ASSERT(v->GetType() == to);
   return v;
 }
@@ -86,13 +89,14 @@ Value* Lowerer::LowerExpr(const ast::Expr* e) {
       // A global buffer is a value of buffer type: it may be stored in a local or a field
       // and passed on; legalize-resources traces those back to the global.
       if (var->role == ast::VarRole::Global && var->type->IsBuffer()) return globals_.at(var);
-      return b_.Load(locals_.at(var));
+      return b_.Load(StorageOf(var));
     }
     case ast::ExprKind::Member: {
       auto* m = static_cast<const ast::MemberExpr*>(e);
       Value* base = LowerExpr(m->base);
       Loc(e->range);
       if (m->field_index >= 0) return b_.Extract(base, static_cast<uint32_t>(m->field_index));
+      if (base->GetType()->IsMatrix()) return MatrixElements(base, m->swizzle);
       if (base->GetType()->IsScalar()) {
         return m->swizzle.size() == 1 ? base : b_.Splat(base, static_cast<uint32_t>(m->swizzle.size()));
       }
@@ -101,7 +105,7 @@ Value* Lowerer::LowerExpr(const ast::Expr* e) {
     }
     case ast::ExprKind::Index: {
       auto* ix = static_cast<const ast::IndexExpr*>(e);
-      if (ix->base->type->IsArray()) return LowerArrayIndex(ix);
+      if (ix->base->type->IsArray() || ix->base->type->IsMatrix()) return LowerArrayIndex(ix);
       if (ix->base->type->IsBuffer()) return LoadLValue(LowerLValue(e));
       Value* base = LowerExpr(ix->base);
       Value* index = LowerExpr(ix->index);
@@ -140,6 +144,9 @@ Value* Lowerer::LowerCall(const ast::CallExpr* call) {
     return LowerStructConstructor(call);
   }
   if (call->func != nullptr && call->func->owner != nullptr) return LowerMethodCall(call);
+  if (call->constructed != nullptr && call->constructed->IsMatrix()) {
+    return LowerMatrixConstructor(call);
+  }
   if (call->constructed != nullptr) {
     if (call->args.size() == 1) return LowerExpr(call->args[0]);
     std::vector<Value*> parts;
@@ -172,6 +179,7 @@ Value* Lowerer::ArithmeticOp(ast::OpKind op, Value* a, Value* b) {
       const ir::Type* s = b->GetType()->Scalar();
       Value* mask = module_->ConstInt(s, s->Width() - 1);
       if (b->GetType()->IsVector()) mask = b_.Splat(mask, b->GetType()->Count());
+      if (b->GetType()->IsMatrix()) mask = SplatMatrix(mask, b->GetType());
       Value* count = b_.Binary(Op::BitAnd, b, mask);
       return b_.Binary(op == ast::OpKind::Shl ? Op::Shl : Op::Shr, a, count);
     }
@@ -280,7 +288,7 @@ LValue Lowerer::LowerLValue(const ast::Expr* e) {
   switch (e->kind) {
     case ast::ExprKind::Name: {
       auto* var = static_cast<const ast::VarDecl*>(static_cast<const ast::NameExpr*>(e)->decl);
-      return LValue{locals_.at(var), {}, nullptr};
+      return LValue{StorageOf(var), {}, nullptr};
     }
     case ast::ExprKind::Index: {
       auto* ix = static_cast<const ast::IndexExpr*>(e);
@@ -292,7 +300,7 @@ LValue Lowerer::LowerLValue(const ast::Expr* e) {
       }
       LValue base = LowerLValue(ix->base);
       SLOPE_ASSERT(base.swizzle.empty() && base.dynamic_index == nullptr);
-      if (ix->base->type->IsArray()) {
+      if (ix->base->type->IsArray() || ix->base->type->IsMatrix()) {
         Value* index = LowerExpr(ix->index);
         Loc(e->range);
         return LValue{b_.IndexPtr(base.ptr, index), {}, nullptr};
@@ -310,6 +318,14 @@ LValue Lowerer::LowerLValue(const ast::Expr* e) {
       }
       // `.x` of a scalar (such as v[i].x) names the scalar itself.
       if (m->base->type->IsScalar()) return base;
+      if (m->base->type->IsMatrix()) {
+        // `m._m12`: sema allows one element only; its row, then its lane.
+        SLOPE_ASSERT(base.swizzle.empty() && base.dynamic_index == nullptr &&
+                     m->swizzle.size() == 1);
+        Loc(e->range);
+        Value* row = module_->ConstInt(module_->Types().Int(32, true), m->swizzle[0] / 4);
+        return LValue{b_.IndexPtr(base.ptr, row), {m->swizzle[0] % 4}, nullptr};
+      }
       SLOPE_ASSERT(base.dynamic_index == nullptr);
       std::vector<uint32_t> lanes;
       for (uint32_t lane : m->swizzle) lanes.push_back(base.swizzle.empty() ? lane : base.swizzle.at(lane));

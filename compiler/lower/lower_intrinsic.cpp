@@ -12,7 +12,46 @@ using ir::Intrinsic;
 using ir::Op;
 using ir::Value;
 
+Value* Lowerer::LowerSyncCall(const ast::CallExpr* call) {
+  auto op = static_cast<ir::Op>(call->func->intrinsic_inst);
+  auto imm = static_cast<uint32_t>(call->func->intrinsic_op);
+  const ir::Type* type = LowerType(call->type);
+  if (op == Op::Barrier) {
+    Loc(call->range);
+    return b_.Emit(Op::Barrier, type, {}, {imm});
+  }
+  if (op == Op::Wave) {
+    std::vector<Value*> args;
+    for (const ast::Expr* a : call->args) args.push_back(LowerExpr(a));
+    Loc(call->range);
+    return b_.Emit(Op::Wave, type, std::move(args), {imm});
+  }
+  // An atomic works on its destination in place: a pointer to it (sema checked that it
+  // is a scalar in buffer or groupshared memory), the values, then `original_value`.
+  const ir::AtomicInfo& info = ir::GetAtomicInfo(static_cast<ir::AtomicOp>(imm));
+  LValue dest = LowerLValue(call->args[0]);
+  Value* ptr = dest.ptr;
+  if (dest.dynamic_index != nullptr || !dest.swizzle.empty()) {
+    // One component of a vector in memory (sema checked the destination is a scalar).
+    SLOPE_ASSERT(dest.swizzle.size() <= 1 && ptr->GetType()->Element()->IsVector());
+    Value* lane = dest.dynamic_index != nullptr
+                      ? dest.dynamic_index
+                      : module_->ConstInt(module_->Types().Int(32, true), dest.swizzle[0]);
+    Loc(call->args[0]->range);
+    ptr = b_.IndexPtr(ptr, lane);
+  }
+  std::vector<Value*> operands{ptr};
+  for (uint32_t i = 1; i <= info.values; ++i) operands.push_back(LowerExpr(call->args[i]));
+  Loc(call->range);
+  Value* original = b_.Emit(Op::Atomic, ptr->GetType()->Element(), std::move(operands), {imm});
+  if (call->args.size() > 1 + info.values) {
+    StoreLValue(LowerLValue(call->args[1 + info.values]), original);
+  }
+  return original;  // the call is a statement: nothing reads its (void) value
+}
+
 Value* Lowerer::LowerIntrinsicCall(const ast::CallExpr* call) {
+  if (call->func->intrinsic_inst >= 0) return LowerSyncCall(call);
   std::vector<Value*> args;
   for (const ast::Expr* a : call->args) args.push_back(LowerExpr(a));
   Loc(call->range);

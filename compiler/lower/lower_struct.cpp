@@ -11,9 +11,23 @@ using ir::Value;
 const ir::Type* Lowerer::LowerStructType(const sema::Type* t) {
   std::vector<const ir::Type*> members;
   std::vector<std::string> names;
+  std::vector<ir::MatrixLayout> layouts;
+  bool any_layout = false;
   for (size_t i = 0; i < t->Info()->fields.size(); ++i) {
     members.push_back(LowerType(types_.FieldType(t, i)));
-    names.push_back(t->Info()->fields[i]->name);
+    const ast::VarDecl* field = t->Info()->fields[i];
+    names.push_back(field->name);
+    // `row_major` / `column_major` on a matrix field (sema warned about other fields).
+    const ir::Type* inner = members.back();
+    while (inner->IsArray()) inner = inner->Element();
+    ir::MatrixLayout layout = ir::MatrixLayout::Default;
+    if (inner->IsMatrix() && (field->modifiers & ast::kModRowMajor) != 0) {
+      layout = ir::MatrixLayout::RowMajor;
+    } else if (inner->IsMatrix() && (field->modifiers & ast::kModColumnMajor) != 0) {
+      layout = ir::MatrixLayout::ColumnMajor;
+    }
+    any_layout = any_layout || layout != ir::MatrixLayout::Default;
+    layouts.push_back(layout);
   }
   std::string name = t->Info()->name;
   // A struct in a namespace ("geo::Ray") is "geo.Ray" in the IR.
@@ -21,7 +35,16 @@ const ir::Type* Lowerer::LowerStructType(const sema::Type* t) {
     name.replace(at, 2, ".");
   }
   for (const sema::Type* a : t->Args()) name += "." + MangledTypeName(a);
-  return module_->Types().Struct(name, std::move(members), std::move(names));
+  const ir::Type* made = module_->Types().Struct(name, std::move(members), std::move(names));
+  if (any_layout) module_->Types().SetMemberMatrixLayouts(made, std::move(layouts));
+  // A Differential other than the members' own (sema chose it): the forward-mode pass
+  // needs its layout.
+  const std::vector<int>& map = t->Info()->derivative_members;
+  for (const ast::Decl* m : t->Info()->type_members) {
+    if (map.empty() || m->name != "Differential") continue;
+    module_->Types().SetDifferential(made, {LowerType(types_.AliasTypes().at(m)), map});
+  }
+  return made;
 }
 
 std::string Lowerer::FunctionName(const ast::FuncDecl* decl) const {

@@ -68,6 +68,13 @@ class Lowerer {
   /// own parameters, by the generic arguments of `call` (when given).
   ir::Function* InstanceIn(const ast::FuncDecl* f, sema::Subst context, const ast::CallExpr* call);
   void DeclareGlobals(const std::vector<ast::VarDecl*>& buffers);
+  /// `groupshared` variables: globals that point into workgroup memory.
+  void DeclareGroupShared(const std::vector<ast::VarDecl*>& vars);
+  /// The pointer to a local's, a parameter's or a groupshared variable's storage.
+  Value* StorageOf(const ast::VarDecl* var) {
+    auto it = locals_.find(var);
+    return it != locals_.end() ? it->second : globals_.at(var);
+  }
   void LowerFunction(const ast::FuncDecl* decl, ir::Function* f);
   void RemoveDeadBlocks(ir::Function* f);
 
@@ -95,6 +102,9 @@ class Lowerer {
   /// A call of a `[__intrinsic_op]` function (lower_intrinsic.cpp): the IR intrinsic,
   /// or the arithmetic it stands for on types the intrinsic does not take.
   Value* LowerIntrinsicCall(const ast::CallExpr* call);
+  /// A call of an atomic, barrier or wave function: its `atomic`, `barrier` or `wave`
+  /// instruction; an atomic takes a pointer to its destination, not a copy.
+  Value* LowerSyncCall(const ast::CallExpr* call);
   Value* LowerBinary(const ast::BinaryExpr* e);
   Value* LowerUnary(const ast::UnaryExpr* e);
   Value* LowerAssign(const ast::AssignExpr* e);
@@ -107,6 +117,14 @@ class Lowerer {
   LValue LowerLValue(const ast::Expr* e);
   Value* LoadLValue(const LValue& lv);
   void StoreLValue(const LValue& lv, Value* value);
+
+  // Matrices (lower_matrix.cpp).
+  /// A matrix of type `t` with every element `scalar`.
+  Value* SplatMatrix(Value* scalar, const ir::Type* t);
+  /// `m._m01_m10`: the elements `lanes` names (row * 4 + column each).
+  Value* MatrixElements(Value* m, const std::vector<uint32_t>& lanes);
+  /// `float2x2(a, b, c, d)`, `float2x2(row0, row1)` and mixes.
+  Value* LowerMatrixConstructor(const ast::CallExpr* call);
 
   // Arrays, initializer lists and `out` arguments (lower_array.cpp).
   /// `a[i]` on an array value: an element pointer when `a` has storage, else a copy.
@@ -212,7 +230,8 @@ class Lowerer {
   std::unique_ptr<ir::Module> module_;
   ir::Builder b_;
   std::map<const sema::Type*, const ir::Type*> type_cache_;
-  std::map<const ir::Function*, ir::Function*> fwd_functions_;  ///< primal -> fwd_diff form
+  /// (primal, `this` bound by `fwd_diff(obj.method)`) -> its fwd_diff form.
+  std::map<std::pair<const ir::Function*, bool>, ir::Function*> fwd_functions_;
   std::map<const ir::Type*, ir::Function*> detach_functions_;   ///< type -> identity
   std::map<const ast::VarDecl*, ir::Global*> globals_;
   std::map<const ast::VarDecl*, Value*> locals_;

@@ -19,7 +19,15 @@ bool IsBuiltinTypeName(std::string_view name) {
       "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
       "float16_t", "float32_t", "float64_t", "float2x2", "float3x3", "float4x4", "float2x3",
       "float2x4", "float3x2", "float3x4", "float4x2", "float4x3"};
-  return kNames.count(name) != 0;
+  if (kNames.count(name) != 0) return true;
+  // The matrix forms of the scalar names: `(int3x3)m`, `(half2x4)m`.
+  if (name.size() > 3 && name[name.size() - 2] == 'x' && name.back() >= '1' &&
+      name.back() <= '4') {
+    std::string_view head = name.substr(0, name.size() - 2);
+    return head.back() >= '1' && head.back() <= '4' &&
+           kNames.count(head.substr(0, head.size() - 1)) != 0;
+  }
+  return false;
 }
 
 /// Binary operator precedence (higher binds tighter); 0 = not a binary operator.
@@ -178,7 +186,7 @@ ast::Expr* Parser::ParsePostfix(ast::Expr* base) {
       if (At(TokenKind::Less)) {
         size_t end = ScanGenericArgs(pos_);
         if (end != 0 && end < tokens_.size() && tokens_[end].Is(TokenKind::LParen)) {
-          ParseGenericArgs(m->generic_args, nullptr);
+          ParseGenericArgs(m->generic_args, &m->generic_values);
           m->range = From(begin);
         }
       }
@@ -261,7 +269,7 @@ ast::Expr* Parser::ParsePrimary() {
       if ((fwd || bwd) && Peek(1).Is(TokenKind::LParen)) {
         Advance();
         Advance();
-        ast::Expr* operand = ParseExpr();
+        ast::Expr* operand = ParseDiffOperand();
         Expect(TokenKind::RParen);
         return ctx_.New<ast::DiffExpr>(From(begin), bwd, operand);
       }
@@ -293,6 +301,24 @@ ast::Expr* Parser::ParsePrimary() {
       Error(DiagId::ExpectedExpression, tok.Range(), Describe(tok));
       return ErrorExpr(tok.Range());
   }
+}
+
+ast::Expr* Parser::ParseDiffOperand() {
+  // `fwd_diff(f<float3>)`: generic arguments closed right before the operator's ')',
+  // which elsewhere would leave '<' a comparison.
+  const Token& tok = Peek(0);
+  if (tok.Is(TokenKind::Identifier) && Peek(1).Is(TokenKind::Less)) {
+    size_t end = ScanGenericArgs(pos_ + 1);
+    if (end != 0 && end < tokens_.size() && tokens_[end].Is(TokenKind::RParen)) {
+      source::SourceLoc begin = tok.loc;
+      auto* name = ctx_.New<ast::NameExpr>(tok.Range(), std::string(tok.text));
+      Advance();
+      ParseGenericArgs(name->generic_args, &name->generic_values);
+      name->range = From(begin);
+      return name;
+    }
+  }
+  return ParseExpr();
 }
 
 }  // namespace slope::parse

@@ -94,15 +94,33 @@ std::vector<ast::GenericParamDecl*> Parser::ParseGenericParams() {
 }
 
 size_t Parser::ScanGenericArgs(size_t at) const {
-  // Only tokens that can appear in types and constant arguments; anything else means
-  // this '<' is a comparison.
+  // Only tokens that can appear in types and constant arguments (`N * 2`, `(N + 1)`);
+  // anything else means this '<' is a comparison.
   int depth = 0;
+  int parens = 0;
   for (size_t i = at; i < tokens_.size() && i < at + 256; ++i) {
     switch (tokens_[i].kind) {
-      case TokenKind::Less: ++depth; break;
-      case TokenKind::Greater: --depth; break;
+      case TokenKind::Less:
+        if (parens > 0) return 0;
+        ++depth;
+        break;
+      case TokenKind::Greater:
+        if (parens > 0) return 0;
+        --depth;
+        break;
+      case TokenKind::LParen: ++parens; break;
+      case TokenKind::RParen:
+        if (--parens < 0) return 0;
+        break;
+      case TokenKind::Plus:
+      case TokenKind::Minus:
+      case TokenKind::Star:
+      case TokenKind::Slash:
+      case TokenKind::Percent:
+        break;
       case TokenKind::GreaterGreater:
         // `A<B<C>>`: with one list open, the first '>' of '>>' closes it.
+        if (parens > 0) break;  // a shift inside `( )`
         if (depth == 1) return i;
         depth -= 2;
         break;

@@ -137,6 +137,9 @@ class Parser {
   ast::Expr* ParseUnary();
   ast::Expr* ParsePostfix(ast::Expr* base);
   ast::Expr* ParsePrimary();
+  /// The operand of `fwd_diff(...)` / `bwd_diff(...)`: an expression, or a generic
+  /// function's name with its arguments (`f<float3>`).
+  ast::Expr* ParseDiffOperand();
   ast::Expr* ParseInitList();
   ast::Expr* ParseCallArgs(ast::Expr* callee, source::SourceLoc begin);
   ast::Expr* ErrorExpr(source::SourceRange range);

@@ -60,6 +60,7 @@ bool ConstantLanes(const Value* v, std::vector<const Constant*>* out) {
 /// Lane `lane` of a vector value when it is known without computing anything.
 Value* KnownLane(Value* v, uint32_t lane) {
   if (const Inst* make = AsInst(v, Op::MakeStruct)) return make->operands.at(lane);
+  if (const Inst* make = AsInst(v, Op::MakeMatrix)) return make->operands.at(lane);
   if (const Inst* splat = AsInst(v, Op::Splat)) return splat->operands[0];
   if (const Inst* make = AsInst(v, Op::MakeVector)) {
     for (Value* part : make->operands) {
@@ -247,7 +248,8 @@ Value* State::FoldIntrinsic(Inst* inst, std::vector<Inst*>* before) {
   ir::IntrinsicSig sig = ir::GetIntrinsicInfo(which).sig;
   if (sig == ir::IntrinsicSig::FloatScalar || sig == ir::IntrinsicSig::Refract ||
       sig == ir::IntrinsicSig::Bits || sig == ir::IntrinsicSig::F32ToF16 ||
-      sig == ir::IntrinsicSig::F16ToF32) {
+      sig == ir::IntrinsicSig::F16ToF32 || sig == ir::IntrinsicSig::MatMul ||
+      sig == ir::IntrinsicSig::Transpose || sig == ir::IntrinsicSig::Determinant) {
     return nullptr;  // not component-wise
   }
   std::vector<std::vector<const Constant*>> operands(inst->operands.size());
@@ -305,10 +307,11 @@ Value* State::Fold(Inst* inst, std::vector<Inst*>* before) {
     case Op::Intrinsic:
       return FoldIntrinsic(inst, before);
     case Op::MakeVector: case Op::Splat: case Op::Insert: case Op::InsertDynamic:
-    case Op::MakeStruct: case Op::MakeArray: case Op::MemberPtr:
+    case Op::MakeStruct: case Op::MakeArray: case Op::MakeMatrix: case Op::MemberPtr:
     case Op::Call: case Op::Var: case Op::Load: case Op::Store:
     case Op::ElementPtr: case Op::Br: case Op::CondBr: case Op::If: case Op::Loop: case Op::Switch:
     case Op::Return: case Op::Unreachable:
+    case Op::Atomic: case Op::Barrier: case Op::Wave:
       return nullptr;
   }
   return nullptr;
@@ -365,9 +368,10 @@ const ir::Constant* FoldScalarOp(ir::Module& module, ir::Op op, const ir::Type* 
       break;
     case Op::MakeVector: case Op::Splat: case Op::Extract: case Op::ExtractDynamic:
     case Op::Insert: case Op::InsertDynamic: case Op::Shuffle: case Op::MakeStruct:
-    case Op::MakeArray: case Op::Intrinsic: case Op::Call: case Op::Var: case Op::Load: case Op::Store:
+    case Op::MakeArray: case Op::MakeMatrix: case Op::Intrinsic: case Op::Call: case Op::Var: case Op::Load: case Op::Store:
     case Op::ElementPtr: case Op::MemberPtr: case Op::Br: case Op::CondBr: case Op::If:
     case Op::Loop: case Op::Switch: case Op::Return: case Op::Unreachable:
+    case Op::Atomic: case Op::Barrier: case Op::Wave:
       return nullptr;
   }
   ir::Function scratch("", module.Types().Void());  // FoldScalar uses no function

@@ -59,7 +59,7 @@ class State {
 
 /// Whether a value of type `t` has a zero: numbers, and structs and arrays of them.
 bool HasZero(const ir::Type* t) {
-  if (t->IsScalar() || t->IsVector()) return true;
+  if (t->IsScalar() || t->IsVector() || t->IsMatrix()) return true;
   if (t->IsArray()) return HasZero(t->Element());
   if (!t->IsStruct()) return false;
   return std::all_of(t->Members().begin(), t->Members().end(), HasZero);

@@ -44,6 +44,7 @@ std::vector<Token> Preprocessor::Run(source::FileId main) {
     files_.push_back(std::move(defines));
   }
   std::vector<Token> out;
+  out.reserve(sources_.Text(main).size() / 4);  // about one token per four characters
   while (true) {
     PpToken t = Next();
     if (t.tok.Is(TokenKind::EndOfFile)) break;

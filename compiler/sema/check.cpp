@@ -34,6 +34,11 @@ const Type* LookupBuiltinTypeName(TypeContext& types, std::string_view name) {
       {"uint64_t", types.Scalar(TypeKind::UInt, 64)},
   };
   if (name == "void") return types.Void();
+  const Type* element = nullptr;
+  uint32_t rows = 0, cols = 0;
+  if (ParseMatrixTypeName(types, name, &element, &rows, &cols)) {
+    return rows >= 2 && cols >= 2 ? types.Matrix(element, rows, cols) : nullptr;
+  }
   for (const Scalar& s : scalars) {
     if (name == s.prefix) return s.type;
     if (name.size() == s.prefix.size() + 1 && name.substr(0, s.prefix.size()) == s.prefix) {
@@ -42,6 +47,20 @@ const Type* LookupBuiltinTypeName(TypeContext& types, std::string_view name) {
     }
   }
   return nullptr;
+}
+
+bool ParseMatrixTypeName(TypeContext& types, std::string_view name, const Type** scalar,
+                         uint32_t* rows, uint32_t* cols) {
+  if (name.size() < 4 || name[name.size() - 2] != 'x') return false;
+  char r = name[name.size() - 3];
+  char c = name.back();
+  if (r < '1' || r > '4' || c < '1' || c > '4') return false;
+  const Type* s = LookupBuiltinTypeName(types, name.substr(0, name.size() - 3));
+  if (s == nullptr || !s->IsScalar()) return false;
+  *scalar = s;
+  *rows = static_cast<uint32_t>(r - '0');
+  *cols = static_cast<uint32_t>(c - '0');
+  return true;
 }
 
 namespace {
@@ -63,6 +82,7 @@ const Type* Checker::ResolveType(ast::TypeExpr* te) {
     return te->resolved;
   }
   const Type* result = nullptr;
+  uint32_t rows = 0, cols = 0;
   if (te->type_args.empty() && te->value_args.empty()) {
     result = LookupBuiltinTypeName(types_, te->name);
     if (result == nullptr) {
@@ -70,9 +90,11 @@ const Type* Checker::ResolveType(ast::TypeExpr* te) {
           te->name == "vector") {
         diags_.Report(DiagId::InvalidAttributeArgs, te->range, te->name, "generic arguments");
         result = types_.Error();
-      } else if (te->name == "matrix" || te->name.find("float2x") == 0 ||
-                 te->name.find("float3x") == 0 || te->name.find("float4x") == 0) {
-        diags_.Report(DiagId::UnsupportedConstruct, te->range, "type '" + te->name + "'", "is");
+      } else if (te->name == "matrix") {
+        result = types_.Matrix(types_.Float(), 4, 4);  // HLSL's `matrix` is float4x4
+      } else if (const Type* element = nullptr; ParseMatrixTypeName(types_, te->name, &element,
+                                                                    &rows, &cols)) {
+        diags_.Report(DiagId::InvalidMatrixShape, te->range, te->name);
         result = types_.Error();
       } else if (const Type* scoped = ResolveScopedTypeName(te)) {
         result = scoped;
@@ -104,6 +126,9 @@ const Type* Checker::ResolveType(ast::TypeExpr* te) {
   } else if (te->name == "vector" && !te->type_args.empty() &&
              te->type_args.size() + te->value_args.size() == 2) {
     result = ResolveVectorType(te);
+  } else if (te->name == "matrix" && !te->type_args.empty() &&
+             te->type_args.size() + te->value_args.size() == 3) {
+    result = ResolveMatrixType(te);
   } else if (ast::Decl* generic = Lookup(te->name);
              generic != nullptr && (generic->kind == ast::DeclKind::Struct ||
                                     generic->kind == ast::DeclKind::Interface)) {
@@ -253,7 +278,8 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
       CheckAttributes(func->attributes, {"shader", "numthreads", "ForceInline", "Differentiable",
                                          "ForwardDifferentiable", "BackwardDifferentiable",
                                          "TreatAsDifferentiable", "ForwardDerivative",
-                                         "ForwardDerivativeOf", "__intrinsic_op"});
+                                         "ForwardDerivativeOf", "PrimalSubstitute",
+                                         "PrimalSubstituteOf", "__intrinsic_op"});
       CheckIntrinsicAttribute(func);
       for (ast::VarDecl* p : func->params) CheckAttributes(p->attributes, {});
     } else {
@@ -264,6 +290,7 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
   headers_resolved_ = true;
   ResolveAliasesAndEnums();
   ResolveStructFields();
+  SynthesizeDifferentials();
   for (ast::Decl* decl : decls) {
     if (decl->kind == ast::DeclKind::Var) {
       CheckGlobalVar(static_cast<ast::VarDecl*>(decl), out);
@@ -373,6 +400,10 @@ void Checker::CheckGlobalVar(ast::VarDecl* var, CheckedModule* out) {
   if (var->type != nullptr) return;  // a constant checked early, as an array size
   var->type = ResolveType(var->type_expr);
   if (var->type->IsError()) return;
+  if ((var->modifiers & ast::kModGroupShared) != 0) {
+    if (out == nullptr) return CheckGroupSharedPlacement(var, "a struct member");
+    return CheckGroupShared(var, out);
+  }
   if (var->type->IsBuffer()) {
     if (out == nullptr) {  // a struct member
       diags_.Report(DiagId::InvalidGlobal, var->name_range, "a buffer cannot be a 'static const' member");
@@ -420,6 +451,7 @@ void Checker::CheckFunctionSignature(ast::FuncDecl* func) {
   func->own_generic_begin = func->generic_context.size();
   func->result_type = ResolveType(func->return_type);
   for (ast::VarDecl* param : func->params) {
+    CheckGroupSharedPlacement(param, "a parameter");
     param->type = ResolveType(param->type_expr);
     if (param->type->IsVoid()) {
       diags_.Report(DiagId::VoidValue, param->type_expr->range);
@@ -600,6 +632,7 @@ bool Checker::CheckBlock(ast::BlockStmt* block) {
 }
 
 void Checker::CheckLocalVar(ast::VarDecl* var) {
+  CheckGroupSharedPlacement(var, "a local variable");
   if (var->type_expr != nullptr) {
     var->type = InferArraySize(var);
     if (var->type->IsVoid()) {

@@ -20,6 +20,7 @@ struct CheckedModule {
   std::vector<ast::FuncDecl*> functions;     ///< every function with a body, in source order
   std::vector<ast::FuncDecl*> entry_points;  ///< functions marked [shader("compute")]
   std::vector<ast::VarDecl*> buffers;        ///< global buffer resources, in source order
+  std::vector<ast::VarDecl*> groupshared;    ///< `groupshared` variables, in source order
   TypeContext* types = nullptr;              ///< the session's types (lowering specializes)
 };
 
@@ -48,6 +49,13 @@ bool CheckModule(ast::Module& module, ast::AstContext& ctx, TypeContext& types,
 
 /// Parses a built-in type name ("float3", "uint") into a type, or null.
 const Type* LookupBuiltinTypeName(TypeContext& types, std::string_view name);
+/// Whether `name` spells a matrix type `<scalar>RxC` with R and C from 1 to 4 (the
+/// 1xN and Nx1 forms included, which sema reports); sets the scalar and the sizes.
+bool ParseMatrixTypeName(TypeContext& types, std::string_view name, const Type** scalar,
+                         uint32_t* rows, uint32_t* cols);
+
+/// Whether `var` is a `groupshared` global (a variable in workgroup memory).
+bool IsGroupShared(const ast::VarDecl* var);
 
 /// The thread-group size written in [numthreads(x, y, z)]; checked by CheckModule.
 std::array<uint32_t, 3> NumThreadsOf(const ast::FuncDecl& entry);

@@ -174,7 +174,7 @@ ast::Expr* Checker::CheckArrayMethod(ast::CallExpr* call, ast::MemberExpr* calle
   if (receiver->type->IsError()) return call;
   if (!receiver->type->IsArray()) {
     return CheckMethodCallOn(call, receiver->type, receiver, callee->member, callee->member_range,
-                             callee->generic_args);
+                             callee->generic_args, &callee->generic_values);
   }
   if (!call->args.empty()) {
     diags_.Report(DiagId::WrongArgumentCount, call->range, "getCount", 0, call->args.size());

@@ -68,12 +68,8 @@ ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
   if (decl != nullptr && decl->kind == ast::DeclKind::Func) {
     name->decl = decl;
     std::vector<const Type*> explicit_args;
-    if (!ResolveExplicitArgs(name->generic_args, &explicit_args)) return call;
-    for (ast::Expr*& v : name->generic_values) {
-      v = CheckExpr(v);
-      const Type* value = GenericValueArg(v);
-      if (value->IsError()) return call;
-      explicit_args.push_back(value);
+    if (!ResolveExplicitArgs(name->generic_args, &name->generic_values, &explicit_args)) {
+      return call;
     }
     std::vector<Candidate> candidates;
     for (ast::FuncDecl* f : OverloadsOf(static_cast<ast::FuncDecl*>(decl))) {
@@ -83,6 +79,7 @@ ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
     }
     if (ResolveCall(call, candidates, name->name, explicit_args) && call->func != nullptr) {
       CheckAccess(call->func, name->range);
+      if (call->func->intrinsic_inst >= 0) CheckSyncCall(call);
     }
     return call;
   }
@@ -123,6 +120,7 @@ ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
 }
 
 ast::Expr* Checker::CheckConstructor(ast::CallExpr* call, const Type* type) {
+  if (type->IsMatrix()) return CheckMatrixConstructor(call, type);
   call->constructed = type;
   uint32_t total = 0;
   for (ast::Expr*& arg : call->args) {
@@ -133,7 +131,7 @@ ast::Expr* Checker::CheckConstructor(ast::CallExpr* call, const Type* type) {
                     "a value of type '" + arg->type->Name() + "'");
       return call;
     }
-    total += arg->type->Count();
+    total += arg->type->Components();
   }
   if (call->args.size() == 1) {
     // A conversion (float(i), float3(v)) or a splat (float3(0)).

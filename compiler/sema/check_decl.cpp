@@ -452,7 +452,7 @@ ast::Expr* Checker::CheckScopedCall(ast::CallExpr* call, ast::Decl* decl) {
     generic_args = callee->generic_args;
     if (decl->kind == ast::DeclKind::Func) {
       std::vector<const Type*> explicit_args;
-      if (!ResolveExplicitArgs(generic_args, &explicit_args)) return call;
+      if (!ResolveExplicitArgs(generic_args, &callee->generic_values, &explicit_args)) return call;
       std::vector<Candidate> candidates;
       for (ast::FuncDecl* f : ns->functions[decl->name]) candidates.push_back({f, {}});
       ResolveCall(call, candidates, shown, explicit_args);

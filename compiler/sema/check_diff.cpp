@@ -10,6 +10,8 @@
 // literals, constants, buffer loads, `no_diff` fields, `detach(x)` and `no_diff f(x)`
 // carry none.
 
+#include <algorithm>
+#include <functional>
 #include <set>
 #include <string_view>
 
@@ -89,6 +91,10 @@ bool IsDifferentiableFunction(const ast::FuncDecl* f) {
   // Intrinsics carry the derivative rules of ir/intrinsics.def.
   if (f->intrinsic_op >= 0) return true;
   if (f->fwd_derivative != nullptr) return true;
+  if (f->primal_substitute != nullptr && f->primal_substitute != f &&
+      IsDifferentiableFunction(f->primal_substitute)) {
+    return true;
+  }
   for (std::string_view name : kDifferentiableAttributes) {
     if (f->FindAttribute(name) != nullptr) return true;
   }
@@ -110,6 +116,8 @@ bool Checker::IsDifferentiableType(const Type* t) {
   if (t->IsNumericLike()) return t->ScalarType()->Kind() == TypeKind::Float;
   if (t->IsArray()) return IsDifferentiableType(t->Element());
   if (!t->IsStruct() && !t->IsDependent()) return false;
+  // A generic parameter constrained to IFloat stands for float scalars and vectors.
+  if (t->IsDependent() && types_.CapabilitiesOf(t).find('f') != std::string::npos) return true;
   const Type* iface = DifferentiableInterface();
   return iface != nullptr && types_.Conforms(t, iface);
 }
@@ -156,6 +164,9 @@ bool Checker::CheckDiffOperand(ast::DiffExpr* expr) {
     operand->type = types_.Error();
     return CheckDiffOperand(static_cast<ast::DiffExpr*>(operand));
   }
+  if (operand->kind == ast::ExprKind::Member) {
+    return CheckDiffMethodOperand(expr, static_cast<ast::MemberExpr*>(operand));
+  }
   if (operand->kind != ast::ExprKind::Name) {
     diags_.Report(DiagId::DiffOperandNotFunction, operand->range, op);
     return false;
@@ -179,6 +190,234 @@ bool Checker::CheckDiffOperand(ast::DiffExpr* expr) {
   diags_.Report(DiagId::DiffOfNonDifferentiable, name->range, op, name->name)
       .Note(DiagId::DeclaredHere, decl->name_range, decl->name);
   return false;
+}
+
+bool Checker::CheckDiffMethodOperand(ast::DiffExpr* expr, ast::MemberExpr* member) {
+  const char* op = expr->backward ? "bwd_diff" : "fwd_diff";
+  // `S.method` names a type's method; `obj.method` binds `obj` as `this`.
+  const Type* owner = nullptr;
+  if (member->base->kind == ast::ExprKind::Name) {
+    auto* base_name = static_cast<ast::NameExpr*>(member->base);
+    ast::Decl* decl = Lookup(base_name->name);
+    if (decl == nullptr || decl->kind != ast::DeclKind::Var) {
+      ast::TypeExpr te;
+      te.name = base_name->name;
+      te.range = base_name->range;
+      te.type_args = base_name->generic_args;
+      if (!base_name->generic_args.empty()) {
+        if (decl != nullptr && decl->kind == ast::DeclKind::Struct) owner = ApplyGeneric(&te, decl);
+      } else {
+        owner = LookupBuiltinTypeName(types_, te.name);
+        if (owner == nullptr) owner = ResolveUserTypeName(&te);
+      }
+      if (owner != nullptr && owner->IsError()) return false;
+      if (owner != nullptr && owner->IsInterface()) {
+        diags_.Report(DiagId::StaticMemberMisuse, member->range,
+                      "'" + owner->Name() + "' is an interface; differentiate '" + member->member +
+                          "' of a type that conforms to it");
+        return false;
+      }
+      if (owner != nullptr) base_name->type = owner;
+    }
+  }
+  if (owner == nullptr) {
+    member->base = CheckExpr(member->base);
+    if (member->base->type->IsError()) return false;
+    expr->receiver = member->base;
+  } else {
+    expr->static_owner = owner;
+  }
+  const Type* in = owner != nullptr ? owner : member->base->type;
+  std::vector<Candidate> methods = FindMethods(in, member->member);
+  if (methods.empty()) {
+    diags_.Report(DiagId::NoSuchMember, member->member_range, in->Name(), member->member);
+    return false;
+  }
+  for (const Candidate& c : methods) {
+    if (!IsDifferentiableFunction(c.func)) continue;
+    if (owner == nullptr && c.func->this_param == nullptr) {
+      // `obj.staticMethod`: the object only names its type.
+      expr->receiver = nullptr;
+      expr->static_owner = member->base->type;
+    }
+    if (expr->receiver != nullptr && c.func->is_mutating && !IsAssignableQuietly(expr->receiver)) {
+      diags_.Report(DiagId::MutatingCallOnValue, member->range, in->Name() + "." + member->member,
+                    "this expression")
+          .Note(DiagId::DeclaredHere, c.func->name_range, c.func->name);
+      return false;
+    }
+    if (expr->receiver != nullptr && c.func->is_mutating) NoteWritten(expr->receiver);
+    return true;
+  }
+  diags_.Report(DiagId::DiffOfNonDifferentiable, member->member_range, op,
+                in->Name() + "." + member->member)
+      .Note(DiagId::DeclaredHere, methods.front().func->name_range, methods.front().func->name);
+  return false;
+}
+
+void Checker::CheckDifferentiableWitness(const ast::FuncDecl* requirement,
+                                         const ast::FuncDecl* witness, const Type* self,
+                                         const Type* iface) {
+  if (DifferentiateAttribute(requirement) == nullptr || IsDifferentiableFunction(witness)) return;
+  // A witness found in the core library for a built-in type carries its own rules.
+  if (witness->intrinsic_op >= 0) return;
+  diags_.Report(DiagId::WitnessNotDifferentiable, witness->name_range, witness->name, self->Name(),
+                requirement->name, iface->Name())
+      .Note(DiagId::RequirementHere, requirement->name_range, requirement->name);
+}
+
+// ---------------------------------------------------------------------------------------
+// Differential types of structs
+
+namespace {
+
+/// The `Differential` type member of struct `t`, or null.
+ast::Decl* DifferentialAlias(const Type* t) {
+  for (ast::Decl* m : t->Info()->type_members) {
+    if (m->name == "Differential") return m;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+const Type* Checker::DifferentialOf(const Type* t) {
+  if (t == nullptr || t->IsError() || !IsDifferentiableType(t)) return nullptr;
+  if (t->IsNumericLike()) return t;
+  if (t->IsArray()) {
+    const Type* element = DifferentialOf(t->Element());
+    return element == nullptr ? nullptr : types_.Array(element, t->Count());
+  }
+  if (!t->IsStruct() || !t->Info()->params.empty()) return nullptr;
+  ast::Decl* alias = DifferentialAlias(t);
+  if (alias == nullptr) return nullptr;
+  auto it = types_.AliasTypes().find(alias);
+  return it == types_.AliasTypes().end() || it->second->IsError() ? nullptr : it->second;
+}
+
+void Checker::SynthesizeDifferentials() {
+  const Type* iface = DifferentiableInterface();
+  if (iface == nullptr) return;
+  auto declares = [&](const Type* t) {
+    for (const Type* b : t->Info()->bases) {
+      if (b->IsInterface() && b->Iface() == iface->Iface()) return true;
+    }
+    return false;
+  };
+  // Fields' struct types first: a struct's Differential is made of theirs.
+  std::set<const Type*> done;
+  std::function<void(const Type*)> synthesize = [&](const Type* t) {
+    if (!done.insert(t).second) return;
+    StructInfo* info = t->Info();
+    for (const ast::VarDecl* field : info->fields) {
+      if (field->type != nullptr && field->type->IsStruct()) synthesize(field->type);
+    }
+    if (!info->params.empty() || !declares(t)) return;
+    ast::Decl* alias = DifferentialAlias(t);
+    if (alias != nullptr) {
+      // Written by hand: fields map to it by [DerivativeMember] or by name.
+      const Type* d = DifferentialOf(t);
+      if (d == nullptr || d == t || !d->IsStruct()) return;
+      for (ast::VarDecl* field : info->fields) {
+        const Type* want =
+            (field->modifiers & ast::kModNoDiff) != 0 ? nullptr : DifferentialOf(field->type);
+        int index = -1;
+        const ast::Attribute* a = field->FindAttribute("DerivativeMember");
+        std::string name = field->name;
+        if (a != nullptr) {
+          name.clear();
+          if (a->args.size() == 1 && a->args[0]->kind == ast::ExprKind::Member) {
+            name = static_cast<const ast::MemberExpr*>(a->args[0])->member;
+          }
+        }
+        int found = name.empty() ? -1 : d->Info()->FieldIndex(name);
+        if (found >= 0 && want != nullptr &&
+            types_.FieldType(d, static_cast<size_t>(found)) == want) {
+          index = found;
+        } else if (a != nullptr) {
+          std::string wanted =
+              want != nullptr ? want->Name() : "(none: the field carries no derivative)";
+          diags_.Report(DiagId::DerivativeMemberInvalid, a->range, field->name, d->Name(), wanted);
+        }
+        info->derivative_members.push_back(index);
+      }
+      return;
+    }
+    std::vector<ast::VarDecl*> kept;
+    std::vector<const Type*> kept_types;
+    bool self = true;
+    for (ast::VarDecl* field : info->fields) {
+      const Type* d =
+          (field->modifiers & ast::kModNoDiff) != 0 ? nullptr : DifferentialOf(field->type);
+      self = self && d == field->type;
+      if (d == nullptr) continue;
+      kept.push_back(field);
+      kept_types.push_back(d);
+    }
+    auto* own_alias = ctx_.New<ast::TypeAliasDecl>("Differential", info->decl->name_range);
+    info->type_members.push_back(own_alias);
+    if (self) {
+      types_.AliasTypes()[own_alias] = t;
+      return;
+    }
+    auto* decl = ctx_.New<ast::AggregateDecl>(ast::DeclKind::Struct, info->name + ".Differential",
+                                              info->decl->name_range);
+    auto dinfo = std::make_unique<StructInfo>();
+    dinfo->decl = decl;
+    dinfo->name = decl->name;
+    dinfo->bases.push_back(iface);
+    for (size_t i = 0; i < kept.size(); ++i) {
+      auto* f = ctx_.New<ast::VarDecl>(ast::VarRole::Field, kept[i]->name, kept[i]->name_range);
+      f->type = kept_types[i];
+      decl->members.push_back(f);
+      dinfo->fields.push_back(f);
+    }
+    // The differential of the differential is itself: its fields are their own.
+    auto* diff_alias = ctx_.New<ast::TypeAliasDecl>("Differential", info->decl->name_range);
+    dinfo->type_members.push_back(diff_alias);
+    dinfo->checked = true;
+    const Type* d = types_.Struct(std::move(dinfo));
+    types_.AliasTypes()[diff_alias] = d;
+    types_.AliasTypes()[own_alias] = d;
+    DeclContext context;
+    context.this_type = d;
+    contexts_[decl] = std::move(context);
+    struct_types_[decl] = d;
+    struct_list_.push_back(d);
+    done.insert(d);
+    for (ast::VarDecl* field : info->fields) {
+      auto at = std::find(kept.begin(), kept.end(), field);
+      int index = at == kept.end() ? -1 : static_cast<int>(at - kept.begin());
+      info->derivative_members.push_back(index);
+    }
+  };
+  std::vector<const Type*> structs = struct_list_;
+  for (const Type* t : structs) synthesize(t);
+}
+
+Checker::DiffTarget Checker::DiffTargetOf(ast::DiffExpr* inner) {
+  static const std::vector<ast::TypeExpr*> kNone;
+  DiffTarget target;
+  target.generic_args = &kNone;
+  if (inner->operand->kind == ast::ExprKind::Member) {
+    auto* member = static_cast<ast::MemberExpr*>(inner->operand);
+    const Type* in = inner->static_owner != nullptr ? inner->static_owner : member->base->type;
+    target.candidates = FindMethods(in, member->member);
+    target.by_type = inner->static_owner != nullptr;
+    target.name = in->Name() + "." + member->member;
+    target.range = member->range;
+    target.generic_args = &member->generic_args;
+    return target;
+  }
+  auto* name = static_cast<ast::NameExpr*>(inner->operand);
+  for (ast::FuncDecl* f : OverloadsOf(static_cast<ast::FuncDecl*>(name->decl))) {
+    target.candidates.push_back({f, {}});
+  }
+  target.name = name->name;
+  target.range = name->range;
+  target.generic_args = &name->generic_args;
+  target.generic_values = &name->generic_values;
+  return target;
 }
 
 // ---------------------------------------------------------------------------------------

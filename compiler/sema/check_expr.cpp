@@ -157,6 +157,7 @@ ast::Expr* Checker::CheckMember(ast::MemberExpr* expr) {
   }
   if (ast::Expr* property = CheckPropertyRead(expr)) return property;
   if (base->IsStruct()) return CheckStructMember(expr);
+  if (base->IsMatrix()) return CheckMatrixElements(expr);
   if (!base->IsNumericLike()) {
     diags_.Report(DiagId::NoSuchMember, expr->member_range, base->Name(), expr->member);
     expr->type = types_.Error();
@@ -200,6 +201,8 @@ ast::Expr* Checker::CheckIndex(ast::IndexExpr* expr) {
     expr->type = base->Element();
   } else if (base->IsVector()) {
     expr->type = base->Element();
+  } else if (base->IsMatrix()) {
+    return CheckMatrixIndex(expr);
   } else if (base->IsArray()) {
     return CheckArrayIndex(expr);
   } else {
@@ -249,6 +252,10 @@ bool Checker::CheckAssignable(ast::Expr* expr) {
     }
     case ast::ExprKind::Member: {
       auto* member = static_cast<ast::MemberExpr*>(expr);
+      if (member->base->type->IsMatrix() && member->swizzle.size() > 1) {
+        diags_.Report(DiagId::MatrixElementAssign, member->member_range, member->member);
+        return false;
+      }
       if (member->field_index >= 0 && member->base->kind == ast::ExprKind::Name) {
         auto* base = static_cast<ast::NameExpr*>(member->base);
         auto* var = static_cast<ast::VarDecl*>(base->decl);
@@ -503,7 +510,7 @@ ast::Expr* Checker::CheckAssign(ast::AssignExpr* expr) {
   // `a op= b` computes in the common type and converts back to a's type, as in HLSL;
   // a lossy conversion back warns like any other.
   if (op_type != lhs && op_type->Count() == lhs->Count() &&
-      ConversionCost(op_type, lhs) >= 6) {
+      ConversionCost(op_type, lhs) >= kNarrowingCost) {
     diags_.Report(DiagId::ImplicitTruncation, expr->range, op_type->Name(), lhs->Name());
   }
   if (op_type->Count() != lhs->Count()) op_type = types_.WithScalar(lhs, op_type->ScalarType());

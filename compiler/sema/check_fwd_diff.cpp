@@ -29,14 +29,14 @@ const char* DirectionPrefix(ast::ParamDirection d) {
   return "";
 }
 
-/// The innermost operand of nested `fwd_diff`s; `*order` gets how many there are.
-ast::NameExpr* InnermostName(ast::DiffExpr* diff, size_t* order) {
+/// The innermost of nested `fwd_diff`s; `*order` gets how many there are.
+ast::DiffExpr* Innermost(ast::DiffExpr* diff, size_t* order) {
   *order = 1;
   while (diff->operand->kind == ast::ExprKind::Diff) {
     diff = static_cast<ast::DiffExpr*>(diff->operand);
     ++*order;
   }
-  return static_cast<ast::NameExpr*>(diff->operand);
+  return diff;
 }
 
 bool AnyBackward(const ast::DiffExpr* diff) {
@@ -56,16 +56,27 @@ const Type* Checker::DifferentialPairOf(const Type* t) {
   return st == struct_types_.end() ? nullptr : types_.StructOf(st->second->Info(), {t});
 }
 
-FwdSignature Checker::FwdDiffSignature(const ast::FuncDecl* f, size_t order) {
+FwdSignature Checker::FwdDiffSignature(const ast::FuncDecl* f, size_t order,
+                                       const Subst* bindings, bool explicit_this) {
+  auto bound = [&](const Type* t) {
+    return bindings != nullptr ? types_.Substitute(t, *bindings) : t;
+  };
   FwdSignature sig;
-  sig.result = f->result_type;
+  std::vector<bool> no_diff;
+  if (explicit_this) {
+    sig.params.push_back(bound(f->owner));
+    sig.directions.push_back(f->is_mutating ? ast::ParamDirection::InOut : ast::ParamDirection::In);
+    no_diff.push_back(f->FindAttribute("NoDiffThis") != nullptr);
+  }
+  sig.result = bound(f->result_type);
   for (const ast::VarDecl* p : f->params) {
-    sig.params.push_back(p->type);
+    sig.params.push_back(bound(p->type));
     sig.directions.push_back(p->direction);
+    no_diff.push_back(IsNoDiff(p));
   }
   for (size_t level = 0; level < order; ++level) {
     for (size_t i = 0; i < sig.params.size(); ++i) {
-      if (!IsNoDiff(f->params[i]) && IsDifferentiableType(sig.params[i])) {
+      if (!no_diff[i] && IsDifferentiableType(sig.params[i])) {
         sig.params[i] = DifferentialPairOf(sig.params[i]);
       }
     }
@@ -91,6 +102,53 @@ ast::Expr* Checker::CheckDiff(ast::DiffExpr* expr) {
   return expr;
 }
 
+bool Checker::BindDiffGenerics(ast::CallExpr* call, const DiffTarget& target,
+                               const Candidate& chosen, size_t order, bool explicit_this,
+                               Subst* out) {
+  // Generic arguments: written, or inferred from the arguments as for a call of the
+  // derivative (a DifferentialPair<T> argument binds T).
+  Subst& bindings = *out;
+  bindings = chosen.context;
+  const ast::FuncDecl* f = chosen.func;
+  std::string shown = "fwd_diff(" + target.name + ")";
+  std::vector<const Type*> own(f->generic_context.begin() + static_cast<long>(f->own_generic_begin),
+                               f->generic_context.end());
+  std::vector<const Type*> explicit_args;
+  if (!ResolveExplicitArgs(*target.generic_args, target.generic_values, &explicit_args)) {
+    return false;
+  }
+  if (explicit_args.size() > own.size()) {
+    diags_.Report(DiagId::WrongArgumentCount, target.range, "generic arguments of " + target.name,
+                  own.size(), explicit_args.size());
+    return false;
+  }
+  for (size_t i = 0; i < explicit_args.size(); ++i) bindings[own[i]] = explicit_args[i];
+  FwdSignature pattern = FwdDiffSignature(f, order, &bindings, explicit_this);
+  if (call->args.size() != pattern.params.size()) {
+    diags_.Report(DiagId::WrongArgumentCount, call->range, shown, pattern.params.size(),
+                  call->args.size());
+    return false;
+  }
+  for (size_t i = 0; i < call->args.size(); ++i) {
+    Subst inferred;
+    if (pattern.params[i]->IsDependent() &&
+        types_.Unify(pattern.params[i], call->args[i]->type, own, &inferred)) {
+      for (auto& [p, t] : inferred) bindings.emplace(p, t);
+    }
+  }
+  for (const Type* p : own) {
+    if (bindings.count(p) != 0) continue;
+    std::string arg_types;
+    for (const ast::Expr* a : call->args) {
+      arg_types += (arg_types.empty() ? "" : ", ") + a->type->Name();
+    }
+    diags_.Report(DiagId::CannotInferGenericArgs, call->range, shown, arg_types)
+        .Note(DiagId::DeclaredHere, f->name_range, f->name);
+    return false;
+  }
+  return CheckConstraints(own, bindings, target.name, call->range, true);
+}
+
 ast::Expr* Checker::CheckDiffCall(ast::CallExpr* call) {
   auto* diff = static_cast<ast::DiffExpr*>(call->callee);
   diff->type = types_.Error();
@@ -101,38 +159,54 @@ ast::Expr* Checker::CheckDiffCall(ast::CallExpr* call) {
     diags_.Report(DiagId::UnsupportedConstruct, call->range, "calls of 'bwd_diff'", "are");
     return call;
   }
+  for (const ast::Expr* a : call->args) {
+    if (a->type->IsError()) return call;
+  }
   size_t order = 0;
-  ast::NameExpr* name = InnermostName(diff, &order);
-  const ast::FuncDecl* f = nullptr;
-  for (const ast::FuncDecl* candidate : OverloadsOf(static_cast<ast::FuncDecl*>(name->decl))) {
-    if (IsDifferentiableFunction(candidate) &&
-        (f == nullptr || candidate->params.size() == call->args.size())) {
-      f = candidate;
+  ast::DiffExpr* inner = Innermost(diff, &order);
+  DiffTarget target = DiffTargetOf(inner);
+  // Of several differentiable overloads, the one taking as many arguments.
+  const Candidate* chosen = nullptr;
+  for (const Candidate& c : target.candidates) {
+    if (!IsDifferentiableFunction(c.func)) continue;
+    bool explicit_this = target.by_type && c.func->this_param != nullptr;
+    if (chosen == nullptr || c.func->params.size() + (explicit_this ? 1 : 0) == call->args.size()) {
+      chosen = &c;
     }
   }
-  if (!f->generic_context.empty()) {
-    diags_.Report(DiagId::UnsupportedConstruct, name->range, "'fwd_diff' of generic functions",
-                  "is");
-    return call;
+  const ast::FuncDecl* f = chosen->func;
+  bool explicit_this = target.by_type && f->this_param != nullptr;
+  std::string shown = "fwd_diff(" + target.name + ")";
+  Subst bindings;
+  if (!BindDiffGenerics(call, target, *chosen, order, explicit_this, &bindings)) return call;
+  std::vector<const Type*> own(f->generic_context.begin() + static_cast<long>(f->own_generic_begin),
+                               f->generic_context.end());
+  FwdSignature sig = FwdDiffSignature(f, order, &bindings, explicit_this);
+  for (size_t i = 0; i < call->args.size(); ++i) {
+    call->args[i] = Coerce(call->args[i], sig.params[i]);
+    if (sig.directions[i] == ast::ParamDirection::In || call->args[i]->type->IsError()) continue;
+    if (!IsAssignableQuietly(call->args[i])) {
+      diags_.Report(DiagId::OutArgNotLValue, call->args[i]->range, i + 1, shown,
+                    sig.directions[i] == ast::ParamDirection::Out ? "out" : "inout");
+      return call;
+    }
+    NoteWritten(call->args[i]);
   }
-  FwdSignature sig = FwdDiffSignature(f, order);
-  if (call->args.size() != sig.params.size()) {
-    diags_.Report(DiagId::WrongArgumentCount, call->range, "fwd_diff(" + name->name + ")",
-                  sig.params.size(), call->args.size());
-    return call;
-  }
-  for (size_t i = 0; i < call->args.size(); ++i) call->args[i] = Coerce(call->args[i], sig.params[i]);
-  call->func = const_cast<ast::FuncDecl*>(f);
-  CheckOutArguments(call, f);
+  inner->generic_args.clear();
+  for (const Type* p : own) inner->generic_args.push_back(bindings.at(p));
+  inner->via_interface = chosen->via_interface;
+  inner->explicit_this = explicit_this;
   // Record each level's type for lowering, the outermost first.
   size_t level = order;
   for (ast::Expr* e = diff; e->kind == ast::ExprKind::Diff;
        e = static_cast<ast::DiffExpr*>(e)->operand, --level) {
     auto* d = static_cast<ast::DiffExpr*>(e);
-    FwdSignature at = FwdDiffSignature(f, level);
+    FwdSignature at = FwdDiffSignature(f, level, &bindings, explicit_this);
     d->param_types = at.params;
+    d->param_directions = at.directions;
     d->result_type = at.result;
     d->func = f;
+    d->explicit_this = explicit_this;
   }
   call->type = sig.result;
   return call;
@@ -150,7 +224,35 @@ void Checker::CheckCustomDerivatives(const std::vector<ast::Decl*>& decls) {
       bool of = std::string_view(attr_name) == "ForwardDerivativeOf";
       LinkForwardDerivative(of ? other : func, of ? func : other, *attr);
     }
+    for (const char* attr_name : {"PrimalSubstitute", "PrimalSubstituteOf"}) {
+      const ast::Attribute* attr = func->FindAttribute(attr_name);
+      if (attr == nullptr) continue;
+      ast::FuncDecl* other = AttributeFunction(*attr);
+      if (other == nullptr) continue;
+      bool of = std::string_view(attr_name) == "PrimalSubstituteOf";
+      LinkPrimalSubstitute(of ? other : func, of ? func : other, *attr);
+    }
   }
+}
+
+void Checker::LinkPrimalSubstitute(ast::FuncDecl* primal, ast::FuncDecl* substitute,
+                                   const ast::Attribute& attr) {
+  if (!primal->generic_context.empty() || !substitute->generic_context.empty()) {
+    diags_.Report(DiagId::UnsupportedConstruct, attr.range,
+                  "primal substitutes of generic functions", "are");
+    return;
+  }
+  // The substitute stands in for the function itself: the same type, unpaired.
+  FwdSignature want = FwdDiffSignature(primal, 0, nullptr, false);
+  FwdSignature have = FwdDiffSignature(substitute, 0, nullptr, false);
+  if (have.params != want.params || have.directions != want.directions ||
+      have.result != want.result || substitute == primal) {
+    diags_.Report(DiagId::PrimalSubstituteMismatch, attr.range, substitute->name, primal->name,
+                  have.Describe(), primal->name, want.Describe())
+        .Note(DiagId::DeclaredHere, substitute->name_range, substitute->name);
+    return;
+  }
+  primal->primal_substitute = substitute;
 }
 
 ast::FuncDecl* Checker::AttributeFunction(const ast::Attribute& attr) {
@@ -172,7 +274,7 @@ void Checker::LinkForwardDerivative(ast::FuncDecl* primal, ast::FuncDecl* deriva
                   "custom derivatives of generic functions", "are");
     return;
   }
-  FwdSignature want = FwdDiffSignature(primal, 1);
+  FwdSignature want = FwdDiffSignature(primal, 1, nullptr, false);
   FwdSignature have;
   have.result = derivative->result_type;
   for (const ast::VarDecl* p : derivative->params) {

@@ -218,6 +218,7 @@ void Checker::ResolveGenericHeaders(const std::vector<ast::Decl*>& decls) {
       ResolveConstraints(ext->params);
       ext->target = ResolveType(agg->target);
     }
+    types_.ExtensionsChanged();
     if (ext->target->IsError()) continue;
     if (ext->target->IsInterface()) {
       // `extension IFoo { ... }`: default implementations for every conforming type,
@@ -234,6 +235,7 @@ void Checker::ResolveGenericHeaders(const std::vector<ast::Decl*>& decls) {
       diags_.Report(DiagId::UnsupportedConstruct, agg->target->range,
                     "extensions of type '" + ext->target->Name() + "'", "are");
       ext->target = nullptr;
+      types_.ExtensionsChanged();
       continue;
     } else {
       contexts_[agg].this_type = ext->target;
@@ -249,6 +251,7 @@ void Checker::ResolveGenericHeaders(const std::vector<ast::Decl*>& decls) {
       }
       ext->bases.push_back(b);
     }
+    types_.ExtensionsChanged();
     for (ast::Decl* member : agg->members) {
       if (member->kind == ast::DeclKind::TypeAlias) {
         auto* alias = static_cast<ast::TypeAliasDecl*>(member);
@@ -616,7 +619,10 @@ void Checker::CheckConformances() {
           if (r->result_type == nullptr) continue;
           Subst context;
           const ast::FuncDecl* near = nullptr;
-          if (types_.FindWitness(c.self, r, iface, &context, &near) != nullptr) continue;
+          if (const ast::FuncDecl* w = types_.FindWitness(c.self, r, iface, &context, &near)) {
+            CheckDifferentiableWitness(r, w, c.self, iface);
+            continue;
+          }
           std::string wanted = SignatureIn(types_, r, req);
           if (near != nullptr) {
             diags_.Report(DiagId::RequirementMismatch, near->name_range,

@@ -22,10 +22,24 @@ void Checker::CheckIntrinsicAttribute(ast::FuncDecl* func) {
     return report("it takes the name of an intrinsic as a string");
   }
   const std::string& name = static_cast<const ast::StringLiteralExpr*>(attr->args[0])->value;
-  ir::Intrinsic which{};
-  if (!ir::FindIntrinsic(name, &which)) return report("there is no intrinsic named '" + name + "'");
   if (func->body != nullptr) return report("an intrinsic function has no body");
-  func->intrinsic_op = static_cast<int>(which);
+  ir::Intrinsic which{};
+  if (ir::FindIntrinsic(name, &which)) {
+    func->intrinsic_op = static_cast<int>(which);
+    return;
+  }
+  // "atomic_add", "barrier_group_sync", "wave_sum": an operation of those instructions.
+  for (auto [prefix, op] : {std::pair<std::string_view, ir::Op>{"atomic_", ir::Op::Atomic},
+                            {"barrier_", ir::Op::Barrier},
+                            {"wave_", ir::Op::Wave}}) {
+    uint32_t imm = 0;
+    if (name.rfind(prefix, 0) == 0 && ir::FindSyncOp(op, name.substr(prefix.size()), &imm)) {
+      func->intrinsic_inst = static_cast<int>(op);
+      func->intrinsic_op = static_cast<int>(imm);
+      return;
+    }
+  }
+  report("there is no intrinsic named '" + name + "'");
 }
 
 const Type* Checker::ResolveVectorType(ast::TypeExpr* te) {
@@ -63,6 +77,17 @@ void Checker::JoinNumericArgs(const ast::FuncDecl* f, const std::vector<const Ty
   // `max(0, x)` with x a float: T is the common type of every argument bound to T, as HLSL's
   // built-in functions promote their arguments.
   Subst joined;
+  // An `out` or `inout` argument must have its parameter's type exactly: the first one
+  // binds its parameter's type, and the other arguments convert to it.
+  for (size_t i = 0; i < f->params.size(); ++i) {
+    const Type* declared = f->params[i]->type;
+    const Type* arg = call->args[i]->type;
+    if (f->params[i]->direction == ast::ParamDirection::In || bindings->count(declared) != 0 ||
+        !arg->IsNumericLike() || std::find(own.begin(), own.end(), declared) == own.end()) {
+      continue;
+    }
+    (*bindings)[declared] = arg;
+  }
   for (size_t i = 0; i < f->params.size(); ++i) {
     const Type* declared = f->params[i]->type;
     const Type* arg = call->args[i]->type;

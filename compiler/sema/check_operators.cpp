@@ -218,7 +218,7 @@ bool Checker::CheckCompoundStep(ast::AssignExpr* expr, ast::Expr* current) {
     return false;
   }
   if (op_type != value && op_type->Count() == value->Count() &&
-      ConversionCost(op_type, value) >= 6) {
+      ConversionCost(op_type, value) >= kNarrowingCost) {
     diags_.Report(DiagId::ImplicitTruncation, expr->range, op_type->Name(), value->Name());
   }
   if (op_type->Count() != value->Count()) op_type = types_.WithScalar(value, op_type->ScalarType());

@@ -118,6 +118,7 @@ void Checker::ResolveStructFields() {
     ContextScope scope(*this, type->Info()->decl);
     NamespaceScope ns(*this, type->Info()->decl);
     for (ast::VarDecl* field : type->Info()->fields) {
+      CheckGroupSharedPlacement(field, "a field");
       field->type = ResolveType(field->type_expr);
       if (field->type->IsVoid()) {
         diags_.Report(DiagId::UnsupportedConstruct, field->type_expr->range,
@@ -169,6 +170,8 @@ bool Checker::IsBufferElement(const Type* type) const {
   if (type->IsDependent()) return true;  // checked when specialized
   if (type->IsEnum()) return true;         // stored as its underlying integer
   if (type->IsArray()) return IsBufferElement(type->Element());
+  // Integer matrices have no SPIR-V matrix type to carry a buffer layout.
+  if (type->IsMatrix()) return type->ScalarType()->Kind() == TypeKind::Float;
   return type->IsNumericLike() && type->ScalarType()->Kind() != TypeKind::Bool;
 }
 
@@ -179,7 +182,17 @@ void Checker::CheckStructMembers() {
     NamespaceScope ns(*this, info->decl);
     for (ast::VarDecl* constant : info->constants) CheckGlobalVar(constant, nullptr);
     for (ast::VarDecl* field : info->fields) {
-      CheckAttributes(field->attributes, {});
+      CheckAttributes(field->attributes, {"DerivativeMember"});
+      if ((field->modifiers & (ast::kModRowMajor | ast::kModColumnMajor)) != 0 &&
+          field->type != nullptr && !field->type->IsError()) {
+        const Type* inner = field->type;
+        while (inner->IsArray()) inner = inner->Element();
+        if (!inner->IsMatrix() && !inner->IsDependent()) {
+          bool row = (field->modifiers & ast::kModRowMajor) != 0;
+          diags_.Report(DiagId::MatrixLayoutOnNonMatrix, field->name_range,
+                        row ? "row_major" : "column_major", field->name, field->type->Name());
+        }
+      }
       if (field->init == nullptr || field->type->IsError()) continue;
       if (field->init->kind == ast::ExprKind::InitList) {
         field->init = CheckInitList(static_cast<ast::InitListExpr*>(field->init), field->type);
@@ -408,22 +421,32 @@ ast::Expr* Checker::CheckMethodCall(ast::CallExpr* call, ast::MemberExpr* callee
     if (receiver->type->IsError()) return call;
   }
   return CheckMethodCallOn(call, owner != nullptr ? owner : receiver->type, receiver,
-                           callee->member, callee->member_range, callee->generic_args);
+                           callee->member, callee->member_range, callee->generic_args,
+                           &callee->generic_values);
 }
 
 bool Checker::ResolveExplicitArgs(const std::vector<ast::TypeExpr*>& args,
+                                  std::vector<ast::Expr*>* values,
                                   std::vector<const Type*>* out) {
   for (ast::TypeExpr* te : args) {
     const Type* t = ResolveType(te);
     if (t->IsError()) return false;
     out->push_back(t);
   }
+  if (values == nullptr) return true;
+  for (ast::Expr*& v : *values) {
+    v = CheckExpr(v);
+    const Type* value = GenericValueArg(v);
+    if (value->IsError()) return false;
+    out->push_back(value);
+  }
   return true;
 }
 
 ast::Expr* Checker::CheckMethodCallOn(ast::CallExpr* call, const Type* owner, ast::Expr* receiver,
                                       const std::string& name, source::SourceRange name_range,
-                                      const std::vector<ast::TypeExpr*>& generic_args) {
+                                      const std::vector<ast::TypeExpr*>& generic_args,
+                                      std::vector<ast::Expr*>* generic_values) {
   std::vector<Candidate> candidates = FindMethods(owner, name);
   if (candidates.empty()) {
     if (owner->IsStruct() && owner->Info()->FieldIndex(name) >= 0) {
@@ -434,7 +457,7 @@ ast::Expr* Checker::CheckMethodCallOn(ast::CallExpr* call, const Type* owner, as
     return call;
   }
   std::vector<const Type*> explicit_args;
-  if (!ResolveExplicitArgs(generic_args, &explicit_args)) return call;
+  if (!ResolveExplicitArgs(generic_args, generic_values, &explicit_args)) return call;
   std::string qualified = owner->Name() + "." + name;
   if (!ResolveCall(call, candidates, qualified, explicit_args)) return call;
   ast::FuncDecl* method = call->func;
@@ -473,7 +496,8 @@ ast::Expr* Checker::CheckImplicitMethodCall(ast::CallExpr* call, ast::NameExpr* 
     receiver = CheckExpr(ctx_.New<ast::NameExpr>(name->range, "this"));
   }
   std::vector<const Type*> explicit_args;
-  return CheckMethodCallOn(call, owner, receiver, name->name, name->range, name->generic_args);
+  return CheckMethodCallOn(call, owner, receiver, name->name, name->range, name->generic_args,
+                           &name->generic_values);
 }
 
 }  // namespace slope::sema

@@ -28,8 +28,11 @@ struct FwdSignature {
 
 /// Cost of an implicit conversion; kNoConversion when there is none.
 inline constexpr int kNoConversion = 1 << 20;
-/// The cost of packing a concrete value into an interface-typed (existential) value.
-inline constexpr int kExistentialCost = 20;
+/// The least cost of a conversion that loses range or precision (it warns).
+inline constexpr int kNarrowingCost = 60;
+/// The cost of packing a concrete value into an interface-typed (existential) value:
+/// more than any numeric conversion, so exact overloads win.
+inline constexpr int kExistentialCost = 500;
 
 /// The keyword of a statement after which control does not continue: "break",
 /// "continue" or "return" (for unreachable-code warnings).
@@ -122,9 +125,12 @@ class Checker {
   /// `receiver.name(args)` or, without a receiver, `Owner.name(args)` on type `owner`.
   ast::Expr* CheckMethodCallOn(ast::CallExpr* call, const Type* owner, ast::Expr* receiver,
                                const std::string& name, source::SourceRange name_range,
-                               const std::vector<ast::TypeExpr*>& generic_args);
-  /// Resolves explicit generic arguments written at a call.
-  bool ResolveExplicitArgs(const std::vector<ast::TypeExpr*>& args, std::vector<const Type*>* out);
+                               const std::vector<ast::TypeExpr*>& generic_args,
+                               std::vector<ast::Expr*>* generic_values = nullptr);
+  /// Resolves explicit generic arguments written at a call: the types, then the values
+  /// (checked in place; null when there are none).
+  bool ResolveExplicitArgs(const std::vector<ast::TypeExpr*>& args,
+                           std::vector<ast::Expr*>* values, std::vector<const Type*>* out);
 
   // check_generic.cpp
   /// A function that a call may resolve to, with the bindings of the generic parameters
@@ -202,6 +208,39 @@ class Checker {
   /// Resolves the function a `fwd_diff`/`bwd_diff` names; reports unless it is a
   /// [Differentiable] function.
   bool CheckDiffOperand(ast::DiffExpr* expr);
+  /// The operand `S.method` or `obj.method` of `fwd_diff`: records the type or the
+  /// receiver on `expr`; reports unless some overload is differentiable.
+  bool CheckDiffMethodOperand(ast::DiffExpr* expr, ast::MemberExpr* member);
+  /// What the innermost operator of a checked `fwd_diff` names: the overloads (methods
+  /// with their context), whether a type names them (`S.method`), the name to show and
+  /// the generic arguments written on it.
+  struct DiffTarget {
+    std::vector<Candidate> candidates;
+    bool by_type = false;
+    std::string name;
+    source::SourceRange range;
+    const std::vector<ast::TypeExpr*>* generic_args = nullptr;
+    std::vector<ast::Expr*>* generic_values = nullptr;
+  };
+  DiffTarget DiffTargetOf(ast::DiffExpr* inner);
+  /// The generic arguments of `chosen` in `fwd_diff(...)(args)` (`call`): written on the
+  /// operand, else inferred from the arguments against the pair types (a
+  /// DifferentialPair<T> argument binds T); reports when some cannot be bound or break
+  /// their constraints.
+  bool BindDiffGenerics(ast::CallExpr* call, const DiffTarget& target, const Candidate& chosen,
+                        size_t order, bool explicit_this, Subst* out);
+  /// For each non-generic struct declaring IDifferentiable: its `Differential`. Without
+  /// a `typealias Differential`, one is synthesized: the struct itself when each field
+  /// is differentiable and its own differential, else a struct `S.Differential` of the
+  /// differentials of the fields that are differentiable and not `no_diff`. Fills
+  /// StructInfo::derivative_members (by name, or by `[DerivativeMember(D.f)]`).
+  void SynthesizeDifferentials();
+  /// The differential type of `t`, or null when it carries none.
+  const Type* DifferentialOf(const Type* t);
+  /// Reports `witness` (of `self`'s conformance to `iface`) when `requirement` is
+  /// [Differentiable] and the witness is not differentiable.
+  void CheckDifferentiableWitness(const ast::FuncDecl* requirement, const ast::FuncDecl* witness,
+                                  const Type* self, const Type* iface);
   // check_fwd_diff.cpp
   /// `fwd_diff(f)` as a value (not supported), and `fwd_diff(f)(args)`: typed by
   /// FwdDiffSignature, arguments coerced, each nested operator's type recorded.
@@ -210,7 +249,10 @@ class Checker {
   /// `DifferentialPair<t>`, or null when the core library has none.
   const Type* DifferentialPairOf(const Type* t);
   /// The type of `fwd_diff` applied `order` times to `f`.
-  FwdSignature FwdDiffSignature(const ast::FuncDecl* f, size_t order);
+  /// `bindings` (may be null) specializes it; with `explicit_this`, `this` of a method
+  /// is its first parameter (`inout` when [mutating], a pair unless [NoDiffThis]).
+  FwdSignature FwdDiffSignature(const ast::FuncDecl* f, size_t order, const Subst* bindings,
+                                bool explicit_this);
   /// Links `[ForwardDerivative(g)]` / `[ForwardDerivativeOf(f)]` (sets fwd_derivative)
   /// after checking the derivative's type against FwdDiffSignature(primal, 1).
   void CheckCustomDerivatives(const std::vector<ast::Decl*>& decls);
@@ -218,6 +260,10 @@ class Checker {
   ast::FuncDecl* AttributeFunction(const ast::Attribute& attr);
   void LinkForwardDerivative(ast::FuncDecl* primal, ast::FuncDecl* derivative,
                              const ast::Attribute& attr);
+  /// Links `[PrimalSubstitute(g)]` / `[PrimalSubstituteOf(f)]` (sets primal_substitute)
+  /// after checking that both functions have one type.
+  void LinkPrimalSubstitute(ast::FuncDecl* primal, ast::FuncDecl* substitute,
+                            const ast::Attribute& attr);
   /// For a [Differentiable] function (body checked): reports calls of non-differentiable
   /// functions and `no_diff` stores of values that carry a derivative.
   void CheckDifferentiableBody(ast::FuncDecl* func);
@@ -232,6 +278,8 @@ class Checker {
   /// `vector<T, N>` (two generic arguments): a vector type, dependent when T or N is a
   /// generic parameter.
   const Type* ResolveVectorType(ast::TypeExpr* te);
+  /// `matrix<T, R, C>` (check_matrix.cpp).
+  const Type* ResolveMatrixType(ast::TypeExpr* te);
   /// Binds each own generic parameter of `f` that is the whole type of some parameters
   /// to the common type of those numeric arguments (unless already bound).
   void JoinNumericArgs(const ast::FuncDecl* f, const std::vector<const Type*>& own,
@@ -283,6 +331,17 @@ class Checker {
   /// `a.getCount()` on an array: an int literal; null when the callee is no such call
   /// (then nothing was checked).
   ast::Expr* CheckArrayMethod(ast::CallExpr* call, ast::MemberExpr* callee);
+
+  // check_sync.cpp: groupshared variables, atomics, barriers and wave operations.
+  /// Checks a global `groupshared` variable (no initializer, a type that can live in
+  /// workgroup memory) and records it in `out`.
+  void CheckGroupShared(ast::VarDecl* var, CheckedModule* out);
+  /// Reports `groupshared` on `var`, which is `what` ("a local variable", ...) and so
+  /// not at global scope.
+  void CheckGroupSharedPlacement(const ast::VarDecl* var, const char* what);
+  /// Checks a resolved call of an atomic, barrier or wave function: an atomic's
+  /// destination is in buffer or groupshared memory, operand types are ones SPIR-V has.
+  void CheckSyncCall(ast::CallExpr* call);
 
   // check_params.cpp: `out` and `inout` parameters.
   /// Checks the arguments of `out`/`inout` parameters of `f` in `call`: l-values.
@@ -381,6 +440,11 @@ class Checker {
   void CheckLocalVar(ast::VarDecl* var);
   void Declare(ast::Decl* decl);
   ast::Expr* CheckConstructor(ast::CallExpr* call, const Type* type);
+  // Matrices (check_matrix.cpp).
+  ast::Expr* CheckMatrixConstructor(ast::CallExpr* call, const Type* type);
+  /// `m._m01`, `m._12`, `m._m00_m11`: elements by row and column.
+  ast::Expr* CheckMatrixElements(ast::MemberExpr* expr);
+  ast::Expr* CheckMatrixIndex(ast::IndexExpr* expr);
   ast::Expr* CheckMember(ast::MemberExpr* expr);
   ast::Expr* CheckIndex(ast::IndexExpr* expr);
   ast::Expr* CheckUnary(ast::UnaryExpr* expr);

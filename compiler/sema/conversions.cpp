@@ -29,15 +29,27 @@ bool IsNarrowing(const Type* from, const Type* to) {
   return IsInteger(f) && IsInteger(t) && to->Width() < from->Width();
 }
 
+/// Steps of doubling from `from`'s width to `to`'s (half to double: 2).
+int WidthSteps(const Type* from, const Type* to) {
+  int steps = 0;
+  for (uint32_t w = from->Width(); w < to->Width(); w *= 2) ++steps;
+  return steps;
+}
+
+/// Costs, cheapest first: widening within a family (one more per doubling, so the
+/// nearest wider type wins: half goes to float before double), a sign change at the
+/// same width (it changes values: int to int64_t wins over int to uint), widening with a
+/// sign change, integer to float, from and to bool, and narrowing (kNarrowingCost up).
 int ScalarCost(const Type* from, const Type* to) {
   if (from == to) return 0;
   TypeKind f = from->Kind(), t = to->Kind();
-  if (t == TypeKind::Bool) return 4;
-  if (f == TypeKind::Bool) return 3;
-  if (IsNarrowing(from, to)) return f == TypeKind::Float && t != TypeKind::Float ? 7 : 6;
-  if (t == TypeKind::Float && f != TypeKind::Float) return 2;
-  if (f == t || from->Width() == to->Width()) return 1;  // widening, or int <-> uint
-  return 2;                                              // widening with a sign change
+  if (t == TypeKind::Bool) return 40;
+  if (f == TypeKind::Bool) return 30;
+  if (IsNarrowing(from, to)) return f == TypeKind::Float && t != TypeKind::Float ? 70 : 60;
+  if (t == TypeKind::Float && f != TypeKind::Float) return 20;
+  if (f == t) return 9 + WidthSteps(from, to);
+  if (from->Width() == to->Width()) return 15;
+  return 15 + WidthSteps(from, to);
 }
 
 bool IsLossy(const Type* from, const Type* to) {
@@ -64,10 +76,17 @@ int Checker::ConversionCost(const Type* from, const Type* to) const {
   }
   if (!from->IsNumericLike() || !to->IsNumericLike()) return kNoConversion;
   int cost = ScalarCost(from->ScalarType(), to->ScalarType());
+  // A matrix converts to a matrix of its shape; a scalar splats to a matrix.
+  if (from->IsMatrix() || to->IsMatrix()) {
+    if (from->IsScalar()) return cost + 5;
+    bool same_shape = from->IsMatrix() && to->IsMatrix() && from->Rows() == to->Rows() &&
+                      from->Cols() == to->Cols();
+    return same_shape ? cost : kNoConversion;
+  }
   if (from->IsScalar() && to->IsScalar()) return cost;
-  if (from->IsScalar() && to->IsVector()) return cost + 1;
+  if (from->IsScalar() && to->IsVector()) return cost + 5;
   if (from->IsVector() && to->IsVector() && from->Count() == to->Count()) return cost;
-  if (from->IsVector() && from->Count() > to->Count()) return cost + 10;
+  if (from->IsVector() && from->Count() > to->Count()) return cost + 100;
   return kNoConversion;
 }
 
@@ -113,7 +132,7 @@ ast::Expr* Checker::ExplicitConvert(ast::Expr* expr, const Type* to) {
 }
 
 ast::Expr* Checker::CoerceToBool(ast::Expr* expr) {
-  if (expr->type->IsVector()) {
+  if (expr->type->IsVector() || expr->type->IsMatrix()) {
     diags_.Report(diag::DiagId::CannotConvert, expr->range, expr->type->Name(), "bool");
     return expr;
   }
@@ -131,6 +150,16 @@ const Type* Checker::CommonType(const Type* a, const Type* b) {
   const Type* sa = a->ScalarType();
   const Type* sb = b->ScalarType();
   const Type* scalar = ScalarRank(sa) >= ScalarRank(sb) ? sa : sb;
+  if (a->IsMatrix() || b->IsMatrix()) {
+    // A matrix meets a scalar or a matrix of its shape; vectors do not mix with matrices.
+    const Type* shape = a->IsMatrix() ? a : b;
+    const Type* other = a->IsMatrix() ? b : a;
+    if (!other->IsScalar() &&
+        !(other->IsMatrix() && other->Rows() == shape->Rows() && other->Cols() == shape->Cols())) {
+      return nullptr;
+    }
+    return types_.Matrix(scalar, shape->Rows(), shape->Cols());
+  }
   uint32_t count = 1;
   if (a->IsVector() && b->IsVector()) {
     count = std::min(a->Count(), b->Count());

@@ -43,6 +43,18 @@ const Type* TypeContext::Substitute(const Type* t, const Subst& subst) {
       if (!element->IsScalar()) return Error();
       return Vector(element, static_cast<uint32_t>(length->Value()));
     }
+    case TypeKind::Matrix: {
+      const Type* element = Substitute(t->Element(), subst);
+      const Type* rows = Substitute(t->RowsParam(), subst);
+      const Type* cols = Substitute(t->ColsParam(), subst);
+      if (element->IsDependent() || rows->Kind() != TypeKind::IntValue ||
+          cols->Kind() != TypeKind::IntValue) {
+        return DependentMatrix(element, rows, cols);
+      }
+      if (!element->IsScalar()) return Error();
+      return Matrix(element, static_cast<uint32_t>(rows->Value()),
+                    static_cast<uint32_t>(cols->Value()));
+    }
     case TypeKind::Array: {
       const Type* element = Substitute(t->Element(), subst);
       if (t->LengthParam() == nullptr) return Array(element, t->Count());
@@ -87,6 +99,14 @@ bool TypeContext::Unify(const Type* pattern, const Type* t, const std::vector<co
     return Unify(pattern->Element(), t->ScalarType(), params, bindings) &&
            Unify(pattern->LengthParam(), length, params, bindings);
   }
+  if (pattern->IsMatrix() && pattern->RowsParam() != nullptr) {
+    if (!t->IsMatrix()) return false;
+    const Type* rows = t->RowsParam() != nullptr ? t->RowsParam() : IntValue(t->Rows());
+    const Type* cols = t->ColsParam() != nullptr ? t->ColsParam() : IntValue(t->Cols());
+    return Unify(pattern->Element(), t->Element(), params, bindings) &&
+           Unify(pattern->RowsParam(), rows, params, bindings) &&
+           Unify(pattern->ColsParam(), cols, params, bindings);
+  }
   if (pattern->Kind() != t->Kind()) return false;
   switch (pattern->Kind()) {
     case TypeKind::Buffer:
@@ -130,27 +150,37 @@ const Type* TypeContext::FieldType(const Type* t, size_t index) {
   return Substitute(declared, StructSubst(t));
 }
 
-std::vector<std::pair<ExtensionInfo*, Subst>> TypeContext::ExtensionsOf(const Type* t) {
+const std::vector<std::pair<ExtensionInfo*, Subst>>& TypeContext::ExtensionsOf(const Type* t) {
+  auto cached = extensions_of_.find(t);
+  if (cached != extensions_of_.end()) return cached->second;
   std::vector<std::pair<ExtensionInfo*, Subst>> result;
+  int hits_before = depth_limit_hits_;
   DepthGuard guard(&conformance_depth_);
-  if (guard.TooDeep()) return result;
-  for (const auto& ext : extensions_) {
-    if (ext->target == nullptr || ext->target->IsInterface()) continue;
-    Subst bindings;
-    if (!Unify(ext->target, t, ext->params, &bindings)) continue;
-    bool ok = bindings.size() == ext->params.size();
-    for (const Type* p : ext->params) {
-      if (!ok) break;
-      for (const Type* c : p->Generic()->constraints) {
-        if (!Conforms(bindings.at(p), Substitute(c, bindings))) {
-          ok = false;
-          break;
+  if (!guard.TooDeep()) {
+    for (const auto& ext : extensions_) {
+      if (ext->target == nullptr || ext->target->IsInterface()) continue;
+      Subst bindings;
+      if (!Unify(ext->target, t, ext->params, &bindings)) continue;
+      bool ok = bindings.size() == ext->params.size();
+      for (const Type* p : ext->params) {
+        if (!ok) break;
+        for (const Type* c : p->Generic()->constraints) {
+          if (!Conforms(bindings.at(p), Substitute(c, bindings))) {
+            ok = false;
+            break;
+          }
         }
       }
+      if (ok) result.emplace_back(ext.get(), std::move(bindings));
     }
-    if (ok) result.emplace_back(ext.get(), std::move(bindings));
+  } else {
+    ++depth_limit_hits_;
   }
-  return result;
+  if (depth_limit_hits_ != hits_before) {
+    // Incomplete, so not remembered for `t`; kept (rare) for the caller to read.
+    return incomplete_extensions_of_.emplace_back(std::move(result));
+  }
+  return extensions_of_.emplace(t, std::move(result)).first->second;
 }
 
 std::vector<const Type*> TypeContext::DirectConformances(const Type* t) {
@@ -191,7 +221,10 @@ bool TypeContext::Inherits(const Type* iface, const Type* target) {
   if (iface == target) return true;
   if (!iface->IsInterface()) return false;
   DepthGuard guard(&conformance_depth_);
-  if (guard.TooDeep()) return false;
+  if (guard.TooDeep()) {
+    ++depth_limit_hits_;
+    return false;
+  }
   const InterfaceInfo* info = iface->Iface();
   Subst s;
   for (size_t i = 0; i < info->params.size() && i < iface->Args().size(); ++i) {
@@ -206,7 +239,10 @@ bool TypeContext::Inherits(const Type* iface, const Type* target) {
 bool TypeContext::Conforms(const Type* t, const Type* iface) {
   if (t->IsError() || iface->IsError()) return true;
   DepthGuard guard(&conformance_depth_);
-  if (guard.TooDeep()) return false;
+  if (guard.TooDeep()) {
+    ++depth_limit_hits_;
+    return false;
+  }
   for (const Type* d : DirectConformances(t)) {
     if (Inherits(d, iface)) return true;
   }

@@ -46,6 +46,12 @@ std::string Type::Name() const {
       return inner->Name() + dims;
     }
     case TypeKind::IntValue: return std::to_string(value_);
+    case TypeKind::Matrix:
+      if (!args_.empty()) {
+        return "matrix<" + element_->Name() + ", " + args_[0]->Name() + ", " + args_[1]->Name() +
+               ">";
+      }
+      return element_->Name() + std::to_string(count_) + "x" + std::to_string(width_);
   }
   return "<error>";
 }
@@ -198,6 +204,32 @@ const Type* TypeContext::DependentVector(const Type* element, const Type* length
   return type;
 }
 
+const Type* TypeContext::Matrix(const Type* element, uint32_t rows, uint32_t cols) {
+  SLOPE_ASSERT(element->IsScalar());
+  return Make(TypeKind::Matrix, element, rows, false, cols);
+}
+
+const Type* TypeContext::DependentMatrix(const Type* element, const Type* rows,
+                                         const Type* cols) {
+  auto key = std::make_tuple(TypeKind::Matrix, static_cast<const void*>(nullptr), element,
+                             std::vector<const Type*>{rows, cols});
+  auto it = applied_.find(key);
+  if (it != applied_.end()) return it->second.get();
+  auto known = [](const Type* n) {
+    return n->Kind() == TypeKind::IntValue ? static_cast<uint32_t>(n->Value()) : 0;
+  };
+  auto* type = new Type(TypeKind::Matrix, element, known(rows), false, known(cols));
+  type->args_ = {rows, cols};
+  type->dependent_ = true;
+  applied_.emplace(key, std::unique_ptr<Type>(type));
+  return type;
+}
+
+const Type* TypeContext::RowOf(const Type* m) {
+  if (m->RowsParam() != nullptr) return DependentVector(m->Element(), m->ColsParam());
+  return Vector(m->Element(), m->Cols());
+}
+
 const Type* TypeContext::AssocOf(const Type* base, const ast::AssociatedTypeDecl* assoc) {
   auto key = std::make_tuple(TypeKind::AssocType, static_cast<const void*>(assoc), base,
                              std::vector<const Type*>{});
@@ -212,6 +244,7 @@ const Type* TypeContext::AssocOf(const Type* base, const ast::AssociatedTypeDecl
 
 ExtensionInfo* TypeContext::NewExtension(std::unique_ptr<ExtensionInfo> info) {
   extensions_.push_back(std::move(info));
+  ExtensionsChanged();
   return extensions_.back().get();
 }
 
@@ -223,6 +256,7 @@ int StructInfo::FieldIndex(const std::string& field_name) const {
 }
 
 const Type* TypeContext::WithScalar(const Type* shape_of, const Type* scalar) {
+  if (shape_of->IsMatrix()) return Matrix(scalar, shape_of->Rows(), shape_of->Cols());
   return Vector(scalar, shape_of->IsVector() ? shape_of->Count() : 1);
 }
 

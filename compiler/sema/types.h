@@ -3,10 +3,12 @@
 // pointer, so comparing types is comparing pointers.
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 namespace slope::ast {
@@ -43,6 +45,10 @@ struct StructInfo {
   std::vector<ast::VarDecl*> constants; ///< `static const` members
   const Type* self = nullptr;           ///< the struct applied to its own parameters
   bool checked = false;                 ///< field types resolved
+  /// For a differentiable struct whose Differential is another struct: per field, the
+  /// index of the Differential's field holding its derivative, or -1 (`no_diff`, or a
+  /// type without derivative). Empty otherwise.
+  std::vector<int> derivative_members;
 
   /// The index of field `name`, or -1.
   int FieldIndex(const std::string& field_name) const;
@@ -113,6 +119,7 @@ enum class TypeKind : uint8_t {
   Enum,          ///< a user-defined enum; Enumeration() describes it, Element() is its
                  ///< underlying integer type
   Array,         ///< `T[N]`: Count() elements of Element()
+  Matrix,        ///< `floatRxC`: Rows() rows (Count()) of Cols() elements of scalar Element()
 };
 
 class Type {
@@ -124,8 +131,9 @@ class Type {
   uint32_t Count() const { return count_; }
   /// For buffers: RWStructuredBuffer.
   bool IsWritable() const { return writable_; }
-  /// Bits of an Int, UInt or Float scalar (32 for `int`, 16 for `half`); 0 otherwise.
-  uint32_t Width() const { return width_; }
+  /// Bits of an Int, UInt or Float scalar (32 for `int`, 16 for `half`); 0 otherwise
+  /// (a matrix keeps its column count there: use Cols()).
+  uint32_t Width() const { return IsMatrix() ? 0 : width_; }
 
   bool IsError() const { return kind_ == TypeKind::Error; }
   bool IsVoid() const { return kind_ == TypeKind::Void; }
@@ -138,6 +146,18 @@ class Type {
   bool IsStruct() const { return kind_ == TypeKind::Struct; }
   bool IsEnum() const { return kind_ == TypeKind::Enum; }
   bool IsArray() const { return kind_ == TypeKind::Array; }
+  bool IsMatrix() const { return kind_ == TypeKind::Matrix; }
+  /// Matrix rows (m[i] is row i, a Cols()-vector); 1 otherwise.
+  uint32_t Rows() const { return IsMatrix() ? count_ : 1; }
+  /// Matrix columns; 1 otherwise.
+  uint32_t Cols() const { return IsMatrix() ? width_ : 1; }
+  /// Scalar components: 1 for a scalar, the length of a vector, rows * columns of a
+  /// matrix.
+  uint32_t Components() const { return IsMatrix() ? count_ * width_ : count_; }
+  /// A dependent matrix (`matrix<T, R, C>` with a generic parameter): its R and C, each a
+  /// value parameter or an IntValue; null otherwise.
+  const Type* RowsParam() const { return IsMatrix() && !args_.empty() ? args_[0] : nullptr; }
+  const Type* ColsParam() const { return IsMatrix() && !args_.empty() ? args_[1] : nullptr; }
   /// For enums: the declaration's facts; null otherwise.
   EnumInfo* Enumeration() const { return enum_; }
   bool IsGenericParam() const { return kind_ == TypeKind::GenericParam; }
@@ -161,10 +181,10 @@ class Type {
   }
   /// Whether the type mentions a generic parameter (it is known only once specialized).
   bool IsDependent() const { return dependent_; }
-  /// Scalar or vector: the types arithmetic works on.
-  bool IsNumericLike() const { return IsScalar() || IsVector(); }
-  /// The scalar type of a scalar or vector.
-  const Type* ScalarType() const { return IsVector() ? element_ : this; }
+  /// Scalar, vector or matrix: the types arithmetic works on.
+  bool IsNumericLike() const { return IsScalar() || IsVector() || IsMatrix(); }
+  /// The scalar type of a scalar, vector or matrix.
+  const Type* ScalarType() const { return IsVector() || IsMatrix() ? element_ : this; }
 
   /// How the type is written in source: "float3", "RWStructuredBuffer<uint>".
   std::string Name() const;
@@ -229,6 +249,14 @@ class TypeContext {
   /// `vector<T, N>` where T or N is a generic parameter (N an IntValue or a value
   /// parameter): a Vector whose Element() is T and whose LengthParam() is N.
   const Type* DependentVector(const Type* element, const Type* length);
+  /// `matrix<element, rows, cols>`: element a scalar, rows and cols from 1 to 4 (sema
+  /// reports the 1xN and Nx1 shapes, which have no target form).
+  const Type* Matrix(const Type* element, uint32_t rows, uint32_t cols);
+  /// `matrix<T, R, C>` where T, R or C is a generic parameter (R and C IntValues or value
+  /// parameters).
+  const Type* DependentMatrix(const Type* element, const Type* rows, const Type* cols);
+  /// The row type of matrix `m` (a vector, dependent when `m` is).
+  const Type* RowOf(const Type* m);
   /// `base.Assoc` where `base` is not known yet.
   const Type* AssocOf(const Type* base, const ast::AssociatedTypeDecl* assoc);
   ExtensionInfo* NewExtension(std::unique_ptr<ExtensionInfo> info);
@@ -250,8 +278,11 @@ class TypeContext {
   Subst StructSubst(const Type* struct_type) const;
   /// The type of field `index` of struct type `t`.
   const Type* FieldType(const Type* t, size_t index);
-  /// The extensions that apply to `t`, each with the bindings of its parameters.
-  std::vector<std::pair<ExtensionInfo*, Subst>> ExtensionsOf(const Type* t);
+  /// The extensions that apply to `t`, each with the bindings of its parameters. The
+  /// answer is remembered until ExtensionsChanged().
+  const std::vector<std::pair<ExtensionInfo*, Subst>>& ExtensionsOf(const Type* t);
+  /// Forgets remembered ExtensionsOf answers: an extension was added or its target set.
+  void ExtensionsChanged() { extensions_of_.clear(); }
   /// For a concrete `t`: the type it gives for `assoc` (a typealias or nested type in
   /// the struct or an extension), or null.
   const Type* ResolveAssoc(const Type* t, const ast::AssociatedTypeDecl* assoc);
@@ -297,6 +328,12 @@ class TypeContext {
   std::vector<std::unique_ptr<GenericParamInfo>> generic_infos_;
   std::vector<std::unique_ptr<InterfaceInfo>> interface_infos_;
   std::vector<std::unique_ptr<ExtensionInfo>> extensions_;
+  /// ExtensionsOf answers by type (node-based, so answers stay put as others are added).
+  std::unordered_map<const Type*, std::vector<std::pair<ExtensionInfo*, Subst>>> extensions_of_;
+  /// Times a conformance query gave up at kMaxConformanceDepth; an answer computed while
+  /// this grew may be incomplete and is not remembered.
+  int depth_limit_hits_ = 0;
+  std::deque<std::vector<std::pair<ExtensionInfo*, Subst>>> incomplete_extensions_of_;
   std::map<const ast::Decl*, const Type*> alias_types_;
   std::map<const ast::AssociatedTypeDecl*, InterfaceInfo*> assoc_owners_;
   std::map<int64_t, const Type*> int_values_;

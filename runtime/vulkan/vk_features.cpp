@@ -2,11 +2,33 @@
 
 #include <spirv/unified1/spirv.hpp11>
 
+#include <cstring>
+#include <map>
+#include <vector>
+
 namespace slope::runtime::vulkan {
 
+namespace {
+bool HasExtension(VkPhysicalDevice device, const char* name) {
+  uint32_t count = 0;
+  vkEnumerateDeviceExtensionProperties(device, nullptr, &count, nullptr);
+  std::vector<VkExtensionProperties> extensions(count);
+  vkEnumerateDeviceExtensionProperties(device, nullptr, &count, extensions.data());
+  for (const VkExtensionProperties& e : extensions) {
+    if (std::strcmp(e.extensionName, name) == 0) return true;
+  }
+  return false;
+}
+}  // namespace
+
 ShaderFeatures QueryShaderFeatures(VkPhysicalDevice device) {
+  ShaderFeatures f;
+  f.atomic_float_extension = HasExtension(device, VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
+  VkPhysicalDeviceShaderAtomicFloatFeaturesEXT atomic_float{};
+  atomic_float.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT;
   VkPhysicalDeviceVulkan12Features v12{};
   v12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
+  if (f.atomic_float_extension) v12.pNext = &atomic_float;
   VkPhysicalDeviceVulkan11Features v11{};
   v11.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES;
   v11.pNext = &v12;
@@ -14,7 +36,6 @@ ShaderFeatures QueryShaderFeatures(VkPhysicalDevice device) {
   core.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
   core.pNext = &v11;
   vkGetPhysicalDeviceFeatures2(device, &core);
-  ShaderFeatures f;
   f.float64 = core.features.shaderFloat64 == VK_TRUE;
   f.int64 = core.features.shaderInt64 == VK_TRUE;
   f.int16 = core.features.shaderInt16 == VK_TRUE;
@@ -23,6 +44,19 @@ ShaderFeatures QueryShaderFeatures(VkPhysicalDevice device) {
   f.storage_buffer_8bit = v12.storageBuffer8BitAccess == VK_TRUE;
   f.storage_buffer_16bit = v11.storageBuffer16BitAccess == VK_TRUE;
   f.scalar_block_layout = v12.scalarBlockLayout == VK_TRUE;
+  f.buffer_int64_atomics = v12.shaderBufferInt64Atomics == VK_TRUE;
+  f.shared_int64_atomics = v12.shaderSharedInt64Atomics == VK_TRUE;
+  f.buffer_float32_atomic_add = atomic_float.shaderBufferFloat32AtomicAdd == VK_TRUE;
+  f.shared_float32_atomic_add = atomic_float.shaderSharedFloat32AtomicAdd == VK_TRUE;
+  VkPhysicalDeviceSubgroupProperties subgroup{};
+  subgroup.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
+  VkPhysicalDeviceProperties2 props{};
+  props.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+  props.pNext = &subgroup;
+  vkGetPhysicalDeviceProperties2(device, &props);
+  if ((subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0) {
+    f.subgroup_operations = subgroup.supportedOperations;
+  }
   return f;
 }
 
@@ -33,6 +67,15 @@ FeatureChain::FeatureChain(const ShaderFeatures& f) {
   v12_.shaderInt8 = flag(f.int8);
   v12_.storageBuffer8BitAccess = flag(f.storage_buffer_8bit);
   v12_.scalarBlockLayout = flag(f.scalar_block_layout);
+  v12_.shaderBufferInt64Atomics = flag(f.buffer_int64_atomics);
+  v12_.shaderSharedInt64Atomics = flag(f.shared_int64_atomics);
+  if (f.atomic_float_extension) {
+    atomic_float_.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT;
+    atomic_float_.shaderBufferFloat32AtomicAdd = flag(f.buffer_float32_atomic_add);
+    atomic_float_.shaderSharedFloat32AtomicAdd = flag(f.shared_float32_atomic_add);
+    v12_.pNext = &atomic_float_;
+    extensions_.push_back(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
+  }
   v11_.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES;
   v11_.pNext = &v12_;
   v11_.storageBuffer16BitAccess = flag(f.storage_buffer_16bit);
@@ -59,8 +102,87 @@ const char* FeatureFor(spv::Capability c, const ShaderFeatures& f, bool* present
     case spv::Capability::StorageBuffer16BitAccess:
       *present = f.storage_buffer_16bit;
       return "storageBuffer16BitAccess";
+    case spv::Capability::GroupNonUniform:
+      *present = (f.subgroup_operations & VK_SUBGROUP_FEATURE_BASIC_BIT) != 0;
+      return "subgroup operations (VK_SUBGROUP_FEATURE_BASIC_BIT in compute shaders)";
+    case spv::Capability::GroupNonUniformVote:
+      *present = (f.subgroup_operations & VK_SUBGROUP_FEATURE_VOTE_BIT) != 0;
+      return "subgroup vote operations (VK_SUBGROUP_FEATURE_VOTE_BIT)";
+    case spv::Capability::GroupNonUniformArithmetic:
+      *present = (f.subgroup_operations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT) != 0;
+      return "subgroup arithmetic (VK_SUBGROUP_FEATURE_ARITHMETIC_BIT)";
+    case spv::Capability::GroupNonUniformBallot:
+      *present = (f.subgroup_operations & VK_SUBGROUP_FEATURE_BALLOT_BIT) != 0;
+      return "subgroup ballots (VK_SUBGROUP_FEATURE_BALLOT_BIT)";
+    case spv::Capability::GroupNonUniformShuffle:
+      *present = (f.subgroup_operations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT) != 0;
+      return "subgroup shuffles (VK_SUBGROUP_FEATURE_SHUFFLE_BIT)";
     default: return nullptr;
   }
+}
+
+/// Whether `op` is an atomic instruction whose operands are result type, result and
+/// pointer.
+bool IsAtomicOnPointer(spv::Op op) {
+  switch (op) {
+    case spv::Op::OpAtomicIAdd: case spv::Op::OpAtomicAnd: case spv::Op::OpAtomicOr:
+    case spv::Op::OpAtomicXor: case spv::Op::OpAtomicSMin: case spv::Op::OpAtomicUMin:
+    case spv::Op::OpAtomicSMax: case spv::Op::OpAtomicUMax: case spv::Op::OpAtomicExchange:
+    case spv::Op::OpAtomicCompareExchange: case spv::Op::OpAtomicFAddEXT:
+    case spv::Op::OpAtomicISub: case spv::Op::OpAtomicLoad:
+      return true;
+    default:
+      return false;
+  }
+}
+
+/// The feature a 64-bit or float atomic needs on memory of storage class `sc`, or null
+/// when the device has it (or the atomic needs none).
+const char* AtomicFeature(bool is_float, uint32_t width, spv::StorageClass sc,
+                          const ShaderFeatures& f) {
+  bool shared = sc == spv::StorageClass::Workgroup;
+  if (is_float) {
+    if (shared) return f.shared_float32_atomic_add ? nullptr : "shaderSharedFloat32AtomicAdd";
+    return f.buffer_float32_atomic_add ? nullptr : "shaderBufferFloat32AtomicAdd";
+  }
+  if (width != 64) return nullptr;
+  if (shared) return f.shared_int64_atomics ? nullptr : "shaderSharedInt64Atomics";
+  return f.buffer_int64_atomics ? nullptr : "shaderBufferInt64Atomics";
+}
+
+/// The first atomic of `spirv` that needs a feature the device lacks: a message, or "".
+std::string MissingAtomicFeature(std::span<const uint32_t> spirv, const ShaderFeatures& f) {
+  std::map<uint32_t, std::pair<bool, uint32_t>> scalars;  // type id -> is float, width
+  std::map<uint32_t, uint32_t> pointer_classes;           // pointer type id -> class
+  std::map<uint32_t, uint32_t> value_types;               // pointer value -> its type
+  for (size_t at = 5; at < spirv.size();) {
+    uint32_t length = spirv[at] >> 16;
+    if (length == 0 || at + length > spirv.size()) break;
+    auto op = static_cast<spv::Op>(spirv[at] & 0xffff);
+    const uint32_t* w = &spirv[at + 1];
+    if ((op == spv::Op::OpTypeInt || op == spv::Op::OpTypeFloat) && length >= 3) {
+      scalars[w[0]] = {op == spv::Op::OpTypeFloat, w[1]};
+    } else if (op == spv::Op::OpTypePointer && length >= 3) {
+      pointer_classes[w[0]] = w[1];
+    } else if ((op == spv::Op::OpVariable || op == spv::Op::OpAccessChain) && length >= 3) {
+      value_types[w[1]] = w[0];
+    } else if (IsAtomicOnPointer(op) && length >= 4) {
+      auto scalar = scalars.find(w[0]);
+      auto type = value_types.find(w[2]);
+      if (scalar != scalars.end() && type != value_types.end()) {
+        auto sc = static_cast<spv::StorageClass>(pointer_classes[type->second]);
+        auto [is_float, width] = scalar->second;
+        if (const char* feature = AtomicFeature(is_float, width, sc, f)) {
+          return std::string("the Vulkan device lacks ") + feature +
+                 ", which the kernel needs for " + (is_float ? "a float" : "a 64-bit") +
+                 " atomic operation on " +
+                 (sc == spv::StorageClass::Workgroup ? "groupshared memory" : "a buffer");
+        }
+      }
+    }
+    at += length;
+  }
+  return "";
 }
 
 const char* CapabilityName(spv::Capability c) {
@@ -72,6 +194,11 @@ const char* CapabilityName(spv::Capability c) {
     case spv::Capability::Int8: return "Int8";
     case spv::Capability::StorageBuffer8BitAccess: return "StorageBuffer8BitAccess";
     case spv::Capability::StorageBuffer16BitAccess: return "StorageBuffer16BitAccess";
+    case spv::Capability::GroupNonUniform: return "GroupNonUniform";
+    case spv::Capability::GroupNonUniformVote: return "GroupNonUniformVote";
+    case spv::Capability::GroupNonUniformArithmetic: return "GroupNonUniformArithmetic";
+    case spv::Capability::GroupNonUniformBallot: return "GroupNonUniformBallot";
+    case spv::Capability::GroupNonUniformShuffle: return "GroupNonUniformShuffle";
     default: return "?";
   }
 }
@@ -92,7 +219,7 @@ std::string MissingFeature(std::span<const uint32_t> spirv, const ShaderFeatures
     }
     at += length;
   }
-  return "";
+  return MissingAtomicFeature(spirv, features);
 }
 
 }  // namespace slope::runtime::vulkan

@@ -1,6 +1,7 @@
 #pragma once
 // The optional Vulkan features a compute kernel may need: 8/16/64-bit arithmetic types,
-// 8/16-bit storage buffer access and the scalar block layout. A device enables every one
+// 8/16-bit storage buffer access, the scalar block layout, 64-bit and float atomics
+// (on buffers and on workgroup memory) and subgroup operations. A device enables every one
 // it supports when it opens; a kernel whose SPIR-V declares a capability the device lacks
 // is refused with the feature's name before the driver sees it.
 
@@ -9,6 +10,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace slope::runtime::vulkan {
 
@@ -22,6 +24,15 @@ struct ShaderFeatures {
   bool storage_buffer_8bit = false;   ///< storageBuffer8BitAccess
   bool storage_buffer_16bit = false;  ///< storageBuffer16BitAccess
   bool scalar_block_layout = false;   ///< scalarBlockLayout
+  bool buffer_int64_atomics = false;  ///< shaderBufferInt64Atomics
+  bool shared_int64_atomics = false;  ///< shaderSharedInt64Atomics
+  /// VK_EXT_shader_atomic_float is available (the two float features below need it).
+  bool atomic_float_extension = false;
+  bool buffer_float32_atomic_add = false;  ///< shaderBufferFloat32AtomicAdd
+  bool shared_float32_atomic_add = false;  ///< shaderSharedFloat32AtomicAdd
+  /// VkPhysicalDeviceSubgroupProperties::supportedOperations, when compute shaders are
+  /// among its supportedStages (else 0).
+  VkSubgroupFeatureFlags subgroup_operations = 0;
 };
 
 /// Queries what `device` supports (Vulkan 1.2 feature structures).
@@ -35,9 +46,13 @@ class FeatureChain {
   FeatureChain(const FeatureChain&) = delete;
   FeatureChain& operator=(const FeatureChain&) = delete;
   const void* Head() const { return &core_; }
+  /// The device extensions the enabled features need, for VkDeviceCreateInfo.
+  const std::vector<const char*>& Extensions() const { return extensions_; }
 
  private:
   VkPhysicalDeviceFeatures2 core_{};
+  VkPhysicalDeviceShaderAtomicFloatFeaturesEXT atomic_float_{};
+  std::vector<const char*> extensions_;
   VkPhysicalDeviceVulkan11Features v11_{};
   VkPhysicalDeviceVulkan12Features v12_{};
 };
@@ -45,6 +60,9 @@ class FeatureChain {
 /// Returns "" when the device can run `spirv`, else a message naming the first
 /// capability the module declares that the device lacks and the Vulkan feature behind it
 /// ("the device lacks shaderFloat64, which the kernel needs for capability Float64").
+/// 64-bit and float atomics are checked per storage class of the memory they update
+/// (shaderBufferInt64Atomics for a storage buffer, shaderSharedInt64Atomics for
+/// workgroup memory, ...).
 std::string MissingFeature(std::span<const uint32_t> spirv, const ShaderFeatures& features);
 
 }  // namespace slope::runtime::vulkan

@@ -273,6 +273,8 @@ bool VulkanDevice::CreateLogicalDevice(std::string* error) {
   device_info.pQueueCreateInfos = &queue_info;
   FeatureChain enabled(features_);
   device_info.pNext = enabled.Head();
+  device_info.enabledExtensionCount = static_cast<uint32_t>(enabled.Extensions().size());
+  device_info.ppEnabledExtensionNames = enabled.Extensions().data();
   if (!CheckVk(vkCreateDevice(physical_device_, &device_info, nullptr, &device_), "vkCreateDevice",
                error)) {
     device_ = VK_NULL_HANDLE;

@@ -6,6 +6,9 @@ parameters, REAL result) and one line per check point:
 
     //GRADCHECK: f(x=0.3, y=1.2)
 
+The function may be written with generic arguments (`cube<REAL>`) or as a static
+method of a type (`Shape.area`): the kernel calls it and its fwd_diff as written.
+
 For each point the harness appends a compute kernel to the file that evaluates the
 primal at x +- h along each parameter and fwd_diff(f) with each unit tangent and with a
 random tangent, runs it with slope-run, and compares in double on the host:
@@ -30,7 +33,7 @@ import subprocess
 import sys
 import tempfile
 
-CHECK_RE = re.compile(r"^\s*//GRADCHECK:\s*(\w+)\s*\((.*)\)\s*$")
+CHECK_RE = re.compile(r"^\s*//GRADCHECK:\s*([\w.<>]+)\s*\((.*)\)\s*$")
 REAL_RE = re.compile(r"^\s*//GRADCHECK-REAL:\s*(float|double)\s*$", re.M)
 # Settings per REAL: step h, atol, rtol, literal suffix.
 SETTINGS = {"float": (1e-3, 2e-3, 1e-2, ""), "double": (1e-6, 1e-5, 1e-3, "L")}

@@ -21,7 +21,9 @@ config.test_format = lit.formats.ShTest(execute_external=True)
 config.suffixes = [".slang", ".test", ".ir"]
 config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "paths.json.in", "run_lit.py"]
 config.test_source_root = os.path.dirname(__file__)
-config.test_exec_root = site_dir
+# ctest runs one lit per test file, several at once: each gets its own execution folder
+# (`--param run=NAME`), since lit rewrites a timing file there after every run.
+config.test_exec_root = os.path.join(site_dir, "runs", lit_config.params.get("run", "all"))
 
 tools = os.path.join(config.slope_bin_dir, "tools")
 slopec = os.path.join(tools, "slopec", "slopec")
@@ -62,3 +64,40 @@ def backend_available(name):
 for backend in ["vulkan", "cuda", "cpu"]:
     if backend_available(backend):
         config.available_features.add(backend)
+
+# Optional device features: a small kernel that needs the feature runs, or the device
+# refuses it naming the feature (exec/Inputs/probe_*.slang).
+def kernel_runs(probe):
+    try:
+        r = subprocess.run([slope_run, os.path.join(config.test_source_root, "exec", "Inputs", probe),
+                            "-backend=vulkan"], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, timeout=60, env=dict(os.environ))
+        return r.returncode == 0
+    except Exception:
+        return False
+
+def device_features():
+    # ctest starts one lit per file: the answers are kept next to the build, for as long
+    # as slope-run is the same binary.
+    cache = os.path.join(site_dir, "device_features.json")
+    stamp = os.path.getmtime(slope_run)
+    try:
+        with open(cache) as f:
+            saved = json.load(f)
+        if saved.get("slope_run_mtime") == stamp:
+            return saved["features"]
+    except Exception:
+        pass
+    found = [feature for feature, probe in
+             [("vulkan-int64-atomics", "probe_int64_atomics.slang"),
+              ("vulkan-float-atomics", "probe_float_atomics.slang"),
+              ("vulkan-waves", "probe_waves.slang")] if kernel_runs(probe)]
+    temp = "%s.%d" % (cache, os.getpid())
+    with open(temp, "w") as f:
+        json.dump({"slope_run_mtime": stamp, "features": found}, f)
+    os.replace(temp, cache)
+    return found
+
+if "vulkan" in config.available_features:
+    for feature in device_features():
+        config.available_features.add(feature)

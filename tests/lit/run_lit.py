@@ -4,7 +4,9 @@ import subprocess
 import sys
 
 lit, site_dir, test = sys.argv[1], sys.argv[2], sys.argv[3]
-proc = subprocess.run([sys.executable, lit, "-v", "--param", "site=" + site_dir, test],
+run = "".join(c if c.isalnum() else "_" for c in test[-120:])
+proc = subprocess.run([sys.executable, lit, "-v", "--param", "site=" + site_dir,
+                       "--param", "run=" + run, test],
                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 sys.stdout.write(proc.stdout)
 if proc.returncode == 0 and "UNSUPPORTED:" in proc.stdout and "PASS:" not in proc.stdout:

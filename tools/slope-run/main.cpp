@@ -51,6 +51,12 @@ int main(int argc, char** argv) {
   bool scalar_layout = false;
   app.add_flag("--fvk-use-scalar-layout,--force-glsl-scalar-layout", scalar_layout,
                "compile with the scalar block layout for buffers");
+  bool row_major = false, column_major = false;
+  app.add_flag("--matrix-layout-row-major", row_major,
+               "lay matrices in buffers out row by row (the default)");
+  app.add_flag("--matrix-layout-column-major", column_major,
+               "lay matrices in buffers out column by column")
+      ->excludes(app.get_option("--matrix-layout-row-major"));
   std::vector<std::string> args = slope::driver::NormalizeArgs(argc, argv);
   // CLI11 takes the arguments last-first.
   std::vector<std::string> reversed(args.rbegin(), args.rend());
@@ -111,6 +117,7 @@ int main(int argc, char** argv) {
   options.entry = entry;
   options.target = slope::driver::Target::SpirV;
   options.scalar_layout = scalar_layout;
+  options.column_major = column_major;
   slope::driver::CompileResult compiled = slope::driver::Compile(options);
   if (!compiled.ok) return 1;  // the compiler has printed its diagnostics
 

@@ -18,6 +18,20 @@ size_t ValuesPerElement(const driver::ElementLayout& layout) {
   return n;
 }
 
+/// Bytes between the components of `field`.
+uint32_t ComponentStride(const driver::FieldLayout& field) {
+  return field.component_stride != 0 ? field.component_stride
+                                      : driver::ScalarKindBytes(field.scalar);
+}
+
+/// The byte offset, within an element, of value `k` of a scalar, vector or matrix element
+/// (a matrix's values row after row).
+size_t ValueOffset(const driver::ElementLayout& layout, uint32_t k) {
+  if (layout.rows == 0) return size_t{k} * driver::ScalarKindBytes(layout.scalar);
+  return size_t{k / layout.components} * layout.row_step +
+         size_t{k % layout.components} * layout.component_stride;
+}
+
 /// The number of elements of `buffer`: inputs of structs count their values.
 size_t ElementCount(const BufferSpec& buffer, const driver::ElementLayout& layout) {
   if (buffer.type.struct_name.empty() || buffer.role == BufferRole::Output) return buffer.count;
@@ -133,7 +147,7 @@ bool CheckSpecAgainstReflection(const TestSpec& spec, const driver::Reflection& 
                                    (known.empty() ? std::string("none") : known) + ")");
     }
     const driver::ElementLayout& layout = binding->element;
-    ElementType actual{layout.scalar, layout.components, layout.struct_name};
+    ElementType actual{layout.scalar, layout.components, layout.struct_name, layout.rows};
     if (!buffer.type.struct_name.empty() || !layout.struct_name.empty()) {
       if (buffer.type.struct_name != layout.struct_name) {
         return fail(buffer.line, "buffer '" + buffer.name + "' is declared " +
@@ -150,12 +164,13 @@ bool CheckSpecAgainstReflection(const TestSpec& spec, const driver::Reflection& 
       }
       continue;
     }
-    if (layout.scalar != buffer.type.scalar || layout.components != buffer.type.components) {
+    if (layout.scalar != buffer.type.scalar || layout.components != buffer.type.components ||
+        layout.rows != buffer.type.rows) {
       return fail(buffer.line, "buffer '" + buffer.name + "' is declared " +
                                    ElementTypeName(buffer.type) +
                                    " but the kernel's element type is " + ElementTypeName(actual));
     }
-    if (layout.size < driver::ScalarKindBytes(layout.scalar) * layout.components ||
+    if (layout.size < driver::ScalarKindBytes(layout.scalar) * buffer.type.Values() ||
         layout.stride < layout.size) {
       return fail(buffer.line, "buffer '" + buffer.name + "' has an unsupported layout (size " +
                                    std::to_string(layout.size) + ", stride " +
@@ -181,19 +196,18 @@ std::vector<std::byte> PackBuffer(const BufferSpec& buffer, const driver::Elemen
           uint64_t bits = 0;
           std::string message;
           ParseScalarValue(buffer.texts[k], f.scalar, &bits, &message);
-          StoreValue(&bytes, i * layout.stride + f.offset + c * driver::ScalarKindBytes(f.scalar),
-                     f.scalar, bits);
+          StoreValue(&bytes, i * layout.stride + f.offset + c * ComponentStride(f), f.scalar,
+                     bits);
         }
       }
     }
     return bytes;
   }
   std::vector<std::byte> bytes(size_t{buffer.count} * layout.stride, std::byte{0});
-  const uint32_t components = buffer.type.components;
-  const uint32_t size = driver::ScalarKindBytes(buffer.type.scalar);
+  const uint32_t components = buffer.type.Values();
   for (size_t i = 0; i < buffer.count; ++i) {
     for (uint32_t c = 0; c < components; ++c) {
-      StoreValue(&bytes, i * layout.stride + c * size, buffer.type.scalar,
+      StoreValue(&bytes, i * layout.stride + ValueOffset(layout, c), buffer.type.scalar,
                  buffer.bits[i * components + c]);
     }
   }
@@ -221,18 +235,17 @@ std::string FormatBuffer(const BufferSpec& buffer, const driver::ElementLayout& 
     for (size_t i = 0; i < buffer.count; ++i) {
       for (const driver::FieldLayout& f : layout.fields) {
         for (uint32_t c = 0; c < f.components; ++c) {
-          size_t offset = i * layout.stride + f.offset + c * driver::ScalarKindBytes(f.scalar);
+          size_t offset = i * layout.stride + f.offset + c * ComponentStride(f);
           line += ' ' + FormatValue(f.scalar, bytes, offset);
         }
       }
     }
     return line;
   }
-  const uint32_t components = buffer.type.components;
-  const uint32_t size = driver::ScalarKindBytes(buffer.type.scalar);
+  const uint32_t components = buffer.type.Values();
   for (size_t i = 0; i < buffer.count; ++i) {
     for (uint32_t c = 0; c < components; ++c) {
-      line += ' ' + FormatValue(buffer.type.scalar, bytes, i * layout.stride + c * size);
+      line += ' ' + FormatValue(buffer.type.scalar, bytes, i * layout.stride + ValueOffset(layout, c));
     }
   }
   return line;

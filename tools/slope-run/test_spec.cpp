@@ -297,7 +297,7 @@ bool ParseBufferDirective(std::string_view text, BufferRole role, BufferSpec* bu
     return false;
   }
   buffer->type = *type;
-  const uint32_t components = type->components;
+  const uint32_t components = type->Values();
 
   if (role == BufferRole::Input) {
     if (!ParseValueList(cursor, type->scalar, &buffer->bits, message)) return false;
@@ -389,6 +389,11 @@ std::optional<ElementType> ParseElementType(std::string_view text) {
     if (suffix.size() == 1 && suffix[0] >= '2' && suffix[0] <= '4') {
       return ElementType{kind, static_cast<uint32_t>(suffix[0] - '0')};
     }
+    if (suffix.size() == 3 && suffix[1] == 'x' && suffix[0] >= '2' && suffix[0] <= '4' &&
+        suffix[2] >= '2' && suffix[2] <= '4') {
+      return ElementType{kind, static_cast<uint32_t>(suffix[2] - '0'), "",
+                         static_cast<uint32_t>(suffix[0] - '0')};
+    }
   }
   return std::nullopt;
 }
@@ -396,6 +401,7 @@ std::optional<ElementType> ParseElementType(std::string_view text) {
 std::string ElementTypeName(ElementType type) {
   if (!type.struct_name.empty()) return type.struct_name;
   std::string name = driver::ScalarKindName(type.scalar);
+  if (type.rows != 0) return name + std::to_string(type.rows) + "x" + std::to_string(type.components);
   if (type.components > 1) name += std::to_string(type.components);
   return name;
 }

@@ -30,13 +30,16 @@ namespace slope::run {
 /// struct of the kernel (then `struct_name` is set and the other members are unused).
 struct ElementType {
   driver::ScalarKind scalar = driver::ScalarKind::Float32;
-  uint32_t components = 1;
+  uint32_t components = 1;  ///< a matrix's columns
   std::string struct_name{};
+  uint32_t rows = 0;        ///< a matrix's rows (`float3x3`); 0 for scalars and vectors
+  /// Values one element takes: a matrix's are given row after row.
+  uint32_t Values() const { return components * (rows == 0 ? 1 : rows); }
 };
 
 /// Parses a scalar type name of the language ("float", "int", "uint", "half", "double",
-/// "int8_t" ... "uint64_t", "float16_t", ...) and its 2..4-vector forms ("float3",
-/// "int64_t2", ...).
+/// "int8_t" ... "uint64_t", "float16_t", ...), its 2..4-vector forms ("float3",
+/// "int64_t2", ...) and its matrix forms ("float3x3", "half2x4").
 std::optional<ElementType> ParseElementType(std::string_view text);
 
 /// Returns the directive spelling of `type`, e.g. "float3" or "int".

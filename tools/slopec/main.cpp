@@ -40,6 +40,12 @@ int main(int argc, char** argv) {
   bool scalar_layout = false;
   app.add_flag("--fvk-use-scalar-layout,--force-glsl-scalar-layout", scalar_layout,
                "lay buffers out by the scalar block layout rules instead of std430");
+  bool row_major = false, column_major = false;
+  app.add_flag("--matrix-layout-row-major", row_major,
+               "lay matrices in buffers out row by row (the default)");
+  app.add_flag("--matrix-layout-column-major", column_major,
+               "lay matrices in buffers out column by column")
+      ->excludes(app.get_option("--matrix-layout-row-major"));
   app.add_flag("--dump-ir", dump_ir, "print the IR after lowering");
   std::string dump_ir_after;
   app.add_option("--dump-ir-after", dump_ir_after,
@@ -76,6 +82,7 @@ int main(int argc, char** argv) {
   options.entry = entry;
   options.validate_spirv = !skip_validation;
   options.scalar_layout = scalar_layout;
+  options.column_major = column_major;
   options.diag_format = diag_format == "json" ? slope::driver::DiagFormat::Json
                                               : slope::driver::DiagFormat::Text;
   options.error_limit = error_limit;

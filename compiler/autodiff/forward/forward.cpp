@@ -68,6 +68,8 @@ void State::FillPairForm(Function* pair_form) {
   if (!pair_form->blocks.empty()) return;
   Function* primal = pair_form->fwd_diff_of;
   if (primal->fwd_diff_of != nullptr) FillPairForm(primal);
+  // fwd_diff of a function with a primal substitute is fwd_diff of the substitute.
+  if (primal->primal_substitute != nullptr) primal = primal->primal_substitute;
   ir::Builder b(module_);
   pair_form->blocks.push_back(module_.AddBlock(pair_form));
   b.SetInsertBlock(pair_form->blocks.front());

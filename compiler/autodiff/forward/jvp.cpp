@@ -8,6 +8,7 @@
 
 #include "compiler/autodiff/forward/jvp.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -29,7 +30,10 @@ using ir::Op;
 using ir::Value;
 
 /// The DiffRule column of insts.def.
-enum class DiffRule { Linear, Product, Quotient, Remainder, Intrinsic, Zero, Convert, Memory, Call, Control };
+enum class DiffRule {
+  Linear, Product, Quotient, Remainder, Intrinsic, Zero, Convert, Memory, Call, Control, Atomic,
+  Wave
+};
 
 DiffRule RuleOf(Op op) {
   switch (op) {
@@ -76,6 +80,8 @@ class Transcriber {
   void MemoryRule(Inst& inst);
   void CallRule(Inst& inst);
   void CallCustom(Inst& inst, Function* custom);
+  void AtomicRule(Inst& inst);
+  void WaveRule(Inst& inst);
   void Terminator(Inst& inst);
   /// The arguments of an edge into `dest`: each primal argument then its tangent.
   std::vector<Value*> EdgeArgs(const std::vector<Value*>& args, const Block* dest);
@@ -113,9 +119,15 @@ Value* Transcriber::Zero(const ir::Type* type) { return ZeroOf(b_, *g_, type); }
 
 void Transcriber::MapParams() {
   size_t k = 0;
-  for (const ir::Param* p : f_->params) {
+  for (uint32_t i = 0; i < f_->params.size(); ++i) {
+    const ir::Param* p = f_->params[i];
     primal_[p] = g_->params.at(k++);
-    if (Diff(p->GetType()) != nullptr) tangent_[p] = g_->params.at(k++);
+    if (Diff(p->GetType()) == nullptr) continue;
+    // A no_diff parameter keeps its tangent slot, which the body never reads.
+    bool no_diff = std::find(f_->no_diff_params.begin(), f_->no_diff_params.end(), i) !=
+                   f_->no_diff_params.end();
+    if (!no_diff) tangent_[p] = g_->params.at(k);
+    ++k;
   }
   if (Diff(f_->ResultType()) != nullptr) result_tangent_ = g_->params.at(k++);
   SLOPE_ASSERT(k == g_->params.size());
@@ -191,6 +203,37 @@ void Transcriber::Transcribe(Inst& inst) {
     case DiffRule::Memory: return MemoryRule(inst);
     case DiffRule::Call: return CallRule(inst);
     case DiffRule::Control: return Terminator(inst);
+    case DiffRule::Atomic: Clone(inst); return AtomicRule(inst);
+    case DiffRule::Wave: Clone(inst); return WaveRule(inst);
+  }
+}
+
+void Transcriber::AtomicRule(Inst& inst) {
+  // Memory other invocations update concurrently has no tangent to follow: a float
+  // atomic in differentiated code needs a custom derivative (integers carry none).
+  if (Diff(inst.GetType()) == nullptr) return;
+  passes::ReportError(ctx_.options, diag::DiagId::NoForwardDerivative, inst.loc, f_->Name(),
+                      std::string("this atomic operation on '") + inst.GetType()->Name() + "'");
+}
+
+void Transcriber::WaveRule(Inst& inst) {
+  const ir::WaveInfo& info = ir::GetWaveInfo(static_cast<ir::WaveOp>(inst.imms.at(0)));
+  const ir::Type* dt = Diff(inst.GetType());
+  if (dt == nullptr || inst.operands.empty() || T(inst.operands[0]) == nullptr) return;
+  switch (info.diff) {
+    case ir::WaveDiff::Zero: return;
+    case ir::WaveDiff::Linear: {
+      // Sums and lane reads are linear: the same operation on the tangents, over the
+      // same active invocations.
+      std::vector<Value*> operands{T(inst.operands[0])};
+      for (size_t i = 1; i < inst.operands.size(); ++i) operands.push_back(P(inst.operands[i]));
+      return Bind(inst, b_.Emit(Op::Wave, dt, std::move(operands), inst.imms));
+    }
+    case ir::WaveDiff::None:
+      passes::ReportError(ctx_.options, diag::DiagId::NoForwardDerivative, inst.loc, f_->Name(),
+                          std::string("wave operation '") + info.mnemonic + "' on '" +
+                              inst.GetType()->Name() + "'");
+      return;
   }
 }
 
@@ -205,15 +248,29 @@ void Transcriber::Linear(Inst& inst) {
   bool struct_member = (inst.GetOp() == Op::Extract || inst.GetOp() == Op::Insert) && base->IsStruct();
   if (struct_member) {
     int j = DifferentialMember(types_, base, inst.imms.at(0));
-    if (j < 0) return Bind(inst, T(inst.operands[0]));  // an insert of a value without one
+    if (j < 0) {
+      // A member without a derivative: an extract has none, an insert leaves the
+      // struct's tangent as it was.
+      if (inst.GetOp() == Op::Insert) Bind(inst, T(inst.operands[0]));
+      return;
+    }
     imms = {static_cast<uint32_t>(j)};
   }
-  for (size_t i = 0; i < inst.operands.size(); ++i) {
-    Value* v = inst.operands[i];
+  if (inst.GetOp() == Op::MakeStruct && dt != inst.GetType()) {
+    // Each member's tangent goes where the differential keeps it; members of the
+    // differential no member feeds stay zero.
+    operands.assign(dt->Members().size(), nullptr);
+    for (size_t i = 0; i < inst.operands.size(); ++i) {
+      int j = DifferentialMember(types_, inst.GetType(), static_cast<uint32_t>(i));
+      if (j >= 0) operands[static_cast<size_t>(j)] = TOrZero(inst.operands[i], dt->Members()[j]);
+    }
+    for (size_t j = 0; j < operands.size(); ++j) {
+      if (operands[j] == nullptr) operands[j] = Zero(dt->Members()[j]);
+    }
+    return Bind(inst, b_.Emit(inst.GetOp(), dt, std::move(operands), std::move(imms)));
+  }
+  for (Value* v : inst.operands) {
     const ir::Type* dv = Diff(v->GetType());
-    bool dropped = inst.GetOp() == Op::MakeStruct && dt != inst.GetType() &&
-                   DifferentialMember(types_, inst.GetType(), static_cast<uint32_t>(i)) < 0;
-    if (dropped) continue;
     operands.push_back(dv != nullptr ? TOrZero(v, dv) : P(v));
   }
   Bind(inst, b_.Emit(inst.GetOp(), dt, std::move(operands), std::move(imms)));
@@ -268,6 +325,14 @@ void Transcriber::IntrinsicRule(Inst& inst, Inst* r) {
     tangents.push_back(T(v));
     any = any || T(v) != nullptr;
   }
+  auto which = static_cast<ir::Intrinsic>(inst.imms.at(0));
+  if (any && !IsDifferentiable(which)) {
+    // The bits of a value that carries a derivative: `detach` it first.
+    passes::ReportError(ctx_.options, diag::DiagId::NoForwardDerivative, inst.loc, f_->Name(),
+                        std::string("'") + ir::GetIntrinsicInfo(which).mnemonic +
+                            "' of a value that carries a derivative");
+    return;
+  }
   if (any && Diff(inst.GetType()) != nullptr) Bind(inst, IntrinsicTangent(b_, *r, args, tangents));
 }
 
@@ -289,7 +354,7 @@ void Transcriber::MemoryRule(Inst& inst) {
   if (op == Op::Load) {
     if (T(ptr) != nullptr) return Bind(inst, b_.Load(T(ptr)));
     bool global = ptr->GetType()->IsPointer() &&
-                  ptr->GetType()->Space() == ir::AddressSpace::StorageBuffer;
+                  ptr->GetType()->Space() != ir::AddressSpace::Function;
     if (global && Diff(inst.GetType()) != nullptr && ctx_.options.diags != nullptr) {
       ctx_.options.diags->Report(diag::DiagId::GlobalLoadInDerivative, inst.loc, f_->Name());
     }
@@ -306,7 +371,9 @@ void Transcriber::MemoryRule(Inst& inst) {
 }
 
 void Transcriber::CallRule(Inst& inst) {
-  Function* callee = inst.callee;
+  // Differentiated code calls the primal substitute instead (value and derivative).
+  Function* callee =
+      inst.callee->primal_substitute != nullptr ? inst.callee->primal_substitute : inst.callee;
   if (callee->custom_fwd != nullptr) return CallCustom(inst, callee->custom_fwd);
   Function* jvp = callee->differentiable || callee->fwd_diff_of != nullptr ? ctx_.jvp_of(callee)
                                                                            : nullptr;
@@ -410,9 +477,15 @@ ir::Function* DeclareJvp(ir::Module& module, const ir::Function* f) {
   // A JVP is differentiable where its function is: fwd_diff(fwd_diff(f)) differentiates it.
   g->differentiable = f->differentiable || f->fwd_diff_of != nullptr;
   ir::TypeTable& types = module.Types();
-  for (const ir::Param* p : f->params) {
+  for (uint32_t i = 0; i < f->params.size(); ++i) {
+    const ir::Param* p = f->params[i];
+    // A no_diff parameter stays one in the JVP, its tangent slot too (higher order).
+    bool no_diff = std::find(f->no_diff_params.begin(), f->no_diff_params.end(), i) !=
+                   f->no_diff_params.end();
+    if (no_diff) g->no_diff_params.push_back(static_cast<uint32_t>(g->params.size()));
     g->params.push_back(module.AddParam(p->GetType(), nullptr));
     if (const ir::Type* d = DifferentialType(types, p->GetType())) {
+      if (no_diff) g->no_diff_params.push_back(static_cast<uint32_t>(g->params.size()));
       g->params.push_back(module.AddParam(d, nullptr));
     }
   }

@@ -19,7 +19,7 @@ using ir::Intrinsic;
 using ir::Op;
 using ir::Value;
 
-enum class Rule { Zero, Linear, Product, Chain, Select };
+enum class Rule { Zero, None, Linear, Product, Chain, Select };
 
 constexpr double kLn2 = 0.69314718055994530942;
 constexpr double kLn10 = 2.30258509299404568402;
@@ -43,7 +43,8 @@ class Rules {
 
   Value* Tangent() {
     switch (RuleOf(Which())) {
-      case Rule::Zero: return nullptr;
+      case Rule::Zero:
+      case Rule::None: return nullptr;
       case Rule::Linear: return Apply(Which(), Filled());
       case Rule::Product: return Product();
       case Rule::Chain:
@@ -67,6 +68,10 @@ class Rules {
 
   Value* Const(const ir::Type* type, double v) {
     Value* scalar = b_.GetModule().ConstFloat(type->Scalar(), v);
+    if (type->IsMatrix()) {
+      Value* row = b_.Splat(scalar, type->Cols());
+      return b_.Emit(Op::MakeMatrix, type, std::vector<Value*>(type->Count(), row));
+    }
     return type->IsVector() ? b_.Splat(scalar, type->Count()) : scalar;
   }
   Value* Apply(Intrinsic which, std::vector<Value*> operands) {
@@ -202,6 +207,17 @@ Value* Rules::ChainRule() {
       return Sub(t1, Scale(b_.Binary(Op::Mul, two, DotOf(X(1), X(0))), Dz(1)));
     }
     case Intrinsic::Refract: return Refract();
+    case Intrinsic::Determinant: {
+      // Linear in each row: the sum over rows i of det(x with row i from dx).
+      if (D(0) == nullptr) return nullptr;
+      Value* sum = nullptr;
+      for (uint32_t i = 0; i < X(0)->GetType()->Count(); ++i) {
+        Value* row = b_.Extract(D(0), i);
+        Value* replaced = b_.Emit(Op::Insert, X(0)->GetType(), {X(0), row}, {i});
+        sum = Add(sum, Apply(Intrinsic::Determinant, {replaced}));
+      }
+      return sum;
+    }
     case Intrinsic::FaceForward: {
       // dot(z, y) < 0 ? x : -x
       Value* m = Mask(Op::Lt, DotOf(X(2), X(1)), Const(t->Scalar(), 0.0));
@@ -225,6 +241,8 @@ Value* Rules::ChainRule() {
     case Intrinsic::F16ToF32:
     case Intrinsic::Dot:
     case Intrinsic::Cross:
+    case Intrinsic::MatMul:
+    case Intrinsic::Transpose:
       SLOPE_ICE("intrinsic '" + std::string(ir::GetIntrinsicInfo(Which()).mnemonic) +
                 "' has no chain rule");
   }
@@ -271,5 +289,7 @@ Value* IntrinsicTangent(ir::Builder& b, const ir::Inst& primal, const std::vecto
                        const std::vector<Value*>& tangents) {
   return Rules(b, primal, args, tangents).Tangent();
 }
+
+bool IsDifferentiable(ir::Intrinsic which) { return RuleOf(which) != Rule::None; }
 
 }  // namespace slope::autodiff::forward

@@ -14,4 +14,8 @@ ir::Value* IntrinsicTangent(ir::Builder& b, const ir::Inst& primal,
                             const std::vector<ir::Value*>& args,
                             const std::vector<ir::Value*>& tangents);
 
+/// False for intrinsics with no derivative at all (rule None of intrinsics.def), whose
+/// operand may not carry one.
+bool IsDifferentiable(ir::Intrinsic which);
+
 }  // namespace slope::autodiff::forward

@@ -10,6 +10,12 @@
 // scalar (VK_EXT_scalar_block_layout, `-fvk-use-scalar-layout`): every type aligns to
 // the size of its scalar components, so a float3 takes 12 bytes and aligns to 4; structs
 // and arrays follow the std430 rules over those alignments.
+//
+// A matrix is laid out like an array of vectors: of its rows when it is row-major (the
+// default, `-matrix-layout-row-major`), of its columns when column-major
+// (`-matrix-layout-column-major`); a `row_major` or `column_major` field overrides the
+// default. A float3x3 takes 48 bytes under std430 (three 16-byte rows) and 36 under
+// scalar. `matrices` below is the compile's default (RowMajor or ColumnMajor).
 
 #include <cstdint>
 #include <vector>
@@ -22,13 +28,22 @@ namespace slope::targets::spirv {
 enum class BufferLayout : uint8_t { Std430, Scalar };
 
 /// The alignment of `t` in bytes (a scalar, vector, struct or array).
-uint32_t LayoutAlign(const ir::Type* t, BufferLayout layout);
+uint32_t LayoutAlign(const ir::Type* t, BufferLayout layout, ir::MatrixLayout matrices);
 /// Bytes one value of `t` occupies: 12 for a 3-vector of 32-bit scalars; a struct's
 /// size is rounded up to its alignment.
-uint32_t LayoutSize(const ir::Type* t, BufferLayout layout);
+uint32_t LayoutSize(const ir::Type* t, BufferLayout layout, ir::MatrixLayout matrices);
 /// Bytes between consecutive elements of an array (or buffer) of `element`.
-uint32_t LayoutArrayStride(const ir::Type* element, BufferLayout layout);
+uint32_t LayoutArrayStride(const ir::Type* element, BufferLayout layout,
+                           ir::MatrixLayout matrices);
 /// The byte offset of each member of struct `t`.
-std::vector<uint32_t> LayoutMemberOffsets(const ir::Type* t, BufferLayout layout);
+std::vector<uint32_t> LayoutMemberOffsets(const ir::Type* t, BufferLayout layout,
+                                          ir::MatrixLayout matrices);
+/// Bytes between consecutive rows (row-major) or columns (column-major) of matrix `m`:
+/// its SPIR-V MatrixStride.
+uint32_t LayoutMatrixStride(const ir::Type* m, BufferLayout layout, ir::MatrixLayout matrices);
+/// `field`'s layout when it is not Default, else `fallback`.
+inline ir::MatrixLayout MatrixLayoutOf(ir::MatrixLayout field, ir::MatrixLayout fallback) {
+  return field == ir::MatrixLayout::Default ? fallback : field;
+}
 
 }  // namespace slope::targets::spirv

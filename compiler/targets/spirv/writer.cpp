@@ -7,6 +7,7 @@
 #include <bit>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <set>
 
 #include "compiler/base/half.h"
@@ -83,6 +84,14 @@ class Writer {
   void DeclareGlobal(const ir::Global* g);
   void WriteFunction(const ir::Function& f);
   void WriteInst(const ir::Inst& inst);
+  /// The id of u32 constant `v` (scopes and memory semantics are such constants).
+  uint32_t U32Const(uint32_t v) { return ScalarConst(module_.Types().Int(32, false), 0, v); }
+  /// OpAtomic* on a storage-buffer or workgroup pointer.
+  void WriteAtomic(const ir::Inst& inst);
+  /// OpControlBarrier / OpMemoryBarrier with the scopes and semantics HLSL's barriers have.
+  void WriteBarrier(const ir::Inst& inst);
+  /// OpGroupNonUniform* at subgroup scope.
+  void WriteWave(const ir::Inst& inst);
   /// A signed integer remainder, truncating toward zero as HLSL requires.
   void WriteSignedRem(const ir::Inst& inst);
   void WriteConvert(const ir::Inst& inst);
@@ -92,6 +101,22 @@ class Writer {
   void WriteIntrinsic(const ir::Inst& inst);
   /// f32tof16 / f16tof32, lane by lane through PackHalf2x16 / UnpackHalf2x16.
   void WriteHalfConversion(const ir::Inst& inst, bool to_half);
+  // Matrices. A float matrix is an OpTypeMatrix whose columns are the IR's rows (HLSL's
+  // rows), so a row is an OpCompositeExtract and mul swaps its operands; an integer or
+  // bool matrix is an array of its rows.
+  /// A component-wise operation on matrices (SPIR-V arithmetic takes scalars and
+  /// vectors only): the operation on each row, then the rows put together.
+  void WriteByRows(const ir::Inst& inst);
+  void WriteMatMul(const ir::Inst& inst);
+  void WriteTranspose(const ir::Inst& inst);
+  /// An integer row vector `v` times integer matrix `m`: the sum of v[i] * m[i].
+  uint32_t IntVectorTimesMatrix(uint32_t v, const ir::Type* m_type, uint32_t m);
+  /// Element `index` of composite `value` of type `element` (OpCompositeExtract).
+  uint32_t ExtractId(const ir::Type* element, uint32_t value, uint32_t index);
+  /// Decorates member `index` of laid-out struct `id` when `member` is a matrix (or an
+  /// array of them): its majorness and stride.
+  void DecorateMatrixMember(uint32_t id, uint32_t index, const ir::Type* member,
+                            ir::MatrixLayout layout);
 
   ir::Module& module_;
   const WriterOptions& options_;
@@ -111,6 +136,14 @@ class Writer {
   std::map<const ir::Block*, uint32_t> labels_;
   std::map<const ir::Function*, uint32_t> function_ids_;
   std::vector<uint32_t> interface_;  // builtins used by the function being written
+  /// An entry point written, whose OpEntryPoint waits for the end of the module: the
+  /// subgroup builtins any function it calls uses belong in its interface too.
+  struct EntryPoint {
+    uint32_t id;
+    std::string name;
+    std::vector<uint32_t> interface;
+  };
+  std::vector<EntryPoint> entry_points_written_;
 };
 
 uint32_t Writer::TypeId(const ir::Type* t) {
@@ -142,16 +175,30 @@ uint32_t Writer::TypeId(const ir::Type* t) {
       globals_.Emit(SpvOp::OpTypeVector, {id, element, t->Count()});
       break;
     }
-    case ir::TypeKind::Pointer:
-      return PointerTypeId(t->Space() == ir::AddressSpace::Function ? spv::StorageClass::Function
-                                                                    : spv::StorageClass::StorageBuffer,
-                           t->Element());
+    case ir::TypeKind::Pointer: {
+      spv::StorageClass sc = t->Space() == ir::AddressSpace::Function ? spv::StorageClass::Function
+                             : t->Space() == ir::AddressSpace::Workgroup
+                                 ? spv::StorageClass::Workgroup
+                                 : spv::StorageClass::StorageBuffer;
+      return PointerTypeId(sc, t->Element());
+    }
     case ir::TypeKind::Buffer:
       SLOPE_ICE("buffer types are declared with their global");
     case ir::TypeKind::Struct:
       return StructTypeId(t, false);
     case ir::TypeKind::Array:
       return ArrayTypeId(t, false);
+    case ir::TypeKind::Matrix: {
+      uint32_t row = TypeId(t->Element());
+      id = NewId();
+      if (t->Scalar()->IsFloat()) {
+        globals_.Emit(SpvOp::OpTypeMatrix, {id, row, t->Count()});
+      } else {
+        uint32_t length = ScalarConst(module_.Types().Int(32, false), 0, t->Count());
+        globals_.Emit(SpvOp::OpTypeArray, {id, row, length});
+      }
+      break;
+    }
   }
   types_[t] = id;
   return id;
@@ -172,7 +219,8 @@ uint32_t Writer::ArrayTypeId(const ir::Type* t, bool with_layout) {
   globals_.Emit(SpvOp::OpTypeArray, {id, element, length});
   if (with_layout) {
     decorations_.Emit(SpvOp::OpDecorate, {id, static_cast<uint32_t>(spv::Decoration::ArrayStride),
-                                          LayoutArrayStride(t->Element(), options_.layout)});
+                                          LayoutArrayStride(t->Element(), options_.layout,
+                                                            options_.matrix_layout)});
   }
   cache[t] = id;
   return id;
@@ -189,16 +237,31 @@ uint32_t Writer::StructTypeId(const ir::Type* t, bool with_layout) {
   uint32_t id = NewId();
   globals_.Emit(SpvOp::OpTypeStruct, Concat({id}, members));
   names_.Emit(SpvOp::OpName, Concat({id}, StringWords(t->StructName())));
-  std::vector<uint32_t> offsets = LayoutMemberOffsets(t, options_.layout);
+  std::vector<uint32_t> offsets = LayoutMemberOffsets(t, options_.layout, options_.matrix_layout);
   for (uint32_t i = 0; i < members.size(); ++i) {
     names_.Emit(SpvOp::OpMemberName, Concat({id, i}, StringWords(t->MemberNames()[i])));
     if (with_layout) {
       decorations_.Emit(SpvOp::OpMemberDecorate,
                         {id, i, static_cast<uint32_t>(spv::Decoration::Offset), offsets[i]});
+      DecorateMatrixMember(id, i, t->Members()[i],
+                           MatrixLayoutOf(t->MemberMatrixLayout(i), options_.matrix_layout));
     }
   }
   cache[t] = id;
   return id;
+}
+
+void Writer::DecorateMatrixMember(uint32_t id, uint32_t index, const ir::Type* member,
+                                  ir::MatrixLayout layout) {
+  while (member->IsArray()) member = member->Element();
+  if (!member->IsMatrix()) return;
+  // SPIR-V's columns are HLSL's rows: a row-major HLSL matrix is ColMajor in SPIR-V.
+  spv::Decoration major = layout == ir::MatrixLayout::ColumnMajor ? spv::Decoration::RowMajor
+                                                                  : spv::Decoration::ColMajor;
+  decorations_.Emit(SpvOp::OpMemberDecorate, {id, index, static_cast<uint32_t>(major)});
+  decorations_.Emit(SpvOp::OpMemberDecorate,
+                    {id, index, static_cast<uint32_t>(spv::Decoration::MatrixStride),
+                     LayoutMatrixStride(member, options_.layout, layout)});
 }
 
 uint32_t Writer::IndexConst(uint32_t index) {
@@ -336,11 +399,15 @@ uint32_t Writer::BuiltinVar(const std::string& semantic) {
   } else {
     ir::TypeTable& types = module_.Types();
     const ir::Type* u32 = types.Int(32, false);
-    bool is_index = semantic == "SV_GroupIndex";
+    // Besides the semantics, "lane_index" and "lane_count" name the subgroup builtins.
+    bool is_index = semantic == "SV_GroupIndex" || semantic == "lane_index" ||
+                    semantic == "lane_count";
     const ir::Type* type = is_index ? u32 : types.Vector(u32, 3);
     spv::BuiltIn builtin = semantic == "SV_DispatchThreadID" ? spv::BuiltIn::GlobalInvocationId
                            : semantic == "SV_GroupThreadID"  ? spv::BuiltIn::LocalInvocationId
                            : semantic == "SV_GroupID"        ? spv::BuiltIn::WorkgroupId
+                           : semantic == "lane_index" ? spv::BuiltIn::SubgroupLocalInvocationId
+                           : semantic == "lane_count" ? spv::BuiltIn::SubgroupSize
                                                              : spv::BuiltIn::LocalInvocationIndex;
     uint32_t ptr = PointerTypeId(spv::StorageClass::Input, type);
     id = NewId();
@@ -365,18 +432,29 @@ void Writer::RequireStorageWidths(const ir::Type* t) {
 }
 
 void Writer::DeclareGlobal(const ir::Global* g) {
+  if (g->IsWorkgroup()) {
+    // `groupshared`: a Workgroup variable of the plain (not laid-out) type.
+    uint32_t var = NewId();
+    globals_.Emit(SpvOp::OpVariable, {TypeId(g->GetType()), var,
+                                      static_cast<uint32_t>(spv::StorageClass::Workgroup)});
+    names_.Emit(SpvOp::OpName, Concat({var}, StringWords(g->Name())));
+    values_[g] = var;
+    return;
+  }
   const ir::Type* element = g->GetType()->Element();
   RequireStorageWidths(element);
   uint32_t element_id = LayoutTypeId(element);
   uint32_t array = NewId();
   globals_.Emit(SpvOp::OpTypeRuntimeArray, {array, element_id});
   decorations_.Emit(SpvOp::OpDecorate, {array, static_cast<uint32_t>(spv::Decoration::ArrayStride),
-                                        LayoutArrayStride(element, options_.layout)});
+                                        LayoutArrayStride(element, options_.layout,
+                                                          options_.matrix_layout)});
   uint32_t block = NewId();
   globals_.Emit(SpvOp::OpTypeStruct, {block, array});
   decorations_.Emit(SpvOp::OpDecorate, {block, static_cast<uint32_t>(spv::Decoration::Block)});
   decorations_.Emit(SpvOp::OpMemberDecorate,
                     {block, 0, static_cast<uint32_t>(spv::Decoration::Offset), 0});
+  DecorateMatrixMember(block, 0, element, options_.matrix_layout);
   if (!g->GetType()->IsWritable()) {
     decorations_.Emit(SpvOp::OpMemberDecorate,
                       {block, 0, static_cast<uint32_t>(spv::Decoration::NonWritable)});
@@ -418,11 +496,29 @@ std::vector<uint32_t> Writer::Run() {
     }
     WriteFunction(*f);
   }
+  for (EntryPoint& entry : entry_points_written_) {
+    for (const char* lane : {"lane_index", "lane_count"}) {
+      auto it = builtins_.find(lane);
+      if (it == builtins_.end()) continue;
+      if (std::find(entry.interface.begin(), entry.interface.end(), it->second) ==
+          entry.interface.end()) {
+        entry.interface.push_back(it->second);
+      }
+    }
+    std::vector<uint32_t> ops{static_cast<uint32_t>(spv::ExecutionModel::GLCompute), entry.id};
+    std::vector<uint32_t> name = StringWords(entry.name);
+    ops.insert(ops.end(), name.begin(), name.end());
+    ops.insert(ops.end(), entry.interface.begin(), entry.interface.end());
+    entry_points_.Emit(SpvOp::OpEntryPoint, ops);
+  }
   for (spv::Capability capability : capabilities_used_) {
     capabilities_.Emit(SpvOp::OpCapability, {static_cast<uint32_t>(capability)});
   }
   if (capabilities_used_.count(spv::Capability::StorageBuffer8BitAccess) != 0) {
     extensions_.Emit(SpvOp::OpExtension, StringWords("SPV_KHR_8bit_storage"));
+  }
+  if (capabilities_used_.count(spv::Capability::AtomicFloat32AddEXT) != 0) {
+    extensions_.Emit(SpvOp::OpExtension, StringWords("SPV_EXT_shader_atomic_float_add"));
   }
   std::vector<uint32_t> words{spv::MagicNumber, 0x00010300u, 0x534C0001u /* generator */, 0, 0};
   for (const Section* s : {&capabilities_, &extensions_, &ext_imports_, &memory_model_,
@@ -503,11 +599,7 @@ void Writer::WriteFunction(const ir::Function& f) {
   }
   functions_.Emit(SpvOp::OpFunctionEnd, {});
   if (f.is_entry) {
-    std::vector<uint32_t> ops{static_cast<uint32_t>(spv::ExecutionModel::GLCompute), fid};
-    std::vector<uint32_t> name = StringWords(f.Name());
-    ops.insert(ops.end(), name.begin(), name.end());
-    ops.insert(ops.end(), interface_.begin(), interface_.end());
-    entry_points_.Emit(SpvOp::OpEntryPoint, ops);
+    entry_points_written_.push_back({fid, f.Name(), interface_});
     execution_modes_.Emit(SpvOp::OpExecutionMode,
                           {fid, static_cast<uint32_t>(spv::ExecutionMode::LocalSize),
                            f.entry.numthreads[0], f.entry.numthreads[1], f.entry.numthreads[2]});
@@ -563,6 +655,8 @@ uint32_t Writer::Glsl(ir::Intrinsic which, const ir::Type* t) {
     case I::FirstBitLow: return GLSLstd450FindILsb;
     case I::F32ToF16: return GLSLstd450PackHalf2x16;
     case I::F16ToF32: return GLSLstd450UnpackHalf2x16;
+    case I::Determinant: return GLSLstd450Determinant;
+    case I::MatMul: case I::Transpose:
     case I::Dot: case I::Rcp: case I::IsNan: case I::IsInf: case I::CountBits:
     case I::ReverseBits: case I::Bitcast: case I::Fmod:
       break;
@@ -591,6 +685,8 @@ void Writer::WriteIntrinsic(const ir::Inst& inst) {
   if (which == I::F32ToF16 || which == I::F16ToF32) {
     return WriteHalfConversion(inst, which == I::F32ToF16);
   }
+  if (which == I::MatMul) return WriteMatMul(inst);
+  if (which == I::Transpose) return WriteTranspose(inst);
   uint32_t type = TypeId(t), id = ValueId(&inst);
   std::vector<uint32_t> args;
   for (const ir::Value* v : inst.operands) args.push_back(ValueId(v));
@@ -702,8 +798,301 @@ void Writer::WriteSignedRem(const ir::Inst& inst) {
   functions_.Emit(SpvOp::OpISub, {type, ValueId(&inst), a, product});
 }
 
+void Writer::WriteAtomic(const ir::Inst& inst) {
+  using A = ir::AtomicOp;
+  auto which = static_cast<A>(inst.imms[0]);
+  const ir::Type* t = inst.GetType();
+  bool workgroup = inst.operands[0]->GetType()->Space() == ir::AddressSpace::Workgroup;
+  uint32_t scope = U32Const(static_cast<uint32_t>(workgroup ? spv::Scope::Workgroup
+                                                            : spv::Scope::Device));
+  uint32_t relaxed = U32Const(0);
+  if (t->Width() == 64) Require(spv::Capability::Int64Atomics);
+  std::vector<uint32_t> ops{TypeId(t), ValueId(&inst), ValueId(inst.operands[0]), scope, relaxed};
+  if (which == A::CompareExchange) {
+    // SPIR-V takes the value before the comparator; the IR has the comparator first.
+    ops.insert(ops.end(), {relaxed, ValueId(inst.operands[2]), ValueId(inst.operands[1])});
+    functions_.Emit(SpvOp::OpAtomicCompareExchange, ops);
+    return;
+  }
+  ops.push_back(ValueId(inst.operands[1]));
+  bool is_signed = t->IsInt() && t->IsSigned();
+  SpvOp op = SpvOp::OpAtomicIAdd;
+  switch (which) {
+    case A::Add:
+      if (t->IsFloat()) {
+        Require(spv::Capability::AtomicFloat32AddEXT);
+        op = SpvOp::OpAtomicFAddEXT;
+      }
+      break;
+    case A::And: op = SpvOp::OpAtomicAnd; break;
+    case A::Or: op = SpvOp::OpAtomicOr; break;
+    case A::Xor: op = SpvOp::OpAtomicXor; break;
+    case A::Min: op = is_signed ? SpvOp::OpAtomicSMin : SpvOp::OpAtomicUMin; break;
+    case A::Max: op = is_signed ? SpvOp::OpAtomicSMax : SpvOp::OpAtomicUMax; break;
+    case A::Exchange: op = SpvOp::OpAtomicExchange; break;
+    case A::CompareExchange: break;
+  }
+  functions_.Emit(op, ops);
+}
+
+void Writer::WriteBarrier(const ir::Inst& inst) {
+  // As DXC writes them: group barriers order workgroup memory at workgroup scope, device
+  // and all barriers storage (and image) memory at device scope; `*_sync` adds the
+  // workgroup execution barrier.
+  const ir::BarrierInfo& info = ir::GetBarrierInfo(static_cast<ir::BarrierKind>(inst.imms[0]));
+  using M = spv::MemorySemanticsMask;
+  uint32_t semantics = static_cast<uint32_t>(M::AcquireRelease);
+  if (info.memory != ir::BarrierMemory::Device) {
+    semantics |= static_cast<uint32_t>(M::WorkgroupMemory);
+  }
+  if (info.memory != ir::BarrierMemory::Group) {
+    semantics |= static_cast<uint32_t>(M::UniformMemory) | static_cast<uint32_t>(M::ImageMemory);
+  }
+  spv::Scope memory_scope =
+      info.memory == ir::BarrierMemory::Group ? spv::Scope::Workgroup : spv::Scope::Device;
+  uint32_t memory = U32Const(static_cast<uint32_t>(memory_scope));
+  if (info.sync) {
+    functions_.Emit(SpvOp::OpControlBarrier,
+                    {U32Const(static_cast<uint32_t>(spv::Scope::Workgroup)), memory,
+                     U32Const(semantics)});
+  } else {
+    functions_.Emit(SpvOp::OpMemoryBarrier, {memory, U32Const(semantics)});
+  }
+}
+
+void Writer::WriteWave(const ir::Inst& inst) {
+  using W = ir::WaveOp;
+  using C = spv::Capability;
+  auto which = static_cast<W>(inst.imms[0]);
+  const ir::Type* t = inst.GetType();
+  uint32_t type = TypeId(t), id = ValueId(&inst);
+  uint32_t subgroup = U32Const(static_cast<uint32_t>(spv::Scope::Subgroup));
+  Require(C::GroupNonUniform);
+  if (which == W::LaneIndex || which == W::LaneCount) {
+    uint32_t var = BuiltinVar(which == W::LaneIndex ? "lane_index" : "lane_count");
+    functions_.Emit(SpvOp::OpLoad, {type, id, var});
+    return;
+  }
+  if (which == W::IsFirstLane) {
+    functions_.Emit(SpvOp::OpGroupNonUniformElect, {type, id, subgroup});
+    return;
+  }
+  uint32_t x = ValueId(inst.operands[0]);
+  const ir::Type* s = inst.operands[0]->GetType()->Scalar();
+  bool f = s->IsFloat();
+  bool sign = s->IsInt() && s->IsSigned();
+  auto group_op = [&](SpvOp op, spv::GroupOperation g) {
+    Require(C::GroupNonUniformArithmetic);
+    functions_.Emit(op, {type, id, subgroup, static_cast<uint32_t>(g), x});
+  };
+  auto bit_count = [&](spv::GroupOperation g) {
+    Require(C::GroupNonUniformBallot);
+    const ir::Type* u32x4 = module_.Types().Vector(module_.Types().Int(32, false), 4);
+    uint32_t ballot = NewId();
+    functions_.Emit(SpvOp::OpGroupNonUniformBallot, {TypeId(u32x4), ballot, subgroup, x});
+    functions_.Emit(SpvOp::OpGroupNonUniformBallotBitCount,
+                    {type, id, subgroup, static_cast<uint32_t>(g), ballot});
+  };
+  using G = spv::GroupOperation;
+  SpvOp add = f ? SpvOp::OpGroupNonUniformFAdd : SpvOp::OpGroupNonUniformIAdd;
+  SpvOp mul = f ? SpvOp::OpGroupNonUniformFMul : SpvOp::OpGroupNonUniformIMul;
+  switch (which) {
+    case W::LaneIndex: case W::LaneCount: case W::IsFirstLane: return;
+    case W::Sum: return group_op(add, G::Reduce);
+    case W::Product: return group_op(mul, G::Reduce);
+    case W::Min:
+      return group_op(f ? SpvOp::OpGroupNonUniformFMin : sign ? SpvOp::OpGroupNonUniformSMin
+                                                              : SpvOp::OpGroupNonUniformUMin,
+                      G::Reduce);
+    case W::Max:
+      return group_op(f ? SpvOp::OpGroupNonUniformFMax : sign ? SpvOp::OpGroupNonUniformSMax
+                                                              : SpvOp::OpGroupNonUniformUMax,
+                      G::Reduce);
+    case W::BitAnd: return group_op(SpvOp::OpGroupNonUniformBitwiseAnd, G::Reduce);
+    case W::BitOr: return group_op(SpvOp::OpGroupNonUniformBitwiseOr, G::Reduce);
+    case W::BitXor: return group_op(SpvOp::OpGroupNonUniformBitwiseXor, G::Reduce);
+    case W::PrefixSum: return group_op(add, G::ExclusiveScan);
+    case W::PrefixProduct: return group_op(mul, G::ExclusiveScan);
+    case W::AllTrue: case W::AnyTrue: case W::AllEqual:
+      Require(C::GroupNonUniformVote);
+      functions_.Emit(which == W::AllTrue  ? SpvOp::OpGroupNonUniformAll
+                      : which == W::AnyTrue ? SpvOp::OpGroupNonUniformAny
+                                            : SpvOp::OpGroupNonUniformAllEqual,
+                      {type, id, subgroup, x});
+      return;
+    case W::CountBits: return bit_count(G::Reduce);
+    case W::PrefixCountBits: return bit_count(G::ExclusiveScan);
+    case W::Ballot:
+      Require(C::GroupNonUniformBallot);
+      functions_.Emit(SpvOp::OpGroupNonUniformBallot, {type, id, subgroup, x});
+      return;
+    case W::ReadLaneFirst:
+      Require(C::GroupNonUniformBallot);
+      functions_.Emit(SpvOp::OpGroupNonUniformBroadcastFirst, {type, id, subgroup, x});
+      return;
+    case W::ReadLaneAt:
+      // The lane need not be dynamically uniform: a shuffle, not a broadcast.
+      Require(C::GroupNonUniformShuffle);
+      functions_.Emit(SpvOp::OpGroupNonUniformShuffle,
+                      {type, id, subgroup, x, ValueId(inst.operands[1])});
+      return;
+  }
+}
+
+uint32_t Writer::ExtractId(const ir::Type* element, uint32_t value, uint32_t index) {
+  uint32_t id = NewId();
+  functions_.Emit(SpvOp::OpCompositeExtract, {TypeId(element), id, value, index});
+  return id;
+}
+
+void Writer::WriteByRows(const ir::Inst& inst) {
+  const ir::Type* t = inst.GetType();
+  // Each row is written as an instruction of its own over stand-ins for the operands'
+  // rows; the stand-ins and the row instructions live only while it is written.
+  std::vector<uint32_t> rows;
+  for (uint32_t r = 0; r < t->Count(); ++r) {
+    std::vector<std::unique_ptr<ir::Param>> parts;
+    ir::Inst row(inst.GetOp(), t->Element());
+    row.imms = inst.imms;
+    for (ir::Value* v : inst.operands) {
+      const ir::Type* vt = v->GetType();
+      if (!vt->IsMatrix()) {
+        row.operands.push_back(v);
+        continue;
+      }
+      parts.push_back(std::make_unique<ir::Param>(vt->Element(), nullptr));
+      values_[parts.back().get()] = ExtractId(vt->Element(), ValueId(v), r);
+      row.operands.push_back(parts.back().get());
+    }
+    WriteInst(row);
+    rows.push_back(values_.at(&row));
+    values_.erase(&row);
+    for (const auto& part : parts) values_.erase(part.get());
+  }
+  functions_.Emit(SpvOp::OpCompositeConstruct, Concat({TypeId(t), ValueId(&inst)}, rows));
+}
+
+uint32_t Writer::IntVectorTimesMatrix(uint32_t v, const ir::Type* m_type, uint32_t m) {
+  const ir::Type* row_type = m_type->Element();
+  uint32_t sum = 0;
+  for (uint32_t i = 0; i < m_type->Count(); ++i) {
+    uint32_t lane = ExtractId(row_type->Element(), v, i);
+    uint32_t splat = NewId();
+    functions_.Emit(SpvOp::OpCompositeConstruct,
+                    Concat({TypeId(row_type), splat}, std::vector<uint32_t>(row_type->Count(), lane)));
+    uint32_t term = NewId();
+    functions_.Emit(SpvOp::OpIMul, {TypeId(row_type), term, splat, ExtractId(row_type, m, i)});
+    if (i == 0) {
+      sum = term;
+      continue;
+    }
+    uint32_t next = NewId();
+    functions_.Emit(SpvOp::OpIAdd, {TypeId(row_type), next, sum, term});
+    sum = next;
+  }
+  return sum;
+}
+
+void Writer::WriteMatMul(const ir::Inst& inst) {
+  const ir::Type* t = inst.GetType();
+  const ir::Type* a = inst.operands[0]->GetType();
+  const ir::Type* b = inst.operands[1]->GetType();
+  uint32_t type = TypeId(t), id = ValueId(&inst);
+  uint32_t x = ValueId(inst.operands[0]), y = ValueId(inst.operands[1]);
+  bool is_float = t->Scalar()->IsFloat();
+  if (a->IsScalar() || b->IsScalar()) {
+    // A scaling: the scalar first.
+    if (b->IsScalar()) std::swap(x, y);
+    const ir::Type* scaled = a->IsScalar() ? b : a;
+    if (scaled->IsScalar()) {
+      functions_.Emit(is_float ? SpvOp::OpFMul : SpvOp::OpIMul, {type, id, x, y});
+    } else if (is_float) {
+      functions_.Emit(scaled->IsVector() ? SpvOp::OpVectorTimesScalar : SpvOp::OpMatrixTimesScalar,
+                      {type, id, y, x});
+    } else {
+      const ir::Type* row = scaled->IsVector() ? scaled : scaled->Element();
+      uint32_t splat = NewId();
+      functions_.Emit(SpvOp::OpCompositeConstruct,
+                      Concat({TypeId(row), splat}, std::vector<uint32_t>(row->Count(), x)));
+      if (scaled->IsVector()) {
+        functions_.Emit(SpvOp::OpIMul, {type, id, splat, y});
+        return;
+      }
+      std::vector<uint32_t> rows;
+      for (uint32_t r = 0; r < scaled->Count(); ++r) {
+        rows.push_back(NewId());
+        functions_.Emit(SpvOp::OpIMul, {TypeId(row), rows.back(), splat, ExtractId(row, y, r)});
+      }
+      functions_.Emit(SpvOp::OpCompositeConstruct, Concat({type, id}, rows));
+    }
+    return;
+  }
+  if (is_float) {
+    // The SPIR-V matrix is the transpose of the HLSL one: mul(m, v) = v * M',
+    // mul(v, m) = M' * v, mul(a, b) = B' * A'.
+    SpvOp op = a->IsMatrix() && b->IsVector()   ? SpvOp::OpVectorTimesMatrix
+               : a->IsVector() && b->IsMatrix() ? SpvOp::OpMatrixTimesVector
+                                                : SpvOp::OpMatrixTimesMatrix;
+    functions_.Emit(op, {type, id, y, x});
+    return;
+  }
+  if (a->IsVector()) {
+    functions_.Emit(SpvOp::OpCopyObject, {type, id, IntVectorTimesMatrix(x, b, y)});
+    return;
+  }
+  std::vector<uint32_t> parts;
+  for (uint32_t r = 0; r < a->Count(); ++r) {
+    uint32_t row = ExtractId(a->Element(), x, r);
+    if (b->IsMatrix()) {
+      parts.push_back(IntVectorTimesMatrix(row, b, y));
+      continue;
+    }
+    // Row r of m dotted with v.
+    uint32_t product = NewId();
+    functions_.Emit(SpvOp::OpIMul, {TypeId(b), product, row, y});
+    uint32_t sum = ExtractId(b->Element(), product, 0);
+    for (uint32_t i = 1; i < b->Count(); ++i) {
+      uint32_t next = NewId();
+      functions_.Emit(SpvOp::OpIAdd, {TypeId(b->Element()), next, sum,
+                                      ExtractId(b->Element(), product, i)});
+      sum = next;
+    }
+    parts.push_back(sum);
+  }
+  functions_.Emit(SpvOp::OpCompositeConstruct, Concat({type, id}, parts));
+}
+
+void Writer::WriteTranspose(const ir::Inst& inst) {
+  const ir::Type* t = inst.GetType();
+  const ir::Type* m = inst.operands[0]->GetType();
+  uint32_t x = ValueId(inst.operands[0]);
+  if (t->Scalar()->IsFloat()) {
+    functions_.Emit(SpvOp::OpTranspose, {TypeId(t), ValueId(&inst), x});
+    return;
+  }
+  std::vector<uint32_t> rows;
+  for (uint32_t r = 0; r < m->Count(); ++r) rows.push_back(ExtractId(m->Element(), x, r));
+  std::vector<uint32_t> result;
+  for (uint32_t c = 0; c < t->Count(); ++c) {
+    std::vector<uint32_t> lanes;
+    for (uint32_t r = 0; r < m->Count(); ++r) lanes.push_back(ExtractId(m->Scalar(), rows[r], c));
+    result.push_back(NewId());
+    functions_.Emit(SpvOp::OpCompositeConstruct, Concat({TypeId(t->Element()), result.back()}, lanes));
+  }
+  functions_.Emit(SpvOp::OpCompositeConstruct, Concat({TypeId(t), ValueId(&inst)}, result));
+}
+
 void Writer::WriteInst(const ir::Inst& inst) {
   const ir::Type* t = inst.GetType();
+  if (t->IsMatrix() && inst.GetOp() != Op::MakeMatrix && inst.GetOp() != Op::Insert &&
+      inst.GetOp() != Op::Extract && inst.GetOp() != Op::Load && inst.GetOp() != Op::Call &&
+      inst.GetOp() != Op::Var && inst.GetOp() != Op::Wave && inst.GetOp() != Op::Atomic) {
+    if (inst.GetOp() != Op::Intrinsic) return WriteByRows(inst);
+    ir::IntrinsicSig sig = ir::GetIntrinsicInfo(static_cast<ir::Intrinsic>(inst.imms[0])).sig;
+    if (sig != ir::IntrinsicSig::MatMul && sig != ir::IntrinsicSig::Transpose) {
+      return WriteByRows(inst);
+    }
+  }
   auto operand = [&](size_t i) { return ValueId(inst.operands[i]); };
   const ir::Type* s0 = inst.operands.empty() ? t->Scalar() : inst.operands[0]->GetType()->Scalar();
   bool is_float = s0->IsFloat();
@@ -769,6 +1158,9 @@ void Writer::WriteInst(const ir::Inst& inst) {
       return;
     }
     case Op::Intrinsic: return WriteIntrinsic(inst);
+    case Op::Atomic: return WriteAtomic(inst);
+    case Op::Barrier: return WriteBarrier(inst);
+    case Op::Wave: return WriteWave(inst);
     case Op::Call: {
       std::vector<uint32_t> ops{TypeId(t), ValueId(&inst), function_ids_.at(inst.callee)};
       for (size_t i = 0; i < inst.operands.size(); ++i) ops.push_back(operand(i));
@@ -802,7 +1194,8 @@ void Writer::WriteInst(const ir::Inst& inst) {
                       {TypeId(t), ValueId(&inst), operand(0), IndexConst(inst.imms[0])});
       return;
     case Op::MakeStruct:
-    case Op::MakeArray: {
+    case Op::MakeArray:
+    case Op::MakeMatrix: {
       std::vector<uint32_t> ops{TypeId(t), ValueId(&inst)};
       for (size_t i = 0; i < inst.operands.size(); ++i) ops.push_back(operand(i));
       functions_.Emit(SpvOp::OpCompositeConstruct, ops);

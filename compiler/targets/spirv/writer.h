@@ -19,6 +19,8 @@ struct WriterOptions {
   std::vector<std::string> entry_points;
   /// The offsets and strides of buffer memory.
   BufferLayout layout = BufferLayout::Std430;
+  /// How matrices without a `row_major` / `column_major` field modifier are laid out.
+  ir::MatrixLayout matrix_layout = ir::MatrixLayout::RowMajor;
 };
 
 /// Writes the module. The IR must have passed the verifier.

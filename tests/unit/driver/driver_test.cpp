@@ -56,6 +56,48 @@ TEST(CompileTest, ReflectionDescribesBuffersAndEntryPoints) {
   EXPECT_EQ(result.spirv[0], 0x07230203u);
 }
 
+TEST(CompileTest, ReflectionLaysMatricesOutByTheMatrixLayout) {
+  // float2x3 (2 rows of 3) under std430: row-major is two float3 rows 16 bytes apart
+  // (size 32); column-major three float2 columns 8 bytes apart (size 24, stride 24). In
+  // Item, `tail` follows the matrix: at 32 or 24; `r` is row_major either way: 2 rows of
+  // float2 (stride 8) after `tail`, at 40 or 32 (aligned to 8).
+  for (bool column_major : {false, true}) {
+    CompileOptions options;
+    options.input_path = "inline.slang";
+    options.column_major = column_major;
+    options.source_text = R"(
+      struct Item { float2x3 m; float tail; row_major float2x2 r; }
+      StructuredBuffer<float2x3> mats;
+      RWStructuredBuffer<Item> items;
+      [shader("compute")] [numthreads(1, 1, 1)]
+      void main() { items[0].tail = mats[0][1][2] + items[0].r[1][0]; }
+    )";
+    std::ostringstream diags;
+    options.diag_out = &diags;
+    CompileResult result = Compile(options);
+    ASSERT_TRUE(result.ok) << diags.str();
+    const BindingInfo* mats = result.reflection.FindBinding("mats");
+    ASSERT_NE(mats, nullptr);
+    EXPECT_EQ(mats->element.rows, 2u);
+    EXPECT_EQ(mats->element.components, 3u);
+    EXPECT_EQ(mats->element.size, column_major ? 24u : 32u);
+    EXPECT_EQ(mats->element.row_step, column_major ? 4u : 16u);
+    EXPECT_EQ(mats->element.component_stride, column_major ? 8u : 4u);
+    const BindingInfo* items = result.reflection.FindBinding("items");
+    ASSERT_NE(items, nullptr);
+    const std::vector<FieldLayout>& fields = items->element.fields;
+    ASSERT_EQ(fields.size(), 5u);  // m[0], m[1], tail, r[0], r[1]
+    EXPECT_EQ(fields[0].name, "m[0]");
+    EXPECT_EQ(fields[1].offset, column_major ? 4u : 16u);
+    EXPECT_EQ(fields[1].component_stride, column_major ? 8u : 0u);
+    EXPECT_EQ(fields[2].name, "tail");
+    EXPECT_EQ(fields[2].offset, column_major ? 24u : 32u);
+    EXPECT_EQ(fields[3].offset, column_major ? 32u : 40u);
+    EXPECT_EQ(fields[4].offset, column_major ? 40u : 48u);
+    EXPECT_EQ(items->element.stride, column_major ? 48u : 64u);
+  }
+}
+
 TEST(CompileTest, BadInputNeverCrashesAndReportsErrors) {
   // A few malformed fragments of the kind fuzzers find.
   const char* inputs[] = {"(", "[[", "void f(", "}}}}", "[shader(\"compute\")", "int x = ((((1",

@@ -41,6 +41,24 @@ TEST(ElementTypeTest, ParsesEveryTypeName) {
   }
 }
 
+TEST(ElementTypeTest, ParsesMatrixTypeNames) {
+  // floatRxC: R rows of C columns; values come row after row, R * C per element.
+  std::optional<ElementType> m = ParseElementType("float2x3");
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->scalar, ScalarKind::Float32);
+  EXPECT_EQ(m->rows, 2u);
+  EXPECT_EQ(m->components, 3u);
+  EXPECT_EQ(m->Values(), 6u);
+  EXPECT_EQ(ElementTypeName(*m), "float2x3");
+  std::optional<ElementType> h = ParseElementType("half4x4");
+  ASSERT_TRUE(h.has_value());
+  EXPECT_EQ(h->scalar, ScalarKind::Float16);
+  EXPECT_EQ(h->Values(), 16u);
+  for (const char* bad : {"float1x3", "float3x1", "float5x2", "float2x", "float2y3"}) {
+    EXPECT_FALSE(ParseElementType(bad).has_value()) << bad;
+  }
+}
+
 TEST(TestSpecTest, ParsesAGoodSpec) {
   const char* source =
       "// A test.\n"

@@ -52,5 +52,51 @@ TEST(VkFeaturesTest, StorageCapabilitiesNeedTheirFeatures) {
             std::string::npos);
 }
 
+/// A module whose one function does an atomic add on a 64-bit integer (or a float) in
+/// memory of storage class `sc`: only the instructions MissingFeature reads.
+std::vector<uint32_t> AtomicModule(bool is_float, spv::StorageClass sc) {
+  std::vector<uint32_t> words = ModuleWith({spv::Capability::Shader});
+  auto emit = [&](spv::Op op, std::initializer_list<uint32_t> operands) {
+    words.push_back(static_cast<uint32_t>(operands.size() + 1) << 16 | static_cast<uint32_t>(op));
+    words.insert(words.end(), operands);
+  };
+  if (is_float) {
+    emit(spv::Op::OpTypeFloat, {1, 32});
+  } else {
+    emit(spv::Op::OpTypeInt, {1, 64, 0});
+  }
+  emit(spv::Op::OpTypePointer, {2, static_cast<uint32_t>(sc), 1});
+  emit(spv::Op::OpVariable, {2, 3, static_cast<uint32_t>(sc)});
+  emit(is_float ? spv::Op::OpAtomicFAddEXT : spv::Op::OpAtomicIAdd, {1, 4, 3, 5, 6, 7});
+  return words;
+}
+
+TEST(VkFeaturesTest, AtomicsNeedTheFeatureOfTheirMemory) {
+  ShaderFeatures features;
+  features.buffer_int64_atomics = true;
+  EXPECT_EQ(MissingFeature(AtomicModule(false, spv::StorageClass::StorageBuffer), features), "");
+  EXPECT_EQ(MissingFeature(AtomicModule(false, spv::StorageClass::Workgroup), features),
+            "the Vulkan device lacks shaderSharedInt64Atomics, which the kernel needs for a "
+            "64-bit atomic operation on groupshared memory");
+  features.shared_float32_atomic_add = true;
+  EXPECT_EQ(MissingFeature(AtomicModule(true, spv::StorageClass::Workgroup), features), "");
+  EXPECT_EQ(MissingFeature(AtomicModule(true, spv::StorageClass::StorageBuffer), features),
+            "the Vulkan device lacks shaderBufferFloat32AtomicAdd, which the kernel needs for a "
+            "float atomic operation on a buffer");
+}
+
+TEST(VkFeaturesTest, SubgroupCapabilitiesNeedTheirOperations) {
+  ShaderFeatures features;
+  features.subgroup_operations = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_VOTE_BIT;
+  std::vector<uint32_t> module =
+      ModuleWith({spv::Capability::GroupNonUniform, spv::Capability::GroupNonUniformVote,
+                  spv::Capability::GroupNonUniformArithmetic});
+  EXPECT_EQ(MissingFeature(module, features),
+            "the Vulkan device lacks subgroup arithmetic (VK_SUBGROUP_FEATURE_ARITHMETIC_BIT), "
+            "which the kernel needs for capability GroupNonUniformArithmetic");
+  features.subgroup_operations |= VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
+  EXPECT_EQ(MissingFeature(module, features), "");
+}
+
 }  // namespace
 }  // namespace slope::runtime::vulkan

@@ -1,0 +1,125 @@
+// Memory shared between invocations: `groupshared` variables, and the calls of the core
+// library's atomic, barrier and wave functions (`[__intrinsic_op("atomic_add")]` ...),
+// whose operands have rules overload resolution cannot express: an atomic's destination
+// is a scalar in buffer or groupshared memory, and each operation takes only the scalar
+// types SPIR-V has it for.
+
+#include "compiler/ir/ir.h"
+#include "compiler/sema/checker.h"
+
+namespace slope::sema {
+
+using diag::DiagId;
+
+bool IsGroupShared(const ast::VarDecl* var) {
+  return var->role == ast::VarRole::Global && (var->modifiers & ast::kModGroupShared) != 0;
+}
+
+void Checker::CheckGroupSharedPlacement(const ast::VarDecl* var, const char* what) {
+  if ((var->modifiers & ast::kModGroupShared) == 0) return;
+  diags_.Report(DiagId::GroupSharedPlacement, var->name_range, what);
+}
+
+namespace {
+/// Why `type` cannot live in workgroup memory, or null when it can.
+const char* GroupSharedTypeError(const Type* type, TypeContext& types) {
+  if (type->IsVoid()) return "a variable cannot have type 'void'";
+  if (type->IsInterface() || type->IsGenericParam()) return "its size is not known";
+  if (type->IsArray()) return GroupSharedTypeError(type->Element(), types);
+  if (type->IsStruct()) {
+    for (size_t i = 0; i < type->Info()->fields.size(); ++i) {
+      if (const char* why = GroupSharedTypeError(types.FieldType(type, i), types)) return why;
+    }
+  }
+  return nullptr;
+}
+}  // namespace
+
+void Checker::CheckGroupShared(ast::VarDecl* var, CheckedModule* out) {
+  if (var->init != nullptr) {
+    diags_.Report(DiagId::GroupSharedInitializer, var->init->range, var->name);
+  }
+  if (var->is_const || var->is_uniform) {
+    diags_.Report(DiagId::GroupSharedType, var->name_range, var->name, var->type->Name(),
+                  "workgroup memory is written by the kernel, so it cannot be 'const' or "
+                  "'uniform'");
+    return;
+  }
+  const char* why = ContainsResource(var->type)
+                        ? "a resource is a binding, not memory"
+                        : GroupSharedTypeError(var->type, types_);
+  if (why != nullptr) {
+    diags_.Report(DiagId::GroupSharedType, var->name_range, var->name, var->type->Name(), why);
+    return;
+  }
+  out->groupshared.push_back(var);
+}
+
+namespace {
+/// Whether an atomic may update `e` (checked, assignable): a buffer element, a
+/// groupshared variable, or an element, member or vector component of one.
+bool IsSharedMemory(const ast::Expr* e) {
+  while (true) {
+    switch (e->kind) {
+      case ast::ExprKind::Name: {
+        const ast::Decl* decl = static_cast<const ast::NameExpr*>(e)->decl;
+        return decl != nullptr && decl->kind == ast::DeclKind::Var &&
+               IsGroupShared(static_cast<const ast::VarDecl*>(decl));
+      }
+      case ast::ExprKind::Index: {
+        auto* ix = static_cast<const ast::IndexExpr*>(e);
+        if (ix->base->type->IsBuffer()) return true;
+        e = ix->base;
+        break;
+      }
+      case ast::ExprKind::Member: {
+        e = static_cast<const ast::MemberExpr*>(e)->base;
+        break;
+      }
+      default:
+        return false;
+    }
+  }
+}
+
+/// "'int', 'uint', 'int64_t' or 'uint64_t'" and friends: the types an operation takes.
+bool AtomicTypeOk(const Type* t, ir::AtomicOp op) {
+  if (!t->IsScalar()) return false;
+  TypeKind k = t->Kind();
+  if (k == TypeKind::Int || k == TypeKind::UInt) return t->Width() == 32 || t->Width() == 64;
+  return op == ir::AtomicOp::Add && k == TypeKind::Float && t->Width() == 32;
+}
+}  // namespace
+
+void Checker::CheckSyncCall(ast::CallExpr* call) {
+  const ast::FuncDecl* f = call->func;
+  auto op = static_cast<ir::Op>(f->intrinsic_inst);
+  if (op == ir::Op::Barrier || call->args.empty()) return;
+  const Type* t = call->args[0]->type;
+  if (t->IsError()) return;
+  if (op == ir::Op::Wave) {
+    // Subgroup operations on 8- and 16-bit values need a device feature Slope does not
+    // ask for; bools are only taken where the declaration says `bool`.
+    const Type* s = t->IsNumericLike() ? t->ScalarType() : t;
+    if (t->IsMatrix() || (s->Kind() != TypeKind::Bool && s->Width() != 32 && s->Width() != 64)) {
+      diags_.Report(DiagId::SyncOpType, call->args[0]->range, f->name, t->Name(),
+                    "32- or 64-bit scalars and vectors");
+    }
+    return;
+  }
+  auto which = static_cast<ir::AtomicOp>(f->intrinsic_op);
+  if (!IsSharedMemory(call->args[0])) {
+    diags_.Report(DiagId::AtomicDestination, call->args[0]->range, f->name,
+                  "in buffer or groupshared memory: a RWStructuredBuffer element or a "
+                  "groupshared variable, or a member or element of one");
+    return;
+  }
+  if (!AtomicTypeOk(t, which)) {
+    diags_.Report(DiagId::SyncOpType, call->args[0]->range, f->name, t->Name(),
+                  which == ir::AtomicOp::Add
+                      ? "'int', 'uint', 'int64_t', 'uint64_t' or 'float'"
+                      : "'int', 'uint', 'int64_t' or 'uint64_t'");
+  }
+}
+
+}  // namespace slope::sema

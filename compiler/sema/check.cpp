@@ -643,11 +643,7 @@ void Checker::CheckLocalVar(ast::VarDecl* var) {
       CheckInterfaceLocal(var);
       return;
     }
-    if (var->init != nullptr && var->init->kind == ast::ExprKind::InitList) {
-      var->init = CheckInitList(static_cast<ast::InitListExpr*>(var->init), var->type);
-    } else if (var->init != nullptr) {
-      var->init = Coerce(CheckExpr(var->init), var->type);
-    }
+    if (var->init != nullptr) var->init = CheckAs(var->init, var->type);
     if (var->init == nullptr && var->type->IsStruct()) var->init = DefaultConstruction(var);
   } else if (var->init != nullptr) {
     var->init = CheckExpr(var->init);
@@ -739,6 +735,10 @@ bool Checker::CheckStmt(ast::Stmt* stmt) {
                                  ? types_.Void()
                                  : current_function_->result_type;
       if (s->value != nullptr) {
+        if (s->value->kind == ast::ExprKind::InitList && !expected->IsVoid()) {
+          s->value = CheckAs(s->value, expected);
+          return false;
+        }
         s->value = CheckExpr(s->value);
         if (expected->IsVoid() && !s->value->type->IsError()) {
           diags_.Report(DiagId::ReturnTypeMismatch, s->value->range,

@@ -115,17 +115,42 @@ const Type* Checker::InferArraySize(ast::VarDecl* var) {
   return te->resolved;
 }
 
+ast::Expr* Checker::CheckAs(ast::Expr* expr, const Type* target) {
+  if (expr->kind == ast::ExprKind::InitList) {
+    return CheckInitList(static_cast<ast::InitListExpr*>(expr), target);
+  }
+  return Coerce(CheckExpr(expr), target);
+}
+
 ast::Expr* Checker::CheckInitList(ast::InitListExpr* list, const Type* target) {
-  auto check_element = [&](ast::Expr* e, const Type* type) -> ast::Expr* {
-    if (e->kind == ast::ExprKind::InitList) {
-      return CheckInitList(static_cast<ast::InitListExpr*>(e), type);
-    }
-    return Coerce(CheckExpr(e), type);
-  };
   list->type = target;
   if (target->IsError()) {
-    for (ast::Expr*& e : list->elements) e = check_element(e, target);
+    for (ast::Expr*& e : list->elements) e = CheckAs(e, target);
     return list;
+  }
+  if ((target->IsVector() || target->IsMatrix()) && !target->IsDependent()) {
+    // `float4 v = {a.xy, 1, 2}` is the constructor `float4(a.xy, 1, 2)`, which takes
+    // scalars and vectors whose components add up to the vector's. A matrix also takes
+    // one nested list per row: `float2x2 m = {{1, 2}, {3, 4}}`, flattened as HLSL does.
+    std::vector<ast::Expr*> flat;
+    for (ast::Expr* e : list->elements) {
+      if (e->kind != ast::ExprKind::InitList) {
+        flat.push_back(e);
+        continue;
+      }
+      auto* row = static_cast<ast::InitListExpr*>(e);
+      bool scalars = target->IsMatrix();
+      for (ast::Expr* r : row->elements) scalars = scalars && r->kind != ast::ExprKind::InitList;
+      if (!scalars) {
+        diags_.Report(DiagId::InitListNotAllowed, e->range, target->ScalarType()->Name());
+        list->type = types_.Error();
+        return list;
+      }
+      flat.insert(flat.end(), row->elements.begin(), row->elements.end());
+    }
+    auto* callee = ctx_.New<ast::NameExpr>(list->range, target->Name());
+    auto* call = ctx_.New<ast::CallExpr>(list->range, callee, std::move(flat));
+    return CheckExpr(call);
   }
   std::vector<const Type*> element_types;
   if (target->IsArray()) {
@@ -146,7 +171,7 @@ ast::Expr* Checker::CheckInitList(ast::InitListExpr* list, const Type* target) {
     return list;
   }
   for (size_t i = 0; i < list->elements.size(); ++i) {
-    list->elements[i] = check_element(list->elements[i], element_types[i]);
+    list->elements[i] = CheckAs(list->elements[i], element_types[i]);
     if (list->elements[i]->type->IsError()) list->type = types_.Error();
   }
   return list;

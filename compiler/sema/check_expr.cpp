@@ -71,7 +71,8 @@ ast::Expr* Checker::CheckExpr(ast::Expr* expr) {
     case ast::ExprKind::ImplicitCast:
       return expr;  // already checked
     case ast::ExprKind::InitList:
-      diags_.Report(DiagId::UnsupportedConstruct, expr->range, "initializer lists", "are");
+      // Lists are checked against the type expected where they appear (CheckAs).
+      diags_.Report(DiagId::InitListNeedsType, expr->range);
       expr->type = types_.Error();
       return expr;
     case ast::ExprKind::Diff:
@@ -485,7 +486,12 @@ ast::Expr* Checker::CheckBinary(ast::BinaryExpr* expr) {
 
 ast::Expr* Checker::CheckAssign(ast::AssignExpr* expr) {
   expr->lhs = CheckExpr(expr->lhs);
-  expr->rhs = CheckExpr(expr->rhs);
+  if (expr->rhs->kind == ast::ExprKind::InitList && expr->op == ast::OpKind::Assign) {
+    // `a = {1, 2}`: the list takes a's type.
+    expr->rhs = CheckAs(expr->rhs, expr->lhs->type);
+  } else {
+    expr->rhs = CheckExpr(expr->rhs);
+  }
   const Type* lhs = expr->lhs->type;
   expr->type = lhs;
   if (lhs->IsError() || expr->rhs->type->IsError()) return expr;

@@ -321,6 +321,9 @@ class Checker {
   /// Checks `{...}` as a value of type `target` (an array or a struct); the list's type
   /// becomes `target`. Elements are coerced.
   ast::Expr* CheckInitList(ast::InitListExpr* list, const Type* target);
+  /// Checks `expr` where a value of type `target` is expected (an initializer list takes
+  /// its type from there) and converts it.
+  ast::Expr* CheckAs(ast::Expr* expr, const Type* target);
   /// Resolves a local's `T name[] = {...}`: the outermost size from the list.
   const Type* InferArraySize(ast::VarDecl* var);
   /// Checks the `static const` globals `e` (not yet checked) names, so that constant

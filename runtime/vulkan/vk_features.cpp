@@ -53,7 +53,11 @@ ShaderFeatures QueryShaderFeatures(VkPhysicalDevice device) {
   VkPhysicalDeviceProperties2 props{};
   props.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
   props.pNext = &subgroup;
+  VkPhysicalDeviceFloatControlsProperties float_controls{};
+  float_controls.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES;
+  subgroup.pNext = &float_controls;
   vkGetPhysicalDeviceProperties2(device, &props);
+  f.nan_preserve_float32 = float_controls.shaderSignedZeroInfNanPreserveFloat32 == VK_TRUE;
   if ((subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0) {
     f.subgroup_operations = subgroup.supportedOperations;
   }
@@ -117,6 +121,9 @@ const char* FeatureFor(spv::Capability c, const ShaderFeatures& f, bool* present
     case spv::Capability::GroupNonUniformShuffle:
       *present = (f.subgroup_operations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT) != 0;
       return "subgroup shuffles (VK_SUBGROUP_FEATURE_SHUFFLE_BIT)";
+    case spv::Capability::SignedZeroInfNanPreserve:
+      *present = f.nan_preserve_float32;
+      return "shaderSignedZeroInfNanPreserveFloat32";
     default: return nullptr;
   }
 }
@@ -199,6 +206,7 @@ const char* CapabilityName(spv::Capability c) {
     case spv::Capability::GroupNonUniformArithmetic: return "GroupNonUniformArithmetic";
     case spv::Capability::GroupNonUniformBallot: return "GroupNonUniformBallot";
     case spv::Capability::GroupNonUniformShuffle: return "GroupNonUniformShuffle";
+    case spv::Capability::SignedZeroInfNanPreserve: return "SignedZeroInfNanPreserve";
     default: return "?";
   }
 }

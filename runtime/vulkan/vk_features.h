@@ -33,6 +33,9 @@ struct ShaderFeatures {
   /// VkPhysicalDeviceSubgroupProperties::supportedOperations, when compute shaders are
   /// among its supportedStages (else 0).
   VkSubgroupFeatureFlags subgroup_operations = 0;
+  /// shaderSignedZeroInfNanPreserveFloat32 (a property, not a feature): capability
+  /// SignedZeroInfNanPreserve, which kernels testing isnan/isinf declare.
+  bool nan_preserve_float32 = false;
 };
 
 /// Queries what `device` supports (Vulkan 1.2 feature structures).

@@ -123,6 +123,9 @@ class Writer {
   uint32_t next_id_ = 1;
   uint32_t glsl_ext_ = 0;
   std::set<spv::Capability> capabilities_used_;
+  /// Float widths tested by isnan/isinf: their entry points get SignedZeroInfNanPreserve,
+  /// so that drivers which assume no NaNs or infinities (NVIDIA's) keep the test.
+  std::set<uint32_t> nan_preserve_widths_;
   Section capabilities_, extensions_, ext_imports_, memory_model_, entry_points_,
       execution_modes_, names_, decorations_, globals_, functions_;
   std::map<const ir::Type*, uint32_t> types_;
@@ -511,6 +514,17 @@ std::vector<uint32_t> Writer::Run() {
     ops.insert(ops.end(), entry.interface.begin(), entry.interface.end());
     entry_points_.Emit(SpvOp::OpEntryPoint, ops);
   }
+  if (!nan_preserve_widths_.empty()) {
+    Require(spv::Capability::SignedZeroInfNanPreserve);
+    extensions_.Emit(SpvOp::OpExtension, StringWords("SPV_KHR_float_controls"));
+    for (const EntryPoint& entry : entry_points_written_) {
+      for (uint32_t width : nan_preserve_widths_) {
+        execution_modes_.Emit(
+            SpvOp::OpExecutionMode,
+            {entry.id, static_cast<uint32_t>(spv::ExecutionMode::SignedZeroInfNanPreserve), width});
+      }
+    }
+  }
   for (spv::Capability capability : capabilities_used_) {
     capabilities_.Emit(SpvOp::OpCapability, {static_cast<uint32_t>(capability)});
   }
@@ -697,6 +711,7 @@ void Writer::WriteIntrinsic(const ir::Inst& inst) {
   auto splat = [&](double v) {
     return SplatConst(arg, ScalarConst(arg->Scalar(), v, static_cast<int64_t>(v)));
   };
+  if (which == I::IsNan || which == I::IsInf) nan_preserve_widths_.insert(arg->Scalar()->Width());
   if (uint32_t op = CoreOpOf(which)) {
     functions_.Emit(static_cast<SpvOp>(op), Concat({type, id}, args));
   } else if (which == I::Rcp) {

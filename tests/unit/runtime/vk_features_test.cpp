@@ -37,6 +37,16 @@ TEST(VkFeaturesTest, NamesTheMissingFeature) {
   EXPECT_EQ(MissingFeature(module, features), "");
 }
 
+TEST(VkFeaturesTest, NanPreservationNeedsTheFloatControlsProperty) {
+  ShaderFeatures features;
+  std::vector<uint32_t> module = ModuleWith({spv::Capability::SignedZeroInfNanPreserve});
+  EXPECT_EQ(MissingFeature(module, features),
+            "the Vulkan device lacks shaderSignedZeroInfNanPreserveFloat32, which the kernel "
+            "needs for capability SignedZeroInfNanPreserve");
+  features.nan_preserve_float32 = true;
+  EXPECT_EQ(MissingFeature(module, features), "");
+}
+
 TEST(VkFeaturesTest, StorageCapabilitiesNeedTheirFeatures) {
   ShaderFeatures features;
   features.int8 = true;

@@ -145,6 +145,8 @@ struct MemberExpr : Expr {
 struct IndexExpr : Expr {
   Expr* base;
   Expr* index;
+  /// `a[i, j]`: the indices after the first (only a `__subscript` takes several).
+  std::vector<Expr*> more_indices;
   IndexExpr(SourceRange r, Expr* b, Expr* i) : Expr(ExprKind::Index, r), base(b), index(i) {}
 };
 
@@ -163,6 +165,11 @@ struct CallExpr : Expr {
   /// sema: the callee's own generic arguments, in the order of its generic parameters
   /// (they may mention the caller's generic parameters).
   std::vector<const sema::Type*> generic_args;
+  /// sema: for an `out`/`inout` argument that is a property or subscript read (its
+  /// getter's call), at the argument's index: the setter's call that stores the value
+  /// back after the call; its last argument is the getter's call, standing for that value.
+  /// Empty when no argument needs one.
+  std::vector<CallExpr*> writebacks;
   CallExpr(SourceRange r, Expr* c, std::vector<Expr*> a)
       : Expr(ExprKind::Call, r), callee(c), args(std::move(a)) {}
 };
@@ -378,6 +385,7 @@ struct CaseStmt : Stmt {
   X(TypeAlias)                  \
   X(Namespace)                  \
   X(Import)                     \
+  X(Using)                      \
   X(AssociatedType)             \
   X(GenericParam)               \
   X(Property)                   \
@@ -440,6 +448,19 @@ enum class VarRole : uint8_t { Local, Param, Global, Field };
 /// Parameter direction.
 enum class ParamDirection : uint8_t { In, Out, InOut };
 
+/// Where uniform data lives, for a variable that reads it.
+enum class UniformKind : uint8_t {
+  None,
+  CBufferMember,   ///< a member of `cbuffer NAME { ... }`: `uniform_block` holds it
+  ConstantBuffer,  ///< `ConstantBuffer<T> p;`: the variable is the whole block
+  EntryParam,      ///< a `uniform` entry-point parameter: a push-constant block member
+  /// A global struct holding buffers (`TensorView<T> t;`): each buffer field is bound on
+  /// its own, the other fields go to a uniform buffer, all in descriptor set 0.
+  ResourceStruct,
+  /// `ParameterBlock<T> b;`: like ResourceStruct, in a descriptor set of its own.
+  ParameterBlock,
+};
+
 /// A local, a parameter or a global (resources, constants).
 struct VarDecl : Decl {
   VarRole role;
@@ -454,6 +475,9 @@ struct VarDecl : Decl {
   std::vector<std::string> semantic_args;  ///< `register(u0, space1)` -> {"u0", "space1"}
   SourceRange semantic_range;
   const sema::Type* type = nullptr;  ///< filled by sema
+  UniformKind uniform_kind = UniformKind::None;  ///< sema: set for uniform data (read-only)
+  struct AggregateDecl* uniform_block = nullptr; ///< sema: the cbuffer of a CBufferMember
+  uint32_t uniform_index = 0;  ///< sema: member index in its cbuffer or push-constant block
   VarDecl(VarRole role_in, std::string n, SourceRange r)
       : Decl(DeclKind::Var, std::move(n), r), role(role_in) {}
 };
@@ -536,6 +560,12 @@ struct TypeAliasDecl : Decl {
 /// `import a.b;` (`name` is "a.b").
 struct ImportDecl : Decl {
   ImportDecl(std::string n, SourceRange r) : Decl(DeclKind::Import, std::move(n), r) {}
+};
+
+/// `using namespace a.b;` or `using a::b;` (`name` is "a::b"): the members of that
+/// namespace become visible where the declaration stands (file or namespace scope).
+struct UsingDecl : Decl {
+  UsingDecl(std::string n, SourceRange r) : Decl(DeclKind::Using, std::move(n), r) {}
 };
 
 /// `associatedtype T : IFoo;` inside an interface.

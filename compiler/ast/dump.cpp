@@ -188,6 +188,9 @@ void Dumper::Decl(int depth, const ast::Decl* d) {
     case DeclKind::Import:
       Line(depth, "Import " + d->name);
       return;
+    case DeclKind::Using:
+      Line(depth, "Using " + d->name);
+      return;
     case DeclKind::AssociatedType: {
       auto* a = static_cast<const AssociatedTypeDecl*>(d);
       Line(depth, "AssociatedType " + a->name +
@@ -327,7 +330,9 @@ std::string DumpExpr(const Expr* e) {
     }
     case ExprKind::Index: {
       auto* i = static_cast<const IndexExpr*>(e);
-      return DumpExpr(i->base) + "[" + DumpExpr(i->index) + "]";
+      std::string indices = DumpExpr(i->index);
+      for (const Expr* more : i->more_indices) indices += ", " + DumpExpr(more);
+      return DumpExpr(i->base) + "[" + indices + "]";
     }
     case ExprKind::Call: {
       auto* c = static_cast<const CallExpr*>(e);

@@ -16,6 +16,8 @@
 #include "compiler/preprocess/lexer.h"
 #include "compiler/preprocess/preprocessor.h"
 #include "compiler/sema/check.h"
+#include "compiler/targets/glsl/writer.h"
+#include "compiler/targets/spirv/optimize.h"
 #include "compiler/targets/spirv/raise.h"
 #include "compiler/targets/spirv/validate.h"
 #include "compiler/targets/spirv/writer.h"
@@ -113,6 +115,53 @@ ElementLayout LayoutOf(const ir::Type* element, Rules rules) {
   return layout;
 }
 
+/// A uniform buffer or push-constant block; an empty name when it belongs to an entry
+/// point not emitted. Uniform buffers follow std140 and push constants std430 unless the
+/// scalar layout is chosen, as the SPIR-V writer lays them out.
+BindingInfo ReflectUniform(const ir::Global& g, const std::vector<std::string>& entries,
+                           Rules rules) {
+  BindingInfo b;
+  const ir::Type* block = g.GetType()->Element();
+  Rules own = rules;
+  if (rules.buffers != BufferLayout::Scalar) {
+    own.buffers = g.IsUniform() ? BufferLayout::Std140 : BufferLayout::Std430;
+  }
+  b.element.size = targets::spirv::LayoutSize(block, own.buffers, own.matrices);
+  b.element.stride = b.element.size;
+  b.set = g.set;
+  b.binding = g.binding;
+  const std::string kCBuffer = ".cbuffer";
+  const std::string kUniforms = ".uniforms";
+  const std::string& struct_name = block->StructName();
+  std::string prefix;
+  if (g.IsPushConstant()) {
+    b.kind = ResourceKind::PushConstant;
+    b.entry_point = g.Name().substr(0, g.Name().size() - kUniforms.size());
+    b.element.struct_name = struct_name;
+    if (!entries.empty() &&
+        std::find(entries.begin(), entries.end(), b.entry_point) == entries.end()) {
+      return BindingInfo{};
+    }
+  } else {
+    b.kind = ResourceKind::UniformBuffer;
+    bool is_cbuffer = struct_name.size() > kCBuffer.size() &&
+                      struct_name.compare(struct_name.size() - kCBuffer.size(), kCBuffer.size(),
+                                          kCBuffer) == 0;
+    // A cbuffer's members are read unqualified; a ConstantBuffer<T> p is a block holding
+    // one T named p, whose members flatten to "p.a"; the plain fields of a struct holding
+    // buffers are read through its name.
+    if (!is_cbuffer) prefix = g.Name() + ".";
+    b.element.struct_name = is_cbuffer ? g.Name() : struct_name;
+    if (is_cbuffer && block->Members().size() == 1 && block->MemberNames()[0] == g.Name() &&
+        block->Members()[0]->IsStruct()) {
+      b.element.struct_name = block->Members()[0]->StructName();
+    }
+  }
+  b.name = g.Name();
+  FlattenFields(block, prefix, 0, own, &b.element.fields);
+  return b;
+}
+
 Reflection Reflect(const ir::Module& module, const std::vector<std::string>& entries,
                    Rules rules) {
   Reflection r;
@@ -122,7 +171,12 @@ Reflection Reflect(const ir::Module& module, const std::vector<std::string>& ent
     r.entry_points.push_back({f->Name(), f->entry.numthreads});
   }
   for (const ir::Global* g : module.globals) {
-    if (g->IsWorkgroup()) continue;  // workgroup memory binds nothing
+    if (g->IsWorkgroup() || g->IsPrivate()) continue;  // workgroup and private memory bind nothing
+    if (g->IsUniform() || g->IsPushConstant()) {
+      r.bindings.push_back(ReflectUniform(*g, entries, rules));
+      if (r.bindings.back().name.empty()) r.bindings.pop_back();
+      continue;
+    }
     BindingInfo b;
     b.name = g->Name();
     b.kind = g->GetType()->IsWritable() ? ResourceKind::RWStructuredBuffer : ResourceKind::StructuredBuffer;
@@ -132,6 +186,28 @@ Reflection Reflect(const ir::Module& module, const std::vector<std::string>& ent
     r.bindings.push_back(b);
   }
   return r;
+}
+
+/// The GLSL target: one entry point (the one -entry names, or the module's only one)
+/// written as GLSL 450 into `result->text`.
+void WriteGlslTarget(ir::Module& module, size_t entry_count, const CompileOptions& options,
+                     BufferLayout rules, ir::MatrixLayout matrices, diag::DiagEngine& diags,
+                     CompileResult* result) {
+  if (options.entry.empty() && entry_count > 1) {
+    diags.Report(diag::DiagId::GlslOneEntryPoint, source::SourceRange(),
+                 std::to_string(entry_count));
+    return;
+  }
+  targets::glsl::WriterOptions glsl_options;
+  glsl_options.entry_point = options.entry;
+  glsl_options.layout = rules;
+  glsl_options.matrix_layout = matrices;
+  std::string field = targets::glsl::FindUnsupportedMatrixField(module, glsl_options);
+  if (!field.empty()) {
+    diags.Report(diag::DiagId::GlslMatrixFieldLayout, source::SourceRange(), field);
+    return;
+  }
+  result->text = targets::glsl::WriteGlsl(module, glsl_options);
 }
 
 }  // namespace
@@ -263,13 +339,35 @@ CompileResult Compile(const CompileOptions& options) {
     diags.Report(diag::DiagId::NoEntryPoints, source::SourceRange());
     return finish();
   }
+  if (options.target == Target::Glsl) {
+    WriteGlslTarget(*ir_module, checked.entry_points.size(), options, rules, matrices, diags,
+                    &result);
+    return finish();
+  }
   targets::spirv::WriterOptions writer_options;
   writer_options.entry_points = entries;
   writer_options.layout = rules;
   writer_options.matrix_layout = matrices;
+  writer_options.entry_names_main = !options.use_entrypoint_name;
+  if (options.debug_info) {
+    writer_options.debug_sources = &sources;
+    writer_options.debug_file = file;
+  }
   result.spirv = targets::spirv::WriteSpirv(*ir_module, writer_options);
   if (options.validate_spirv && !ValidateOutput(result.spirv, diags, options.scalar_layout)) {
     return finish();
+  }
+  // The optimizer takes valid SPIR-V only; what it writes is validated again (unless
+  // -skip-spirv-validation).
+  if (options.optimization_level > 0) {
+    auto level = static_cast<targets::spirv::OptLevel>(std::min(options.optimization_level, 3u));
+    std::string message;
+    if (!targets::spirv::OptimizeSpirv(&result.spirv, level, options.scalar_layout, &message)) {
+      SLOPE_ICE("the SPIR-V optimizer failed on a valid module: " + message);
+    }
+    if (options.validate_spirv && !ValidateOutput(result.spirv, diags, options.scalar_layout)) {
+      return finish();
+    }
   }
   if (options.target == Target::SpirVAsm) {
     targets::spirv::DisassembleSpirv(result.spirv, &result.text);

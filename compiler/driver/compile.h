@@ -16,6 +16,7 @@ namespace slope::driver {
 enum class Target : uint8_t {
   SpirV,     ///< SPIR-V binary words
   SpirVAsm,  ///< SPIR-V disassembly text
+  Glsl,      ///< GLSL 450 compute shader text (one entry point)
   Ir,        ///< Slope IR text (after lowering and the target's passes)
   None,      ///< check only (-no-codegen)
   Ast,       ///< the syntax tree as parsed (-dump-ast), before semantic checking
@@ -42,6 +43,14 @@ struct CompileOptions {
   /// row by row (-matrix-layout-row-major, the default); `row_major` / `column_major`
   /// fields keep their own.
   bool column_major = false;
+  /// -O0 .. -O3: the SPIRV-Tools optimizer's level (0 = none); slangc's default is 1.
+  uint32_t optimization_level = 1;
+  /// -g: NonSemantic.Shader.DebugInfo.100 (source text, lines, functions, variables).
+  bool debug_info = false;
+  /// Keep the source names of entry points in OpEntryPoint. When false (slangc's default
+  /// without -fvk-use-entrypoint-name), a module holding one entry point names it "main";
+  /// one holding several keeps their names, since they must differ.
+  bool use_entrypoint_name = true;
   DiagFormat diag_format = DiagFormat::Text;
   bool diag_color = false;
   uint32_t error_limit = 20;       ///< stop after this many errors
@@ -55,7 +64,7 @@ struct CompileOptions {
 struct CompileResult {
   bool ok = false;
   std::vector<uint32_t> spirv;  ///< Target::SpirV
-  std::string text;             ///< Target::SpirVAsm and Target::Ir
+  std::string text;             ///< Target::SpirVAsm, Target::Glsl and Target::Ir
   Reflection reflection;
   /// The input file, then each file #included or imported (and what it #includes), once.
   std::vector<std::string> files_read;

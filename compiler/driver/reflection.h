@@ -57,7 +57,21 @@ inline uint32_t ScalarKindBytes(ScalarKind kind) {
 enum class ResourceKind : uint8_t {
   StructuredBuffer,    ///< read-only storage buffer of elements
   RWStructuredBuffer,  ///< read-write storage buffer of elements
+  UniformBuffer,       ///< `cbuffer` / `ConstantBuffer<T>`: one struct (std140 or scalar)
+  PushConstant,        ///< an entry point's `uniform` parameters: one struct (std430 or
+                       ///< scalar), set by the host at dispatch; no set or binding
 };
+
+/// "storage_buffer", "rw_storage_buffer", "uniform_buffer", "push_constant".
+inline const char* ResourceKindName(ResourceKind kind) {
+  switch (kind) {
+    case ResourceKind::StructuredBuffer: return "storage_buffer";
+    case ResourceKind::RWStructuredBuffer: return "rw_storage_buffer";
+    case ResourceKind::UniformBuffer: return "uniform_buffer";
+    case ResourceKind::PushConstant: return "push_constant";
+  }
+  return "?";
+}
 
 /// One scalar or vector member of a struct element. Nested structs are flattened: their
 /// members appear in place, named with a dot ("inner.x").
@@ -87,13 +101,18 @@ struct ElementLayout {
   uint32_t component_stride = 0;
 };
 
-/// One resource parameter of the module, bound through a descriptor set.
+/// One resource parameter of the module, bound through a descriptor set (or, for a
+/// push-constant block, set with the dispatch). For a uniform buffer or push-constant
+/// block, `element` is its one struct, and each field is named as the source reads it:
+/// "scale" for a cbuffer member or a uniform parameter, "p.scale" for a member of
+/// `ConstantBuffer<T> p`; `element.size` is the block's size in bytes.
 struct BindingInfo {
   std::string name;
   ResourceKind kind = ResourceKind::StructuredBuffer;
   uint32_t set = 0;
   uint32_t binding = 0;
   ElementLayout element;
+  std::string entry_point{};  ///< for a push-constant block: the entry point it belongs to
 };
 
 /// One compute entry point.

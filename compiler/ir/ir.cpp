@@ -80,6 +80,9 @@ const char* AddressSpaceName(AddressSpace space) {
     case AddressSpace::Function: return "function";
     case AddressSpace::StorageBuffer: return "storage";
     case AddressSpace::Workgroup: return "workgroup";
+    case AddressSpace::Uniform: return "uniform";
+    case AddressSpace::PushConstant: return "push_constant";
+    case AddressSpace::Private: return "private";
   }
   return "?";
 }

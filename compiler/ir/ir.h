@@ -24,9 +24,12 @@ namespace slope::ir {
 enum class TypeKind : uint8_t { Void, Bool, Int, Float, Vector, Pointer, Buffer, Struct, Array, Matrix };
 
 /// Where a pointer points. Workgroup memory (HLSL `groupshared`) is shared by the
-/// invocations of one workgroup; its globals are pointers into it.
-enum class AddressSpace : uint8_t { Function, StorageBuffer, Workgroup };
-/// "function", "storage", "workgroup": the space as the text form writes it.
+/// invocations of one workgroup; its globals are pointers into it. Uniform (a uniform
+/// buffer: `cbuffer`, `ConstantBuffer<T>`) and PushConstant (uniform entry-point
+/// parameters) memory is read-only; its globals are pointers to a struct.
+enum class AddressSpace : uint8_t { Function, StorageBuffer, Workgroup, Uniform, PushConstant, Private };
+/// "function", "storage", "workgroup", "uniform", "push_constant", "private": the space as the text
+/// form writes it.
 const char* AddressSpaceName(AddressSpace space);
 
 /// How a matrix is laid out in buffer memory: each HLSL row contiguous (RowMajor) or
@@ -314,7 +317,21 @@ class Global : public Value {
   Global(const Type* t, std::string name) : Value(ValueKind::Global, t), name_(std::move(name)) {}
   const std::string& Name() const { return name_; }
   /// A `groupshared` variable: the global is a pointer into workgroup memory.
-  bool IsWorkgroup() const { return GetType()->IsPointer(); }
+  bool IsWorkgroup() const {
+    return GetType()->IsPointer() && GetType()->Space() == AddressSpace::Workgroup;
+  }
+  /// A `static` global: a pointer into the invocation's private memory; no binding.
+  bool IsPrivate() const {
+    return GetType()->IsPointer() && GetType()->Space() == AddressSpace::Private;
+  }
+  /// A uniform buffer: a pointer to a struct in Uniform memory, bound like a buffer.
+  bool IsUniform() const {
+    return GetType()->IsPointer() && GetType()->Space() == AddressSpace::Uniform;
+  }
+  /// A push-constant block: a pointer to a struct in PushConstant memory; no binding.
+  bool IsPushConstant() const {
+    return GetType()->IsPointer() && GetType()->Space() == AddressSpace::PushConstant;
+  }
   uint32_t set = 0;
   uint32_t binding = 0;
 
@@ -379,6 +396,10 @@ class Function {
   EntryInfo entry;
   /// `[ForceInline]`: the inline pass inlines every call of it, whatever its size.
   bool force_inline = false;
+  /// Float arithmetic is computed exactly as written: targets must not contract a
+  /// multiply and an add into a fused operation or otherwise rewrite it (SPIR-V:
+  /// NoContraction). Exact double-word algorithms (expand-f64-math) depend on it.
+  bool precise = false;
   /// `[Differentiable]`: calls of it in code being differentiated are differentiated;
   /// calls of other functions carry no derivative.
   bool differentiable = false;

@@ -270,14 +270,19 @@ bool Parser::ParseGlobal() {
   }
   const Type* type = nullptr;
   if (!Expect(":") || !ParseType(&type)) return false;
-  bool workgroup = type->IsPointer() && type->Space() == AddressSpace::Workgroup;
-  if (!type->IsBuffer() && !workgroup) {
+  bool workgroup = type->IsPointer() && (type->Space() == AddressSpace::Workgroup ||
+                                         type->Space() == AddressSpace::Private);
+  bool uniform = type->IsPointer() && (type->Space() == AddressSpace::Uniform ||
+                                       type->Space() == AddressSpace::PushConstant) &&
+                 type->Element()->IsStruct();
+  if (!type->IsBuffer() && !workgroup && !uniform) {
     return Fail(DiagId::IrInvalidType, name,
-                "a global must be a buffer or a pointer into workgroup memory");
+                "a global must be a buffer, a pointer into workgroup or private memory or a "
+                "pointer to a uniform or push-constant struct");
   }
   Global* g = module_->AddGlobal(type, std::string(name.text));
-  // A workgroup variable has no binding.
-  if (workgroup) return true;
+  // Workgroup variables and push constants have no binding.
+  if (workgroup || g->IsPushConstant()) return true;
   return ExpectWord("set") && Expect("(") && ParseUint(&g->set) && Expect(")") &&
          ExpectWord("binding") && Expect("(") && ParseUint(&g->binding) && Expect(")");
 }
@@ -394,8 +399,9 @@ bool Parser::ParseType(const Type** out) {
   } else if (w == "ptr") {
     if (!Expect("<")) return false;
     const Token space = Peek();
-    if (!IsIdent("function") && !IsIdent("storage") && !IsIdent("workgroup")) {
-      return Expected("'function', 'storage' or 'workgroup'");
+    if (!IsIdent("function") && !IsIdent("storage") && !IsIdent("workgroup") &&
+        !IsIdent("uniform") && !IsIdent("push_constant") && !IsIdent("private")) {
+      return Expected("'function', 'storage', 'workgroup', 'uniform', 'push_constant' or 'private'");
     }
     Next();
     const Type* pointee = nullptr;
@@ -403,9 +409,12 @@ bool Parser::ParseType(const Type** out) {
     if (pointee->IsVoid()) {
       return Fail(DiagId::IrInvalidType, t, "a pointer cannot point at '" + pointee->Name() + "'");
     }
-    *out = types.Pointer(space.text == "function"  ? AddressSpace::Function
-                         : space.text == "storage" ? AddressSpace::StorageBuffer
-                                                   : AddressSpace::Workgroup,
+    *out = types.Pointer(space.text == "function"    ? AddressSpace::Function
+                         : space.text == "storage"   ? AddressSpace::StorageBuffer
+                         : space.text == "uniform"   ? AddressSpace::Uniform
+                         : space.text == "workgroup" ? AddressSpace::Workgroup
+                         : space.text == "private"   ? AddressSpace::Private
+                                                     : AddressSpace::PushConstant,
                          pointee);
   } else if (w == "struct") {
     if (!Expect("<")) return false;
@@ -621,6 +630,10 @@ bool Parser::ParseFunction() {
   if (IsIdent("forceinline")) {
     Next();
     f->force_inline = true;
+  }
+  if (IsIdent("precise")) {
+    Next();
+    f->precise = true;
   }
   if (IsIdent("differentiable")) {
     Next();

@@ -88,7 +88,7 @@ std::string Printer::Run(const Module& module) {
   for (const Global* g : module.globals) {
     out_ += "global @" + g->Name() + " : " + g->GetType()->Name();
     // A workgroup variable is no resource: it has no binding.
-    if (!g->IsWorkgroup()) {
+    if (!g->IsWorkgroup() && !g->IsPrivate() && !g->IsPushConstant()) {
       out_ += " set(" + std::to_string(g->set) + ") binding(" + std::to_string(g->binding) + ")";
     }
     out_ += "\n";
@@ -128,6 +128,7 @@ void Printer::PrintFunction(const Function& f) {
             ")";
   }
   if (f.force_inline) out_ += " forceinline";
+  if (f.precise) out_ += " precise";
   if (f.differentiable) out_ += " differentiable";
   if (f.fwd_diff_of != nullptr) out_ += " fwd_diff(@" + f.fwd_diff_of->Name() + ")";
   if (f.custom_fwd != nullptr) out_ += " custom_fwd(@" + f.custom_fwd->Name() + ")";

@@ -53,8 +53,11 @@ const char* IntrinsicTypeError(IntrinsicSig sig, const std::vector<const Type*>&
       if (!s->IsFloat() || operands[1] != t || operands[2] != s) return "refract operands";
       return result == t ? nullptr : "intrinsic result type";
     case IntrinsicSig::Bits:
-      if (s->IsBool() || s->Width() != 32) return "intrinsic needs a 32-bit operand";
-      return !result->Scalar()->IsBool() && result->Scalar()->Width() == 32 && same_shape(result)
+      if (s->IsBool() || (s->Width() != 32 && s->Width() != 64)) {
+        return "intrinsic needs a 32- or 64-bit operand";
+      }
+      return !result->Scalar()->IsBool() && result->Scalar()->Width() == s->Width() &&
+                     same_shape(result)
                  ? nullptr : "intrinsic result type";
     case IntrinsicSig::F32ToF16:
     case IntrinsicSig::F16ToF32: {
@@ -182,10 +185,12 @@ std::vector<std::string> Verifier::Run() {
   std::set<std::string> names;
   for (const Global* g : module_.globals) {
     const Type* t = g->GetType();
-    bool workgroup = t->IsPointer() && t->Space() == AddressSpace::Workgroup &&
+    bool workgroup = t->IsPointer() &&
+                     (t->Space() == AddressSpace::Workgroup || t->Space() == AddressSpace::Private) &&
                      !t->Element()->IsBuffer() && !t->Element()->IsPointer();
-    if (!t->IsBuffer() && !workgroup) {
-      errors_.push_back("global @" + g->Name() + " is neither a buffer nor a workgroup variable");
+    bool uniform = (g->IsUniform() || g->IsPushConstant()) && t->Element()->IsStruct();
+    if (!t->IsBuffer() && !workgroup && !uniform) {
+      errors_.push_back("global @" + g->Name() + " is neither a buffer nor a workgroup or private variable");
     }
     if (!names.insert(g->Name()).second) errors_.push_back("duplicate global @" + g->Name());
   }
@@ -428,6 +433,9 @@ void Verifier::VerifyInst(const Function& f, const Inst& inst) {
       if (arity(2)) {
         need(op_type(0)->IsPointer() && op_type(1) == op_type(0)->Element(), "store type");
         need(!PointsIntoReadOnlyBuffer(inst.operands[0]), "store into a read-only buffer");
+        need(op_type(0)->IsPointer() && op_type(0)->Space() != AddressSpace::Uniform &&
+                 op_type(0)->Space() != AddressSpace::PushConstant,
+             "store into uniform memory");
       }
       break;
     case Op::Atomic: {

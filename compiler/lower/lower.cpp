@@ -15,8 +15,9 @@ using ir::Op;
 using ir::Value;
 
 std::unique_ptr<ir::Module> Lowerer::Run(const sema::CheckedModule& checked) {
-  DeclareGlobals(checked.buffers);
+  DeclareGlobals(checked.resources);
   DeclareGroupShared(checked.groupshared);
+  DeclareStatics(checked.statics);
   entries_.insert(checked.entry_points.begin(), checked.entry_points.end());
   // Every non-generic function is lowered; generic ones and the methods of extensions
   // (the core library's among them) when a call uses them.
@@ -69,7 +70,7 @@ ir::Function* Lowerer::Instance(const ast::FuncDecl* decl,
   f->force_inline = decl->FindAttribute("ForceInline") != nullptr;
   instances_.emplace(key, f);
   pending_.push_back({decl, args, f});
-  MarkDifferentiable(decl, f);
+  MarkDifferentiable(decl, f, args);
   return f;
 }
 
@@ -173,25 +174,176 @@ bool IntArg(const ast::Attribute& a, size_t i, uint32_t* out) {
 }
 }  // namespace
 
-void Lowerer::DeclareGlobals(const std::vector<ast::VarDecl*>& buffers) {
-  // Explicit [[vk::binding(b, s)]] first; the rest take the next free binding of set 0.
+namespace {
+/// `register(b2, space1)` -> binding 2, set 1 (sema checked the spelling).
+bool RegisterBinding(const std::vector<std::string>& args, uint32_t* binding, uint32_t* set) {
+  if (args.empty()) return false;
+  *binding = static_cast<uint32_t>(std::stoul(args[0].substr(1)));
+  *set = args.size() > 1 ? static_cast<uint32_t>(std::stoul(args[1].substr(5))) : 0;
+  return true;
+}
+}  // namespace
+
+void Lowerer::DeclareGlobals(const std::vector<ast::Decl*>& resources) {
+  // Explicit bindings first; the rest take the next free binding of set 0. Parameter
+  // blocks take the sets after the highest one named explicitly.
   std::set<std::pair<uint32_t, uint32_t>> used;
-  for (ast::VarDecl* var : buffers) {
-    ir::Global* g = module_->AddGlobal(LowerType(var->type), var->name);
-    globals_[var] = g;
-    if (const ast::Attribute* a = var->FindAttribute("vk::binding")) {
-      IntArg(*a, 0, &g->binding);
-      IntArg(*a, 1, &g->set);
-      used.insert({g->set, g->binding});
+  next_block_set_ = 1;
+  for (ast::Decl* decl : resources) {
+    if (const ast::Attribute* a = decl->FindAttribute("vk::binding")) {
+      uint32_t set = 0;
+      IntArg(*a, 1, &set);
+      next_block_set_ = std::max(next_block_set_, set + 1);
+    }
+    if (decl->kind == ast::DeclKind::BufferBlock || decl->kind == ast::DeclKind::Var) {
+      const std::vector<std::string>* args =
+          decl->kind == ast::DeclKind::BufferBlock
+              ? &static_cast<ast::AggregateDecl*>(decl)->register_args
+              : static_cast<ast::VarDecl*>(decl)->semantic == "register"
+                  ? &static_cast<ast::VarDecl*>(decl)->semantic_args
+                  : nullptr;
+      uint32_t binding = 0, set = 0;
+      if (args != nullptr && RegisterBinding(*args, &binding, &set)) {
+        next_block_set_ = std::max(next_block_set_, set + 1);
+      }
     }
   }
+  std::vector<std::pair<ir::Global*, bool>> made;  // (global, bound explicitly)
+  for (ast::Decl* decl : resources) {
+    ir::Global* g = nullptr;
+    const std::vector<std::string>* register_args = nullptr;
+    if (decl->kind == ast::DeclKind::BufferBlock) {
+      // `cbuffer NAME { ... }`: a uniform buffer holding a struct of the members.
+      auto* block = static_cast<ast::AggregateDecl*>(decl);
+      std::vector<const ir::Type*> members;
+      std::vector<std::string> names;
+      for (ast::Decl* m : block->members) {
+        auto* var = static_cast<ast::VarDecl*>(m);
+        if (var->uniform_block != block) continue;  // rejected by sema
+        members.push_back(LowerType(var->type));
+        names.push_back(var->name);
+      }
+      const ir::Type* s = module_->Types().Struct(block->name + ".cbuffer", members, names);
+      g = module_->AddGlobal(module_->Types().Pointer(ir::AddressSpace::Uniform, s), block->name);
+      uniform_blocks_[block] = g;
+      register_args = &block->register_args;
+    } else if (auto* var = static_cast<ast::VarDecl*>(decl);
+               var->uniform_kind == ast::UniformKind::ResourceStruct ||
+               var->uniform_kind == ast::UniformKind::ParameterBlock) {
+      DeclareResourceStruct(var, &made);
+      for (size_t k = made.size(); k-- > 0 && made[k].second;) {
+        used.insert({made[k].first->set, made[k].first->binding});
+      }
+      continue;
+    } else {
+      const ir::Type* t = LowerType(var->type);
+      if (var->uniform_kind == ast::UniformKind::ConstantBuffer) {
+        // `ConstantBuffer<T> p`: a block of its own holding one `T` named `p`, so that
+        // `T` stays free to be nested in other blocks (SPIR-V forbids nesting a Block).
+        const ir::Type* block = module_->Types().Struct(var->name + ".cbuffer", {t}, {var->name});
+        t = module_->Types().Pointer(ir::AddressSpace::Uniform, block);
+      }
+      g = module_->AddGlobal(t, var->name);
+      globals_[var] = g;
+      if (var->semantic == "register") register_args = &var->semantic_args;
+    }
+    bool explicit_binding = false;
+    if (const ast::Attribute* a = decl->FindAttribute("vk::binding")) {
+      IntArg(*a, 0, &g->binding);
+      IntArg(*a, 1, &g->set);
+      explicit_binding = true;
+    } else if (register_args != nullptr) {
+      explicit_binding = RegisterBinding(*register_args, &g->binding, &g->set);
+    }
+    if (explicit_binding) used.insert({g->set, g->binding});
+    made.emplace_back(g, explicit_binding);
+  }
   uint32_t next = 0;
-  for (ast::VarDecl* var : buffers) {
-    if (var->FindAttribute("vk::binding") != nullptr) continue;
+  for (auto& [g, explicit_binding] : made) {
+    if (explicit_binding) continue;
     while (used.count({0, next}) != 0) ++next;
-    globals_[var]->binding = next;
+    g->binding = next;
     used.insert({0, next});
   }
+}
+
+void Lowerer::DeclareResourceStruct(const ast::VarDecl* var,
+                                    std::vector<std::pair<ir::Global*, bool>>* made) {
+  const ir::Type* s = LowerType(var->type);
+  std::vector<const ir::Type*> plain;
+  std::vector<std::string> plain_names;
+  for (size_t i = 0; i < s->Members().size(); ++i) {
+    if (s->Members()[i]->IsBuffer()) continue;
+    plain.push_back(s->Members()[i]);
+    plain_names.push_back(s->MemberNames()[i]);
+  }
+  // The uniform buffer of the plain members (if any) comes first, then each buffer.
+  ir::Global* uniforms = nullptr;
+  std::vector<ir::Global*> order;
+  if (!plain.empty()) {
+    const ir::Type* block = module_->Types().Struct(var->name + ".uniforms", plain, plain_names);
+    uniforms = module_->AddGlobal(module_->Types().Pointer(ir::AddressSpace::Uniform, block),
+                                  var->name);
+    order.push_back(uniforms);
+  }
+  ResourceStructGlobals& globals = resource_structs_[var];
+  uint32_t plain_index = 0;
+  for (size_t i = 0; i < s->Members().size(); ++i) {
+    if (!s->Members()[i]->IsBuffer()) {
+      globals.members.emplace_back(uniforms, plain_index++);
+      continue;
+    }
+    ir::Global* g = module_->AddGlobal(s->Members()[i], var->name + "." + s->MemberNames()[i]);
+    globals.members.emplace_back(g, 0);
+    order.push_back(g);
+  }
+  // [[vk::binding(b, s)]]: the first global at binding b of set s, the rest after it. A
+  // ParameterBlock without one takes the next set no other resource names explicitly.
+  uint32_t set = 0, binding = 0;
+  bool explicit_binding = false;
+  if (const ast::Attribute* a = var->FindAttribute("vk::binding")) {
+    IntArg(*a, 0, &binding);
+    IntArg(*a, 1, &set);
+    explicit_binding = true;
+  } else if (var->uniform_kind == ast::UniformKind::ParameterBlock) {
+    set = next_block_set_++;
+    explicit_binding = true;
+  }
+  for (ir::Global* g : order) {
+    g->set = set;
+    g->binding = binding++;
+    made->emplace_back(g, explicit_binding);
+  }
+}
+
+Value* Lowerer::LoadResourceStruct(const ast::VarDecl* var) {
+  const ResourceStructGlobals& globals = resource_structs_.at(var);
+  std::vector<Value*> members;
+  for (const auto& [g, index] : globals.members) {
+    if (g->GetType()->IsBuffer()) {
+      members.push_back(g);
+    } else {
+      members.push_back(b_.Load(b_.MemberPtr(g, index)));
+    }
+  }
+  return b_.MakeStruct(LowerType(var->type), std::move(members));
+}
+
+ir::Global* Lowerer::PushConstantsOf(const ast::FuncDecl* decl) {
+  auto it = push_constants_.find(decl);
+  if (it != push_constants_.end()) return it->second;
+  std::vector<const ir::Type*> members;
+  std::vector<std::string> names;
+  for (ast::VarDecl* p : decl->params) {
+    if (p->uniform_kind != ast::UniformKind::EntryParam) continue;
+    members.push_back(LowerType(p->type));
+    names.push_back(p->name);
+  }
+  const ir::Type* s = module_->Types().Struct(decl->name + ".uniforms", members, names);
+  ir::Global* g = module_->AddGlobal(
+      module_->Types().Pointer(ir::AddressSpace::PushConstant, s), decl->name + ".uniforms");
+  push_constants_[decl] = g;
+  return g;
 }
 
 void Lowerer::DeclareGroupShared(const std::vector<ast::VarDecl*>& vars) {
@@ -199,6 +351,31 @@ void Lowerer::DeclareGroupShared(const std::vector<ast::VarDecl*>& vars) {
     const ir::Type* t = LowerType(var->type);
     globals_[var] = module_->AddGlobal(
         module_->Types().Pointer(ir::AddressSpace::Workgroup, t), var->name);
+  }
+}
+
+void Lowerer::DeclareStatics(const std::vector<ast::VarDecl*>& vars) {
+  for (ast::VarDecl* var : vars) {
+    // Statics of different namespaces may share a name; IR globals may not.
+    std::string name = var->name;
+    for (int n = 1; std::any_of(module_->globals.begin(), module_->globals.end(),
+                                [&](const ir::Global* g) { return g->Name() == name; });
+         ++n) {
+      name = var->name + "." + std::to_string(n);
+    }
+    const ir::Type* t = LowerType(var->type);
+    globals_[var] = module_->AddGlobal(module_->Types().Pointer(ir::AddressSpace::Private, t), name);
+    statics_.push_back(var);
+  }
+}
+
+void Lowerer::InitializeStatics() {
+  for (const ast::VarDecl* var : statics_) {
+    Loc(var->name_range);
+    Value* value = var->init != nullptr         ? LowerExpr(var->init)
+                   : Concrete(var->type)->IsStruct() ? DefaultValue(var->type)
+                                                     : Zero(LowerType(var->type));
+    b_.Store(globals_.at(var), value);
   }
 }
 
@@ -229,6 +406,11 @@ void Lowerer::LowerFunction(const ast::FuncDecl* decl, ir::Function* f) {
     }
   }
   for (ast::VarDecl* param : decl->params) {
+    if (f->is_entry && param->uniform_kind == ast::UniformKind::EntryParam) {
+      // A `uniform` entry-point parameter reads the entry point's push-constant block.
+      locals_[param] = b_.MemberPtr(PushConstantsOf(decl), param->uniform_index);
+      continue;
+    }
     if (param->direction != ast::ParamDirection::In) {
       // `out` / `inout`: a pointer to the caller's temporary (see LowerArgs).
       const ir::Type* ptr =
@@ -246,6 +428,7 @@ void Lowerer::LowerFunction(const ast::FuncDecl* decl, ir::Function* f) {
     b_.Store(slot, p);
     locals_[param] = slot;
   }
+  if (f->is_entry) InitializeStatics();
   if (is_init) {
     // `__init` builds its object in a local that starts at the default value.
     Value* slot = b_.Var(f, f->ResultType());

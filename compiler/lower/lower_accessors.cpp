@@ -48,6 +48,32 @@ Value* Lowerer::CallOperator(const ast::CallExpr* call, Value* first) {
   return b_.Call(Callee(call), args);
 }
 
+void Lowerer::StoreThroughSetter(const ast::CallExpr* set, Value* value) {
+  bool mutating = set->receiver != nullptr && set->func->is_mutating;
+  LValue place;
+  Value* object = nullptr;
+  if (mutating) {
+    place = LowerLValue(set->receiver);
+    object = LoadLValue(place);
+  } else if (set->receiver != nullptr) {
+    object = LowerExpr(set->receiver);
+  }
+  std::vector<Value*> set_args;
+  Value* slot = nullptr;
+  if (mutating) {
+    slot = b_.Var(func_, object->GetType());
+    b_.Store(slot, object);
+    set_args.push_back(slot);
+  } else if (set->receiver != nullptr) {
+    set_args.push_back(object);
+  }
+  for (size_t i = 0; i + 1 < set->args.size(); ++i) set_args.push_back(LowerExpr(set->args[i]));
+  set_args.push_back(value);
+  Loc(set->range);
+  b_.Call(Callee(set), set_args);
+  if (slot != nullptr) StoreLValue(place, b_.Load(slot));
+}
+
 Value* Lowerer::LowerUserAssign(const ast::AssignExpr* e) {
   if (e->setter == nullptr) {
     // `a op= b` through `operator op` on storage: read once, combine, store.

@@ -21,7 +21,7 @@ bool Lowerer::IsAddressable(const ast::Expr* e) const {
       const ast::Decl* decl = static_cast<const ast::NameExpr*>(e)->decl;
       if (decl == nullptr || decl->kind != ast::DeclKind::Var) return false;
       auto* var = static_cast<const ast::VarDecl*>(decl);
-      return locals_.count(var) != 0 || sema::IsGroupShared(var);
+      return locals_.count(var) != 0 || sema::IsGroupShared(var) || sema::IsPrivateGlobal(var);
     }
     case ast::ExprKind::Member: {
       auto* m = static_cast<const ast::MemberExpr*>(e);
@@ -103,6 +103,15 @@ std::vector<Value*> Lowerer::LowerArgs(const ast::CallExpr* call, std::vector<Ou
       args.push_back(LowerExpr(a));
       continue;
     }
+    if (i < call->writebacks.size() && call->writebacks[i] != nullptr) {
+      // A property or subscript: the getter's value in, the setter's call after.
+      const ir::Type* t = LowerType(a->type);
+      Value* slot = b_.Var(func_, t);
+      b_.Store(slot, param->direction == ast::ParamDirection::InOut ? LowerExpr(a) : Zero(t));
+      args.push_back(slot);
+      outs->push_back({LValue{}, slot, call->writebacks[i]});
+      continue;
+    }
     LValue place = LowerLValue(a);
     const ir::Type* t = LowerType(a->type);
     Value* slot = b_.Var(func_, t);
@@ -114,7 +123,13 @@ std::vector<Value*> Lowerer::LowerArgs(const ast::CallExpr* call, std::vector<Ou
 }
 
 void Lowerer::CopyBack(const std::vector<OutArg>& outs) {
-  for (const OutArg& out : outs) StoreLValue(out.place, b_.Load(out.slot));
+  for (const OutArg& out : outs) {
+    if (out.writeback != nullptr) {
+      StoreThroughSetter(out.writeback, b_.Load(out.slot));
+    } else {
+      StoreLValue(out.place, b_.Load(out.slot));
+    }
+  }
 }
 
 }  // namespace slope::lower

@@ -7,11 +7,14 @@
 
 namespace slope::lower {
 
-void Lowerer::MarkDifferentiable(const ast::FuncDecl* decl, ir::Function* f) {
+void Lowerer::MarkDifferentiable(const ast::FuncDecl* decl, ir::Function* f,
+                                 const std::vector<const sema::Type*>& args) {
   for (const char* name : {"Differentiable", "ForwardDifferentiable", "BackwardDifferentiable"}) {
     if (decl->FindAttribute(name) != nullptr) f->differentiable = true;
   }
-  if (decl->fwd_derivative != nullptr) f->custom_fwd = Instance(decl->fwd_derivative, {});
+  // A generic function's custom derivative has generic parameters matching its own
+  // (sema checked them), so it takes the same arguments.
+  if (decl->fwd_derivative != nullptr) f->custom_fwd = Instance(decl->fwd_derivative, args);
   if (decl->primal_substitute != nullptr) {
     f->primal_substitute = Instance(decl->primal_substitute, {});
   }

@@ -89,6 +89,10 @@ Value* Lowerer::LowerExpr(const ast::Expr* e) {
       // A global buffer is a value of buffer type: it may be stored in a local or a field
       // and passed on; legalize-resources traces those back to the global.
       if (var->role == ast::VarRole::Global && var->type->IsBuffer()) return globals_.at(var);
+      if (var->uniform_kind == ast::UniformKind::ResourceStruct ||
+          var->uniform_kind == ast::UniformKind::ParameterBlock) {
+        return LoadResourceStruct(var);
+      }
       return b_.Load(StorageOf(var));
     }
     case ast::ExprKind::Member: {
@@ -288,6 +292,13 @@ LValue Lowerer::LowerLValue(const ast::Expr* e) {
   switch (e->kind) {
     case ast::ExprKind::Name: {
       auto* var = static_cast<const ast::VarDecl*>(static_cast<const ast::NameExpr*>(e)->decl);
+      if (var->uniform_kind == ast::UniformKind::ResourceStruct ||
+          var->uniform_kind == ast::UniformKind::ParameterBlock) {
+        // A receiver (`t[i] = v` calls t's setter): a copy, whose buffers are the globals'.
+        Value* slot = b_.Var(func_, LowerType(var->type));
+        b_.Store(slot, LoadResourceStruct(var));
+        return LValue{slot, {}, nullptr};
+      }
       return LValue{StorageOf(var), {}, nullptr};
     }
     case ast::ExprKind::Index: {

@@ -42,7 +42,11 @@ const ir::Type* Lowerer::LowerStructType(const sema::Type* t) {
   const std::vector<int>& map = t->Info()->derivative_members;
   for (const ast::Decl* m : t->Info()->type_members) {
     if (map.empty() || m->name != "Differential") continue;
-    module_->Types().SetDifferential(made, {LowerType(types_.AliasTypes().at(m)), map});
+    // A generic struct's Differential is written over its parameters.
+    const sema::Type* differential =
+        types_.Substitute(types_.AliasTypes().at(m), types_.StructSubst(t));
+    if (differential == t) continue;  // its own differential, as the IR assumes
+    module_->Types().SetDifferential(made, {LowerType(differential), map});
   }
   return made;
 }

@@ -39,6 +39,8 @@ std::string OperatorIrName(const std::string& name);
 struct OutArg {
   LValue place;
   Value* slot;
+  /// For a property or subscript argument: the setter's call storing `slot` back.
+  const ast::CallExpr* writeback = nullptr;
 };
 
 struct LoopTargets {
@@ -67,13 +69,42 @@ class Lowerer {
   /// The instance of `f` with its generic parameters bound by `context` and, for its
   /// own parameters, by the generic arguments of `call` (when given).
   ir::Function* InstanceIn(const ast::FuncDecl* f, sema::Subst context, const ast::CallExpr* call);
-  void DeclareGlobals(const std::vector<ast::VarDecl*>& buffers);
+  /// Buffers, cbuffers and ConstantBuffer<T> globals (sema's `resources`, in source
+  /// order): explicit bindings first (`[[vk::binding(b, s)]]`, `register(xN, spaceM)`),
+  /// then the next free binding of set 0 for the rest.
+  void DeclareGlobals(const std::vector<ast::Decl*>& resources);
   /// `groupshared` variables: globals that point into workgroup memory.
   void DeclareGroupShared(const std::vector<ast::VarDecl*>& vars);
-  /// The pointer to a local's, a parameter's or a groupshared variable's storage.
+  /// Non-const `static` globals: globals of type `ptr<private, T>`, remembered so that
+  /// each entry point can initialize them (InitializeStatics).
+  void DeclareStatics(const std::vector<ast::VarDecl*>& vars);
+  /// At the start of an entry point: stores each static global's initial value (its
+  /// initializer, else the type's default value: field defaults for a struct, else zero).
+  void InitializeStatics();
+  std::vector<const ast::VarDecl*> statics_;
+  /// The push-constant block of entry point `decl`'s `uniform` parameters, made on first
+  /// use: a struct of them, in parameter order.
+  ir::Global* PushConstantsOf(const ast::FuncDecl* decl);
+  /// The globals of struct global `var` holding buffers (sema's ResourceStruct or
+  /// ParameterBlock), appended to `made` as (global, explicitly bound); a ParameterBlock's
+  /// come with their set and bindings already chosen.
+  void DeclareResourceStruct(const ast::VarDecl* var,
+                             std::vector<std::pair<ir::Global*, bool>>* made);
+  /// The value of struct global `var` holding buffers: its members put together from
+  /// their globals (legalize-resources resolves the buffers back to the globals).
+  Value* LoadResourceStruct(const ast::VarDecl* var);
+  /// The pointer to a local's, a parameter's, a groupshared variable's or uniform data's
+  /// storage.
   Value* StorageOf(const ast::VarDecl* var) {
     auto it = locals_.find(var);
-    return it != locals_.end() ? it->second : globals_.at(var);
+    if (it != locals_.end()) return it->second;
+    if (var->uniform_kind == ast::UniformKind::CBufferMember) {
+      return b_.MemberPtr(uniform_blocks_.at(var->uniform_block), var->uniform_index);
+    }
+    if (var->uniform_kind == ast::UniformKind::ConstantBuffer) {
+      return b_.MemberPtr(globals_.at(var), 0);  // the one member of its block
+    }
+    return globals_.at(var);
   }
   void LowerFunction(const ast::FuncDecl* decl, ir::Function* f);
   void RemoveDeadBlocks(ir::Function* f);
@@ -136,6 +167,9 @@ class Lowerer {
   /// The arguments of `call`; an `out`/`inout` one becomes a pointer to a temporary
   /// (holding the argument's value for `inout`), recorded in `outs`.
   std::vector<Value*> LowerArgs(const ast::CallExpr* call, std::vector<OutArg>* outs);
+  /// Calls setter `set` (a write-back made by sema) with `value` as the value stored;
+  /// a [mutating] setter updates a copy of its object that is stored back.
+  void StoreThroughSetter(const ast::CallExpr* set, Value* value);
   /// After the call: copies each temporary back to its argument, in order.
   void CopyBack(const std::vector<OutArg>& outs);
 
@@ -201,8 +235,10 @@ class Lowerer {
   std::vector<std::unique_ptr<Existential>> existentials_;  ///< in creation order
 
   // Differentiation (lower_diff.cpp).
-  /// Marks `f` (lowered from `decl`) [Differentiable] and links its custom derivative.
-  void MarkDifferentiable(const ast::FuncDecl* decl, ir::Function* f);
+  /// Marks `f` (lowered from `decl`, specialized with `args`) [Differentiable] and links
+  /// its custom derivative, specialized with the same arguments.
+  void MarkDifferentiable(const ast::FuncDecl* decl, ir::Function* f,
+                          const std::vector<const sema::Type*>& args = {});
   /// `fwd_diff(f)(args)`: a call of the function FwdDiffFunction makes.
   Value* LowerFwdDiffCall(const ast::CallExpr* call);
   /// The IR function `diff` denotes: bodiless, marked `fwd_diff(@f)` for the forward-mode
@@ -234,6 +270,15 @@ class Lowerer {
   std::map<std::pair<const ir::Function*, bool>, ir::Function*> fwd_functions_;
   std::map<const ir::Type*, ir::Function*> detach_functions_;   ///< type -> identity
   std::map<const ast::VarDecl*, ir::Global*> globals_;
+  std::map<const ast::AggregateDecl*, ir::Global*> uniform_blocks_;  ///< cbuffer -> global
+  std::map<const ast::FuncDecl*, ir::Global*> push_constants_;       ///< entry -> its block
+  /// A global struct holding buffers (or a ParameterBlock): per member of the struct, the
+  /// buffer global bound for it, or the uniform buffer holding it and its index there.
+  struct ResourceStructGlobals {
+    std::vector<std::pair<ir::Global*, uint32_t>> members;
+  };
+  std::map<const ast::VarDecl*, ResourceStructGlobals> resource_structs_;
+  uint32_t next_block_set_ = 1;  ///< the set the next ParameterBlock takes
   std::map<const ast::VarDecl*, Value*> locals_;
   std::vector<LoopTargets> loops_;
   ir::Function* func_ = nullptr;

@@ -45,6 +45,7 @@ void Parser::ParseDeclInto(std::vector<ast::Decl*>& out, DeclContext context) {
   if (kw == "typedef") return finish(ParseTypedef());
   if (kw == "namespace") return finish(ParseNamespace());
   if (kw == "import" || kw == "__import") return finish(ParseImport());
+  if (kw == "using") return finish(ParseUsing());
   if (kw == "associatedtype") return finish(ParseAssociatedType());
   if (kw == "cbuffer") return finish(ParseBufferBlock());
   if (kw == "property") return finish(ParseProperty());
@@ -355,6 +356,24 @@ ast::Decl* Parser::ParseImport() {
     name += "." + std::string(Advance().text);
   }
   auto* decl = ctx_.New<ast::ImportDecl>(name, From(begin));
+  Expect(TokenKind::Semicolon);
+  return decl;
+}
+
+ast::Decl* Parser::ParseUsing() {
+  Advance();  // using
+  if (AtIdent("namespace")) Advance();
+  if (!At(TokenKind::Identifier)) {
+    Error(DiagId::ExpectedToken, Cur().Range(), "a namespace name", Describe(Cur()));
+    return nullptr;
+  }
+  source::SourceLoc begin = Cur().loc;
+  std::string name(Advance().text);
+  while ((At(TokenKind::Dot) || At(TokenKind::ColonColon)) && Peek(1).Is(TokenKind::Identifier)) {
+    Advance();
+    name += "::" + std::string(Advance().text);
+  }
+  auto* decl = ctx_.New<ast::UsingDecl>(name, From(begin));
   Expect(TokenKind::Semicolon);
   return decl;
 }

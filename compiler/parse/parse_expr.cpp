@@ -194,8 +194,12 @@ ast::Expr* Parser::ParsePostfix(ast::Expr* base) {
     } else if (At(TokenKind::LBracket)) {
       Advance();
       ast::Expr* index = ParseExpr();
+      std::vector<ast::Expr*> more;
+      while (!panic_ && Consume(TokenKind::Comma)) more.push_back(ParseExpr());
       Expect(TokenKind::RBracket);
-      base = ctx_.New<ast::IndexExpr>(From(begin), base, index);
+      auto* indexed = ctx_.New<ast::IndexExpr>(From(begin), base, index);
+      indexed->more_indices = std::move(more);
+      base = indexed;
     } else if (At(TokenKind::LParen)) {
       base = ParseCallArgs(base, begin);
     } else if (At(TokenKind::PlusPlus) || At(TokenKind::MinusMinus)) {

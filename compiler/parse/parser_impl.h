@@ -90,6 +90,7 @@ class Parser {
   ast::Decl* ParseTypedef();
   ast::Decl* ParseNamespace();
   ast::Decl* ParseImport();
+  ast::Decl* ParseUsing();
   ast::Decl* ParseAssociatedType();
   ast::Decl* ParseBufferBlock();
   ast::Decl* ParseProperty();

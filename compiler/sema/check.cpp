@@ -123,6 +123,10 @@ const Type* Checker::ResolveType(ast::TypeExpr* te) {
     } else {
       result = types_.Buffer(element, te->name == "RWStructuredBuffer");
     }
+  } else if ((te->name == "ConstantBuffer" || te->name == "ParameterBlock") &&
+             te->type_args.size() == 1 && te->value_args.empty()) {
+    // A constant buffer reads as a value of its element type (sema/check_uniform.cpp).
+    result = ResolveType(te->type_args[0]);
   } else if (te->name == "vector" && !te->type_args.empty() &&
              te->type_args.size() + te->value_args.size() == 2) {
     result = ResolveVectorType(te);
@@ -131,8 +135,12 @@ const Type* Checker::ResolveType(ast::TypeExpr* te) {
     result = ResolveMatrixType(te);
   } else if (ast::Decl* generic = Lookup(te->name);
              generic != nullptr && (generic->kind == ast::DeclKind::Struct ||
-                                    generic->kind == ast::DeclKind::Interface)) {
+                                    generic->kind == ast::DeclKind::Interface ||
+                                    (generic->kind == ast::DeclKind::TypeAlias &&
+                                     alias_state_.count(generic) != 0))) {
     result = CheckAccess(generic, te->range) ? ApplyGeneric(te, generic) : types_.Error();
+  } else if (const Type* member = ResolveGenericMemberType(te)) {
+    result = member;
   } else {
     diags_.Report(DiagId::UnknownType, te->range, te->name);
     result = types_.Error();
@@ -142,6 +150,7 @@ const Type* Checker::ResolveType(ast::TypeExpr* te) {
 }
 
 ast::Decl* Checker::Lookup(const std::string& name) const {
+  if (!ambiguity_.name.empty()) ambiguity_ = {};
   for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
     // Inside a namespace, its members hide global declarations.
     if (current_ns_ != nullptr && std::next(it) == scopes_.rend()) {
@@ -150,7 +159,7 @@ ast::Decl* Checker::Lookup(const std::string& name) const {
     auto found = it->find(name);
     if (found != it->end()) return found->second;
   }
-  return nullptr;
+  return LookupInUsed(global_used_, name);
 }
 
 void Checker::Declare(ast::Decl* decl) {
@@ -246,11 +255,12 @@ const char* UnsupportedDeclName(const ast::Decl* decl) {
     case ast::DeclKind::TypeAlias: return nullptr;
     case ast::DeclKind::Namespace: return nullptr;
     case ast::DeclKind::Import: return "'import' declarations";
+    case ast::DeclKind::Using: return nullptr;
     case ast::DeclKind::AssociatedType: return "'associatedtype' declarations";
     case ast::DeclKind::GenericParam: return "generic parameters";
     case ast::DeclKind::Property: return "'property' declarations";
     case ast::DeclKind::Subscript: return "'__subscript' declarations";
-    case ast::DeclKind::BufferBlock: return "'cbuffer' declarations";
+    case ast::DeclKind::BufferBlock: return nullptr;
   }
   return "declarations of this kind";
 }
@@ -262,6 +272,9 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
   for (ast::Decl* decl : module.decls) {
     if (const char* what = UnsupportedDeclName(decl)) {
       diags_.Report(DiagId::UnsupportedConstruct, decl->name_range, what, "are");
+    } else if (decl->kind == ast::DeclKind::BufferBlock) {
+      // A cbuffer's members are globals whose names are visible unqualified.
+      DeclareBufferBlock(static_cast<ast::AggregateDecl*>(decl), &decls);
     } else {
       decls.push_back(decl);
     }
@@ -398,8 +411,38 @@ void Checker::CheckGlobalVar(ast::VarDecl* var, CheckedModule* out) {
   base::IceLocationScope ice(diags_.Sources().Describe(var->name_range.begin));
   NamespaceScope ns(*this, var);
   if (var->type != nullptr) return;  // a constant checked early, as an array size
+  if (var->uniform_kind == ast::UniformKind::CBufferMember) {
+    if (var->uniform_index == 0 && out != nullptr) out->resources.push_back(var->uniform_block);
+    var->type = ResolveType(var->type_expr);
+    if (!var->type->IsError()) CheckUniformType(var->type, var->type_expr->range);
+    return;
+  }
   var->type = ResolveType(var->type_expr);
   if (var->type->IsError()) return;
+  if (var->type_expr->name == "ConstantBuffer" && out != nullptr && !var->is_static) {
+    var->uniform_kind = ast::UniformKind::ConstantBuffer;
+    if (var->init != nullptr) {
+      diags_.Report(DiagId::InvalidGlobal, var->init->range,
+                    "a 'ConstantBuffer' cannot have an initializer");
+    }
+    const source::SourceRange& element_range = var->type_expr->type_args[0]->range;
+    if (!var->type->IsStruct()) {
+      diags_.Report(DiagId::UnsupportedUniformType, element_range, var->type->Name(),
+                    "the element of a 'ConstantBuffer' must be a struct");
+      return;
+    }
+    if (var->semantic == "register") {
+      CheckRegister(var->semantic_args, var->semantic_range, 'b', "a ConstantBuffer");
+    }
+    CheckUniformType(var->type, element_range);
+    out->resources.push_back(var);
+    return;
+  }
+  bool parameter_block = var->type_expr->name == "ParameterBlock";
+  if (out != nullptr && !var->is_static && (var->modifiers & ast::kModGroupShared) == 0 &&
+      (parameter_block || (var->type->IsStruct() && ContainsResource(var->type)))) {
+    return CheckResourceStruct(var, parameter_block, out);
+  }
   if ((var->modifiers & ast::kModGroupShared) != 0) {
     if (out == nullptr) return CheckGroupSharedPlacement(var, "a struct member");
     return CheckGroupShared(var, out);
@@ -413,7 +456,13 @@ void Checker::CheckGlobalVar(ast::VarDecl* var, CheckedModule* out) {
       diags_.Report(DiagId::InvalidGlobal, var->init->range,
                     "a buffer cannot have an initializer");
     }
+    if (var->semantic == "register") {
+      bool rw = var->type->IsWritable();
+      CheckRegister(var->semantic_args, var->semantic_range, rw ? 'u' : 't',
+                    rw ? "a RWStructuredBuffer" : "a StructuredBuffer");
+    }
     out->buffers.push_back(var);
+    out->resources.push_back(var);
     return;
   }
   if (var->is_static && var->is_const) {
@@ -428,6 +477,7 @@ void Checker::CheckGlobalVar(ast::VarDecl* var, CheckedModule* out) {
     }
     return;
   }
+  if (var->is_static && out != nullptr) return CheckStaticGlobal(var, out);
   diags_.Report(DiagId::UnsupportedConstruct, var->name_range,
                 "global variables other than buffers and 'static const' constants", "are");
 }
@@ -457,10 +507,6 @@ void Checker::CheckFunctionSignature(ast::FuncDecl* func) {
       diags_.Report(DiagId::VoidValue, param->type_expr->range);
       param->type = types_.Error();
     }
-    if (param->init != nullptr) {
-      diags_.Report(DiagId::UnsupportedConstruct, param->init->range,
-                    "default parameter values", "are");
-    }
     bool is_requirement = func->parent != nullptr && func->parent->kind == ast::DeclKind::Interface;
     if (param->type->IsInterface() && !is_requirement) {
       // An interface-typed parameter accepts any conforming type: the function is
@@ -475,6 +521,7 @@ void Checker::CheckFunctionSignature(ast::FuncDecl* func) {
   }
   contexts_[func].params = own;
   func->generic_context.insert(func->generic_context.end(), own.begin(), own.end());
+  CheckDefaultValues(func);
 }
 
 void Checker::CheckFunctionBody(ast::FuncDecl* func) {
@@ -552,7 +599,9 @@ void Checker::CheckEntryPoint(ast::FuncDecl* func) {
     bool is_uint3 = param->type == types_.Vector(types_.UInt(), 3) ||
                     param->type == types_.Vector(types_.Int(), 3);
     bool is_uint = param->type == types_.UInt() || param->type == types_.Int();
-    if (sem.empty()) {
+    if (param->is_uniform) {
+      CheckUniformEntryParam(func, param);
+    } else if (sem.empty()) {
       diags_.Report(DiagId::InvalidEntryParameter, param->name_range, param->name,
                     "needs a system-value semantic such as ': SV_DispatchThreadID'");
     } else if (sem == "SV_DispatchThreadID" || sem == "SV_GroupThreadID" || sem == "SV_GroupID") {

@@ -21,6 +21,12 @@ struct CheckedModule {
   std::vector<ast::FuncDecl*> entry_points;  ///< functions marked [shader("compute")]
   std::vector<ast::VarDecl*> buffers;        ///< global buffer resources, in source order
   std::vector<ast::VarDecl*> groupshared;    ///< `groupshared` variables, in source order
+  /// Non-const `static` globals (per-invocation private variables), in source order;
+  /// each entry point starts by storing their initial values.
+  std::vector<ast::VarDecl*> statics;
+  /// Everything bound through a descriptor, in source order (binding numbers follow it):
+  /// buffers (VarDecl), `cbuffer`s (AggregateDecl) and `ConstantBuffer<T>` (VarDecl).
+  std::vector<ast::Decl*> resources;
   TypeContext* types = nullptr;              ///< the session's types (lowering specializes)
 };
 
@@ -56,6 +62,8 @@ bool ParseMatrixTypeName(TypeContext& types, std::string_view name, const Type**
 
 /// Whether `var` is a `groupshared` global (a variable in workgroup memory).
 bool IsGroupShared(const ast::VarDecl* var);
+/// Whether `var` is a non-const `static` global (a variable in private memory).
+bool IsPrivateGlobal(const ast::VarDecl* var);
 
 /// The thread-group size written in [numthreads(x, y, z)]; checked by CheckModule.
 std::array<uint32_t, 3> NumThreadsOf(const ast::FuncDecl& entry);

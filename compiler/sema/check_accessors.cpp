@@ -170,8 +170,13 @@ ast::Expr* Checker::CheckSubscriptRead(ast::IndexExpr* expr) {
       expr->index->type->IsError()) {
     return nullptr;
   }
+  for (const ast::Expr* index : expr->more_indices) {
+    if (index->type->IsError()) return nullptr;
+  }
   if (FindMethods(owner, "__subscript.get").empty()) return nullptr;
-  return AccessorRead(expr, owner, expr->base, {expr->index}, "__subscript.get",
+  std::vector<ast::Expr*> args{expr->index};
+  args.insert(args.end(), expr->more_indices.begin(), expr->more_indices.end());
+  return AccessorRead(expr, owner, expr->base, std::move(args), "__subscript.get",
                       owner->Name() + ".__subscript", expr->range);
 }
 
@@ -241,6 +246,47 @@ ast::Expr* Checker::CheckAccessorAssign(ast::AssignExpr* expr) {
   }
   expr->setter = set;
   return expr;
+}
+
+ast::CallExpr* Checker::AccessorWriteback(ast::CallExpr* get) {
+  const Type* owner = get->receiver != nullptr ? get->receiver->type : get->static_owner;
+  std::string what = get->callee->kind == ast::ExprKind::Member
+                         ? "property '" + owner->Name() + "." +
+                               static_cast<ast::MemberExpr*>(get->callee)->member + "'"
+                         : "an element of '" + owner->Name() + "' through its subscript";
+  auto setter = setter_of_.find(get->func);
+  std::vector<Candidate> candidates;
+  if (setter != setter_of_.end()) {
+    for (const Candidate& c : FindMethods(owner, setter->second->name)) {
+      if (c.func == setter->second) candidates.push_back(c);
+    }
+  }
+  if (candidates.empty()) {
+    diags_.Report(DiagId::AccessorReadOnly, get->range, what)
+        .Note(DiagId::DeclaredHere, get->func->name_range,
+              get->func->name.substr(0, get->func->name.size() - 4));
+    return nullptr;
+  }
+  std::vector<ast::Expr*> args = get->args;
+  args.push_back(get);
+  auto* set = ctx_.New<ast::CallExpr>(get->range, get->callee, std::move(args));
+  set->type = types_.Error();
+  std::string display = get->callee->kind == ast::ExprKind::Member
+                            ? owner->Name() + "." + static_cast<ast::MemberExpr*>(get->callee)->member
+                            : owner->Name() + ".__subscript";
+  if (!ResolveCall(set, candidates, display, {})) return nullptr;
+  if (set->func->this_param == nullptr) {
+    set->static_owner = owner;
+    return set;
+  }
+  if (set->func->is_mutating && !IsAssignableQuietly(get->receiver)) {
+    diags_.Report(DiagId::AccessorReceiverNotAssignable, get->range, what,
+                  DescribeReceiver(get->receiver));
+    return nullptr;
+  }
+  set->receiver = get->receiver;
+  NoteWritten(get->receiver);
+  return set;
 }
 
 ast::Expr* Checker::CheckAccessorIncDec(ast::UnaryExpr* expr) {

@@ -45,6 +45,7 @@ ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
   }
   auto* name = static_cast<ast::NameExpr*>(call->callee);
   ast::Decl* decl = Lookup(name->name);
+  if (ReportAmbiguousLookup(name->name, name->range)) return call;
   if (const Type* owner = CurrentOwner()) {
     bool shadowed = decl != nullptr && decl->kind == ast::DeclKind::Var &&
                     static_cast<ast::VarDecl*>(decl)->role != ast::VarRole::Global;

@@ -10,6 +10,7 @@
 // checked, lookups see the members of its namespace (and the enclosing ones) before the
 // global scope. Outside, they are named `geo::f` or `geo.f`.
 
+#include <algorithm>
 #include <functional>
 
 #include "compiler/sema/checker.h"
@@ -30,8 +31,58 @@ ast::Decl* Checker::LookupInNamespaces(const std::string& name) const {
   for (const NamespaceInfo* ns = current_ns_; ns != nullptr; ns = ns->parent) {
     auto it = ns->members.find(name);
     if (it != ns->members.end()) return it->second;
+    if (ast::Decl* d = LookupInUsed(ns->used, name)) return d;
   }
   return nullptr;
+}
+
+ast::Decl* Checker::LookupInUsed(const std::vector<const NamespaceInfo*>& used,
+                                 const std::string& name) const {
+  ast::Decl* found = nullptr;
+  const NamespaceInfo* found_ns = nullptr;
+  for (const NamespaceInfo* ns : used) {
+    auto it = ns->members.find(name);
+    if (it == ns->members.end() || it->second == found) continue;
+    if (found == nullptr) {
+      found = it->second;
+      found_ns = ns;
+    } else if (ambiguity_.name.empty()) {
+      ambiguity_ = {name, found_ns, found, ns, it->second};
+    }
+  }
+  return found;
+}
+
+bool Checker::ReportAmbiguousLookup(const std::string& name, source::SourceRange range) {
+  if (ambiguity_.name.empty() || ambiguity_.name != name) return false;
+  Ambiguity a = ambiguity_;
+  ambiguity_ = {};
+  diags_.Report(DiagId::AmbiguousUsing, range, name, a.first_ns->path, a.second_ns->path)
+      .Note(DiagId::DeclaredHere, a.first->name_range, a.first_ns->path + "::" + name)
+      .Note(DiagId::DeclaredHere, a.second->name_range, a.second_ns->path + "::" + name);
+  return true;
+}
+
+void Checker::ResolveUsings() {
+  for (auto& [decl, holder] : using_list_) {
+    // The path is looked up from where the declaration stands outwards.
+    const NamespaceInfo* target = nullptr;
+    for (const NamespaceInfo* scope = holder;; scope = scope->parent) {
+      std::string prefix = scope != nullptr ? scope->path + "::" : "";
+      for (auto& info : namespace_list_) {
+        if (info->path == prefix + decl->name) target = info.get();
+      }
+      if (target != nullptr || scope == nullptr) break;
+    }
+    if (target == nullptr) {
+      diags_.Report(DiagId::UsingNotNamespace, decl->name_range, decl->name);
+      continue;
+    }
+    auto& used = holder != nullptr ? holder->used : global_used_;
+    if (target != holder && std::find(used.begin(), used.end(), target) == used.end()) {
+      used.push_back(target);
+    }
+  }
 }
 
 const Type* Checker::EnumTypeOf(const ast::Decl* decl) const {
@@ -123,6 +174,9 @@ void Checker::DeclareScopedDecls(std::vector<ast::Decl*>* decls) {
         }
         return;
       }
+      case ast::DeclKind::Using:
+        using_list_.emplace_back(decl, ns);
+        return;
       case ast::DeclKind::TypeAlias:
         alias_list_.push_back(decl);
         alias_state_[decl] = 0;
@@ -154,6 +208,7 @@ void Checker::DeclareScopedDecls(std::vector<ast::Decl*>* decls) {
   };
   for (ast::Decl* decl : *decls) add(decl, nullptr);
   *decls = std::move(kept);
+  ResolveUsings();
 }
 
 bool Checker::DeclareInNamespace(ast::Decl* decl) {
@@ -198,7 +253,14 @@ const Type* Checker::ResolveAlias(ast::TypeAliasDecl* decl) {
   state = 1;
   const Type* type = types_.Error();
   if (!decl->generic_params.empty()) {
-    diags_.Report(DiagId::UnsupportedConstruct, decl->name_range, "generic type aliases", "are");
+    // `typealias Vec<T> = vector<T, 3>;`: the target with the parameters left open, a
+    // pattern that each use (`Vec<float>`) substitutes (ApplyGeneric).
+    NamespaceScope ns(*this, decl);
+    std::vector<const Type*> params = MakeGenericParams(decl->generic_params);
+    contexts_[decl].params = params;
+    ContextScope scope(*this, decl);
+    ResolveConstraints(params);
+    type = ResolveType(decl->target);
   } else {
     NamespaceScope ns(*this, decl);
     type = ResolveType(decl->target);
@@ -326,12 +388,18 @@ const Type* Checker::ResolveScopedTypeName(ast::TypeExpr* te) {
   } else {
     decl = Lookup(te->name);
     if (decl == nullptr) return nullptr;
+    if (ReportAmbiguousLookup(te->name, te->range)) return types_.Error();
   }
   switch (decl->kind) {
     case ast::DeclKind::Enum:
       return EnumTypeOf(decl);
     case ast::DeclKind::TypeAlias:
       if (alias_state_.count(decl) == 0) return nullptr;  // a struct's member alias
+      if (!static_cast<ast::TypeAliasDecl*>(decl)->generic_params.empty()) {
+        diags_.Report(DiagId::GenericNeedsArgs, te->range, te->name)
+            .Note(DiagId::DeclaredHere, decl->name_range, decl->name);
+        return types_.Error();
+      }
       return ResolveAlias(static_cast<ast::TypeAliasDecl*>(decl));
     case ast::DeclKind::Namespace:
       diags_.Report(DiagId::NotAType, te->range, te->name);
@@ -482,7 +550,19 @@ ast::Expr* Checker::CheckScopedCall(ast::CallExpr* call, ast::Decl* decl) {
   if (decl->kind == ast::DeclKind::Enum) {
     type = EnumTypeOf(decl);
   } else if (decl->kind == ast::DeclKind::TypeAlias && alias_state_.count(decl) != 0) {
-    type = ResolveAlias(static_cast<ast::TypeAliasDecl*>(decl));
+    auto* alias = static_cast<ast::TypeAliasDecl*>(decl);
+    if (!alias->generic_params.empty() && call->callee->kind == ast::ExprKind::Name) {
+      // `Vec<float>(1, 2, 3)`: the alias applied, then constructed.
+      auto* name = static_cast<ast::NameExpr*>(call->callee);
+      ast::TypeExpr te;
+      te.name = name->name;
+      te.range = name->range;
+      te.type_args = name->generic_args;
+      te.value_args = name->generic_values;
+      type = ResolveType(&te);
+    } else {
+      type = ResolveAlias(alias);
+    }
   } else if (call->callee->kind == ast::ExprKind::Member) {
     diags_.Report(DiagId::NotCallable, call->callee->range, shown)
         .Note(DiagId::DeclaredHere, decl->name_range, decl->name);

@@ -288,11 +288,18 @@ const Type* Checker::DifferentialOf(const Type* t) {
     const Type* element = DifferentialOf(t->Element());
     return element == nullptr ? nullptr : types_.Array(element, t->Count());
   }
-  if (!t->IsStruct() || !t->Info()->params.empty()) return nullptr;
+  if (!t->IsStruct()) {
+    // A generic parameter or associated type: its `Differential`, known once specialized.
+    const Type* iface = DifferentiableInterface();
+    if (iface == nullptr || iface->Iface()->assocs.empty()) return nullptr;
+    return types_.AssocOf(t, iface->Iface()->assocs.front());
+  }
   ast::Decl* alias = DifferentialAlias(t);
   if (alias == nullptr) return nullptr;
   auto it = types_.AliasTypes().find(alias);
-  return it == types_.AliasTypes().end() || it->second->IsError() ? nullptr : it->second;
+  if (it == types_.AliasTypes().end() || it->second->IsError()) return nullptr;
+  // A generic struct's Differential is written in terms of its parameters.
+  return types_.Substitute(it->second, types_.StructSubst(t));
 }
 
 void Checker::SynthesizeDifferentials() {
@@ -305,14 +312,17 @@ void Checker::SynthesizeDifferentials() {
     return false;
   };
   // Fields' struct types first: a struct's Differential is made of theirs.
-  std::set<const Type*> done;
-  std::function<void(const Type*)> synthesize = [&](const Type* t) {
-    if (!done.insert(t).second) return;
-    StructInfo* info = t->Info();
+  // A generic struct is synthesized once, over its own parameters: each specialization
+  // `S<float>` takes the Differential `S.Differential<float>` by substitution.
+  std::set<const StructInfo*> done;
+  std::function<void(const Type*)> synthesize = [&](const Type* applied) {
+    StructInfo* info = applied->Info();
+    if (!done.insert(info).second) return;
+    const Type* t = info->self;
     for (const ast::VarDecl* field : info->fields) {
       if (field->type != nullptr && field->type->IsStruct()) synthesize(field->type);
     }
-    if (!info->params.empty() || !declares(t)) return;
+    if (!declares(t)) return;
     ast::Decl* alias = DifferentialAlias(t);
     if (alias != nullptr) {
       // Written by hand: fields map to it by [DerivativeMember] or by name.
@@ -349,7 +359,7 @@ void Checker::SynthesizeDifferentials() {
     for (ast::VarDecl* field : info->fields) {
       const Type* d =
           (field->modifiers & ast::kModNoDiff) != 0 ? nullptr : DifferentialOf(field->type);
-      self = self && d == field->type;
+      self = self && d == field->type && !d->IsDependent();
       if (d == nullptr) continue;
       kept.push_back(field);
       kept_types.push_back(d);
@@ -365,6 +375,7 @@ void Checker::SynthesizeDifferentials() {
     auto dinfo = std::make_unique<StructInfo>();
     dinfo->decl = decl;
     dinfo->name = decl->name;
+    dinfo->params = info->params;
     dinfo->bases.push_back(iface);
     for (size_t i = 0; i < kept.size(); ++i) {
       auto* f = ctx_.New<ast::VarDecl>(ast::VarRole::Field, kept[i]->name, kept[i]->name_range);
@@ -384,7 +395,7 @@ void Checker::SynthesizeDifferentials() {
     contexts_[decl] = std::move(context);
     struct_types_[decl] = d;
     struct_list_.push_back(d);
-    done.insert(d);
+    done.insert(d->Info());
     for (ast::VarDecl* field : info->fields) {
       auto at = std::find(kept.begin(), kept.end(), field);
       int index = at == kept.end() ? -1 : static_cast<int>(at - kept.begin());

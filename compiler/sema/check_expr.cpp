@@ -90,6 +90,10 @@ ast::Expr* Checker::CheckName(ast::NameExpr* expr) {
     return expr;
   }
   ast::Decl* decl = Lookup(expr->name);
+  if (ReportAmbiguousLookup(expr->name, expr->range)) {
+    expr->type = types_.Error();
+    return expr;
+  }
   if (const Type* owner = CurrentStruct()) {
     // Inside a method, a field named alone is `this.field` unless a local hides it.
     bool global = decl != nullptr && scopes_.front().count(expr->name) != 0 &&
@@ -191,8 +195,23 @@ ast::Expr* Checker::CheckMember(ast::MemberExpr* expr) {
 ast::Expr* Checker::CheckIndex(ast::IndexExpr* expr) {
   expr->base = CheckExpr(expr->base);
   expr->index = CheckExpr(expr->index);
+  bool index_error = expr->index->type->IsError();
+  for (ast::Expr*& index : expr->more_indices) {
+    index = CheckExpr(index);
+    index_error = index_error || index->type->IsError();
+  }
+  if (!expr->more_indices.empty() && index_error) {
+    expr->type = types_.Error();
+    return expr;
+  }
   if (ast::Expr* element = CheckSubscriptRead(expr)) return element;
   const Type* base = expr->base->type;
+  if (!expr->more_indices.empty() && !base->IsError()) {
+    diags_.Report(DiagId::TooManyIndices, expr->more_indices[0]->range, base->Name(),
+                  expr->more_indices.size() + 1);
+    expr->type = types_.Error();
+    return expr;
+  }
   if (!expr->index->type->IsError() && !IsIntegerScalar(expr->index->type)) {
     expr->index = Coerce(expr->index, types_.Int());
   }
@@ -221,6 +240,14 @@ bool Checker::CheckAssignable(ast::Expr* expr) {
       auto* var = static_cast<ast::VarDecl*>(name->decl);
       if (var->type->IsBuffer() && var->role == ast::VarRole::Global) {
         diags_.Report(DiagId::NotAssignable, expr->range, "buffer '" + var->name + "'")
+            .Note(DiagId::DeclaredHere, var->name_range, var->name);
+        return false;
+      }
+      if (var->uniform_kind != ast::UniformKind::None ||
+          (var->role == ast::VarRole::Param && var->is_uniform && current_function_ != nullptr &&
+           current_function_->FindAttribute("shader") != nullptr)) {
+        diags_.Report(DiagId::NotAssignable, expr->range,
+                      "'" + var->name + "', which is uniform data and read-only")
             .Note(DiagId::DeclaredHere, var->name_range, var->name);
         return false;
       }

@@ -267,24 +267,74 @@ ast::FuncDecl* Checker::AttributeFunction(const ast::Attribute& attr) {
   return static_cast<ast::FuncDecl*>(decl);
 }
 
+namespace {
+
+/// `<T : IFloat, let N : int> ` for a generic function, "" otherwise.
+std::string GenericHeader(const ast::FuncDecl* f) {
+  if (f->generic_context.empty()) return "";
+  std::string s = "<";
+  for (size_t i = 0; i < f->generic_context.size(); ++i) {
+    const GenericParamInfo* p = f->generic_context[i]->Generic();
+    s += (i == 0 ? "" : ", ") + std::string(p->value_type != nullptr ? "let " : "") + p->name;
+    if (p->value_type != nullptr) s += " : " + p->value_type->Name();
+    for (size_t c = 0; c < p->constraints.size(); ++c) {
+      s += (c == 0 ? " : " : " & ") + p->constraints[c]->Name();
+    }
+  }
+  return s + "> ";
+}
+
+}  // namespace
+
+bool Checker::MatchGenericDerivative(const ast::FuncDecl* primal, const ast::FuncDecl* derivative,
+                                     Subst* to_primal) {
+  const auto& want = primal->generic_context;
+  const auto& have = derivative->generic_context;
+  if (want.size() != have.size()) return false;
+  for (size_t i = 0; i < have.size(); ++i) (*to_primal)[have[i]] = want[i];
+  for (size_t i = 0; i < have.size(); ++i) {
+    const GenericParamInfo* w = want[i]->Generic();
+    const GenericParamInfo* h = have[i]->Generic();
+    if ((w->value_type == nullptr) != (h->value_type == nullptr) ||
+        (w->value_type != nullptr && w->value_type != h->value_type) ||
+        w->constraints.size() != h->constraints.size()) {
+      return false;
+    }
+    for (size_t c = 0; c < h->constraints.size(); ++c) {
+      if (types_.Substitute(h->constraints[c], *to_primal) != w->constraints[c]) return false;
+    }
+  }
+  return true;
+}
+
 void Checker::LinkForwardDerivative(ast::FuncDecl* primal, ast::FuncDecl* derivative,
                                     const ast::Attribute& attr) {
-  if (!primal->generic_context.empty() || !derivative->generic_context.empty()) {
+  if (primal->own_generic_begin != 0 || derivative->own_generic_begin != 0) {
     diags_.Report(DiagId::UnsupportedConstruct, attr.range,
-                  "custom derivatives of generic functions", "are");
+                  "custom derivatives of methods of generic types", "are");
     return;
   }
+  // A generic derivative has the primal's generic parameters (same kinds, same
+  // constraints, in order); its signature is compared with them renamed to the primal's.
+  Subst to_primal;
+  bool generics_match = MatchGenericDerivative(primal, derivative, &to_primal);
   FwdSignature want = FwdDiffSignature(primal, 1, nullptr, false);
   FwdSignature have;
-  have.result = derivative->result_type;
+  have.result = types_.Substitute(derivative->result_type, to_primal);
   for (const ast::VarDecl* p : derivative->params) {
-    have.params.push_back(p->type);
+    have.params.push_back(types_.Substitute(p->type, to_primal));
     have.directions.push_back(p->direction);
   }
-  if (have.params != want.params || have.directions != want.directions ||
+  if (!generics_match || have.params != want.params || have.directions != want.directions ||
       have.result != want.result) {
+    FwdSignature shown = have;
+    shown.result = derivative->result_type;
+    for (size_t i = 0; i < derivative->params.size(); ++i) {
+      shown.params[i] = derivative->params[i]->type;
+    }
     diags_.Report(DiagId::DerivativeSignatureMismatch, attr.range, derivative->name,
-                  primal->name, have.Describe(), primal->name, want.Describe())
+                  primal->name, GenericHeader(derivative) + shown.Describe(), primal->name,
+                  GenericHeader(primal) + want.Describe())
         .Note(DiagId::DeclaredHere, derivative->name_range, derivative->name);
     return;
   }

@@ -6,9 +6,12 @@
 // for each list of concrete arguments it is used with.
 
 #include <algorithm>
+#include <limits>
 #include <set>
 
 #include "compiler/base/ice.h"
+#include <limits>
+
 #include "compiler/sema/checker.h"
 
 namespace slope::sema {
@@ -43,6 +46,21 @@ std::string CapabilitiesOfCoreInterface(const std::string& name) {
   if (name == "IFloat") return "acf";
   if (name == "ILogical") return "l";
   return "";
+}
+
+/// `signature` ("U apply(U)") with `f`'s own generic parameters as written inserted
+/// before the parameter list ("U apply<U : IFloat>(U)"); unchanged for a plain function.
+std::string WithGenericParams(std::string signature, const ast::FuncDecl* f) {
+  if (f->generic_params.empty()) return signature;
+  std::string params;
+  for (const ast::GenericParamDecl* p : f->generic_params) {
+    if (!params.empty()) params += ", ";
+    params += (p->is_value ? "let " : "") + p->name;
+    if (p->constraint != nullptr) params += " : " + p->constraint->name;
+  }
+  size_t paren = signature.find('(');
+  if (paren == std::string::npos) return signature;
+  return signature.insert(paren, "<" + params + ">");
 }
 
 std::string ParamTypeList(TypeContext& types, const ast::FuncDecl* f, const Subst& s) {
@@ -130,7 +148,7 @@ void Checker::DeclareInterfaces(const std::vector<ast::Decl*>& decls) {
       switch (member->kind) {
         case ast::DeclKind::Func: {
           auto* f = static_cast<ast::FuncDecl*>(member);
-          if (f->func_kind != ast::FuncKind::Plain || !f->generic_params.empty()) {
+          if (f->func_kind != ast::FuncKind::Plain) {
             diags_.Report(DiagId::UnsupportedConstruct, f->name_range,
                           "requirements other than plain methods", "are");
             continue;
@@ -266,10 +284,9 @@ void Checker::ResolveGenericHeaders(const std::vector<ast::Decl*>& decls) {
         continue;
       }
       auto* f = static_cast<ast::FuncDecl*>(member);
-      if (f->func_kind == ast::FuncKind::Operator || f->func_kind == ast::FuncKind::Getter ||
-          f->func_kind == ast::FuncKind::Setter) {
+      if (f->func_kind == ast::FuncKind::Getter || f->func_kind == ast::FuncKind::Setter) {
         diags_.Report(DiagId::UnsupportedConstruct, f->name_range,
-                      "operators and accessors in extensions", "are");
+                      "accessors outside a property or subscript", "are");
         continue;
       }
       CheckAttributes(f->attributes, {"mutating", "Differentiable", "ForwardDifferentiable",
@@ -297,6 +314,29 @@ void Checker::ResolveGenericHeaders(const std::vector<ast::Decl*>& decls) {
     }
     extension_list_.push_back(ext);
   }
+}
+
+const Type* Checker::ResolveGenericMemberType(ast::TypeExpr* te) {
+  if (te->type_args.empty() && te->value_args.empty()) return nullptr;
+  size_t dot = te->name.rfind('.');
+  size_t colons = te->name.rfind("::");
+  size_t split = dot;
+  size_t skip = 1;
+  if (dot == std::string::npos || (colons != std::string::npos && colons > dot)) {
+    split = colons;
+    skip = 2;
+  }
+  if (split == std::string::npos) return nullptr;
+  ast::TypeExpr base_expr = *te;
+  base_expr.name = te->name.substr(0, split);
+  ast::Decl* generic = Lookup(base_expr.name);
+  if (generic == nullptr || (generic->kind != ast::DeclKind::Struct &&
+                             generic->kind != ast::DeclKind::Interface)) {
+    return nullptr;
+  }
+  const Type* base = ResolveType(&base_expr);
+  if (base->IsError()) return base;
+  return MemberType(base, te->name.substr(split + skip), te->range);
 }
 
 const Type* Checker::ResolveUserTypeName(ast::TypeExpr* te) {
@@ -433,11 +473,16 @@ const Type* Checker::ApplyGeneric(ast::TypeExpr* te, ast::Decl* decl) {
   std::vector<const Type*> params;
   StructInfo* sinfo = nullptr;
   InterfaceInfo* iinfo = nullptr;
+  const Type* alias_pattern = nullptr;
   if (decl->kind == ast::DeclKind::Struct) {
     const Type* st = StructTypeOf(decl);
     if (st == nullptr) return types_.Error();
     sinfo = st->Info();
     params = sinfo->params;
+  } else if (decl->kind == ast::DeclKind::TypeAlias) {
+    alias_pattern = ResolveAlias(static_cast<ast::TypeAliasDecl*>(decl));
+    if (alias_pattern->IsError()) return alias_pattern;
+    params = contexts_[decl].params;
   } else {
     iinfo = interfaces_.at(decl);
     params = iinfo->params;
@@ -490,6 +535,7 @@ const Type* Checker::ApplyGeneric(ast::TypeExpr* te, ast::Decl* decl) {
   if (headers_resolved_ && !CheckConstraints(params, bindings, te->name, te->range, true)) {
     return types_.Error();
   }
+  if (alias_pattern != nullptr) return types_.Substitute(alias_pattern, bindings);
   return sinfo != nullptr ? types_.StructOf(sinfo, args) : types_.InterfaceOf(iinfo, args);
 }
 
@@ -623,10 +669,11 @@ void Checker::CheckConformances() {
             CheckDifferentiableWitness(r, w, c.self, iface);
             continue;
           }
-          std::string wanted = SignatureIn(types_, r, req);
+          std::string wanted = WithGenericParams(SignatureIn(types_, r, req), r);
           if (near != nullptr) {
             diags_.Report(DiagId::RequirementMismatch, near->name_range,
-                          SignatureIn(types_, near, context), c.self->Name(), wanted,
+                          WithGenericParams(SignatureIn(types_, near, context), near),
+                          c.self->Name(), wanted,
                           iface->Name())
                 .Note(DiagId::RequirementHere, r->name_range, wanted);
           } else if (!IsSynthesizedConformance(c.self, iface)) {
@@ -671,13 +718,16 @@ bool Checker::ResolveCall(ast::CallExpr* call, const std::vector<Candidate>& can
     int cost;
   };
   std::vector<Viable> best;
-  int best_cost = kNoConversion;
+  int best_cost = std::numeric_limits<int>::max();
   const Candidate* constraint_failure = nullptr;
   Subst failed_bindings;
   bool inference_failed = false;
   for (const Candidate& cand : candidates) {
     ast::FuncDecl* f = cand.func;
-    if (f->params.size() != call->args.size() || f->result_type == nullptr) continue;
+    if (call->args.size() > f->params.size() || call->args.size() < RequiredParams(f) ||
+        f->result_type == nullptr) {
+      continue;
+    }
     std::vector<const Type*> own(f->generic_context.begin() + static_cast<long>(f->own_generic_begin),
                                  f->generic_context.end());
     if (explicit_args.size() > own.size()) continue;
@@ -687,7 +737,7 @@ bool Checker::ResolveCall(ast::CallExpr* call, const std::vector<Candidate>& can
     // Parameters whose type mentions the function's own generic parameters bind them
     // from the argument types; the others accept conversions as usual.
     bool ok = true;
-    for (size_t i = 0; i < f->params.size() && ok; ++i) {
+    for (size_t i = 0; i < call->args.size() && ok; ++i) {
       const Type* pattern = types_.Substitute(f->params[i]->type, bindings);
       if (pattern->IsDependent()) {
         Subst own_bindings;
@@ -711,12 +761,15 @@ bool Checker::ResolveCall(ast::CallExpr* call, const std::vector<Candidate>& can
     for (size_t i = 0; i < f->params.size() && v.cost < kNoConversion; ++i) {
       const Type* pt = types_.Substitute(f->params[i]->type, bindings);
       v.param_types.push_back(pt);
+      if (i >= call->args.size()) continue;  // a default value
       int c = ConversionCost(call->args[i]->type, pt);
       v.cost = c >= kNoConversion ? kNoConversion : v.cost + c;
     }
     if (v.cost >= kNoConversion) continue;
-    // A non-generic candidate is preferred over a generic one at the same cost.
-    int rank = v.cost * 2 + (own.empty() ? 0 : 1);
+    // At the same cost, a candidate filling fewer parameters with default values is
+    // preferred, then a non-generic one over a generic one.
+    int defaults = static_cast<int>(std::min<size_t>(f->params.size() - call->args.size(), 15));
+    int rank = v.cost * 32 + defaults * 2 + (own.empty() ? 0 : 1);
     if (rank < best_cost) {
       best_cost = rank;
       best.clear();
@@ -733,9 +786,9 @@ bool Checker::ResolveCall(ast::CallExpr* call, const std::vector<Candidate>& can
     }
     if (candidates.size() == 1) {
       ast::FuncDecl* f = candidates[0].func;
-      if (f->params.size() != call->args.size()) {
-        diags_.Report(DiagId::WrongArgumentCount, call->range, name, f->params.size(),
-                      call->args.size())
+      if (call->args.size() > f->params.size() || call->args.size() < RequiredParams(f)) {
+        size_t expected = call->args.size() > f->params.size() ? f->params.size() : RequiredParams(f);
+        diags_.Report(DiagId::WrongArgumentCount, call->range, name, expected, call->args.size())
             .Note(DiagId::DeclaredHere, f->name_range, f->name);
         return false;
       }
@@ -744,7 +797,7 @@ bool Checker::ResolveCall(ast::CallExpr* call, const std::vector<Candidate>& can
             .Note(DiagId::DeclaredHere, f->name_range, f->name);
         return false;
       }
-      for (size_t i = 0; i < f->params.size(); ++i) {
+      for (size_t i = 0; i < call->args.size(); ++i) {
         call->args[i] = Coerce(call->args[i], types_.Substitute(f->params[i]->type, candidates[0].context));
       }
       return false;
@@ -768,7 +821,13 @@ bool Checker::ResolveCall(ast::CallExpr* call, const std::vector<Candidate>& can
   }
   const Viable& v = best[0];
   ast::FuncDecl* f = v.cand->func;
-  for (size_t i = 0; i < f->params.size(); ++i) call->args[i] = Coerce(call->args[i], v.param_types[i]);
+  for (size_t i = 0; i < f->params.size(); ++i) {
+    if (i < call->args.size()) {
+      call->args[i] = Coerce(call->args[i], v.param_types[i]);
+    } else {
+      call->args.push_back(DefaultArgument(f->params[i], v.param_types[i]));
+    }
+  }
   call->func = f;
   CheckOutArguments(call, f);
   call->via_interface = v.cand->via_interface;

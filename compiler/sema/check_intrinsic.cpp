@@ -79,7 +79,8 @@ void Checker::JoinNumericArgs(const ast::FuncDecl* f, const std::vector<const Ty
   Subst joined;
   // An `out` or `inout` argument must have its parameter's type exactly: the first one
   // binds its parameter's type, and the other arguments convert to it.
-  for (size_t i = 0; i < f->params.size(); ++i) {
+  // Parameters left to their default values bind nothing.
+  for (size_t i = 0; i < f->params.size() && i < call->args.size(); ++i) {
     const Type* declared = f->params[i]->type;
     const Type* arg = call->args[i]->type;
     if (f->params[i]->direction == ast::ParamDirection::In || bindings->count(declared) != 0 ||
@@ -88,7 +89,8 @@ void Checker::JoinNumericArgs(const ast::FuncDecl* f, const std::vector<const Ty
     }
     (*bindings)[declared] = arg;
   }
-  for (size_t i = 0; i < f->params.size(); ++i) {
+  // Parameters left to their default values bind nothing.
+  for (size_t i = 0; i < f->params.size() && i < call->args.size(); ++i) {
     const Type* declared = f->params[i]->type;
     const Type* arg = call->args[i]->type;
     if (bindings->count(declared) != 0 || !arg->IsNumericLike()) continue;

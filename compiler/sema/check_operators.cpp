@@ -91,6 +91,11 @@ void Checker::CheckOperatorDecls(const std::vector<ast::Decl*>& decls) {
       if (f->func_kind == ast::FuncKind::Operator) check(f);
     }
   }
+  for (const ExtensionInfo* ext : extension_list_) {
+    for (ast::FuncDecl* f : ext->methods) {
+      if (f->func_kind == ast::FuncKind::Operator) check(f);
+    }
+  }
 }
 
 ast::Expr* Checker::CheckUserOperator(const std::string& name,

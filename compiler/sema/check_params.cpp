@@ -4,6 +4,8 @@
 // passes the callee a pointer to a temporary and copies the temporary back after the
 // call. An `out` parameter the callee never writes is warned about.
 
+#include <functional>
+
 #include "compiler/sema/checker.h"
 
 namespace slope::sema {
@@ -80,6 +82,15 @@ void Checker::CheckOutArguments(ast::CallExpr* call, const ast::FuncDecl* f) {
       inner = static_cast<ast::ImplicitCastExpr*>(inner)->operand;
     }
     if (inner->type->IsError() || want->IsError()) continue;
+    if (IsAccessorRead(inner) && inner->type == want) {
+      // A property or subscript: read into the temporary, stored back by its setter.
+      ast::CallExpr* set = AccessorWriteback(static_cast<ast::CallExpr*>(inner));
+      if (set == nullptr) continue;
+      call->writebacks.resize(call->args.size(), nullptr);
+      call->writebacks[i] = set;
+      call->args[i] = inner;
+      continue;
+    }
     if (!IsWritableStorage(inner)) {
       diags_.Report(DiagId::OutArgNotLValue, inner->range, i + 1, f->name,
                     DirectionName(param->direction))
@@ -123,6 +134,89 @@ void Checker::CheckOutParamsWritten(ast::FuncDecl* func) {
     }
   }
   out_written_.clear();
+}
+
+
+// ---------------------------------------------------------------------------------------
+// Default parameter values: `float f(float x, float s = 2.0)`. A call may leave out the
+// trailing parameters that have one; ResolveCall appends their values to the call, so
+// that lowering sees every argument. A default of a type that does not depend on generic
+// parameters is checked once, with the signature, and shared by every call; one whose
+// type is generic (`T s = 1.0` with T a generic parameter) must be a literal, checked
+// anew at each call against the type the call binds.
+
+namespace {
+/// Whether `e` (unchecked) is a numeric or bool literal, possibly negated.
+bool IsLiteral(const ast::Expr* e) {
+  if (e->kind == ast::ExprKind::Unary) {
+    auto* u = static_cast<const ast::UnaryExpr*>(e);
+    return (u->op == ast::OpKind::Neg || u->op == ast::OpKind::Plus) && IsLiteral(u->operand);
+  }
+  return e->kind == ast::ExprKind::IntLiteral || e->kind == ast::ExprKind::FloatLiteral ||
+         e->kind == ast::ExprKind::BoolLiteral;
+}
+}  // namespace
+
+void Checker::CheckDefaultValues(ast::FuncDecl* func) {
+  const ast::VarDecl* first_default = nullptr;
+  for (ast::VarDecl* param : func->params) {
+    if (param->init == nullptr) {
+      if (first_default != nullptr) {
+        diags_.Report(DiagId::DefaultParamOrder, param->name_range, param->name, first_default->name)
+            .Note(DiagId::DeclaredHere, first_default->name_range, first_default->name);
+      }
+      continue;
+    }
+    if (first_default == nullptr) first_default = param;
+    if (param->init->type != nullptr) continue;  // checked already
+    if (param->direction != ast::ParamDirection::In) {
+      diags_.Report(DiagId::DefaultOnOutParam, param->init->range, DirectionName(param->direction),
+                    param->name);
+      param->init = nullptr;
+      continue;
+    }
+    if (param->type->IsError()) continue;
+    if (param->type->IsDependent()) {
+      if (!IsLiteral(param->init)) {
+        diags_.Report(DiagId::DefaultValueGeneric, param->init->range, param->name,
+                      param->type->Name());
+        param->init = nullptr;
+      }
+      continue;
+    }
+    ast::Expr* value = CheckAs(param->init, param->type);
+    if (value->type->IsError()) {
+      param->init = nullptr;
+      continue;
+    }
+    param->init = value;
+  }
+}
+
+size_t Checker::RequiredParams(const ast::FuncDecl* f) {
+  size_t n = f->params.size();
+  while (n > 0 && f->params[n - 1]->init != nullptr) --n;
+  return n;
+}
+
+ast::Expr* Checker::DefaultArgument(ast::VarDecl* param, const Type* type) {
+  if (param->init->type != nullptr) return Coerce(param->init, type);
+  // A literal of generic type: a fresh copy, checked against this call's type.
+  std::function<ast::Expr*(const ast::Expr*)> copy = [&](const ast::Expr* e) -> ast::Expr* {
+    switch (e->kind) {
+      case ast::ExprKind::IntLiteral:
+        return ctx_.New<ast::IntLiteralExpr>(*static_cast<const ast::IntLiteralExpr*>(e));
+      case ast::ExprKind::FloatLiteral:
+        return ctx_.New<ast::FloatLiteralExpr>(*static_cast<const ast::FloatLiteralExpr*>(e));
+      case ast::ExprKind::BoolLiteral:
+        return ctx_.New<ast::BoolLiteralExpr>(*static_cast<const ast::BoolLiteralExpr*>(e));
+      default: {
+        auto* u = static_cast<const ast::UnaryExpr*>(e);
+        return ctx_.New<ast::UnaryExpr>(u->range, u->op, copy(u->operand));
+      }
+    }
+  };
+  return Coerce(CheckExpr(copy(param->init)), type);
 }
 
 }  // namespace slope::sema

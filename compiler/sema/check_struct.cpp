@@ -42,6 +42,7 @@ const char* UnsupportedMemberName(const ast::Decl* member) {
     case ast::DeclKind::EnumCase:
     case ast::DeclKind::Namespace:
     case ast::DeclKind::Import:
+    case ast::DeclKind::Using:
     case ast::DeclKind::GenericParam:
     case ast::DeclKind::BufferBlock:
       return "declarations of this kind inside a struct";
@@ -281,7 +282,7 @@ ast::Expr* Checker::CheckStructConstructor(ast::CallExpr* call, const Type* type
     }
   }
   bool has_default_init = false;
-  for (const Candidate& c : inits) has_default_init = has_default_init || c.func->params.empty();
+  for (const Candidate& c : inits) has_default_init = has_default_init || RequiredParams(c.func) == 0;
   if (!inits.empty() && (!call->args.empty() || has_default_init)) {
     if (!ResolveCall(call, inits, info->name, {})) {
       call->func = nullptr;
@@ -306,9 +307,13 @@ ast::Expr* Checker::CheckStructConstructor(ast::CallExpr* call, const Type* type
 
 ast::Expr* Checker::DefaultConstruction(ast::VarDecl* var) {
   for (ast::FuncDecl* init : var->type->Info()->inits) {
-    if (!init->params.empty()) continue;
+    if (RequiredParams(init) != 0 || init->result_type == nullptr) continue;
     auto* callee = ctx_.New<ast::NameExpr>(var->name_range, var->type->Name());
     auto* call = ctx_.New<ast::CallExpr>(var->name_range, callee, std::vector<ast::Expr*>{});
+    Subst bindings = types_.StructSubst(var->type);
+    for (ast::VarDecl* param : init->params) {
+      call->args.push_back(DefaultArgument(param, types_.Substitute(param->type, bindings)));
+    }
     call->constructed = var->type;
     call->func = init;
     call->type = var->type;

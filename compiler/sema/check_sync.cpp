@@ -15,6 +15,31 @@ bool IsGroupShared(const ast::VarDecl* var) {
   return var->role == ast::VarRole::Global && (var->modifiers & ast::kModGroupShared) != 0;
 }
 
+bool IsPrivateGlobal(const ast::VarDecl* var) {
+  return var->role == ast::VarRole::Global && var->is_static && !var->is_const &&
+         !IsGroupShared(var) && var->type != nullptr && !var->type->IsBuffer();
+}
+
+void Checker::CheckStaticGlobal(ast::VarDecl* var, CheckedModule* out) {
+  // A `static` global is a variable of each invocation, in private memory: any value
+  // type, initialized when the entry point starts (constant or not).
+  const char* why = nullptr;
+  if (ContainsResource(var->type)) {
+    why = "it holds a resource, and resources are bound, not stored";
+  } else if (var->type->IsInterface()) {
+    why = "an interface-typed variable takes its concrete type from a local initializer";
+  }
+  if (why != nullptr) {
+    diags_.Report(DiagId::StaticGlobalType, var->type_expr->range, var->name, var->type->Name(), why);
+    return;
+  }
+  if (var->init != nullptr) {
+    CheckConstantsUsedBy(var->init);
+    var->init = CheckAs(var->init, var->type);
+  }
+  out->statics.push_back(var);
+}
+
 void Checker::CheckGroupSharedPlacement(const ast::VarDecl* var, const char* what) {
   if ((var->modifiers & ast::kModGroupShared) == 0) return;
   diags_.Report(DiagId::GroupSharedPlacement, var->name_range, what);

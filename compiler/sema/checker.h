@@ -187,6 +187,9 @@ class Checker {
   const Type* ResolveUserTypeName(ast::TypeExpr* te);
   /// A member type `base.name` (associated type or type alias).
   const Type* MemberType(const Type* base, const std::string& name, source::SourceRange range);
+  /// `S<float>.Differential`, `Outer<T>::Inner`: a member type of a generic type applied
+  /// to the arguments written; null when the name has no such form.
+  const Type* ResolveGenericMemberType(ast::TypeExpr* te);
   /// A generic value argument: an IntValue, or a value parameter; reports otherwise.
   const Type* GenericValueArg(ast::Expr* e);
   /// Binary operators on values of generic type: the result type, or null.
@@ -260,6 +263,10 @@ class Checker {
   ast::FuncDecl* AttributeFunction(const ast::Attribute& attr);
   void LinkForwardDerivative(ast::FuncDecl* primal, ast::FuncDecl* derivative,
                              const ast::Attribute& attr);
+  /// Whether `derivative` has the generic parameters of `primal` (kinds and constraints,
+  /// in order); `*to_primal` gets the map from the derivative's parameters to the primal's.
+  bool MatchGenericDerivative(const ast::FuncDecl* primal, const ast::FuncDecl* derivative,
+                              Subst* to_primal);
   /// Links `[PrimalSubstitute(g)]` / `[PrimalSubstituteOf(f)]` (sets primal_substitute)
   /// after checking that both functions have one type.
   void LinkPrimalSubstitute(ast::FuncDecl* primal, ast::FuncDecl* substitute,
@@ -335,10 +342,29 @@ class Checker {
   /// (then nothing was checked).
   ast::Expr* CheckArrayMethod(ast::CallExpr* call, ast::MemberExpr* callee);
 
+  // check_uniform.cpp: cbuffer, ConstantBuffer<T> and uniform entry-point parameters.
+  /// Reports and returns false when `type` cannot be uniform data (no buffer layout, a
+  /// resource inside, or 8/16-bit scalars).
+  bool CheckUniformType(const Type* type, const source::SourceRange& range);
+  /// Makes the members of cbuffer `block` globals (appended to `decls`) that read it.
+  void DeclareBufferBlock(ast::AggregateDecl* block, std::vector<ast::Decl*>* decls);
+  /// Checks `register(LETTERn[, spaceM])` arguments of `what`; `letter` is 'b', 't' or 'u'.
+  void CheckRegister(const std::vector<std::string>& args, const source::SourceRange& range,
+                     char letter, const char* what);
+  /// Checks a global struct holding buffers (`TensorView<float> t;`) or a
+  /// `ParameterBlock<T>`: each field a buffer or uniform data; records it in `out`.
+  void CheckResourceStruct(ast::VarDecl* var, bool parameter_block, CheckedModule* out);
+  /// Checks a `uniform` parameter of entry point `func` and gives it its index in the
+  /// entry point's push-constant block.
+  void CheckUniformEntryParam(ast::FuncDecl* func, ast::VarDecl* param);
+
   // check_sync.cpp: groupshared variables, atomics, barriers and wave operations.
   /// Checks a global `groupshared` variable (no initializer, a type that can live in
   /// workgroup memory) and records it in `out`.
   void CheckGroupShared(ast::VarDecl* var, CheckedModule* out);
+  /// Checks a non-const `static` global (a type that can live in private memory, an
+  /// initializer converting to it) and records it in `out->statics`.
+  void CheckStaticGlobal(ast::VarDecl* var, CheckedModule* out);
   /// Reports `groupshared` on `var`, which is `what` ("a local variable", ...) and so
   /// not at global scope.
   void CheckGroupSharedPlacement(const ast::VarDecl* var, const char* what);
@@ -355,6 +381,15 @@ class Checker {
   void BeginOutParams(ast::FuncDecl* func);
   /// Warns about `out` parameters of `func` its body never writes.
   void CheckOutParamsWritten(ast::FuncDecl* func);
+  /// Checks the default values of `func`'s parameters (signature resolved): trailing
+  /// only, `in` parameters only, converting to the parameter's type; a default of generic
+  /// type must be a literal (left unchecked, see DefaultArgument).
+  void CheckDefaultValues(ast::FuncDecl* func);
+  /// How many leading parameters of `f` have no default value.
+  static size_t RequiredParams(const ast::FuncDecl* f);
+  /// The argument a call leaving out `param` passes, converted to `type` (the parameter's
+  /// type as the call binds it).
+  ast::Expr* DefaultArgument(ast::VarDecl* param, const Type* type);
 
   // check_access.cpp: visibility of declarations across imported modules.
   /// Sets the modules the checked module was merged from (null: one module).
@@ -386,6 +421,9 @@ class Checker {
   bool IsAccessorRead(const ast::Expr* e) const { return accessor_reads_.count(e) != 0; }
   /// `get = v` and `get op= v` where `get` is an accessor read: resolves the setter.
   ast::Expr* CheckAccessorAssign(ast::AssignExpr* expr);
+  /// For getter call `get` passed to an `out`/`inout` parameter: the resolved call of its
+  /// setter storing the value back (last argument: `get`); null after a report.
+  ast::CallExpr* AccessorWriteback(ast::CallExpr* get);
   /// `++`/`--` on an accessor read, as a compound assignment.
   ast::Expr* CheckAccessorIncDec(ast::UnaryExpr* expr);
   /// The call of getter `getter_name` of `owner` standing for `site` (a member or index
@@ -510,7 +548,32 @@ class Checker {
     ast::Decl* first = nullptr;  ///< the first declaration (namespaces may be reopened)
     std::unordered_map<std::string, ast::Decl*> members;
     std::map<std::string, std::vector<ast::FuncDecl*>> functions;
+    std::vector<const NamespaceInfo*> used;  ///< `using` inside it, in order
   };
+  /// The namespaces `using` at file scope names.
+  std::vector<const NamespaceInfo*> global_used_;
+  /// `using` declarations and the namespace holding each (null: file scope).
+  std::vector<std::pair<ast::Decl*, NamespaceInfo*>> using_list_;
+  /// Resolves the namespaces named by `using` declarations (once all are declared).
+  void ResolveUsings();
+  /// `name` among the members of the namespaces in `used`; when several declare it,
+  /// the first two are recorded in `ambiguity_`.
+  ast::Decl* LookupInUsed(const std::vector<const NamespaceInfo*>& used,
+                          const std::string& name) const;
+  /// Set by the last Lookup when it found `name` in two namespaces made visible by
+  /// `using` (empty name otherwise).
+  struct Ambiguity {
+    std::string name;
+    const NamespaceInfo* first_ns = nullptr;
+    ast::Decl* first = nullptr;
+    const NamespaceInfo* second_ns = nullptr;
+    ast::Decl* second = nullptr;
+  };
+  mutable Ambiguity ambiguity_;
+ public:
+  /// Reports when the last Lookup of `name` was ambiguous between used namespaces.
+  bool ReportAmbiguousLookup(const std::string& name, source::SourceRange range);
+ private:
   friend class NamespaceScope;
   /// The namespace whose declaration is being checked; lookups see its members (and its
   /// parents') before the global scope.

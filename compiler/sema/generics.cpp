@@ -318,9 +318,32 @@ const ast::FuncDecl* TypeContext::FindWitness(const Type* self, const ast::FuncD
                                               const Type* iface, Subst* context,
                                               const ast::FuncDecl** near) {
   Subst want = RequirementSubst(iface, self);
-  auto matches = [&](const ast::FuncDecl* f, const Subst& s) {
+  auto matches = [&](const ast::FuncDecl* f, const Subst& context) {
     if (f->params.size() != req->params.size() || IsStaticFunc(f) != IsStaticFunc(req)) {
       return false;
+    }
+    // A generic requirement (`U apply<U : IFloat>(U x)`) is met by a method with as many
+    // generic parameters of the same kinds and constraints: the method's parameters stand
+    // for the requirement's when the signatures are compared.
+    size_t f_own = f->generic_context.size() - f->own_generic_begin;
+    size_t req_own = req->generic_context.size() - req->own_generic_begin;
+    if (f_own != req_own) return false;
+    Subst s = context;
+    for (size_t i = 0; i < f_own; ++i) {
+      const Type* fp = f->generic_context[f->own_generic_begin + i];
+      const Type* rp = req->generic_context[req->own_generic_begin + i];
+      s[fp] = rp;
+    }
+    for (size_t i = 0; i < f_own; ++i) {
+      const GenericParamInfo* fi = f->generic_context[f->own_generic_begin + i]->Generic();
+      const GenericParamInfo* ri = req->generic_context[req->own_generic_begin + i]->Generic();
+      if ((fi->value_type == nullptr) != (ri->value_type == nullptr) ||
+          fi->constraints.size() != ri->constraints.size()) {
+        return false;
+      }
+      for (size_t k = 0; k < fi->constraints.size(); ++k) {
+        if (Substitute(fi->constraints[k], s) != Substitute(ri->constraints[k], want)) return false;
+      }
     }
     if (f->result_type == nullptr || req->result_type == nullptr ||
         Substitute(f->result_type, s) != Substitute(req->result_type, want)) {

@@ -231,6 +231,13 @@ const Type* TypeContext::RowOf(const Type* m) {
 }
 
 const Type* TypeContext::AssocOf(const Type* base, const ast::AssociatedTypeDecl* assoc) {
+  if (base->IsGenericParam() && assoc->name == "Differential") {
+    auto owner = assoc_owners_.find(assoc);
+    if (owner != assoc_owners_.end() && owner->second->name == "IDifferentiable" &&
+        CapabilitiesOf(base).find('f') != std::string::npos) {
+      return base;
+    }
+  }
   auto key = std::make_tuple(TypeKind::AssocType, static_cast<const void*>(assoc), base,
                              std::vector<const Type*>{});
   auto it = applied_.find(key);

@@ -258,6 +258,8 @@ class TypeContext {
   /// The row type of matrix `m` (a vector, dependent when `m` is).
   const Type* RowOf(const Type* m);
   /// `base.Assoc` where `base` is not known yet.
+  /// A generic parameter constrained to IFloat is its own `Differential` (every
+  /// floating-point type is), so `T.Differential` is `T` there.
   const Type* AssocOf(const Type* base, const ast::AssociatedTypeDecl* assoc);
   ExtensionInfo* NewExtension(std::unique_ptr<ExtensionInfo> info);
   const std::vector<std::unique_ptr<ExtensionInfo>>& Extensions() const { return extensions_; }

@@ -66,6 +66,15 @@ bool ResolveBindings(const driver::Reflection& reflection, std::span<const Buffe
     (*resolved)[index] = given.buffer;
   }
   for (size_t i = 0; i < reflection.bindings.size(); ++i) {
+    // A push-constant block is set with the dispatch, not bound to a buffer.
+    if (reflection.bindings[i].kind == driver::ResourceKind::PushConstant) {
+      if ((*resolved)[i] != nullptr) {
+        *error = "binding '" + reflection.bindings[i].name +
+                 "' is a push-constant block and takes no buffer";
+        return false;
+      }
+      continue;
+    }
     if ((*resolved)[i] == nullptr) {
       *error = "no buffer given for binding " + DescribeBinding(reflection.bindings[i]);
       return false;

@@ -62,6 +62,22 @@ struct GroupCount {
   uint32_t z = 1;
 };
 
+/// What a dispatch needs besides buffers.
+struct DispatchOptions {
+  /// The bytes of the entry point's push-constant block (its `uniform` parameters), laid
+  /// out as the reflection's PushConstant binding says; empty when it has none.
+  std::span<const std::byte> push_constants{};
+  /// Measure the kernel's time on the device (timestamps around the dispatch).
+  bool measure_time = false;
+};
+
+/// What a dispatch measured.
+struct DispatchStats {
+  /// Device time of the dispatch in milliseconds, when measured and the device's queue
+  /// has timestamps (timestampValidBits > 0); else negative.
+  double kernel_ms = -1.0;
+};
+
 /// One compute device. Not thread-safe: use one Device from one thread at a time.
 /// Buffers and kernels it makes must be destroyed before it.
 class Device {
@@ -96,10 +112,12 @@ class Device {
                                                const std::string& entry, std::string* error) = 0;
 
   /// Runs `kernel` over `groups` thread groups with every reflected binding given a
-  /// buffer in `bindings` (by name), and waits for it to finish. An unknown, missing or
-  /// repeated name is an error and nothing runs.
+  /// buffer in `bindings` (by name; a uniform buffer too), and waits for it to finish. An
+  /// unknown, missing or repeated name is an error and nothing runs, as is a
+  /// push-constant block whose size differs from the reflected one.
   virtual bool Dispatch(Kernel& kernel, std::span<const BufferBinding> bindings, GroupCount groups,
-                        std::string* error) = 0;
+                        std::string* error, const DispatchOptions& options = {},
+                        DispatchStats* stats = nullptr) = 0;
 };
 
 /// Matches `bindings` against `reflection.bindings` by name: on success, returns one

@@ -230,4 +230,63 @@ std::string MissingFeature(std::span<const uint32_t> spirv, const ShaderFeatures
   return MissingAtomicFeature(spirv, features);
 }
 
+std::string MissingLimit(const driver::Reflection& reflection, const std::string& entry,
+                         const VkPhysicalDeviceLimits& limits) {
+  auto over = [](const std::string& what, uint64_t needed, const char* limit, uint64_t max) {
+    return what + " needs " + std::to_string(needed) + " but the device's " + limit + " is " +
+           std::to_string(max);
+  };
+  uint32_t uniform_buffers = 0;
+  uint32_t storage_buffers = 0;
+  for (const driver::BindingInfo& b : reflection.bindings) {
+    switch (b.kind) {
+      case driver::ResourceKind::PushConstant:
+        if (b.entry_point == entry && b.element.size > limits.maxPushConstantsSize) {
+          return over("the push-constant block of '" + entry + "' (its uniform parameters)",
+                      b.element.size, "maxPushConstantsSize", limits.maxPushConstantsSize) +
+                 " bytes; pass large data in a ConstantBuffer instead";
+        }
+        break;
+      case driver::ResourceKind::UniformBuffer:
+        ++uniform_buffers;
+        if (b.element.size > limits.maxUniformBufferRange) {
+          return over("uniform buffer '" + b.name + "'", b.element.size, "maxUniformBufferRange",
+                      limits.maxUniformBufferRange) + " bytes";
+        }
+        break;
+      case driver::ResourceKind::StructuredBuffer:
+      case driver::ResourceKind::RWStructuredBuffer:
+        ++storage_buffers;
+        break;
+    }
+  }
+  if (uniform_buffers > limits.maxPerStageDescriptorUniformBuffers) {
+    return over("the kernel's " + std::to_string(uniform_buffers) + " uniform buffers",
+                uniform_buffers, "maxPerStageDescriptorUniformBuffers",
+                limits.maxPerStageDescriptorUniformBuffers);
+  }
+  if (storage_buffers > limits.maxPerStageDescriptorStorageBuffers) {
+    return over("the kernel's " + std::to_string(storage_buffers) + " storage buffers",
+                storage_buffers, "maxPerStageDescriptorStorageBuffers",
+                limits.maxPerStageDescriptorStorageBuffers);
+  }
+  for (const driver::EntryPointInfo& e : reflection.entry_points) {
+    if (e.name != entry) continue;
+    uint64_t total = uint64_t{e.numthreads[0]} * e.numthreads[1] * e.numthreads[2];
+    for (int d = 0; d < 3; ++d) {
+      if (e.numthreads[d] > limits.maxComputeWorkGroupSize[d]) {
+        return over("numthreads dimension " + std::to_string(d) + " of '" + entry + "'",
+                    e.numthreads[d], "maxComputeWorkGroupSize",
+                    limits.maxComputeWorkGroupSize[d]);
+      }
+    }
+    if (total > limits.maxComputeWorkGroupInvocations) {
+      return over("the thread group of '" + entry + "'", total,
+                  "maxComputeWorkGroupInvocations", limits.maxComputeWorkGroupInvocations) +
+             " invocations";
+    }
+  }
+  return "";
+}
+
 }  // namespace slope::runtime::vulkan

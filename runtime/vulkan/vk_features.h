@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "compiler/driver/reflection.h"
+
 namespace slope::runtime::vulkan {
 
 /// Which optional features a physical device supports (and so the device enables).
@@ -67,5 +69,14 @@ class FeatureChain {
 /// (shaderBufferInt64Atomics for a storage buffer, shaderSharedInt64Atomics for
 /// workgroup memory, ...).
 std::string MissingFeature(std::span<const uint32_t> spirv, const ShaderFeatures& features);
+
+/// Returns "" when entry point `entry` of a module reflected as `reflection` fits the
+/// device's `limits`, else a message naming the first limit it exceeds and both numbers:
+/// the push-constant block against maxPushConstantsSize, each uniform buffer against
+/// maxUniformBufferRange, the uniform and storage buffers per stage against
+/// maxPerStageDescriptor{Uniform,Storage}Buffers, and the thread-group size against
+/// maxComputeWorkGroupSize / maxComputeWorkGroupInvocations.
+std::string MissingLimit(const driver::Reflection& reflection, const std::string& entry,
+                         const VkPhysicalDeviceLimits& limits);
 
 }  // namespace slope::runtime::vulkan

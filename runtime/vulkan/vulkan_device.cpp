@@ -82,6 +82,8 @@ class VulkanKernel final : public Kernel {
   std::vector<VkDescriptorSetLayout> set_layouts_;
   VkPipelineLayout pipeline_layout_ = VK_NULL_HANDLE;
   VkPipeline pipeline_ = VK_NULL_HANDLE;
+  // The entry point's push-constant block, or null.
+  const driver::BindingInfo* push_constants_ = nullptr;
   // Holds one descriptor set per set layout; reset before each dispatch.
   VkDescriptorPool descriptor_pool_ = VK_NULL_HANDLE;
 };
@@ -106,7 +108,8 @@ class VulkanDevice final : public Device {
                                        const driver::Reflection& reflection,
                                        const std::string& entry, std::string* error) override;
   bool Dispatch(Kernel& kernel, std::span<const BufferBinding> bindings, GroupCount groups,
-                std::string* error) override;
+                std::string* error, const DispatchOptions& options = {},
+                DispatchStats* stats = nullptr) override;
 
  private:
   bool CreateInstance(std::string* error);
@@ -118,7 +121,10 @@ class VulkanDevice final : public Device {
   bool WriteDescriptorSets(VulkanKernel& kernel, const std::vector<Buffer*>& buffers,
                            std::vector<VkDescriptorSet>* sets, std::string* error);
   bool RecordAndSubmit(VulkanKernel& kernel, const std::vector<VkDescriptorSet>& sets,
-                       GroupCount groups, std::string* error);
+                       GroupCount groups, const DispatchOptions& options, DispatchStats* stats,
+                       std::string* error);
+  /// Reads the two timestamps written around the last dispatch into `stats`.
+  bool ReadTimestamps(DispatchStats* stats, std::string* error);
 
   VkInstance instance_ = VK_NULL_HANDLE;
   VkPhysicalDevice physical_device_ = VK_NULL_HANDLE;
@@ -131,6 +137,8 @@ class VulkanDevice final : public Device {
   VkCommandPool command_pool_ = VK_NULL_HANDLE;
   VkCommandBuffer command_buffer_ = VK_NULL_HANDLE;
   VkFence fence_ = VK_NULL_HANDLE;
+  VkQueryPool timestamps_ = VK_NULL_HANDLE;  ///< two timestamps, made on first use
+  uint32_t timestamp_bits_ = 0;              ///< the queue family's timestampValidBits
   std::string name_;
 };
 
@@ -138,6 +146,7 @@ VulkanDevice::~VulkanDevice() {
   if (device_ != VK_NULL_HANDLE) {
     vkDeviceWaitIdle(device_);
     if (fence_ != VK_NULL_HANDLE) vkDestroyFence(device_, fence_, nullptr);
+    if (timestamps_ != VK_NULL_HANDLE) vkDestroyQueryPool(device_, timestamps_, nullptr);
     // Destroying the pool frees its command buffers.
     if (command_pool_ != VK_NULL_HANDLE) vkDestroyCommandPool(device_, command_pool_, nullptr);
     vkDestroyDevice(device_, nullptr);
@@ -226,7 +235,13 @@ bool VulkanDevice::PickPhysicalDevice(int device_index, std::string* error) {
   if (device_index >= 0) {
     if (static_cast<size_t>(device_index) >= devices.size()) {
       *error = "Vulkan device index " + std::to_string(device_index) + " is out of range (" +
-               std::to_string(devices.size()) + " device(s) found)";
+               std::to_string(devices.size()) + " device(s) found:";
+      for (size_t i = 0; i < devices.size(); ++i) {
+        VkPhysicalDeviceProperties props;
+        vkGetPhysicalDeviceProperties(devices[i], &props);
+        *error += std::string(i == 0 ? " " : ", ") + std::to_string(i) + ": " + props.deviceName;
+      }
+      *error += ")";
       return false;
     }
     chosen = device_index;
@@ -253,6 +268,13 @@ bool VulkanDevice::PickPhysicalDevice(int device_index, std::string* error) {
   }
   physical_device_ = devices[chosen];
   queue_family_ = static_cast<uint32_t>(FindComputeQueueFamily(physical_device_));
+  {
+    uint32_t family_count = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(physical_device_, &family_count, nullptr);
+    std::vector<VkQueueFamilyProperties> families(family_count);
+    vkGetPhysicalDeviceQueueFamilyProperties(physical_device_, &family_count, families.data());
+    timestamp_bits_ = families[queue_family_].timestampValidBits;
+  }
   vkGetPhysicalDeviceProperties(physical_device_, &properties_);
   vkGetPhysicalDeviceMemoryProperties(physical_device_, &memory_properties_);
   features_ = QueryShaderFeatures(physical_device_);
@@ -330,8 +352,8 @@ std::unique_ptr<Buffer> VulkanDevice::CreateBuffer(size_t size, std::string* err
   VkBufferCreateInfo info{};
   info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
   info.size = std::max<VkDeviceSize>(size, kMinBufferBytes);
-  info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-               VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
+               VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
   info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
   if (!CheckVk(vkCreateBuffer(device_, &info, nullptr, &buffer->buffer_), "vkCreateBuffer",
                error)) {
@@ -408,6 +430,14 @@ std::unique_ptr<Kernel> VulkanDevice::CreateKernel(std::span<const uint32_t> spi
   const driver::EntryPointInfo* entry_point = FindEntryPoint(reflection, entry, error);
   if (entry_point == nullptr) return nullptr;
   auto kernel = std::make_unique<VulkanKernel>(device_, reflection, *entry_point);
+  *error = MissingLimit(kernel->reflection_, kernel->entry_.name, properties_.limits);
+  if (!error->empty()) return nullptr;
+  for (const driver::BindingInfo& info : kernel->reflection_.bindings) {
+    if (info.kind == driver::ResourceKind::PushConstant &&
+        info.entry_point == kernel->entry_.name) {
+      kernel->push_constants_ = &info;
+    }
+  }
   if (!CreateSetLayouts(*kernel, error) || !CreatePipeline(*kernel, spirv, error)) {
     return nullptr;
   }
@@ -419,7 +449,12 @@ bool VulkanDevice::CreateSetLayouts(VulkanKernel& kernel, std::string* error) {
   // set number -> layout bindings; std::map keeps (set, binding) pairs checkable.
   std::map<uint32_t, std::vector<VkDescriptorSetLayoutBinding>> by_set;
   std::map<std::pair<uint32_t, uint32_t>, const driver::BindingInfo*> seen;
+  uint32_t uniform_count = 0;
+  uint32_t storage_count = 0;
   for (const driver::BindingInfo& info : bindings) {
+    if (info.kind == driver::ResourceKind::PushConstant) continue;  // no descriptor
+    bool uniform = info.kind == driver::ResourceKind::UniformBuffer;
+    ++(uniform ? uniform_count : storage_count);
     auto [it, inserted] = seen.emplace(std::make_pair(info.set, info.binding), &info);
     if (!inserted) {
       *error = "bindings '" + it->second->name + "' and '" + info.name + "' both use set " +
@@ -429,7 +464,8 @@ bool VulkanDevice::CreateSetLayouts(VulkanKernel& kernel, std::string* error) {
     VkDescriptorSetLayoutBinding layout_binding{};
     layout_binding.binding = info.binding;
     // StructuredBuffer and RWStructuredBuffer are both storage buffers.
-    layout_binding.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    layout_binding.descriptorType =
+        uniform ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     layout_binding.descriptorCount = 1;
     layout_binding.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
     by_set[info.set].push_back(layout_binding);
@@ -456,14 +492,16 @@ bool VulkanDevice::CreateSetLayouts(VulkanKernel& kernel, std::string* error) {
   }
   if (set_count == 0) return true;
 
-  VkDescriptorPoolSize pool_size{};
-  pool_size.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-  pool_size.descriptorCount = std::max<uint32_t>(1, static_cast<uint32_t>(bindings.size()));
+  VkDescriptorPoolSize pool_sizes[2] = {};
+  pool_sizes[0].type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+  pool_sizes[0].descriptorCount = std::max<uint32_t>(1, storage_count);
+  pool_sizes[1].type = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+  pool_sizes[1].descriptorCount = std::max<uint32_t>(1, uniform_count);
   VkDescriptorPoolCreateInfo pool_info{};
   pool_info.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
   pool_info.maxSets = set_count;
-  pool_info.poolSizeCount = 1;
-  pool_info.pPoolSizes = &pool_size;
+  pool_info.poolSizeCount = 2;
+  pool_info.pPoolSizes = pool_sizes;
   if (!CheckVk(vkCreateDescriptorPool(device_, &pool_info, nullptr, &kernel.descriptor_pool_),
                "vkCreateDescriptorPool", error)) {
     kernel.descriptor_pool_ = VK_NULL_HANDLE;
@@ -487,6 +525,14 @@ bool VulkanDevice::CreatePipeline(VulkanKernel& kernel, std::span<const uint32_t
   layout_info.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO;
   layout_info.setLayoutCount = static_cast<uint32_t>(kernel.set_layouts_.size());
   layout_info.pSetLayouts = kernel.set_layouts_.data();
+  VkPushConstantRange push_range{};
+  if (kernel.push_constants_ != nullptr && kernel.push_constants_->element.size > 0) {
+    push_range.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+    push_range.offset = 0;
+    push_range.size = (kernel.push_constants_->element.size + 3) / 4 * 4;
+    layout_info.pushConstantRangeCount = 1;
+    layout_info.pPushConstantRanges = &push_range;
+  }
   if (!CheckVk(vkCreatePipelineLayout(device_, &layout_info, nullptr, &kernel.pipeline_layout_),
                "vkCreatePipelineLayout", error)) {
     kernel.pipeline_layout_ = VK_NULL_HANDLE;
@@ -509,7 +555,8 @@ bool VulkanDevice::CreatePipeline(VulkanKernel& kernel, std::span<const uint32_t
 }
 
 bool VulkanDevice::Dispatch(Kernel& kernel, std::span<const BufferBinding> bindings,
-                            GroupCount groups, std::string* error) {
+                            GroupCount groups, std::string* error,
+                            const DispatchOptions& options, DispatchStats* stats) {
   if (kernel.GetBackend() != Backend::Vulkan) {
     *error = std::string("kernel belongs to the ") + BackendName(kernel.GetBackend()) +
              " backend, not vulkan";
@@ -518,7 +565,14 @@ bool VulkanDevice::Dispatch(Kernel& kernel, std::span<const BufferBinding> bindi
   auto& vk_kernel = static_cast<VulkanKernel&>(kernel);
   std::vector<Buffer*> buffers;
   if (!ResolveBindings(vk_kernel.reflection_, bindings, &buffers, error)) return false;
+  size_t push_size = vk_kernel.push_constants_ != nullptr ? vk_kernel.push_constants_->element.size : 0;
+  if (options.push_constants.size() != push_size) {
+    *error = "the kernel's push-constant block takes " + std::to_string(push_size) +
+             " bytes but " + std::to_string(options.push_constants.size()) + " were given";
+    return false;
+  }
   for (size_t i = 0; i < buffers.size(); ++i) {
+    if (buffers[i] == nullptr) continue;  // a push-constant block
     if (buffers[i]->GetBackend() != Backend::Vulkan) {
       *error = "buffer for binding '" + vk_kernel.reflection_.bindings[i].name +
                "' belongs to the " + BackendName(buffers[i]->GetBackend()) + " backend";
@@ -535,7 +589,7 @@ bool VulkanDevice::Dispatch(Kernel& kernel, std::span<const BufferBinding> bindi
   }
   std::vector<VkDescriptorSet> sets;
   return WriteDescriptorSets(vk_kernel, buffers, &sets, error) &&
-         RecordAndSubmit(vk_kernel, sets, groups, error);
+         RecordAndSubmit(vk_kernel, sets, groups, options, stats, error);
 }
 
 bool VulkanDevice::WriteDescriptorSets(VulkanKernel& kernel, const std::vector<Buffer*>& buffers,
@@ -557,24 +611,50 @@ bool VulkanDevice::WriteDescriptorSets(VulkanKernel& kernel, const std::vector<B
   }
   const std::vector<driver::BindingInfo>& infos = kernel.reflection_.bindings;
   std::vector<VkDescriptorBufferInfo> buffer_infos(infos.size());
-  std::vector<VkWriteDescriptorSet> writes(infos.size());
+  std::vector<VkWriteDescriptorSet> writes;
   for (size_t i = 0; i < infos.size(); ++i) {
+    if (infos[i].kind == driver::ResourceKind::PushConstant) continue;
+    bool uniform = infos[i].kind == driver::ResourceKind::UniformBuffer;
+    if (uniform && buffers[i]->Size() < infos[i].element.size) {
+      *error = "uniform buffer '" + infos[i].name + "' needs " +
+               std::to_string(infos[i].element.size) + " bytes but its buffer has " +
+               std::to_string(buffers[i]->Size());
+      return false;
+    }
     buffer_infos[i].buffer = static_cast<VulkanBuffer*>(buffers[i])->buffer_;
     buffer_infos[i].offset = 0;
-    buffer_infos[i].range = VK_WHOLE_SIZE;
-    writes[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
-    writes[i].dstSet = (*sets)[infos[i].set];
-    writes[i].dstBinding = infos[i].binding;
-    writes[i].descriptorCount = 1;
-    writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    writes[i].pBufferInfo = &buffer_infos[i];
+    buffer_infos[i].range = uniform ? std::max<VkDeviceSize>(infos[i].element.size, 1)
+                                    : VK_WHOLE_SIZE;
+    VkWriteDescriptorSet write{};
+    write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+    write.dstSet = (*sets)[infos[i].set];
+    write.dstBinding = infos[i].binding;
+    write.descriptorCount = 1;
+    write.descriptorType =
+        uniform ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    write.pBufferInfo = &buffer_infos[i];
+    writes.push_back(write);
   }
   vkUpdateDescriptorSets(device_, static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
   return true;
 }
 
 bool VulkanDevice::RecordAndSubmit(VulkanKernel& kernel, const std::vector<VkDescriptorSet>& sets,
-                                   GroupCount groups, std::string* error) {
+                                   GroupCount groups, const DispatchOptions& options,
+                                   DispatchStats* stats, std::string* error) {
+  // Timestamps only where the queue has them; otherwise the time stays unmeasured.
+  bool timed = options.measure_time && timestamp_bits_ > 0;
+  if (timed && timestamps_ == VK_NULL_HANDLE) {
+    VkQueryPoolCreateInfo query_info{};
+    query_info.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO;
+    query_info.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    query_info.queryCount = 2;
+    if (!CheckVk(vkCreateQueryPool(device_, &query_info, nullptr, &timestamps_),
+                 "vkCreateQueryPool", error)) {
+      timestamps_ = VK_NULL_HANDLE;
+      return false;
+    }
+  }
   if (!CheckVk(vkResetCommandBuffer(command_buffer_, 0), "vkResetCommandBuffer", error)) {
     return false;
   }
@@ -585,12 +665,26 @@ bool VulkanDevice::RecordAndSubmit(VulkanKernel& kernel, const std::vector<VkDes
     return false;
   }
   vkCmdBindPipeline(command_buffer_, VK_PIPELINE_BIND_POINT_COMPUTE, kernel.pipeline_);
+  if (!options.push_constants.empty()) {
+    // The range is a multiple of 4 bytes; the block's tail padding is zero.
+    std::vector<std::byte> bytes(options.push_constants.begin(), options.push_constants.end());
+    bytes.resize((bytes.size() + 3) / 4 * 4);
+    vkCmdPushConstants(command_buffer_, kernel.pipeline_layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                       static_cast<uint32_t>(bytes.size()), bytes.data());
+  }
+  if (timed) {
+    vkCmdResetQueryPool(command_buffer_, timestamps_, 0, 2);
+    vkCmdWriteTimestamp(command_buffer_, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, timestamps_, 0);
+  }
   if (!sets.empty()) {
     vkCmdBindDescriptorSets(command_buffer_, VK_PIPELINE_BIND_POINT_COMPUTE,
                             kernel.pipeline_layout_, 0, static_cast<uint32_t>(sets.size()),
                             sets.data(), 0, nullptr);
   }
   vkCmdDispatch(command_buffer_, groups.x, groups.y, groups.z);
+  if (timed) {
+    vkCmdWriteTimestamp(command_buffer_, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timestamps_, 1);
+  }
   // Make the shader's writes visible to host reads of the mapped memory.
   VkMemoryBarrier barrier{};
   barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
@@ -608,8 +702,28 @@ bool VulkanDevice::RecordAndSubmit(VulkanKernel& kernel, const std::vector<VkDes
   if (!CheckVk(vkQueueSubmit(queue_, 1, &submit, fence_), "vkQueueSubmit", error)) {
     return false;
   }
-  return CheckVk(vkWaitForFences(device_, 1, &fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences",
-                 error);
+  if (!CheckVk(vkWaitForFences(device_, 1, &fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences",
+               error)) {
+    return false;
+  }
+  if (stats != nullptr) stats->kernel_ms = -1.0;
+  return !timed || stats == nullptr || ReadTimestamps(stats, error);
+}
+
+bool VulkanDevice::ReadTimestamps(DispatchStats* stats, std::string* error) {
+  uint64_t ticks[2] = {0, 0};
+  if (!CheckVk(vkGetQueryPoolResults(device_, timestamps_, 0, 2, sizeof(ticks), ticks,
+                                     sizeof(uint64_t),
+                                     VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+               "vkGetQueryPoolResults", error)) {
+    return false;
+  }
+  // Only the low timestampValidBits bits count; the counter may wrap once.
+  uint64_t mask = timestamp_bits_ >= 64 ? ~uint64_t{0} : (uint64_t{1} << timestamp_bits_) - 1;
+  uint64_t elapsed = ((ticks[1] & mask) - (ticks[0] & mask)) & mask;
+  stats->kernel_ms = static_cast<double>(elapsed) *
+                     static_cast<double>(properties_.limits.timestampPeriod) / 1e6;
+  return true;
 }
 
 }  // namespace

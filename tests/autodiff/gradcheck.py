@@ -19,10 +19,10 @@ for the partial derivative along each parameter and for the directional derivati
 along the random tangent (sum_i r_i fd_i). REAL is float unless the file says
 `//GRADCHECK-REAL: double`; in double the settings are AUTODIFF.md's (h 1e-6, atol 1e-5,
 rtol 1e-3), in float looser ones (h 1e-3, atol 2e-3, rtol 1e-2), since float rounding
-alone makes a difference quotient with h 1e-6 meaningless. Vulkan has no double
-transcendentals (GLSL.std.450 sin, exp, ... take 32-bit floats), so double files stay
-with arithmetic, control flow and calls. Prints one line per check and exits 1 when any
-fails.
+alone makes a difference quotient with h 1e-6 meaningless. Double files may use the
+transcendentals too: on Vulkan, GLSL.std.450 has sin, exp, ... for 32-bit floats only,
+and the compiler writes double-precision versions (passes/expand_f64_math.cpp). Prints
+one line per check and exits 1 when any fails.
 """
 
 import argparse

@@ -29,13 +29,18 @@ tools = os.path.join(config.slope_bin_dir, "tools")
 slopec = os.path.join(tools, "slopec", "slopec")
 slope_run = os.path.join(tools, "slope-run", "slope-run")
 config.substitutions.append(("%slopec", slopec))
-config.substitutions.append(("%slope-run", slope_run))
+# `--param via=glsl` (the lit-glsl/ ctest tests): kernels run through the GLSL writer and
+# glslang instead of the SPIR-V writer, and must print what the SPIR-V path prints.
+via_glsl = lit_config.params.get("via") == "glsl"
+config.substitutions.append(("%slope-run", slope_run + (" -via-glsl" if via_glsl else "")))
 config.substitutions.append(("%slope-opt", os.path.join(tools, "slope-opt", "slope-opt")))
 config.substitutions.append(("%FileCheck", config.filecheck))
 config.substitutions.append(("FileCheck", config.filecheck))
 config.substitutions.append(("%not", os.path.join(os.path.dirname(config.filecheck), "not")))
 config.substitutions.append(("%spirv-val", "spirv-val --target-env vulkan1.1"))
 config.substitutions.append(("%spirv-dis", "spirv-dis"))
+# GLSL output is compiled the way slope-run -via-glsl compiles it.
+config.substitutions.append(("%glslang", "glslangValidator -V --target-env vulkan1.1"))
 import sys
 config.substitutions.append(("%python", sys.executable))
 # Forward-mode derivatives against finite differences (tests/autodiff/gradcheck.py).

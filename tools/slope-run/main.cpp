@@ -17,6 +17,7 @@
 #include "runtime/core/device.h"
 #include "tools/slope-run/run_spec.h"
 #include "tools/slope-run/test_spec.h"
+#include "tools/slope-run/via_glsl.h"
 
 namespace {
 
@@ -48,6 +49,10 @@ int main(int argc, char** argv) {
   app.add_option("--backend", backend_text, "vulkan, cuda or cpu (default: the first that works)");
   app.add_option("--entry", entry, "the entry point to run (default: //ENTRY:, else the first)");
   app.add_option("--device", device_index, "the device number within the backend");
+  bool time = false;
+  app.add_flag("--time", time,
+               "print the kernel's device time (timestamps around the dispatch) after the "
+               "outputs");
   bool scalar_layout = false;
   app.add_flag("--fvk-use-scalar-layout,--force-glsl-scalar-layout", scalar_layout,
                "compile with the scalar block layout for buffers");
@@ -57,6 +62,14 @@ int main(int argc, char** argv) {
   app.add_flag("--matrix-layout-column-major", column_major,
                "lay matrices in buffers out column by column")
       ->excludes(app.get_option("--matrix-layout-row-major"));
+  bool via_glsl = false;
+  app.add_flag("--via-glsl", via_glsl,
+               "compile through the GLSL writer and glslang instead of the SPIR-V writer");
+  uint32_t opt_level = 1;
+  for (uint32_t level = 0; level <= 3; ++level) {
+    app.add_flag_callback("--O" + std::to_string(level), [&opt_level, level] { opt_level = level; },
+                          "compile at this optimization level (default -O1)");
+  }
   std::vector<std::string> args = slope::driver::NormalizeArgs(argc, argv);
   // CLI11 takes the arguments last-first.
   std::vector<std::string> reversed(args.rbegin(), args.rend());
@@ -116,14 +129,37 @@ int main(int argc, char** argv) {
   options.source_text = source;
   options.entry = entry;
   options.target = slope::driver::Target::SpirV;
+  if (via_glsl) {
+    options.target = slope::driver::Target::Glsl;
+    if (options.entry.empty()) {
+      // GLSL holds one entry point: the first, as the SPIR-V path runs by default.
+      slope::driver::CompileOptions names = options;
+      names.target = slope::driver::Target::Ir;
+      slope::driver::CompileResult lowered = slope::driver::Compile(names);
+      if (!lowered.ok) return 1;
+      if (!lowered.reflection.entry_points.empty()) {
+        options.entry = lowered.reflection.entry_points.front().name;
+      }
+    }
+  }
   options.scalar_layout = scalar_layout;
   options.column_major = column_major;
+  options.optimization_level = opt_level;
   slope::driver::CompileResult compiled = slope::driver::Compile(options);
   if (!compiled.ok) return 1;  // the compiler has printed its diagnostics
 
   if (!slope::run::CheckSpecAgainstReflection(spec, compiled.reflection, &spec_error)) {
     std::cerr << file << ":" << spec_error.line << ": error: " << spec_error.message << "\n";
     return 1;
+  }
+  if (via_glsl) {
+    std::string why;
+    if (!slope::run::CompileGlslToSpirv(compiled.text, options.entry, scalar_layout,
+                                        &compiled.spirv, &why)) {
+      std::cerr << "slope-run: error: " << why << "\n";
+      return 1;
+    }
+    entry = options.entry;
   }
 
   std::string error;
@@ -141,11 +177,20 @@ int main(int argc, char** argv) {
   }
 
   std::ostringstream out;
+  slope::runtime::DispatchStats stats;
   if (!slope::run::RunTestSpec(spec, *device, compiled.spirv, compiled.reflection, entry, out,
-                               &error)) {
+                               &error, time ? &stats : nullptr)) {
     std::cerr << "slope-run: error: " << error << "\n";
     return 1;
   }
-  std::cout << out.str() << std::flush;
+  std::cout << out.str();
+  if (time) {
+    if (stats.kernel_ms >= 0) {
+      std::cout << "kernel time: " << stats.kernel_ms << " ms\n";
+    } else {
+      std::cout << "kernel time: unavailable (the device's queue has no timestamps)\n";
+    }
+  }
+  std::cout << std::flush;
   return 0;
 }

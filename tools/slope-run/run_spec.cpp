@@ -1,5 +1,6 @@
 #include "tools/slope-run/run_spec.h"
 
+#include <algorithm>
 #include <bit>
 #include <charconv>
 #include <cmath>
@@ -126,6 +127,32 @@ void StoreValue(std::vector<std::byte>* bytes, size_t offset, driver::ScalarKind
   std::memcpy(bytes->data() + offset, &bits, driver::ScalarKindBytes(kind));
 }
 
+/// The uniform member called `name` among the uniform buffers and push-constant blocks
+/// of `reflection` (push-constant blocks of entry point `entry` only, unless empty).
+const driver::FieldLayout* FindUniformField(const driver::Reflection& reflection,
+                                            const std::string& name, const std::string& entry,
+                                            const driver::BindingInfo** owner) {
+  for (const driver::BindingInfo& b : reflection.bindings) {
+    bool push = b.kind == driver::ResourceKind::PushConstant;
+    if (b.kind != driver::ResourceKind::UniformBuffer && !push) continue;
+    if (push && !entry.empty() && b.entry_point != entry) continue;
+    for (const driver::FieldLayout& f : b.element.fields) {
+      if (f.name != name) continue;
+      if (owner != nullptr) *owner = &b;
+      return &f;
+    }
+  }
+  return nullptr;
+}
+
+/// Writes `uniform`'s values into `bytes` (the block holding `field`).
+void PackUniform(const UniformSpec& uniform, const driver::FieldLayout& field,
+                 std::vector<std::byte>* bytes) {
+  for (uint32_t c = 0; c < field.components; ++c) {
+    StoreValue(bytes, field.offset + c * ComponentStride(field), field.scalar, uniform.bits[c]);
+  }
+}
+
 }  // namespace
 
 bool CheckSpecAgainstReflection(const TestSpec& spec, const driver::Reflection& reflection,
@@ -180,6 +207,29 @@ bool CheckSpecAgainstReflection(const TestSpec& spec, const driver::Reflection& 
         binding->kind == driver::ResourceKind::StructuredBuffer) {
       return fail(buffer.line, "output buffer '" + buffer.name +
                                    "' is a read-only StructuredBuffer in the kernel");
+    }
+  }
+  for (const UniformSpec& uniform : spec.uniforms) {
+    const driver::FieldLayout* field = FindUniformField(reflection, uniform.name, "", nullptr);
+    if (field == nullptr) {
+      std::string known;
+      for (const driver::BindingInfo& b : reflection.bindings) {
+        if (b.kind != driver::ResourceKind::UniformBuffer &&
+            b.kind != driver::ResourceKind::PushConstant) {
+          continue;
+        }
+        for (const driver::FieldLayout& f : b.element.fields) {
+          known += (known.empty() ? "'" : ", '") + f.name + "'";
+        }
+      }
+      return fail(uniform.line, "the kernel has no uniform named '" + uniform.name + "' (it has " +
+                                    (known.empty() ? std::string("none") : known) + ")");
+    }
+    ElementType actual{field->scalar, field->components};
+    if (field->scalar != uniform.type.scalar || field->components != uniform.type.components) {
+      return fail(uniform.line, "uniform '" + uniform.name + "' is declared " +
+                                    ElementTypeName(uniform.type) + " but the kernel's is " +
+                                    ElementTypeName(actual));
     }
   }
   return true;
@@ -253,12 +303,48 @@ std::string FormatBuffer(const BufferSpec& buffer, const driver::ElementLayout& 
 
 bool RunTestSpec(const TestSpec& spec, runtime::Device& device, std::span<const uint32_t> spirv,
                  const driver::Reflection& reflection, const std::string& entry, std::ostream& out,
-                 std::string* error) {
+                 std::string* error, runtime::DispatchStats* stats) {
   std::unique_ptr<runtime::Kernel> kernel = device.CreateKernel(spirv, reflection, entry, error);
   if (kernel == nullptr) return false;
 
   std::vector<std::unique_ptr<runtime::Buffer>> buffers;
   std::vector<runtime::BufferBinding> bindings;
+  // Uniform data: one block of bytes per uniform buffer and for the push constants, each
+  // member written at its reflected offset; every member must be given.
+  const std::string& entry_name = kernel->GetEntryPoint().name;
+  std::vector<std::byte> push_constants;
+  std::vector<std::unique_ptr<runtime::Buffer>> uniform_buffers;
+  for (const driver::BindingInfo& b : reflection.bindings) {
+    bool push = b.kind == driver::ResourceKind::PushConstant;
+    if (b.kind != driver::ResourceKind::UniformBuffer && !push) continue;
+    if (push && b.entry_point != entry_name) continue;
+    std::vector<std::byte> bytes(b.element.size, std::byte{0});
+    for (const driver::FieldLayout& f : b.element.fields) {
+      auto given = std::find_if(spec.uniforms.begin(), spec.uniforms.end(),
+                                [&](const UniformSpec& u) { return u.name == f.name; });
+      if (given == spec.uniforms.end()) {
+        *error = "uniform '" + f.name + "' of the kernel is not given (add '//INPUT: uniform " +
+                 f.name + " TYPE VALUE')";
+        return false;
+      }
+      PackUniform(*given, f, &bytes);
+    }
+    if (push) {
+      push_constants = std::move(bytes);
+      continue;
+    }
+    std::unique_ptr<runtime::Buffer> device_buffer = device.CreateBuffer(bytes.size(), error);
+    if (device_buffer == nullptr) return false;
+    if (!device.WriteBuffer(*device_buffer, 0, bytes, error)) return false;
+    bindings.push_back({b.name, device_buffer.get()});
+    uniform_buffers.push_back(std::move(device_buffer));
+  }
+  for (const UniformSpec& uniform : spec.uniforms) {
+    if (FindUniformField(reflection, uniform.name, entry_name, nullptr) == nullptr) {
+      *error = "uniform '" + uniform.name + "' is not read by entry point '" + entry_name + "'";
+      return false;
+    }
+  }
   for (const BufferSpec& buffer : spec.buffers) {
     const driver::ElementLayout& layout = reflection.FindBinding(buffer.name)->element;
     std::vector<std::byte> bytes = PackBuffer(buffer, layout);
@@ -268,7 +354,10 @@ bool RunTestSpec(const TestSpec& spec, runtime::Device& device, std::span<const 
     bindings.push_back({buffer.name, device_buffer.get()});
     buffers.push_back(std::move(device_buffer));
   }
-  if (!device.Dispatch(*kernel, bindings, spec.dispatch, error)) return false;
+  runtime::DispatchOptions options;
+  options.push_constants = push_constants;
+  options.measure_time = stats != nullptr;
+  if (!device.Dispatch(*kernel, bindings, spec.dispatch, error, options, stats)) return false;
 
   for (size_t i = 0; i < spec.buffers.size(); ++i) {
     const BufferSpec& buffer = spec.buffers[i];

@@ -38,12 +38,15 @@ std::string FormatFloat(float value);
 /// Returns the shortest round-trip decimal spelling of `value` ("2", "0.1").
 std::string FormatDouble(double value);
 
-/// Uploads the buffers of `spec`, runs entry point `entry` (empty = the first) of the
-/// compiled `spirv` on `device` over `spec.dispatch` groups, and writes one line per
-/// output buffer, in declaration order, to `out`. Assumes CheckSpecAgainstReflection
-/// passed. Returns false with `*error` set when the device fails.
+/// Uploads the buffers and uniform data of `spec` (uniform buffers as buffers, the
+/// entry point's push constants with the dispatch), runs entry point `entry` (empty =
+/// the first) of the compiled `spirv` on `device` over `spec.dispatch` groups, and
+/// writes one line per output buffer, in declaration order, to `out`. With `stats`,
+/// measures the kernel's device time into it. Assumes CheckSpecAgainstReflection passed.
+/// Returns false with `*error` set when the device fails or a uniform member of the
+/// kernel is not given.
 bool RunTestSpec(const TestSpec& spec, runtime::Device& device, std::span<const uint32_t> spirv,
                  const driver::Reflection& reflection, const std::string& entry, std::ostream& out,
-                 std::string* error);
+                 std::string* error, runtime::DispatchStats* stats = nullptr);
 
 }  // namespace slope::run

@@ -57,6 +57,13 @@ class Cursor {
     SkipSpace();
     return text_.substr(pos_);
   }
+  // A run of characters up to whitespace (a name with indices: "w[1]").
+  std::string_view Name() {
+    SkipSpace();
+    size_t start = pos_;
+    while (pos_ < text_.size() && !std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+    return text_.substr(start, pos_ - start);
+  }
 
  private:
   std::string_view text_;
@@ -265,6 +272,137 @@ bool ParseStructBufferDirective(Cursor& cursor, std::string struct_name, BufferS
   return true;
 }
 
+/// A uniform member's name: identifiers joined by '.', each optionally indexed ("w[1]").
+bool IsUniformName(std::string_view name) {
+  if (name.empty()) return false;
+  size_t start = 0;
+  while (start <= name.size()) {
+    size_t end = name.find('.', start);
+    if (end == std::string_view::npos) end = name.size();
+    std::string_view part = name.substr(start, end - start);
+    while (!part.empty() && part.back() == ']') {
+      size_t open = part.rfind('[');
+      if (open == std::string_view::npos || open + 2 > part.size() - 1) return false;
+      for (char c : part.substr(open + 1, part.size() - open - 2)) {
+        if (c < '0' || c > '9') return false;
+      }
+      part = part.substr(0, open);
+    }
+    if (!IsIdentifier(part)) return false;
+    start = end + 1;
+  }
+  return true;
+}
+
+// Parses the text after //INPUT: uniform.
+bool ParseUniformDirective(Cursor& cursor, UniformSpec* uniform, std::string* message) {
+  std::string_view name = cursor.Name();
+  if (!IsUniformName(name)) {
+    *message = name.empty() ? std::string("expected a uniform member name")
+                            : "invalid uniform member name '" + std::string(name) + "'";
+    return false;
+  }
+  uniform->name = std::string(name);
+  std::string_view type_text = cursor.Word();
+  std::optional<ElementType> type = ParseElementType(type_text);
+  if (!type || type->rows != 0) {
+    *message = type_text.empty() ? std::string("expected a scalar or vector type")
+                                 : "expected a scalar or vector type, found '" +
+                                       std::string(type_text) + "' (give a matrix row by row)";
+    return false;
+  }
+  uniform->type = *type;
+  if (cursor.AtEnd()) {
+    *message = "uniform '" + uniform->name + "' has no value";
+    return false;
+  }
+  // One value, or a bracketed list of them.
+  std::string_view rest = cursor.Rest();
+  if (!rest.empty() && rest[0] == '[') {
+    if (!ParseValueList(cursor, type->scalar, &uniform->bits, message)) return false;
+  } else {
+    uint64_t bits = 0;
+    if (!ParseScalar(cursor.Word(), type->scalar, &bits, message)) return false;
+    uniform->bits.push_back(bits);
+  }
+  if (uniform->bits.size() != type->components) {
+    *message = "uniform '" + uniform->name + "' of type " + ElementTypeName(*type) + " needs " +
+               std::to_string(type->components) + " values, found " +
+               std::to_string(uniform->bits.size());
+    return false;
+  }
+  if (!cursor.AtEnd()) {
+    *message = "unexpected '" + std::string(cursor.Rest()) + "' after the directive";
+    return false;
+  }
+  return true;
+}
+
+// Parses the text after //INPUT: tensor or //OUTPUT: tensor into the buffer and the
+// uniform shape and strides it stands for.
+bool ParseTensorDirective(Cursor& cursor, BufferRole role, uint32_t line, BufferSpec* buffer,
+                          std::vector<UniformSpec>* uniforms, std::string* message) {
+  std::string_view name = cursor.Word();
+  if (!IsIdentifier(name)) {
+    *message = name.empty() ? std::string("expected a tensor name")
+                            : "invalid tensor name '" + std::string(name) + "'";
+    return false;
+  }
+  std::string_view type_text = cursor.Word();
+  std::optional<ElementType> type = ParseElementType(type_text);
+  if (!type || type->rows != 0) {
+    *message = "expected a scalar or vector element type, found '" + std::string(type_text) + "'";
+    return false;
+  }
+  std::vector<uint64_t> shape;
+  if (!ParseValueList(cursor, driver::ScalarKind::UInt32, &shape, message)) return false;
+  if (shape.empty() || shape.size() > 4) {
+    *message = "a tensor has 1 to 4 dimensions, found " + std::to_string(shape.size());
+    return false;
+  }
+  uint64_t count = 1;
+  for (uint64_t d : shape) count *= d;
+  if (count == 0 || count * type->components > kMaxElements) {
+    *message = "tensor '" + std::string(name) + "' must have 1 to " +
+               std::to_string(kMaxElements) + " values";
+    return false;
+  }
+  buffer->role = role;
+  buffer->name = std::string(name) + ".data";
+  buffer->type = *type;
+  buffer->count = static_cast<uint32_t>(count);
+  buffer->line = line;
+  if (role == BufferRole::Input) {
+    if (!ParseValueList(cursor, type->scalar, &buffer->bits, message)) return false;
+    if (buffer->bits.size() != count * type->components) {
+      *message = "tensor '" + std::string(name) + "' of shape " + std::to_string(shape.size()) +
+                 "-D needs " + std::to_string(count * type->components) + " values, found " +
+                 std::to_string(buffer->bits.size());
+      return false;
+    }
+  } else {
+    buffer->bits.assign(count * type->components, 0);
+  }
+  if (!cursor.AtEnd()) {
+    *message = "unexpected '" + std::string(cursor.Rest()) + "' after the directive";
+    return false;
+  }
+  UniformSpec sizes{std::string(name) + ".sizes", ElementType{driver::ScalarKind::UInt32, 4},
+                    std::vector<uint64_t>(4, 0), line};
+  UniformSpec strides{std::string(name) + ".strides",
+                      ElementType{driver::ScalarKind::UInt32, 4}, std::vector<uint64_t>(4, 0),
+                      line};
+  uint64_t stride = 1;
+  for (size_t d = shape.size(); d-- > 0;) {
+    sizes.bits[d] = shape[d];
+    strides.bits[d] = stride;
+    stride *= shape[d];
+  }
+  uniforms->push_back(std::move(sizes));
+  uniforms->push_back(std::move(strides));
+  return true;
+}
+
 // Parses the text after //INPUT: or //OUTPUT:.
 bool ParseBufferDirective(std::string_view text, BufferRole role, BufferSpec* buffer,
                           std::string* message) {
@@ -276,7 +414,8 @@ bool ParseBufferDirective(std::string_view text, BufferRole role, BufferSpec* bu
     return false;
   }
   std::string_view name = cursor.Word();
-  if (!IsIdentifier(name)) {
+  // A buffer field of a struct global reads "m.weights".
+  if (!IsUniformName(name)) {
     *message = name.empty() ? std::string("expected a buffer name")
                             : "invalid buffer name '" + std::string(name) + "'";
     return false;
@@ -428,7 +567,39 @@ bool ParseTestSpec(std::string_view source, TestSpec* spec, SpecError* error) {
       error->message = std::move(text);
       return false;
     };
-    if (line.starts_with("INPUT:") || line.starts_with("OUTPUT:")) {
+    if (line.starts_with("INPUT:") && Cursor(line.substr(6)).Word() == "uniform") {
+      Cursor cursor(line.substr(6));
+      cursor.Word();  // uniform
+      UniformSpec uniform;
+      uniform.line = line_number;
+      if (!ParseUniformDirective(cursor, &uniform, &message)) return fail(std::move(message));
+      for (const UniformSpec& other : spec->uniforms) {
+        if (other.name == uniform.name) {
+          return fail("uniform '" + uniform.name + "' is already given on line " +
+                      std::to_string(other.line));
+        }
+      }
+      spec->uniforms.push_back(std::move(uniform));
+    } else if ((line.starts_with("INPUT:") && Cursor(line.substr(6)).Word() == "tensor") ||
+               (line.starts_with("OUTPUT:") && Cursor(line.substr(7)).Word() == "tensor")) {
+      bool input = line.starts_with("INPUT:");
+      Cursor cursor(line.substr(input ? 6 : 7));
+      cursor.Word();  // tensor
+      BufferSpec buffer;
+      std::vector<UniformSpec> shape;
+      if (!ParseTensorDirective(cursor, input ? BufferRole::Input : BufferRole::Output,
+                                line_number, &buffer, &shape, &message)) {
+        return fail(std::move(message));
+      }
+      for (const BufferSpec& other : spec->buffers) {
+        if (other.name == buffer.name) {
+          return fail("tensor '" + buffer.name.substr(0, buffer.name.size() - 5) +
+                      "' is already declared on line " + std::to_string(other.line));
+        }
+      }
+      spec->buffers.push_back(std::move(buffer));
+      for (UniformSpec& u : shape) spec->uniforms.push_back(std::move(u));
+    } else if (line.starts_with("INPUT:") || line.starts_with("OUTPUT:")) {
       bool input = line.starts_with("INPUT:");
       line.remove_prefix(input ? 6 : 7);
       BufferSpec buffer;

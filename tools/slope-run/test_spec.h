@@ -9,6 +9,18 @@
 // TYPE is a scalar or vector ("float3") or the name of a struct of the kernel; a struct
 // buffer's values are written flat, member after member (each component of a vector
 // member, nested structs in place), and converted once the kernel's layout is known.
+//   //INPUT: uniform NAME TYPE VALUE        (or [v0, v1, ...] for a vector)
+//
+// sets one member of uniform data: a cbuffer member or a `uniform` entry-point parameter
+// by its name ("scale"), a member of `ConstantBuffer<T> p` by "p.scale" (a nested
+// member "p.inner.x", an array element "w[1]", a matrix row "m[0]"). Every member of
+// the uniform data the kernel has must be given; each is written at its reflected offset.
+//   //INPUT: tensor NAME TYPE [d0, d1, ...] [v0, v1, ...]
+//   //OUTPUT: tensor NAME TYPE [d0, d1, ...]
+//
+// binds a `TensorView<TYPE> NAME` of the kernel: its buffer NAME.data holds the values
+// (row-major, zero for an output), NAME.sizes the shape (up to 4 dimensions, unused ones
+// 0) and NAME.strides the row-major strides in elements. An output prints as NAME.data.
 //   //DISPATCH: X [Y [Z]]
 //   //ENTRY: NAME
 //
@@ -64,9 +76,18 @@ struct BufferSpec {
   uint32_t line = 0;  ///< 1-based line of the directive
 };
 
+/// One //INPUT: uniform directive.
+struct UniformSpec {
+  std::string name;  ///< as the source reads it: "scale", "p.scale", "w[1]"
+  ElementType type;  ///< a scalar or vector
+  std::vector<uint64_t> bits;  ///< one bit pattern per component (as in BufferSpec)
+  uint32_t line = 0;
+};
+
 /// Everything the directives of one test file say.
 struct TestSpec {
   std::vector<BufferSpec> buffers;  ///< in declaration order
+  std::vector<UniformSpec> uniforms;  ///< in declaration order
   runtime::GroupCount dispatch;     ///< //DISPATCH:, or 1 1 1
   std::string entry;                ///< //ENTRY:, or empty
   uint32_t entry_line = 0;          ///< line of //ENTRY:, 0 when absent

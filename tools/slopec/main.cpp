@@ -1,5 +1,5 @@
 // slopec: the Slope command-line compiler. Accepts slangc's spelling of the flags it
-// supports: slopec FILE -entry NAME -stage compute -target spirv|spirv-asm -o OUT
+// supports: slopec FILE -entry NAME -stage compute -target spirv|spirv-asm|glsl -o OUT
 
 #include <CLI/CLI.hpp>
 
@@ -10,6 +10,7 @@
 
 #include "compiler/driver/args.h"
 #include "compiler/driver/compile.h"
+#include "compiler/driver/reflection_json.h"
 
 namespace {
 
@@ -32,11 +33,15 @@ int main(int argc, char** argv) {
   app.add_option("file", input, "source file")->required();
   app.add_option("--entry", entry, "entry point to compile (default: all)");
   app.add_option("--stage", stage, "shader stage (compute)");
-  app.add_option("--target", target, "spirv, spirv-asm")
-      ->check(CLI::IsMember({"spirv", "spirv-asm"}));
+  app.add_option("--target", target, "spirv, spirv-asm, glsl")
+      ->check(CLI::IsMember({"spirv", "spirv-asm", "glsl"}));
   app.add_option("-o", output, "output file ('-' for standard output)");
   app.add_flag("--skip-spirv-validation", skip_validation, "do not validate the SPIR-V output");
   app.add_flag("--no-codegen", no_codegen, "check the source only");
+  std::string reflection_json;
+  app.add_option("--reflection-json", reflection_json,
+                 "write the parameters, their bindings and layouts, and the entry points as "
+                 "JSON to this file ('-' for standard output)");
   bool scalar_layout = false;
   app.add_flag("--fvk-use-scalar-layout,--force-glsl-scalar-layout", scalar_layout,
                "lay buffers out by the scalar block layout rules instead of std430");
@@ -46,6 +51,22 @@ int main(int argc, char** argv) {
   app.add_flag("--matrix-layout-column-major", column_major,
                "lay matrices in buffers out column by column")
       ->excludes(app.get_option("--matrix-layout-row-major"));
+  uint32_t opt_level = 1;  // slangc's default
+  for (uint32_t level = 0; level <= 3; ++level) {
+    static const char* const kWhat[] = {"no SPIR-V optimization",
+                                        "light SPIR-V optimization (the default)",
+                                        "full SPIR-V optimization, without inlining",
+                                        "-O2 run twice, then code sinking"};
+    app.add_flag_callback("--O" + std::to_string(level),
+                          [&opt_level, level] { opt_level = level; }, kWhat[level]);
+  }
+  bool debug_info = false;
+  app.add_flag_callback("-g,--g1,--g2,--g3", [&debug_info] { debug_info = true; },
+                        "emit NonSemantic.Shader.DebugInfo.100 (source, lines, functions)");
+  app.add_flag_callback("--g0", [&debug_info] { debug_info = false; }, "no debug information");
+  bool use_entrypoint_name = false;
+  app.add_flag("--fvk-use-entrypoint-name", use_entrypoint_name,
+               "keep the source name of a lone entry point instead of naming it 'main'");
   app.add_flag("--dump-ir", dump_ir, "print the IR after lowering");
   std::string dump_ir_after;
   app.add_option("--dump-ir-after", dump_ir_after,
@@ -83,6 +104,9 @@ int main(int argc, char** argv) {
   options.validate_spirv = !skip_validation;
   options.scalar_layout = scalar_layout;
   options.column_major = column_major;
+  options.optimization_level = opt_level;
+  options.debug_info = debug_info;
+  options.use_entrypoint_name = use_entrypoint_name;
   options.diag_format = diag_format == "json" ? slope::driver::DiagFormat::Json
                                               : slope::driver::DiagFormat::Text;
   options.error_limit = error_limit;
@@ -96,6 +120,7 @@ int main(int argc, char** argv) {
                    : no_codegen ? slope::driver::Target::None
                    : dump_ir  ? slope::driver::Target::Ir
                    : target == "spirv-asm" ? slope::driver::Target::SpirVAsm
+                   : target == "glsl"      ? slope::driver::Target::Glsl
                                            : slope::driver::Target::SpirV;
   slope::driver::CompileResult result = slope::driver::Compile(options);
   if (preprocess_only) {
@@ -107,6 +132,20 @@ int main(int argc, char** argv) {
     return result.ok ? 0 : 1;
   }
   if (!result.ok) return 1;
+  if (!reflection_json.empty()) {
+    if (options.target == slope::driver::Target::None ||
+        options.target == slope::driver::Target::Parse ||
+        options.target == slope::driver::Target::Ast) {
+      std::fprintf(stderr, "slopec: error: -reflection-json needs code generation; drop "
+                           "-no-codegen, -parse-only and -dump-ast\n");
+      return 1;
+    }
+    std::string text = slope::driver::ReflectionToJson(result.reflection);
+    if (!WriteFile(reflection_json, text.data(), text.size())) {
+      std::fprintf(stderr, "slopec: error: cannot write '%s'\n", reflection_json.c_str());
+      return 1;
+    }
+  }
 
   switch (options.target) {
     case slope::driver::Target::None:
@@ -115,6 +154,7 @@ int main(int argc, char** argv) {
     case slope::driver::Target::Ast:
     case slope::driver::Target::Ir:
     case slope::driver::Target::SpirVAsm:
+    case slope::driver::Target::Glsl:
       if (output.empty()) output = "-";
       if (!WriteFile(output, result.text.data(), result.text.size())) {
         std::fprintf(stderr, "slopec: error: cannot write '%s'\n", output.c_str());

@@ -39,27 +39,33 @@ uint32_t VectorAlign(uint32_t bytes, uint32_t count, BufferLayout layout) {
   if (count == 1 || layout == BufferLayout::Scalar) return bytes;
   return bytes * (count == 2 ? 2 : 4);  // vec3 is aligned like vec4
 }
+
+/// std140 rounds the alignment of arrays and structs (and the stride of arrays and
+/// matrices) up to 16 bytes.
+uint32_t Extended(uint32_t align, BufferLayout layout) {
+  return layout == BufferLayout::Std140 ? std::max<uint32_t>(align, 16) : align;
+}
 }  // namespace
 
 uint32_t LayoutMatrixStride(const ir::Type* m, BufferLayout layout, ir::MatrixLayout matrices) {
   uint32_t bytes = ScalarBytes(m);
   uint32_t count = MatrixVector(m, matrices) != nullptr ? m->Cols() : m->Count();
-  return RoundUp(bytes * count, VectorAlign(bytes, count, layout));
+  return RoundUp(bytes * count, Extended(VectorAlign(bytes, count, layout), layout));
 }
 
 uint32_t LayoutAlign(const ir::Type* t, BufferLayout layout, ir::MatrixLayout matrices) {
-  if (t->IsArray()) return LayoutAlign(t->Element(), layout, matrices);
+  if (t->IsArray()) return Extended(LayoutAlign(t->Element(), layout, matrices), layout);
   if (t->IsStruct()) {
     uint32_t align = 1;
     for (size_t i = 0; i < t->Members().size(); ++i) {
       ir::MatrixLayout own = MatrixLayoutOf(t->MemberMatrixLayout(i), matrices);
       align = std::max(align, LayoutAlign(t->Members()[i], layout, own));
     }
-    return align;
+    return Extended(align, layout);
   }
   if (t->IsMatrix()) {
     uint32_t count = MatrixVector(t, matrices) != nullptr ? t->Cols() : t->Count();
-    return VectorAlign(ScalarBytes(t), count, layout);
+    return Extended(VectorAlign(ScalarBytes(t), count, layout), layout);
   }
   SLOPE_ASSERT(t->IsScalar() || t->IsVector());
   return VectorAlign(ScalarBytes(t), t->IsVector() ? t->Count() : 1, layout);
@@ -87,7 +93,8 @@ uint32_t LayoutSize(const ir::Type* t, BufferLayout layout, ir::MatrixLayout mat
 
 uint32_t LayoutArrayStride(const ir::Type* element, BufferLayout layout,
                            ir::MatrixLayout matrices) {
-  return RoundUp(LayoutSize(element, layout, matrices), LayoutAlign(element, layout, matrices));
+  return RoundUp(LayoutSize(element, layout, matrices),
+                 Extended(LayoutAlign(element, layout, matrices), layout));
 }
 
 }  // namespace slope::targets::spirv

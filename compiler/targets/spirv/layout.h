@@ -7,6 +7,11 @@
 // alignment. An array aligns like its element; its stride is the element's size rounded
 // up to the element's alignment (a float3[2] takes 32 bytes).
 //
+// std140 (uniform buffers, unless the scalar layout is chosen): the std430 rules, except
+// that an array or a struct aligns to at least 16 bytes and an array's stride (and a
+// matrix's row or column stride) is rounded up to a multiple of 16, so a float[3] takes
+// 48 bytes and a struct that follows a float starts at offset 16.
+//
 // scalar (VK_EXT_scalar_block_layout, `-fvk-use-scalar-layout`): every type aligns to
 // the size of its scalar components, so a float3 takes 12 bytes and aligns to 4; structs
 // and arrays follow the std430 rules over those alignments.
@@ -25,7 +30,7 @@
 namespace slope::targets::spirv {
 
 /// The rule set for buffer memory.
-enum class BufferLayout : uint8_t { Std430, Scalar };
+enum class BufferLayout : uint8_t { Std430, Scalar, Std140 };
 
 /// The alignment of `t` in bytes (a scalar, vector, struct or array).
 uint32_t LayoutAlign(const ir::Type* t, BufferLayout layout, ir::MatrixLayout matrices);

@@ -18,10 +18,10 @@ const std::vector<std::string_view>& RaisePassNames() {
   // whose trip count is now known are unrolled, and the copies folded and cleaned up.
   // First, derivatives: the forward-mode pass writes what `fwd_diff` asks for (skipped
   // when nothing does); then recursion, which no shader target allows, is rejected.
-  // GLSL.std.450 has sin, exp, pow, ... for 32-bit floats only: narrow-math computes
-  // those of doubles in float.
+  // GLSL.std.450 has sin, exp, pow, ... for 32-bit floats only: expand-f64-math writes
+  // those of doubles as double-precision functions of the module.
   static const std::vector<std::string_view> kNames = {
-      "fwd-diff", "reject-recursion", "narrow-math", "inline-resources", "sroa", "mem2reg", "fold", "simplify-cfg", "legalize-resources", "dce",
+      "fwd-diff", "reject-recursion", "expand-f64-math", "inline-resources", "sroa", "mem2reg", "fold", "simplify-cfg", "legalize-resources", "dce",
       "unroll", "fold", "simplify-cfg", "dce"};
   return kNames;
 }

@@ -8,11 +8,13 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "compiler/base/half.h"
 #include "compiler/base/ice.h"
 #include "compiler/ir/cfg.h"
+#include "compiler/targets/spirv/debug_info.h"
 
 namespace slope::targets::spirv {
 
@@ -32,6 +34,10 @@ class Section {
     words_.insert(words_.end(), operands.begin(), operands.end());
   }
   const std::vector<uint32_t>& Words() const { return words_; }
+  /// Appends whole instructions (header words included).
+  void Append(const std::vector<uint32_t>& words) {
+    words_.insert(words_.end(), words.begin(), words.end());
+  }
 
  private:
   std::vector<uint32_t> words_;
@@ -64,15 +70,22 @@ class Writer {
   /// complement bits, floats as the bits of a double), low-order word first.
   std::vector<uint32_t> LiteralWords(const ir::Type* t, uint64_t bits);
   uint32_t TypeId(const ir::Type* t);
-  /// The type of `t` as a storage buffer holds it: structs with Offset decorations.
-  uint32_t LayoutTypeId(const ir::Type* t);
-  uint32_t StructTypeId(const ir::Type* t, bool with_layout);
+  /// The type of `t` as buffer memory laid out by `rules` holds it: structs with Offset
+  /// decorations, arrays with ArrayStride.
+  uint32_t LayoutTypeId(const ir::Type* t, BufferLayout rules);
+  /// A struct type; with `rules`, the laid-out form.
+  uint32_t StructTypeId(const ir::Type* t, std::optional<BufferLayout> rules);
   /// An array type; the laid-out form has an ArrayStride decoration.
-  uint32_t ArrayTypeId(const ir::Type* t, bool with_layout);
+  uint32_t ArrayTypeId(const ir::Type* t, std::optional<BufferLayout> rules);
+  /// The layout rules of memory in storage class `sc` (storage buffers: the compile's
+  /// rules; uniform buffers: std140 unless scalar; push constants: std430 unless scalar).
+  BufferLayout RulesOf(spv::StorageClass sc) const;
   uint32_t IndexConst(uint32_t index);
-  /// Loads and stores of whole structs and arrays in a storage buffer go member by member
-  /// (element by element), since the laid-out type differs from the one values have.
-  uint32_t LoadStorageStruct(uint32_t ptr, const ir::Type* t);
+  /// Loads and stores of whole structs and arrays in buffer memory (storage class `sc`) go
+  /// member by member (element by element), since the laid-out type differs from the one
+  /// values have.
+  uint32_t LoadStorageStruct(uint32_t ptr, const ir::Type* t,
+                             spv::StorageClass sc = spv::StorageClass::StorageBuffer);
   void StoreStorageStruct(uint32_t ptr, const ir::Type* t, uint32_t value);
   uint32_t PointerTypeId(spv::StorageClass sc, const ir::Type* pointee);
   uint32_t ConstantId(const ir::Constant* c);
@@ -83,6 +96,8 @@ class Writer {
   uint32_t ValueId(const ir::Value* v);
   void DeclareGlobal(const ir::Global* g);
   void WriteFunction(const ir::Function& f);
+  /// -g: imports the debug-info instruction set and writes the compilation unit.
+  void StartDebugInfo();
   void WriteInst(const ir::Inst& inst);
   /// The id of u32 constant `v` (scopes and memory semantics are such constants).
   uint32_t U32Const(uint32_t v) { return ScalarConst(module_.Types().Int(32, false), 0, v); }
@@ -116,7 +131,9 @@ class Writer {
   /// Decorates member `index` of laid-out struct `id` when `member` is a matrix (or an
   /// array of them): its majorness and stride.
   void DecorateMatrixMember(uint32_t id, uint32_t index, const ir::Type* member,
-                            ir::MatrixLayout layout);
+                            ir::MatrixLayout layout, BufferLayout rules);
+  /// A uniform buffer or push-constant block: a Block-decorated struct variable.
+  void DeclareUniformGlobal(const ir::Global* g);
 
   ir::Module& module_;
   const WriterOptions& options_;
@@ -129,7 +146,8 @@ class Writer {
   Section capabilities_, extensions_, ext_imports_, memory_model_, entry_points_,
       execution_modes_, names_, decorations_, globals_, functions_;
   std::map<const ir::Type*, uint32_t> types_;
-  std::map<const ir::Type*, uint32_t> layout_types_;
+  std::map<std::pair<const ir::Type*, BufferLayout>, uint32_t> layout_types_;
+  std::set<uint32_t> block_structs_;  ///< laid-out structs already decorated Block
   std::map<std::pair<spv::StorageClass, const ir::Type*>, uint32_t> pointer_types_;
   std::map<std::pair<uint32_t, std::vector<uint32_t>>, uint32_t> function_types_;
   std::map<const ir::Constant*, uint32_t> constants_;
@@ -147,6 +165,10 @@ class Writer {
     std::vector<uint32_t> interface;
   };
   std::vector<EntryPoint> entry_points_written_;
+  /// -g: the debug information being written, or null.
+  std::unique_ptr<DebugInfo> debug_;
+  /// -g: OpString, which precedes every OpName.
+  Section debug_strings_;
 };
 
 uint32_t Writer::TypeId(const ir::Type* t) {
@@ -179,18 +201,23 @@ uint32_t Writer::TypeId(const ir::Type* t) {
       break;
     }
     case ir::TypeKind::Pointer: {
-      spv::StorageClass sc = t->Space() == ir::AddressSpace::Function ? spv::StorageClass::Function
-                             : t->Space() == ir::AddressSpace::Workgroup
-                                 ? spv::StorageClass::Workgroup
-                                 : spv::StorageClass::StorageBuffer;
+      spv::StorageClass sc = spv::StorageClass::StorageBuffer;
+      switch (t->Space()) {
+        case ir::AddressSpace::Function: sc = spv::StorageClass::Function; break;
+        case ir::AddressSpace::Workgroup: sc = spv::StorageClass::Workgroup; break;
+        case ir::AddressSpace::Private: sc = spv::StorageClass::Private; break;
+        case ir::AddressSpace::StorageBuffer: sc = spv::StorageClass::StorageBuffer; break;
+        case ir::AddressSpace::Uniform: sc = spv::StorageClass::Uniform; break;
+        case ir::AddressSpace::PushConstant: sc = spv::StorageClass::PushConstant; break;
+      }
       return PointerTypeId(sc, t->Element());
     }
     case ir::TypeKind::Buffer:
       SLOPE_ICE("buffer types are declared with their global");
     case ir::TypeKind::Struct:
-      return StructTypeId(t, false);
+      return StructTypeId(t, std::nullopt);
     case ir::TypeKind::Array:
-      return ArrayTypeId(t, false);
+      return ArrayTypeId(t, std::nullopt);
     case ir::TypeKind::Matrix: {
       uint32_t row = TypeId(t->Element());
       id = NewId();
@@ -207,55 +234,74 @@ uint32_t Writer::TypeId(const ir::Type* t) {
   return id;
 }
 
-uint32_t Writer::LayoutTypeId(const ir::Type* t) {
-  if (t->IsArray()) return ArrayTypeId(t, true);
-  return t->IsStruct() ? StructTypeId(t, true) : TypeId(t);
+uint32_t Writer::LayoutTypeId(const ir::Type* t, BufferLayout rules) {
+  if (t->IsArray()) return ArrayTypeId(t, rules);
+  return t->IsStruct() ? StructTypeId(t, rules) : TypeId(t);
 }
 
-uint32_t Writer::ArrayTypeId(const ir::Type* t, bool with_layout) {
-  auto& cache = with_layout ? layout_types_ : types_;
-  auto it = cache.find(t);
-  if (it != cache.end()) return it->second;
-  uint32_t element = with_layout ? LayoutTypeId(t->Element()) : TypeId(t->Element());
+BufferLayout Writer::RulesOf(spv::StorageClass sc) const {
+  if (options_.layout == BufferLayout::Scalar) return BufferLayout::Scalar;
+  return sc == spv::StorageClass::Uniform ? BufferLayout::Std140 : BufferLayout::Std430;
+}
+
+uint32_t Writer::ArrayTypeId(const ir::Type* t, std::optional<BufferLayout> rules) {
+  if (!rules) {
+    auto it = types_.find(t);
+    if (it != types_.end()) return it->second;
+  } else if (auto it = layout_types_.find({t, *rules}); it != layout_types_.end()) {
+    return it->second;
+  }
+  uint32_t element = rules ? LayoutTypeId(t->Element(), *rules) : TypeId(t->Element());
   uint32_t length = ScalarConst(module_.Types().Int(32, false), 0, t->Count());
   uint32_t id = NewId();
   globals_.Emit(SpvOp::OpTypeArray, {id, element, length});
-  if (with_layout) {
+  if (rules) {
     decorations_.Emit(SpvOp::OpDecorate, {id, static_cast<uint32_t>(spv::Decoration::ArrayStride),
-                                          LayoutArrayStride(t->Element(), options_.layout,
+                                          LayoutArrayStride(t->Element(), *rules,
                                                             options_.matrix_layout)});
+    layout_types_[{t, *rules}] = id;
+  } else {
+    types_[t] = id;
   }
-  cache[t] = id;
   return id;
 }
 
-uint32_t Writer::StructTypeId(const ir::Type* t, bool with_layout) {
-  auto& cache = with_layout ? layout_types_ : types_;
-  auto it = cache.find(t);
-  if (it != cache.end()) return it->second;
+uint32_t Writer::StructTypeId(const ir::Type* t, std::optional<BufferLayout> rules) {
+  if (!rules) {
+    auto it = types_.find(t);
+    if (it != types_.end()) return it->second;
+  } else if (auto it = layout_types_.find({t, *rules}); it != layout_types_.end()) {
+    return it->second;
+  }
   std::vector<uint32_t> members;
   for (const ir::Type* m : t->Members()) {
-    members.push_back(with_layout ? LayoutTypeId(m) : TypeId(m));
+    members.push_back(rules ? LayoutTypeId(m, *rules) : TypeId(m));
   }
   uint32_t id = NewId();
   globals_.Emit(SpvOp::OpTypeStruct, Concat({id}, members));
   names_.Emit(SpvOp::OpName, Concat({id}, StringWords(t->StructName())));
-  std::vector<uint32_t> offsets = LayoutMemberOffsets(t, options_.layout, options_.matrix_layout);
+  std::vector<uint32_t> offsets;
+  if (rules) offsets = LayoutMemberOffsets(t, *rules, options_.matrix_layout);
   for (uint32_t i = 0; i < members.size(); ++i) {
     names_.Emit(SpvOp::OpMemberName, Concat({id, i}, StringWords(t->MemberNames()[i])));
-    if (with_layout) {
+    if (rules) {
       decorations_.Emit(SpvOp::OpMemberDecorate,
                         {id, i, static_cast<uint32_t>(spv::Decoration::Offset), offsets[i]});
       DecorateMatrixMember(id, i, t->Members()[i],
-                           MatrixLayoutOf(t->MemberMatrixLayout(i), options_.matrix_layout));
+                           MatrixLayoutOf(t->MemberMatrixLayout(i), options_.matrix_layout),
+                           *rules);
     }
   }
-  cache[t] = id;
+  if (rules) {
+    layout_types_[{t, *rules}] = id;
+  } else {
+    types_[t] = id;
+  }
   return id;
 }
 
 void Writer::DecorateMatrixMember(uint32_t id, uint32_t index, const ir::Type* member,
-                                  ir::MatrixLayout layout) {
+                                  ir::MatrixLayout layout, BufferLayout rules) {
   while (member->IsArray()) member = member->Element();
   if (!member->IsMatrix()) return;
   // SPIR-V's columns are HLSL's rows: a row-major HLSL matrix is ColMajor in SPIR-V.
@@ -264,24 +310,24 @@ void Writer::DecorateMatrixMember(uint32_t id, uint32_t index, const ir::Type* m
   decorations_.Emit(SpvOp::OpMemberDecorate, {id, index, static_cast<uint32_t>(major)});
   decorations_.Emit(SpvOp::OpMemberDecorate,
                     {id, index, static_cast<uint32_t>(spv::Decoration::MatrixStride),
-                     LayoutMatrixStride(member, options_.layout, layout)});
+                     LayoutMatrixStride(member, rules, layout)});
 }
 
 uint32_t Writer::IndexConst(uint32_t index) {
   return ScalarConst(module_.Types().Int(32, true), 0, index);
 }
 
-uint32_t Writer::LoadStorageStruct(uint32_t ptr, const ir::Type* t) {
+uint32_t Writer::LoadStorageStruct(uint32_t ptr, const ir::Type* t, spv::StorageClass sc) {
   std::vector<uint32_t> ops{TypeId(t), 0};
   auto count = static_cast<uint32_t>(t->IsArray() ? t->Count() : t->Members().size());
   for (uint32_t i = 0; i < count; ++i) {
     const ir::Type* m = t->IsArray() ? t->Element() : t->Members()[i];
     uint32_t member_ptr = NewId();
-    uint32_t member_ptr_type = PointerTypeId(spv::StorageClass::StorageBuffer, m);
+    uint32_t member_ptr_type = PointerTypeId(sc, m);
     functions_.Emit(SpvOp::OpAccessChain, {member_ptr_type, member_ptr, ptr, IndexConst(i)});
     uint32_t value = 0;
     if (m->IsStruct() || m->IsArray()) {
-      value = LoadStorageStruct(member_ptr, m);
+      value = LoadStorageStruct(member_ptr, m, sc);
     } else {
       value = NewId();
       functions_.Emit(SpvOp::OpLoad, {TypeId(m), value, member_ptr});
@@ -314,9 +360,10 @@ uint32_t Writer::PointerTypeId(spv::StorageClass sc, const ir::Type* pointee) {
   auto key = std::make_pair(sc, pointee);
   auto it = pointer_types_.find(key);
   if (it != pointer_types_.end()) return it->second;
-  // Storage buffers hold the laid-out form of a struct; everything else the plain one.
-  uint32_t pointee_id =
-      sc == spv::StorageClass::StorageBuffer ? LayoutTypeId(pointee) : TypeId(pointee);
+  // Buffer memory holds the laid-out form of a struct; everything else the plain one.
+  bool laid_out = sc == spv::StorageClass::StorageBuffer || sc == spv::StorageClass::Uniform ||
+                  sc == spv::StorageClass::PushConstant;
+  uint32_t pointee_id = laid_out ? LayoutTypeId(pointee, RulesOf(sc)) : TypeId(pointee);
   uint32_t id = NewId();
   globals_.Emit(SpvOp::OpTypePointer, {id, static_cast<uint32_t>(sc), pointee_id});
   pointer_types_[key] = id;
@@ -434,19 +481,42 @@ void Writer::RequireStorageWidths(const ir::Type* t) {
   if (width == 16) Require(spv::Capability::StorageBuffer16BitAccess);
 }
 
+void Writer::DeclareUniformGlobal(const ir::Global* g) {
+  bool push = g->IsPushConstant();
+  spv::StorageClass sc = push ? spv::StorageClass::PushConstant : spv::StorageClass::Uniform;
+  const ir::Type* block = g->GetType()->Element();
+  uint32_t ptr = PointerTypeId(sc, block);
+  uint32_t block_id = LayoutTypeId(block, RulesOf(sc));
+  if (block_structs_.insert(block_id).second) {
+    decorations_.Emit(SpvOp::OpDecorate, {block_id, static_cast<uint32_t>(spv::Decoration::Block)});
+  }
+  uint32_t var = NewId();
+  globals_.Emit(SpvOp::OpVariable, {ptr, var, static_cast<uint32_t>(sc)});
+  if (!push) {
+    decorations_.Emit(SpvOp::OpDecorate,
+                      {var, static_cast<uint32_t>(spv::Decoration::DescriptorSet), g->set});
+    decorations_.Emit(SpvOp::OpDecorate,
+                      {var, static_cast<uint32_t>(spv::Decoration::Binding), g->binding});
+  }
+  names_.Emit(SpvOp::OpName, Concat({var}, StringWords(g->Name())));
+  values_[g] = var;
+}
+
 void Writer::DeclareGlobal(const ir::Global* g) {
-  if (g->IsWorkgroup()) {
-    // `groupshared`: a Workgroup variable of the plain (not laid-out) type.
+  if (g->IsUniform() || g->IsPushConstant()) return DeclareUniformGlobal(g);
+  if (g->IsWorkgroup() || g->IsPrivate()) {
+    // `groupshared` and `static`: a Workgroup or Private variable of the plain (not
+    // laid-out) type.
     uint32_t var = NewId();
-    globals_.Emit(SpvOp::OpVariable, {TypeId(g->GetType()), var,
-                                      static_cast<uint32_t>(spv::StorageClass::Workgroup)});
+    spv::StorageClass sc = g->IsPrivate() ? spv::StorageClass::Private : spv::StorageClass::Workgroup;
+    globals_.Emit(SpvOp::OpVariable, {TypeId(g->GetType()), var, static_cast<uint32_t>(sc)});
     names_.Emit(SpvOp::OpName, Concat({var}, StringWords(g->Name())));
     values_[g] = var;
     return;
   }
   const ir::Type* element = g->GetType()->Element();
   RequireStorageWidths(element);
-  uint32_t element_id = LayoutTypeId(element);
+  uint32_t element_id = LayoutTypeId(element, options_.layout);
   uint32_t array = NewId();
   globals_.Emit(SpvOp::OpTypeRuntimeArray, {array, element_id});
   decorations_.Emit(SpvOp::OpDecorate, {array, static_cast<uint32_t>(spv::Decoration::ArrayStride),
@@ -457,7 +527,7 @@ void Writer::DeclareGlobal(const ir::Global* g) {
   decorations_.Emit(SpvOp::OpDecorate, {block, static_cast<uint32_t>(spv::Decoration::Block)});
   decorations_.Emit(SpvOp::OpMemberDecorate,
                     {block, 0, static_cast<uint32_t>(spv::Decoration::Offset), 0});
-  DecorateMatrixMember(block, 0, element, options_.matrix_layout);
+  DecorateMatrixMember(block, 0, element, options_.matrix_layout, options_.layout);
   if (!g->GetType()->IsWritable()) {
     decorations_.Emit(SpvOp::OpMemberDecorate,
                       {block, 0, static_cast<uint32_t>(spv::Decoration::NonWritable)});
@@ -489,6 +559,7 @@ std::vector<uint32_t> Writer::Run() {
   ext_imports_.Emit(SpvOp::OpExtInstImport, Concat({glsl_ext_}, StringWords("GLSL.std.450")));
   memory_model_.Emit(SpvOp::OpMemoryModel, {static_cast<uint32_t>(spv::AddressingModel::Logical),
                                             static_cast<uint32_t>(spv::MemoryModel::GLSL450)});
+  if (options_.debug_sources != nullptr) StartDebugInfo();
   for (const ir::Global* g : module_.globals) DeclareGlobal(g);
   for (const ir::Function* f : module_.functions) function_ids_[f] = NewId();
   for (const ir::Function* f : module_.functions) {
@@ -509,7 +580,8 @@ std::vector<uint32_t> Writer::Run() {
       }
     }
     std::vector<uint32_t> ops{static_cast<uint32_t>(spv::ExecutionModel::GLCompute), entry.id};
-    std::vector<uint32_t> name = StringWords(entry.name);
+    bool main = options_.entry_names_main && entry_points_written_.size() == 1;
+    std::vector<uint32_t> name = StringWords(main ? std::string("main") : entry.name);
     ops.insert(ops.end(), name.begin(), name.end());
     ops.insert(ops.end(), entry.interface.begin(), entry.interface.end());
     entry_points_.Emit(SpvOp::OpEntryPoint, ops);
@@ -536,12 +608,28 @@ std::vector<uint32_t> Writer::Run() {
   }
   std::vector<uint32_t> words{spv::MagicNumber, 0x00010300u, 0x534C0001u /* generator */, 0, 0};
   for (const Section* s : {&capabilities_, &extensions_, &ext_imports_, &memory_model_,
-                           &entry_points_, &execution_modes_, &names_, &decorations_, &globals_,
+                           &entry_points_, &execution_modes_, &debug_strings_, &names_, &decorations_, &globals_,
                            &functions_}) {
     words.insert(words.end(), s->Words().begin(), s->Words().end());
   }
   words[3] = next_id_;  // bound
   return words;
+}
+
+void Writer::StartDebugInfo() {
+  DebugSink sink;
+  sink.new_id = [this] { return NewId(); };
+  sink.u32 = [this](uint32_t v) { return U32Const(v); };
+  sink.type_id = [this](const ir::Type* t) { return TypeId(t); };
+  sink.void_type = [this] { return TypeId(module_.Types().Void()); };
+  sink.strings = [this](const std::vector<uint32_t>& words) { debug_strings_.Append(words); };
+  sink.globals = [this](const std::vector<uint32_t>& words) { globals_.Append(words); };
+  sink.code = [this](const std::vector<uint32_t>& words) { functions_.Append(words); };
+  debug_ = std::make_unique<DebugInfo>(*options_.debug_sources, options_.debug_file, sink);
+  extensions_.Emit(SpvOp::OpExtension, StringWords("SPV_KHR_non_semantic_info"));
+  ext_imports_.Emit(SpvOp::OpExtInstImport,
+                    Concat({debug_->ImportId()}, StringWords("NonSemantic.Shader.DebugInfo.100")));
+  debug_->Begin();
 }
 
 void Writer::WriteFunction(const ir::Function& f) {
@@ -554,6 +642,7 @@ void Writer::WriteFunction(const ir::Function& f) {
   }
   uint32_t ftype = FunctionTypeId(result, param_types);
   names_.Emit(SpvOp::OpName, Concat({fid}, StringWords(f.Name())));
+  if (debug_) debug_->DeclareFunction(f, fid);
   functions_.Emit(SpvOp::OpFunction, {result, fid, 0, ftype});
   if (!f.is_entry) {
     for (const ir::Param* p : f.params) {
@@ -609,7 +698,14 @@ void Writer::WriteFunction(const ir::Function& f) {
       }
       functions_.Emit(SpvOp::OpPhi, ops);
     }
-    for (size_t i = first; i < b->insts.size(); ++i) WriteInst(*b->insts[i]);
+    if (debug_) {
+      if (b == f.blocks.front()) debug_->DefineFunction(f, fid);
+      debug_->EnterBlock(f);
+    }
+    for (size_t i = first; i < b->insts.size(); ++i) {
+      if (debug_) debug_->Line(b->insts[i]->loc);
+      WriteInst(*b->insts[i]);
+    }
   }
   functions_.Emit(SpvOp::OpFunctionEnd, {});
   if (f.is_entry) {
@@ -1109,6 +1205,12 @@ void Writer::WriteInst(const ir::Inst& inst) {
     }
   }
   auto operand = [&](size_t i) { return ValueId(inst.operands[i]); };
+  if (inst.block != nullptr && inst.block->GetFunction()->precise && t->Scalar()->IsFloat() &&
+      (inst.GetOp() == Op::Add || inst.GetOp() == Op::Sub || inst.GetOp() == Op::Mul ||
+       inst.GetOp() == Op::Div || inst.GetOp() == Op::Neg)) {
+    decorations_.Emit(SpvOp::OpDecorate,
+                      {ValueId(&inst), static_cast<uint32_t>(spv::Decoration::NoContraction)});
+  }
   const ir::Type* s0 = inst.operands.empty() ? t->Scalar() : inst.operands[0]->GetType()->Scalar();
   bool is_float = s0->IsFloat();
   bool is_signed = s0->IsInt() && s0->IsSigned();
@@ -1190,6 +1292,14 @@ void Writer::WriteInst(const ir::Inst& inst) {
       const ir::Type* p = inst.operands[0]->GetType();
       if ((t->IsStruct() || t->IsArray()) && p->Space() == ir::AddressSpace::StorageBuffer) {
         values_[&inst] = LoadStorageStruct(operand(0), t);
+        return;
+      }
+      if ((t->IsStruct() || t->IsArray()) && (p->Space() == ir::AddressSpace::Uniform ||
+                                              p->Space() == ir::AddressSpace::PushConstant)) {
+        values_[&inst] = LoadStorageStruct(operand(0), t,
+                                           p->Space() == ir::AddressSpace::Uniform
+                                               ? spv::StorageClass::Uniform
+                                               : spv::StorageClass::PushConstant);
         return;
       }
       return unary(SpvOp::OpLoad);

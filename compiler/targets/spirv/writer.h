@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "compiler/ir/ir.h"
+#include "compiler/source/source_manager.h"
 #include "compiler/targets/spirv/layout.h"
 
 namespace slope::targets::spirv {
@@ -21,6 +22,13 @@ struct WriterOptions {
   BufferLayout layout = BufferLayout::Std430;
   /// How matrices without a `row_major` / `column_major` field modifier are laid out.
   ir::MatrixLayout matrix_layout = ir::MatrixLayout::RowMajor;
+  /// Name a lone entry point "main" in OpEntryPoint (slangc without
+  /// -fvk-use-entrypoint-name). Several entry points keep their names: they must differ.
+  bool entry_names_main = false;
+  /// -g: when set, NonSemantic.Shader.DebugInfo.100 describes the module, mapping each
+  /// instruction to its line in these sources; `debug_file` is the file compiled.
+  const source::SourceManager* debug_sources = nullptr;
+  source::FileId debug_file = 0;
 };
 
 /// Writes the module. The IR must have passed the verifier.

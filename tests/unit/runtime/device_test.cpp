@@ -314,8 +314,110 @@ TEST_F(VulkanDeviceTest, DeviceIndexOutOfRange) {
   std::string error;
   EXPECT_EQ(CreateDevice(Backend::Vulkan, 1000, &error), nullptr);
   EXPECT_NE(error.find("out of range"), std::string::npos) << error;
+  // The message lists the devices there are, by number and name.
+  EXPECT_NE(error.find("0: " + device_->Name()), std::string::npos) << error;
   std::unique_ptr<Device> first = CreateDevice(Backend::Vulkan, 0, &error);
   EXPECT_NE(first, nullptr) << error;
+}
+
+// A uniform buffer (std140: scale at 0, offset at 16) and a push-constant block (bias at
+// 0, count at 4). out[i] = (i < count ? float(i) * scale + offset[i % 3] + bias : -1).
+constexpr const char* kUniformShader = R"(#version 450
+layout(local_size_x = 4) in;
+layout(std140, set = 0, binding = 0) uniform Params { float scale; vec3 offset; } params;
+layout(std430, set = 0, binding = 1) buffer Out { float data[]; } out_buf;
+layout(push_constant) uniform Push { float bias; uint count; } push;
+void main() {
+  uint i = gl_GlobalInvocationID.x;
+  out_buf.data[i] = i < push.count ? float(i) * params.scale + params.offset[i % 3u] + push.bias
+                                   : -1.0;
+}
+)";
+
+Reflection UniformReflection() {
+  Reflection reflection;
+  reflection.entry_points.push_back(EntryPointInfo{"main", {4, 1, 1}});
+  ElementLayout params{ScalarKind::Float32, 1, 32, 32, "Params"};
+  params.fields = {{"scale", ScalarKind::Float32, 1, 0}, {"offset", ScalarKind::Float32, 3, 16}};
+  reflection.bindings.push_back(BindingInfo{"Params", ResourceKind::UniformBuffer, 0, 0, params});
+  reflection.bindings.push_back(
+      BindingInfo{"out", ResourceKind::RWStructuredBuffer, 0, 1, ElementLayout{}});
+  ElementLayout push{ScalarKind::Float32, 1, 8, 8, "Push"};
+  push.fields = {{"bias", ScalarKind::Float32, 1, 0}, {"count", ScalarKind::UInt32, 1, 4}};
+  reflection.bindings.push_back(
+      BindingInfo{"main.uniforms", ResourceKind::PushConstant, 0, 0, push, "main"});
+  return reflection;
+}
+
+TEST_F(VulkanDeviceTest, UniformBufferAndPushConstants) {
+  std::string error;
+  std::vector<uint32_t> spirv = Compile(kUniformShader);
+  std::unique_ptr<Kernel> kernel = device_->CreateKernel(spirv, UniformReflection(), "", &error);
+  ASSERT_NE(kernel, nullptr) << error;
+  // scale = 2 at 0, offset = (10, 20, 30) at 16.
+  std::vector<float> params(8, 0.0f);
+  params[0] = 2.0f;
+  params[4] = 10.0f;
+  params[5] = 20.0f;
+  params[6] = 30.0f;
+  std::unique_ptr<Buffer> uniforms = Upload(*device_, params);
+  std::unique_ptr<Buffer> out = Upload(*device_, std::vector<float>(8, -12345.0f));
+  // bias = 0.5, count = 6.
+  struct {
+    float bias;
+    uint32_t count;
+  } push{0.5f, 6};
+  DispatchOptions options;
+  options.push_constants = std::as_bytes(std::span(&push, 1));
+  options.measure_time = true;
+  DispatchStats stats;
+  BufferBinding bindings[] = {{"Params", uniforms.get()}, {"out", out.get()}};
+  ASSERT_TRUE(device_->Dispatch(*kernel, bindings, {2, 1, 1}, &error, options, &stats)) << error;
+  // i * 2 + offset[i % 3] + 0.5 for i < 6, else -1.
+  std::vector<float> expected{10.5f, 22.5f, 34.5f, 16.5f, 28.5f, 40.5f, -1.0f, -1.0f};
+  EXPECT_EQ(Download<float>(*device_, *out), expected);
+  // lavapipe has timestamps; a device without them leaves the time unmeasured.
+  EXPECT_GE(stats.kernel_ms, 0.0);
+
+  // The push-constant block must have its reflected size, and takes no buffer.
+  DispatchOptions short_push;
+  short_push.push_constants = std::as_bytes(std::span(&push.bias, 1));
+  EXPECT_FALSE(device_->Dispatch(*kernel, bindings, {2, 1, 1}, &error, short_push));
+  EXPECT_NE(error.find("push-constant block takes 8 bytes but 4 were given"), std::string::npos)
+      << error;
+  BufferBinding with_push[] = {
+      {"Params", uniforms.get()}, {"out", out.get()}, {"main.uniforms", out.get()}};
+  EXPECT_FALSE(device_->Dispatch(*kernel, with_push, {2, 1, 1}, &error, options));
+  EXPECT_NE(error.find("takes no buffer"), std::string::npos) << error;
+}
+
+TEST_F(VulkanDeviceTest, UniformBufferTooSmallIsAnError) {
+  std::string error;
+  std::vector<uint32_t> spirv = Compile(kUniformShader);
+  std::unique_ptr<Kernel> kernel = device_->CreateKernel(spirv, UniformReflection(), "", &error);
+  ASSERT_NE(kernel, nullptr) << error;
+  std::unique_ptr<Buffer> small = Upload(*device_, std::vector<float>(4, 1.0f));
+  std::unique_ptr<Buffer> out = Upload(*device_, std::vector<float>(8, 0.0f));
+  uint32_t push[2] = {0, 1};
+  DispatchOptions options;
+  options.push_constants = std::as_bytes(std::span(push));
+  BufferBinding bindings[] = {{"Params", small.get()}, {"out", out.get()}};
+  EXPECT_FALSE(device_->Dispatch(*kernel, bindings, {1, 1, 1}, &error, options));
+  EXPECT_NE(error.find("uniform buffer 'Params' needs 32 bytes but its buffer has 16"),
+            std::string::npos)
+      << error;
+}
+
+TEST_F(VulkanDeviceTest, PushConstantsOverTheLimitAreRefused) {
+  // Vulkan guarantees 128 bytes of push constants; lavapipe allows 256. 64 KiB fits none.
+  Reflection reflection = UniformReflection();
+  reflection.bindings.back().element.size = 65536;
+  std::string error;
+  std::vector<uint32_t> spirv = Compile(kUniformShader);
+  EXPECT_EQ(device_->CreateKernel(spirv, reflection, "", &error), nullptr);
+  EXPECT_NE(error.find("needs 65536 but the device's maxPushConstantsSize is"),
+            std::string::npos)
+      << error;
 }
 
 TEST_F(VulkanDeviceTest, DefaultDeviceFallsBackToVulkan) {

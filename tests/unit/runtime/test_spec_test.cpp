@@ -190,5 +190,62 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"//ENTRY: a b\n", 1, "unexpected 'b'"},
         BadCase{"//ENTRY: a\n\n//ENTRY: b\n", 3, "more than one //ENTRY:"}));
 
+TEST(TestSpecTest, ParsesUniformAndTensorDirectives) {
+  const char* source =
+      "//INPUT: uniform scale float 2.5\n"
+      "//INPUT: uniform p.offset float3 [1, 2, 3]\n"
+      "//INPUT: uniform w[1] int -4\n"
+      "//INPUT: tensor t float [2, 3] [1, 2, 3, 4, 5, 6]\n"
+      "//OUTPUT: tensor o uint [4]\n";
+  TestSpec spec;
+  SpecError error;
+  ASSERT_TRUE(ParseTestSpec(source, &spec, &error)) << error.line << ": " << error.message;
+  ASSERT_EQ(spec.uniforms.size(), 7u);
+  EXPECT_EQ(spec.uniforms[0].name, "scale");
+  EXPECT_EQ(spec.uniforms[0].bits, (std::vector<uint64_t>{std::bit_cast<uint32_t>(2.5f)}));
+  EXPECT_EQ(spec.uniforms[1].name, "p.offset");
+  EXPECT_EQ(spec.uniforms[1].type.components, 3u);
+  EXPECT_EQ(spec.uniforms[2].name, "w[1]");
+  EXPECT_EQ(spec.uniforms[2].bits, (std::vector<uint64_t>{0xFFFFFFFCu}));
+  // A 2 x 3 tensor: sizes (2, 3, 0, 0), row-major strides (3, 1, 0, 0).
+  EXPECT_EQ(spec.uniforms[3].name, "t.sizes");
+  EXPECT_EQ(spec.uniforms[3].bits, (std::vector<uint64_t>{2, 3, 0, 0}));
+  EXPECT_EQ(spec.uniforms[4].name, "t.strides");
+  EXPECT_EQ(spec.uniforms[4].bits, (std::vector<uint64_t>{3, 1, 0, 0}));
+  EXPECT_EQ(spec.uniforms[6].bits, (std::vector<uint64_t>{1, 0, 0, 0}));
+  ASSERT_EQ(spec.buffers.size(), 2u);
+  EXPECT_EQ(spec.buffers[0].name, "t.data");
+  EXPECT_EQ(spec.buffers[0].count, 6u);
+  EXPECT_EQ(spec.buffers[1].name, "o.data");
+  EXPECT_EQ(spec.buffers[1].role, BufferRole::Output);
+  EXPECT_EQ(spec.buffers[1].bits, (std::vector<uint64_t>{0, 0, 0, 0}));
+}
+
+TEST(TestSpecTest, RejectsBadUniformAndTensorDirectives) {
+  struct Case {
+    const char* source;
+    const char* message;
+  } cases[] = {
+      {"//INPUT: uniform scale float3 [1, 2]\n",
+       "uniform 'scale' of type float3 needs 3 values, found 2"},
+      {"//INPUT: uniform 3x float 1\n", "invalid uniform member name '3x'"},
+      {"//INPUT: uniform m float3x3 [1]\n",
+       "expected a scalar or vector type, found 'float3x3' (give a matrix row by row)"},
+      {"//INPUT: uniform s float 1\n//INPUT: uniform s float 2\n",
+       "uniform 's' is already given on line 1"},
+      {"//INPUT: uniform s float\n", "uniform 's' has no value"},
+      {"//INPUT: tensor t float [2, 2] [1, 2, 3]\n",
+       "tensor 't' of shape 2-D needs 4 values, found 3"},
+      {"//INPUT: tensor t float [1, 1, 1, 1, 1] [1]\n",
+       "a tensor has 1 to 4 dimensions, found 5"},
+  };
+  for (const Case& c : cases) {
+    TestSpec spec;
+    SpecError error;
+    EXPECT_FALSE(ParseTestSpec(c.source, &spec, &error)) << c.source;
+    EXPECT_EQ(error.message, c.message) << c.source;
+  }
+}
+
 }  // namespace
 }  // namespace slope::run

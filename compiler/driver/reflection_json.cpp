@@ -1,0 +1,247 @@
+#include "compiler/driver/reflection_json.h"
+
+#include <nlohmann/json.hpp>
+
+namespace slope::driver {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+constexpr ScalarKind kScalarKinds[] = {
+    ScalarKind::Bool,   ScalarKind::Int8,    ScalarKind::Int16,   ScalarKind::Int32,
+    ScalarKind::Int64,  ScalarKind::UInt8,   ScalarKind::UInt16,  ScalarKind::UInt32,
+    ScalarKind::UInt64, ScalarKind::Float16, ScalarKind::Float32, ScalarKind::Float64};
+
+constexpr ResourceKind kResourceKinds[] = {ResourceKind::StructuredBuffer,
+                                           ResourceKind::RWStructuredBuffer,
+                                           ResourceKind::UniformBuffer, ResourceKind::PushConstant};
+
+/// "float", "float3", "float2x3": a scalar, vector or matrix type's name.
+std::string TypeName(ScalarKind scalar, uint32_t components, uint32_t rows) {
+  std::string name = ScalarKindName(scalar);
+  if (rows != 0) return name + std::to_string(rows) + "x" + std::to_string(components);
+  if (components > 1) name += std::to_string(components);
+  return name;
+}
+
+/// Parses TypeName's output back; false when `text` is no such name.
+bool ParseTypeName(const std::string& text, ScalarKind* scalar, uint32_t* components,
+                   uint32_t* rows) {
+  // Longest scalar name first, so that "int16_t" is not read as "int".
+  size_t best = 0;
+  for (ScalarKind kind : kScalarKinds) {
+    std::string name = ScalarKindName(kind);
+    if (text.rfind(name, 0) == 0 && name.size() > best) {
+      best = name.size();
+      *scalar = kind;
+    }
+  }
+  if (best == 0) return false;
+  std::string suffix = text.substr(best);
+  *components = 1;
+  *rows = 0;
+  auto digit = [](char c) { return c >= '1' && c <= '4'; };
+  if (suffix.empty()) return true;
+  if (suffix.size() == 1 && digit(suffix[0])) {
+    *components = static_cast<uint32_t>(suffix[0] - '0');
+    return true;
+  }
+  if (suffix.size() == 3 && digit(suffix[0]) && suffix[1] == 'x' && digit(suffix[2])) {
+    *rows = static_cast<uint32_t>(suffix[0] - '0');
+    *components = static_cast<uint32_t>(suffix[2] - '0');
+    return true;
+  }
+  return false;
+}
+
+json ElementJson(const ElementLayout& e) {
+  json j;
+  if (!e.struct_name.empty()) {
+    j["type"] = e.struct_name;
+  } else {
+    j["type"] = TypeName(e.scalar, e.components, e.rows);
+  }
+  j["size"] = e.size;
+  j["stride"] = e.stride;
+  if (e.rows != 0) {
+    j["rows"] = e.rows;
+    j["row_step"] = e.row_step;
+    j["component_stride"] = e.component_stride;
+  }
+  if (!e.struct_name.empty()) {
+    json fields = json::array();
+    for (const FieldLayout& f : e.fields) {
+      json field{{"name", f.name}, {"type", TypeName(f.scalar, f.components, 0)},
+                 {"offset", f.offset}};
+      if (f.component_stride != 0) field["component_stride"] = f.component_stride;
+      fields.push_back(std::move(field));
+    }
+    j["fields"] = std::move(fields);
+  }
+  return j;
+}
+
+/// Reading: every accessor reports a missing or mistyped member as an error naming it.
+class Reader {
+ public:
+  explicit Reader(std::string* error) : error_(error) {}
+
+  bool Fail(const std::string& where, const std::string& what) {
+    *error_ = where + ": " + what;
+    return false;
+  }
+  bool UInt(const json& j, const char* key, const std::string& where, uint32_t* out,
+            bool optional = false) {
+    auto it = j.find(key);
+    if (it == j.end()) {
+      if (optional) return true;
+      return Fail(where, std::string("missing \"") + key + "\"");
+    }
+    if (!it->is_number_unsigned() || it->get<uint64_t>() > UINT32_MAX) {
+      return Fail(where, std::string("\"") + key + "\" must be an unsigned 32-bit integer");
+    }
+    *out = it->get<uint32_t>();
+    return true;
+  }
+  bool String(const json& j, const char* key, const std::string& where, std::string* out,
+              bool optional = false) {
+    auto it = j.find(key);
+    if (it == j.end()) {
+      if (optional) return true;
+      return Fail(where, std::string("missing \"") + key + "\"");
+    }
+    if (!it->is_string()) return Fail(where, std::string("\"") + key + "\" must be a string");
+    *out = it->get<std::string>();
+    return true;
+  }
+  bool Element(const json& j, const std::string& where, ElementLayout* e) {
+    std::string type;
+    if (!String(j, "type", where, &type) || !UInt(j, "size", where, &e->size) ||
+        !UInt(j, "stride", where, &e->stride)) {
+      return false;
+    }
+    auto fields = j.find("fields");
+    if (fields == j.end()) {
+      uint32_t rows = 0;
+      if (!ParseTypeName(type, &e->scalar, &e->components, &rows)) {
+        return Fail(where, "unknown type '" + type + "'");
+      }
+      if (!UInt(j, "rows", where, &e->rows, true) ||
+          !UInt(j, "row_step", where, &e->row_step, true) ||
+          !UInt(j, "component_stride", where, &e->component_stride, true)) {
+        return false;
+      }
+      if (rows != e->rows) return Fail(where, "\"rows\" does not match type '" + type + "'");
+      return true;
+    }
+    e->struct_name = type;
+    if (!fields->is_array()) return Fail(where, "\"fields\" must be an array");
+    for (size_t i = 0; i < fields->size(); ++i) {
+      const json& f = (*fields)[i];
+      std::string at = where + ".fields[" + std::to_string(i) + "]";
+      if (!f.is_object()) return Fail(at, "must be an object");
+      FieldLayout field;
+      std::string field_type;
+      uint32_t rows = 0;
+      if (!String(f, "name", at, &field.name) || !String(f, "type", at, &field_type) ||
+          !UInt(f, "offset", at, &field.offset) ||
+          !UInt(f, "component_stride", at, &field.component_stride, true)) {
+        return false;
+      }
+      if (!ParseTypeName(field_type, &field.scalar, &field.components, &rows) || rows != 0) {
+        return Fail(at, "unknown field type '" + field_type + "'");
+      }
+      e->fields.push_back(std::move(field));
+    }
+    return true;
+  }
+
+ private:
+  std::string* error_;
+};
+
+}  // namespace
+
+std::string ReflectionToJson(const Reflection& reflection) {
+  json entries = json::array();
+  for (const EntryPointInfo& e : reflection.entry_points) {
+    entries.push_back({{"name", e.name}, {"numthreads", e.numthreads}});
+  }
+  json parameters = json::array();
+  for (const BindingInfo& b : reflection.bindings) {
+    json p{{"name", b.name}, {"kind", ResourceKindName(b.kind)}};
+    if (b.kind == ResourceKind::PushConstant) {
+      p["entry_point"] = b.entry_point;
+    } else {
+      p["set"] = b.set;
+      p["binding"] = b.binding;
+    }
+    p.update(ElementJson(b.element));
+    parameters.push_back(std::move(p));
+  }
+  json doc{{"entry_points", std::move(entries)}, {"parameters", std::move(parameters)}};
+  return doc.dump(2) + "\n";
+}
+
+bool ReflectionFromJson(std::string_view text, Reflection* out, std::string* error) {
+  *out = Reflection{};
+  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) {
+    *error = "reflection: not valid JSON";
+    return false;
+  }
+  Reader r(error);
+  if (!doc.is_object()) return r.Fail("reflection", "must be an object");
+  auto entries = doc.find("entry_points");
+  auto parameters = doc.find("parameters");
+  if (entries == doc.end() || !entries->is_array()) {
+    return r.Fail("reflection", "missing array \"entry_points\"");
+  }
+  if (parameters == doc.end() || !parameters->is_array()) {
+    return r.Fail("reflection", "missing array \"parameters\"");
+  }
+  for (size_t i = 0; i < entries->size(); ++i) {
+    const json& e = (*entries)[i];
+    std::string at = "entry_points[" + std::to_string(i) + "]";
+    if (!e.is_object()) return r.Fail(at, "must be an object");
+    EntryPointInfo info;
+    if (!r.String(e, "name", at, &info.name)) return false;
+    auto sizes = e.find("numthreads");
+    if (sizes == e.end() || !sizes->is_array() || sizes->size() != 3) {
+      return r.Fail(at, "\"numthreads\" must be an array of 3 integers");
+    }
+    for (size_t d = 0; d < 3; ++d) {
+      if (!(*sizes)[d].is_number_unsigned()) {
+        return r.Fail(at, "\"numthreads\" must be an array of 3 integers");
+      }
+      info.numthreads[d] = (*sizes)[d].get<uint32_t>();
+    }
+    out->entry_points.push_back(std::move(info));
+  }
+  for (size_t i = 0; i < parameters->size(); ++i) {
+    const json& p = (*parameters)[i];
+    std::string at = "parameters[" + std::to_string(i) + "]";
+    if (!p.is_object()) return r.Fail(at, "must be an object");
+    BindingInfo b;
+    std::string kind;
+    if (!r.String(p, "name", at, &b.name) || !r.String(p, "kind", at, &kind)) return false;
+    bool known = false;
+    for (ResourceKind k : kResourceKinds) {
+      if (kind == ResourceKindName(k)) {
+        b.kind = k;
+        known = true;
+      }
+    }
+    if (!known) return r.Fail(at, "unknown kind '" + kind + "'");
+    if (b.kind == ResourceKind::PushConstant) {
+      if (!r.String(p, "entry_point", at, &b.entry_point)) return false;
+    } else if (!r.UInt(p, "set", at, &b.set) || !r.UInt(p, "binding", at, &b.binding)) {
+      return false;
+    }
+    if (!r.Element(p, at, &b.element)) return false;
+    out->bindings.push_back(std::move(b));
+  }
+  return true;
+}
+
+}  // namespace slope::driver

@@ -1,0 +1,147 @@
+// Uniform data: `cbuffer NAME { ... }` (members visible unqualified), `ConstantBuffer<T>`
+// globals and `uniform` entry-point parameters. All three are read-only values laid out
+// in buffer memory by the target (a uniform buffer, or a push-constant block for entry
+// parameters), so their types must have a buffer layout: numbers, vectors, float
+// matrices, arrays and structs of those, 32 or 64 bits wide.
+
+#include "compiler/sema/checker.h"
+
+namespace slope::sema {
+
+using diag::DiagId;
+
+namespace {
+/// The first 8- or 16-bit scalar type inside `type`, or null.
+const Type* NarrowScalarIn(const Type* type, TypeContext& types) {
+  if (type->IsEnum()) return nullptr;
+  if (type->IsArray()) return NarrowScalarIn(type->Element(), types);
+  if (type->IsStruct()) {
+    for (size_t i = 0; i < type->Info()->fields.size(); ++i) {
+      if (const Type* t = NarrowScalarIn(types.FieldType(type, i), types)) return t;
+    }
+    return nullptr;
+  }
+  if (!type->IsNumericLike()) return nullptr;
+  const Type* scalar = type->ScalarType();
+  return scalar->Width() < 32 ? scalar : nullptr;
+}
+}  // namespace
+
+bool Checker::CheckUniformType(const Type* type, const source::SourceRange& range) {
+  if (type->IsError()) return false;
+  if (ContainsResource(type)) {
+    diags_.Report(DiagId::UnsupportedUniformType, range, type->Name(),
+                  "it holds a resource; resources are bound on their own");
+    return false;
+  }
+  if (!IsBufferElement(type)) {
+    diags_.Report(DiagId::UnsupportedUniformType, range, type->Name(),
+                  "uniform data must be numbers, vectors, float matrices, or arrays and "
+                  "structs of them");
+    return false;
+  }
+  if (const Type* narrow = NarrowScalarIn(type, types_)) {
+    diags_.Report(DiagId::UnsupportedUniformType, range, type->Name(),
+                  "8- and 16-bit scalars ('" + narrow->Name() + "') need device features "
+                  "uniform buffers do not request; use 32-bit types");
+    return false;
+  }
+  return true;
+}
+
+void Checker::DeclareBufferBlock(ast::AggregateDecl* block, std::vector<ast::Decl*>* decls) {
+  CheckAttributes(block->attributes, {"vk::binding"});
+  CheckRegister(block->register_args, block->name_range, 'b', "a cbuffer");
+  uint32_t index = 0;
+  for (ast::Decl* member : block->members) {
+    auto* var = member->kind == ast::DeclKind::Var ? static_cast<ast::VarDecl*>(member) : nullptr;
+    if (var == nullptr || var->is_static || var->is_const || var->init != nullptr) {
+      diags_.Report(DiagId::UnsupportedConstruct, member->name_range,
+                    "declarations other than plain variables in a 'cbuffer'", "are");
+      continue;
+    }
+    var->role = ast::VarRole::Global;
+    var->uniform_kind = ast::UniformKind::CBufferMember;
+    var->uniform_block = block;
+    var->uniform_index = index++;
+    decls->push_back(var);
+  }
+}
+
+void Checker::CheckRegister(const std::vector<std::string>& args, const source::SourceRange& range,
+                            char letter, const char* what) {
+  if (args.empty()) return;
+  auto number_after = [](const std::string& s, size_t prefix) {
+    if (s.size() <= prefix) return false;
+    for (size_t i = prefix; i < s.size(); ++i) {
+      if (s[i] < '0' || s[i] > '9') return false;
+    }
+    return true;
+  };
+  std::string expected = std::string("'") + letter + "N' and an optional 'spaceM'";
+  const std::string& reg = args[0];
+  if (reg.empty() || reg[0] != letter || !number_after(reg, 1)) {
+    diags_.Report(DiagId::InvalidRegister, range, reg, what, expected);
+    return;
+  }
+  if (args.size() > 2 || (args.size() == 2 && (args[1].rfind("space", 0) != 0 ||
+                                               !number_after(args[1], 5)))) {
+    diags_.Report(DiagId::InvalidRegister, range, args.back(), what, expected);
+  }
+}
+
+void Checker::CheckResourceStruct(ast::VarDecl* var, bool parameter_block,
+                                  CheckedModule* out) {
+  const source::SourceRange& range =
+      parameter_block ? var->type_expr->type_args[0]->range : var->type_expr->range;
+  if (var->init != nullptr) {
+    diags_.Report(DiagId::InvalidGlobal, var->init->range,
+                  "a global holding resources cannot have an initializer");
+  }
+  if (!var->type->IsStruct()) {
+    diags_.Report(DiagId::UnsupportedUniformType, range, var->type->Name(),
+                  "the element of a 'ParameterBlock' must be a struct");
+    return;
+  }
+  bool ok = true;
+  for (size_t i = 0; i < var->type->Info()->fields.size(); ++i) {
+    const Type* field = types_.FieldType(var->type, i);
+    if (field->IsBuffer()) continue;
+    if (ContainsResource(field)) {
+      diags_.Report(DiagId::UnsupportedUniformType, range, var->type->Name(),
+                    "field '" + var->type->Info()->fields[i]->name +
+                        "' holds resources inside an array or a struct; only buffer fields "
+                        "are bound on their own");
+      ok = false;
+    } else {
+      ok = CheckUniformType(field, range) && ok;
+    }
+  }
+  if (!ok) return;
+  var->uniform_kind =
+      parameter_block ? ast::UniformKind::ParameterBlock : ast::UniformKind::ResourceStruct;
+  out->resources.push_back(var);
+}
+
+void Checker::CheckUniformEntryParam(ast::FuncDecl* func, ast::VarDecl* param) {
+  if (!param->semantic.empty()) {
+    diags_.Report(DiagId::InvalidEntryParameter, param->semantic_range, param->name,
+                  "is 'uniform' and cannot have a semantic");
+    return;
+  }
+  if (param->direction != ast::ParamDirection::In) {
+    diags_.Report(DiagId::InvalidEntryParameter, param->name_range, param->name,
+                  "is 'uniform' and cannot be 'out' or 'inout'");
+    return;
+  }
+  if (!CheckUniformType(param->type, param->type_expr->range)) return;
+  uint32_t index = 0;
+  for (ast::VarDecl* p : func->params) {
+    if (p == param) break;
+    if (p->is_uniform) ++index;
+  }
+  param->uniform_kind = ast::UniformKind::EntryParam;
+  param->uniform_index = index;
+}
+
+}  // namespace slope::sema

@@ -1,0 +1,177 @@
+#include "compiler/targets/glsl/writer.h"
+
+#include <algorithm>
+#include <set>
+
+#include "compiler/base/ice.h"
+#include "compiler/targets/ctext/text_writer.h"
+#include "compiler/targets/glsl/context.h"
+#include "compiler/targets/glsl/function_writer.h"
+
+namespace slope::targets::glsl {
+namespace {
+
+/// `entry` and every function it calls, in module order.
+std::vector<const ir::Function*> Reachable(const ir::Module& module, const ir::Function* entry) {
+  std::set<const ir::Function*> seen{entry};
+  std::vector<const ir::Function*> work{entry};
+  while (!work.empty()) {
+    const ir::Function* f = work.back();
+    work.pop_back();
+    for (const ir::Block* b : f->blocks) {
+      for (const ir::Inst* inst : b->insts) {
+        if (inst->GetOp() == ir::Op::Call && seen.insert(inst->callee).second) {
+          work.push_back(inst->callee);
+        }
+      }
+    }
+  }
+  std::vector<const ir::Function*> out;
+  for (const ir::Function* f : module.functions) {
+    if (seen.count(f) != 0) out.push_back(f);
+  }
+  return out;
+}
+
+/// The entry point `options` names (the module's first when it names none).
+const ir::Function* FindEntry(const ir::Module& module, const WriterOptions& options) {
+  for (const ir::Function* f : module.functions) {
+    if (f->is_entry && (options.entry_point.empty() || f->Name() == options.entry_point)) return f;
+  }
+  SLOPE_ICE("the entry point to write is not in the module");
+}
+
+/// The globals `functions` use: a shader declares only the resources it reaches.
+std::set<const ir::Global*> UsedGlobals(const std::vector<const ir::Function*>& functions) {
+  std::set<const ir::Global*> used;
+  for (const ir::Function* f : functions) {
+    for (const ir::Block* b : f->blocks) {
+      for (const ir::Inst* inst : b->insts) {
+        for (const ir::Value* v : inst->operands) {
+          if (v->VKind() == ir::ValueKind::Global) used.insert(static_cast<const ir::Global*>(v));
+        }
+      }
+    }
+  }
+  return used;
+}
+
+/// True when a buffer is part of `t` (GLSL values hold no resources).
+bool HoldsBuffer(const ir::Type* t) {
+  while (t->IsArray()) t = t->Element();
+  if (t->IsBuffer()) return true;
+  if (!t->IsStruct()) return false;
+  return std::any_of(t->Members().begin(), t->Members().end(), HoldsBuffer);
+}
+
+/// The first matrix field under `t` whose layout differs from `layout`, or "".
+std::string FindField(const ir::Type* t, ir::MatrixLayout layout) {
+  while (t->IsArray()) t = t->Element();
+  if (!t->IsStruct()) return "";
+  for (size_t i = 0; i < t->Members().size(); ++i) {
+    const ir::Type* m = t->Members()[i];
+    while (m->IsArray()) m = m->Element();
+    ir::MatrixLayout own = t->MemberMatrixLayout(i);
+    // A float matrix member is held transposed (Context::IsTransposedMember); an array
+    // of matrices or an integer matrix (an array of rows) has no such form.
+    bool direct = t->Members()[i]->IsMatrix() && m->Scalar()->IsFloat();
+    if (m->IsMatrix() && own != ir::MatrixLayout::Default && own != layout && !direct) {
+      return t->StructName() + "." + t->MemberNames()[i];
+    }
+    std::string inner = FindField(m, layout);
+    if (!inner.empty()) return inner;
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string FindUnsupportedMatrixField(const ir::Module& module, const WriterOptions& options) {
+  std::set<const ir::Global*> used = UsedGlobals(Reachable(module, FindEntry(module, options)));
+  for (const ir::Global* g : module.globals) {
+    if (g->IsWorkgroup() || g->IsPrivate() || used.count(g) == 0) continue;
+    std::string field = FindField(g->GetType()->Element(), options.matrix_layout);
+    if (!field.empty()) return field;
+  }
+  return "";
+}
+
+std::string WriteGlsl(ir::Module& module, const WriterOptions& options) {
+  const ir::Function* entry = FindEntry(module, options);
+  WriterOptions resolved = options;
+  resolved.entry_point = entry->Name();
+  Context context(module, resolved);
+
+  // Functions first: printing them finds the extensions the text needs.
+  std::vector<const ir::Function*> functions = Reachable(module, entry);
+  std::string prototypes, definitions;
+  for (const ir::Function* f : functions) {
+    FunctionWriter writer(context, *f);
+    if (f != entry) prototypes += writer.Prototype() + ";\n";
+    definitions += "\n" + writer.Definition();
+  }
+
+  ctext::TextWriter decls;
+  for (const ir::Type* s : module.Types().Structs()) {
+    // A struct holding a buffer only existed before the passes split it into its
+    // members; nothing uses it any more and GLSL has no value of that type.
+    if (HoldsBuffer(s)) continue;
+    decls.Open("struct " + context.StructName(s));
+    if (s->Members().empty()) decls.Line("int " + context.MemberName(s, 0) + ";");
+    for (size_t i = 0; i < s->Members().size(); ++i) {
+      decls.Line(context.Declare(context.MemberStorageType(s, i), context.MemberName(s, i)) + ";");
+    }
+    decls.Close("};");
+  }
+  std::string packing = options.layout == spirv::BufferLayout::Scalar ? "scalar" : "std430";
+  if (options.layout == spirv::BufferLayout::Scalar) context.Require("GL_EXT_scalar_block_layout");
+  // GLSL's column_major is HLSL's row_major (GLSL's columns are HLSL's rows); a block's
+  // qualifier reaches the matrices of the structs it holds.
+  if (options.matrix_layout == ir::MatrixLayout::ColumnMajor) packing += ", row_major";
+  std::set<const ir::Global*> used = UsedGlobals(functions);
+  for (const ir::Global* g : module.globals) {
+    if (used.count(g) == 0) continue;
+    const std::string& name = context.GlobalName(g);
+    if (g->IsWorkgroup() || g->IsPrivate()) {
+      // `groupshared` is shared memory; `static` a global variable, private to each
+      // invocation.
+      decls.Line((g->IsWorkgroup() ? "shared " : "") +
+                 context.Declare(g->GetType()->Element(), name) + ";");
+      continue;
+    }
+    if (g->IsUniform() || g->IsPushConstant()) {
+      // A block holding the struct as its one member at offset 0, so that the whole
+      // struct can be read as a value; uniform buffers follow std140 unless the scalar
+      // layout is chosen, push constants std430.
+      std::string rules = options.layout == spirv::BufferLayout::Scalar ? "scalar"
+                          : g->IsUniform()                              ? "std140"
+                                                                        : "std430";
+      if (options.matrix_layout == ir::MatrixLayout::ColumnMajor) rules += ", row_major";
+      std::string where = g->IsPushConstant() ? "push_constant, " + rules
+                                              : rules + ", set = " + std::to_string(g->set) +
+                                                    ", binding = " + std::to_string(g->binding);
+      decls.Open("layout(" + where + ") uniform " + context.NewName(name + "_block"));
+      decls.Line(context.Declare(g->GetType()->Element(), "data") + ";");
+      decls.Close("} " + name + ";");
+      continue;
+    }
+    decls.Open("layout(" + packing + ", set = " + std::to_string(g->set) + ", binding = " +
+               std::to_string(g->binding) + ") " + (g->GetType()->IsWritable() ? "" : "readonly ") +
+               "buffer " + context.NewName(name + "_block"));
+    decls.Line(context.Declare(g->GetType()->Element(), "data[]") + ";");
+    decls.Close("} " + name + ";");
+  }
+
+  ctext::TextWriter out;
+  out.Line("#version 450");
+  for (const std::string& e : context.Extensions()) out.Line("#extension " + e + " : require");
+  const auto& n = entry->entry.numthreads;
+  out.Line("layout(local_size_x = " + std::to_string(n[0]) + ", local_size_y = " +
+           std::to_string(n[1]) + ", local_size_z = " + std::to_string(n[2]) + ") in;");
+  std::string text = out.Text();
+  if (!decls.Empty()) text += "\n" + decls.Text();
+  if (!prototypes.empty()) text += "\n" + prototypes;
+  return text + definitions;
+}
+
+}  // namespace slope::targets::glsl

@@ -1,0 +1,99 @@
+#include "compiler/targets/spirv/optimize.h"
+
+#include <spirv-tools/libspirv.hpp>
+#include <spirv-tools/optimizer.hpp>
+
+namespace slope::targets::spirv {
+
+std::vector<std::string> OptimizerPassFlags(OptLevel level) {
+  if (level == OptLevel::O0) return {};
+  // --simplify-instructions is left out at every level: its folding rules reassociate
+  // floating-point arithmetic ((x * c1) * c2 -> x * (c1 * c2)), which changes results in
+  // the last bits. Every pass below keeps the value each float operation computes.
+  // O1: what a load/store-heavy module needs after Slope's own passes: locals to SSA,
+  // constants propagated, dead branches, code and blocks removed.
+  std::vector<std::string> flags = {
+      "--eliminate-dead-branches",
+      "--merge-blocks",
+      "--eliminate-dead-functions",
+      "--private-to-local",
+      "--eliminate-local-single-block",
+      "--eliminate-local-single-store",
+      "--eliminate-dead-code-aggressive",
+      "--ssa-rewrite",
+      "--eliminate-dead-code-aggressive",
+      "--ccp",
+      "--eliminate-dead-branches",
+      "--eliminate-dead-inserts",
+      "--eliminate-dead-code-aggressive",
+      "--merge-blocks",
+      "--cfg-cleanup",
+  };
+  if (level == OptLevel::O1) return flags;
+  // O2: aggregates split, common subexpressions and redundant access chains removed,
+  // loop-invariant code hoisted, vectors trimmed. Every pass here is linear or close to
+  // it in the module's size; none copies a function body or a loop.
+  const std::vector<std::string> o2 = {
+      "--scalar-replacement=100",
+      "--ssa-rewrite",
+      "--combine-access-chains",
+      "--convert-local-access-chains",
+      "--eliminate-local-single-block",
+      "--eliminate-local-single-store",
+      "--copy-propagate-arrays",
+      "--eliminate-insert-extract",
+      "--local-redundancy-elimination",
+      "--redundancy-elimination",
+      "--loop-invariant-code-motion",
+      "--if-conversion",
+      "--reduce-load-size",
+      "--strength-reduction",
+      "--vector-dce",
+      "--eliminate-dead-code-aggressive",
+      "--eliminate-dead-branches",
+      "--merge-blocks",
+      "--cfg-cleanup",
+      "--eliminate-dead-const",
+  };
+  flags.insert(flags.end(), o2.begin(), o2.end());
+  if (level == OptLevel::O2) return flags;
+  // O3: a second round (what the first exposed), then code sinking.
+  flags.insert(flags.end(), o2.begin(), o2.end());
+  flags.push_back("--code-sink");
+  flags.push_back("--eliminate-dead-code-aggressive");
+  return flags;
+}
+
+bool OptimizeSpirv(std::vector<uint32_t>* words, OptLevel level, bool scalar_layout,
+                   std::string* message) {
+  if (level == OptLevel::O0) return true;
+  spvtools::Optimizer optimizer(SPV_ENV_VULKAN_1_1);
+  std::string collected;
+  optimizer.SetMessageConsumer([&](spv_message_level_t severity, const char*,
+                                   const spv_position_t&, const char* text) {
+    if (severity > SPV_MSG_ERROR) return;  // warnings and notes are not failures
+    if (!collected.empty()) collected += "; ";
+    collected += text;
+  });
+  if (!optimizer.RegisterPassesFromFlags(OptimizerPassFlags(level))) {
+    *message = "the optimizer rejected its pass list: " + collected;
+    return false;
+  }
+  spvtools::ValidatorOptions validator_options;
+  validator_options.SetScalarBlockLayout(scalar_layout);
+  spvtools::OptimizerOptions options;
+  options.set_run_validator(false);  // the caller validated the input
+  options.set_validator_options(validator_options);
+  // Reflection names every binding; keep the variables even when the code no longer
+  // reads them, so the layout the host sees does not depend on the level.
+  options.set_preserve_bindings(true);
+  std::vector<uint32_t> optimized;
+  if (!optimizer.Run(words->data(), words->size(), &optimized, options)) {
+    *message = collected.empty() ? "the SPIR-V optimizer failed" : collected;
+    return false;
+  }
+  *words = std::move(optimized);
+  return true;
+}
+
+}  // namespace slope::targets::spirv

@@ -53,6 +53,8 @@ for var in ["HOME", "VK_ICD_FILENAMES", "VK_DRIVER_FILES", "XDG_RUNTIME_DIR",
             "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"]:
     if var in os.environ:
         config.environment[var] = os.environ[var]
+# The compiler verifies the IR after every pass of a target's list, not only at the end.
+config.environment["SLOPE_VERIFY_EACH"] = "1"
 
 # Execution tests need a device: probe each backend once.
 def backend_available(name):

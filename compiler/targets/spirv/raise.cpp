@@ -1,6 +1,7 @@
 #include "compiler/targets/spirv/raise.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 
 #include "compiler/base/ice.h"
@@ -31,17 +32,29 @@ void Raise(ir::Module& module, const AfterPass& after_pass, diag::DiagEngine* di
   options.diags = diags;
   bool uses_fwd_diff = std::any_of(module.functions.begin(), module.functions.end(),
                                    [](const ir::Function* f) { return f->fwd_diff_of != nullptr; });
+  // The verifier costs about a fifth of a compile when run after each of the list's
+  // passes, so by default it runs once, at the end, as compilers do in release builds;
+  // SLOPE_VERIFY_EACH=1 (set by the test suite) verifies after every pass and names the
+  // pass that broke the IR. slope-opt always verifies after each pass.
+  static const bool verify_each = [] {
+    const char* v = std::getenv("SLOPE_VERIFY_EACH");
+    return v != nullptr && *v != '\0' && *v != '0';
+  }();
   for (std::string_view name : RaisePassNames()) {
     if (name == "fwd-diff" && !uses_fwd_diff) continue;
     const passes::PassInfo* pass = passes::FindPass(name);
     SLOPE_ASSERT(pass != nullptr);
     uint32_t errors = diags != nullptr ? diags->ErrorCount() : 0;
     pass->run(module, options);
-    ir::VerifyOrIce(module, std::string(name));
+    if (verify_each) ir::VerifyOrIce(module, std::string(name));
     if (after_pass) after_pass(name, module);
     // A pass that reported an error left valid IR that the target cannot take.
-    if (diags != nullptr && diags->ErrorCount() != errors) return;
+    if (diags != nullptr && diags->ErrorCount() != errors) {
+      ir::VerifyOrIce(module, std::string(name));
+      return;
+    }
   }
+  ir::VerifyOrIce(module, "the last pass");
 }
 
 }  // namespace slope::targets::spirv

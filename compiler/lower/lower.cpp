@@ -74,6 +74,27 @@ ir::Function* Lowerer::Instance(const ast::FuncDecl* decl,
   return f;
 }
 
+ir::Function* Lowerer::SynthesizedZero(const sema::Type* owner, const ast::FuncDecl* req,
+                                       const sema::Type* iface) {
+  auto made = synthesized_zeros_.find(owner);
+  if (made != synthesized_zeros_.end()) return made->second;
+  const sema::Type* result =
+      types_.Substitute(req->result_type, types_.RequirementSubst(iface, owner));
+  const ir::Type* type = LowerType(result);
+  ir::Function* f = module_->AddFunction(UniqueFunctionName(MangledTypeName(owner) + ".dzero"), type);
+  synthesized_zeros_.emplace(owner, f);
+  ir::Function* saved_func = func_;
+  ir::Block* saved_block = b_.GetInsertBlock();
+  func_ = f;
+  ir::Block* entry = module_->AddBlock(f);
+  f->blocks.push_back(entry);
+  b_.SetInsertBlock(entry);
+  b_.Return(Zero(type));
+  func_ = saved_func;
+  b_.SetInsertBlock(saved_block);
+  return f;
+}
+
 std::string Lowerer::UniqueFunctionName(const std::string& base) const {
   std::string name = base;
   for (int n = 1; std::any_of(module_->functions.begin(), module_->functions.end(),
@@ -115,6 +136,9 @@ ir::Function* Lowerer::WitnessInstance(const sema::Type* owner, const ast::FuncD
                                        const sema::Type* iface, const ast::CallExpr* call) {
   sema::Subst context;
   const ast::FuncDecl* f = types_.FindWitness(owner, req, iface, &context);
+  if (f == nullptr && req->name == "dzero" && req->params.empty() && owner->IsStruct()) {
+    return SynthesizedZero(owner, req, iface);
+  }
   if (f == nullptr) SLOPE_ICE("no implementation of '" + req->name + "' for '" + owner->Name() + "'");
   return InstanceIn(f, std::move(context), call);
 }

@@ -230,6 +230,10 @@ class Lowerer {
   /// The specialized implementation of requirement `req` of `iface` for `owner`.
   ir::Function* WitnessInstance(const sema::Type* owner, const ast::FuncDecl* req,
                                 const sema::Type* iface, const ast::CallExpr* call);
+  /// `S.dzero()` of a struct whose IDifferentiable conformance sema synthesized: a
+  /// function returning the zero of its Differential, made once per struct type.
+  ir::Function* SynthesizedZero(const sema::Type* owner, const ast::FuncDecl* req,
+                                const sema::Type* iface);
   /// `base`, or `base.N` with the first N that no function of the module has.
   std::string UniqueFunctionName(const std::string& base) const;
   std::vector<std::unique_ptr<Existential>> existentials_;  ///< in creation order
@@ -262,6 +266,7 @@ class Lowerer {
   std::vector<Pending> pending_;
   std::map<std::pair<const ast::FuncDecl*, std::vector<const sema::Type*>>, ir::Function*>
       instances_;
+  std::map<const sema::Type*, ir::Function*> synthesized_zeros_;  ///< by SynthesizedZero
   std::set<const ast::FuncDecl*> entries_;
   std::unique_ptr<ir::Module> module_;
   ir::Builder b_;

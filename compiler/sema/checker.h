@@ -232,10 +232,11 @@ class Checker {
   /// their constraints.
   bool BindDiffGenerics(ast::CallExpr* call, const DiffTarget& target, const Candidate& chosen,
                         size_t order, bool explicit_this, Subst* out);
-  /// For each non-generic struct declaring IDifferentiable: its `Differential`. Without
-  /// a `typealias Differential`, one is synthesized: the struct itself when each field
+  /// For each struct declaring IDifferentiable: its `Differential`. Without a
+  /// `typealias Differential`, one is synthesized: the struct itself when each field
   /// is differentiable and its own differential, else a struct `S.Differential` of the
-  /// differentials of the fields that are differentiable and not `no_diff`. Fills
+  /// differentials of the fields that are differentiable and not `no_diff` (for a
+  /// generic struct, `S.Differential<T...>` over the same parameters). Fills
   /// StructInfo::derivative_members (by name, or by `[DerivativeMember(D.f)]`).
   void SynthesizeDifferentials();
   /// The differential type of `t`, or null when it carries none.

@@ -74,25 +74,57 @@ ir::Function* Lowerer::Instance(const ast::FuncDecl* decl,
   return f;
 }
 
-ir::Function* Lowerer::SynthesizedZero(const sema::Type* owner, const ast::FuncDecl* req,
-                                       const sema::Type* iface) {
-  auto made = synthesized_zeros_.find(owner);
-  if (made != synthesized_zeros_.end()) return made->second;
-  const sema::Type* result =
-      types_.Substitute(req->result_type, types_.RequirementSubst(iface, owner));
-  const ir::Type* type = LowerType(result);
-  ir::Function* f = module_->AddFunction(UniqueFunctionName(MangledTypeName(owner) + ".dzero"), type);
-  synthesized_zeros_.emplace(owner, f);
+ir::Function* Lowerer::SynthesizedDiffOp(const sema::Type* owner, const ast::FuncDecl* req,
+                                         const sema::Type* iface) {
+  auto key = std::make_pair(owner, req->name);
+  auto made = synthesized_ops_.find(key);
+  if (made != synthesized_ops_.end()) return made->second;
+  sema::Subst subst = types_.RequirementSubst(iface, owner);
+  const ir::Type* type = LowerType(types_.Substitute(req->result_type, subst));
+  ir::Function* f =
+      module_->AddFunction(UniqueFunctionName(MangledTypeName(owner) + "." + req->name), type);
+  synthesized_ops_.emplace(key, f);
+  for (const ast::VarDecl* param : req->params) {
+    ir::Param* p = module_->AddParam(LowerType(types_.Substitute(param->type, subst)), nullptr);
+    f->params.push_back(p);
+  }
   ir::Function* saved_func = func_;
   ir::Block* saved_block = b_.GetInsertBlock();
   func_ = f;
   ir::Block* entry = module_->AddBlock(f);
   f->blocks.push_back(entry);
   b_.SetInsertBlock(entry);
-  b_.Return(Zero(type));
+  // A synthesized Differential is a struct of the fields' differentials: the vector-space
+  // operations apply leaf by leaf (floats, vectors, matrices; through structs and arrays).
+  if (req->name == "dzero") {
+    b_.Return(Zero(type));
+  } else if (req->name == "dadd") {
+    b_.Return(DiffLeaves(type, f->params[0], f->params[1], nullptr));
+  } else {
+    b_.Return(DiffLeaves(type, nullptr, f->params[1], f->params[0]));
+  }
   func_ = saved_func;
   b_.SetInsertBlock(saved_block);
   return f;
+}
+
+Value* Lowerer::DiffLeaves(const ir::Type* t, Value* a, Value* b, Value* scale) {
+  if (t->IsStruct() || t->IsArray()) {
+    std::vector<Value*> parts;
+    uint32_t n = t->IsStruct() ? static_cast<uint32_t>(t->Members().size()) : t->Count();
+    for (uint32_t i = 0; i < n; ++i) {
+      const ir::Type* part = t->IsStruct() ? t->Members()[i] : t->Element();
+      parts.push_back(DiffLeaves(part, a != nullptr ? b_.Extract(a, i) : nullptr,
+                                 b_.Extract(b, i), scale));
+    }
+    return t->IsStruct() ? b_.MakeStruct(t, parts) : b_.MakeArray(t, parts);
+  }
+  if (!t->Scalar()->IsFloat()) return b;  // no derivative lives here
+  if (a != nullptr) return b_.Binary(Op::Add, a, b);
+  Value* s = ConvertValue(scale, t->Scalar());
+  if (t->IsMatrix()) s = SplatMatrix(s, t);
+  else if (t->IsVector()) s = b_.Splat(s, t->Count());
+  return b_.Binary(Op::Mul, s, b);
 }
 
 std::string Lowerer::UniqueFunctionName(const std::string& base) const {
@@ -136,8 +168,9 @@ ir::Function* Lowerer::WitnessInstance(const sema::Type* owner, const ast::FuncD
                                        const sema::Type* iface, const ast::CallExpr* call) {
   sema::Subst context;
   const ast::FuncDecl* f = types_.FindWitness(owner, req, iface, &context);
-  if (f == nullptr && req->name == "dzero" && req->params.empty() && owner->IsStruct()) {
-    return SynthesizedZero(owner, req, iface);
+  if (f == nullptr && owner->IsStruct() &&
+      (req->name == "dzero" || req->name == "dadd" || req->name == "dmul")) {
+    return SynthesizedDiffOp(owner, req, iface);
   }
   if (f == nullptr) SLOPE_ICE("no implementation of '" + req->name + "' for '" + owner->Name() + "'");
   return InstanceIn(f, std::move(context), call);

@@ -230,10 +230,13 @@ class Lowerer {
   /// The specialized implementation of requirement `req` of `iface` for `owner`.
   ir::Function* WitnessInstance(const sema::Type* owner, const ast::FuncDecl* req,
                                 const sema::Type* iface, const ast::CallExpr* call);
-  /// `S.dzero()` of a struct whose IDifferentiable conformance sema synthesized: a
-  /// function returning the zero of its Differential, made once per struct type.
-  ir::Function* SynthesizedZero(const sema::Type* owner, const ast::FuncDecl* req,
-                                const sema::Type* iface);
+  /// `S.dzero()`, `S.dadd(a, b)` or `S.dmul(s, a)` of a struct whose IDifferentiable
+  /// conformance sema synthesized: a function made once per struct type and operation.
+  ir::Function* SynthesizedDiffOp(const sema::Type* owner, const ast::FuncDecl* req,
+                                  const sema::Type* iface);
+  /// a + b (scale null) or scale * b (a null), leaf by leaf over the float parts of a
+  /// value of type `t`; parts of other scalar kinds carry no derivative and keep b's.
+  Value* DiffLeaves(const ir::Type* t, Value* a, Value* b, Value* scale);
   /// `base`, or `base.N` with the first N that no function of the module has.
   std::string UniqueFunctionName(const std::string& base) const;
   std::vector<std::unique_ptr<Existential>> existentials_;  ///< in creation order
@@ -266,7 +269,8 @@ class Lowerer {
   std::vector<Pending> pending_;
   std::map<std::pair<const ast::FuncDecl*, std::vector<const sema::Type*>>, ir::Function*>
       instances_;
-  std::map<const sema::Type*, ir::Function*> synthesized_zeros_;  ///< by SynthesizedZero
+  /// By SynthesizedDiffOp, per (struct type, operation name).
+  std::map<std::pair<const sema::Type*, std::string>, ir::Function*> synthesized_ops_;
   std::set<const ast::FuncDecl*> entries_;
   std::unique_ptr<ir::Module> module_;
   ir::Builder b_;

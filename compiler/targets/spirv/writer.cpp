@@ -277,12 +277,15 @@ uint32_t Writer::StructTypeId(const ir::Type* t, std::optional<BufferLayout> rul
   for (const ir::Type* m : t->Members()) {
     members.push_back(rules ? LayoutTypeId(m, *rules) : TypeId(m));
   }
+  // SPIR-V allows a struct without members but drivers reject it (the Differential of a
+  // struct with no differentiable field is one): such a struct holds one unused uint.
+  if (members.empty() && !rules) members.push_back(TypeId(module_.Types().Int(32, false)));
   uint32_t id = NewId();
   globals_.Emit(SpvOp::OpTypeStruct, Concat({id}, members));
   names_.Emit(SpvOp::OpName, Concat({id}, StringWords(t->StructName())));
   std::vector<uint32_t> offsets;
   if (rules) offsets = LayoutMemberOffsets(t, *rules, options_.matrix_layout);
-  for (uint32_t i = 0; i < members.size(); ++i) {
+  for (uint32_t i = 0; i < t->Members().size(); ++i) {
     names_.Emit(SpvOp::OpMemberName, Concat({id, i}, StringWords(t->MemberNames()[i])));
     if (rules) {
       decorations_.Emit(SpvOp::OpMemberDecorate,
@@ -1323,6 +1326,10 @@ void Writer::WriteInst(const ir::Inst& inst) {
     case Op::MakeMatrix: {
       std::vector<uint32_t> ops{TypeId(t), ValueId(&inst)};
       for (size_t i = 0; i < inst.operands.size(); ++i) ops.push_back(operand(i));
+      if (t->IsStruct() && t->Members().empty()) {  // the placeholder member (StructTypeId)
+        const ir::Type* u32 = module_.Types().Int(32, false);
+        ops.push_back(ScalarConst(u32, 0, 0));
+      }
       functions_.Emit(SpvOp::OpCompositeConstruct, ops);
       return;
     }

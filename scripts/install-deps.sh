@@ -9,7 +9,7 @@ packages=(
   spirv-tools spirv-headers
   glslang-dev glslang-tools
   libcli11-dev googletest libgtest-dev
-  libvulkan-dev mesa-vulkan-drivers vulkan-tools
+  libvulkan-dev mesa-vulkan-drivers vulkan-tools vulkan-validationlayers
   nlohmann-json3-dev python3
   clang libclang-rt-14-dev time
 )

@@ -170,6 +170,8 @@ struct CallExpr : Expr {
   /// back after the call; its last argument is the getter's call, standing for that value.
   /// Empty when no argument needs one.
   std::vector<CallExpr*> writebacks;
+  /// sema: a call of the built-in `printf`; args[0] is its format (a string literal).
+  bool is_printf = false;
   CallExpr(SourceRange r, Expr* c, std::vector<Expr*> a)
       : Expr(ExprKind::Call, r), callee(c), args(std::move(a)) {}
 };

@@ -75,6 +75,24 @@ bool FindSyncOp(Op op, std::string_view mnemonic, uint32_t* out) {
   return false;
 }
 
+std::vector<uint32_t> PackString(std::string_view text) {
+  std::vector<uint32_t> imms{static_cast<uint32_t>(text.size())};
+  imms.resize(1 + (text.size() + 3) / 4, 0);
+  for (size_t i = 0; i < text.size(); ++i) {
+    imms[1 + i / 4] |= static_cast<uint32_t>(static_cast<unsigned char>(text[i])) << (8 * (i % 4));
+  }
+  return imms;
+}
+
+bool UnpackString(const std::vector<uint32_t>& imms, std::string* text) {
+  if (imms.empty() || imms.size() != 1 + (static_cast<size_t>(imms[0]) + 3) / 4) return false;
+  text->clear();
+  for (size_t i = 0; i < imms[0]; ++i) {
+    text->push_back(static_cast<char>((imms[1 + i / 4] >> (8 * (i % 4))) & 0xFFu));
+  }
+  return true;
+}
+
 const char* AddressSpaceName(AddressSpace space) {
   switch (space) {
     case AddressSpace::Function: return "function";

@@ -243,6 +243,12 @@ bool FindSyncOp(Op op, std::string_view mnemonic, uint32_t* out);
 /// "<invalid>" when there is no such operation.
 const char* SyncOpMnemonic(Op op, uint32_t imm);
 
+/// A string as immediates (the format of `printf`): its length in bytes, then its bytes
+/// four to a word, first byte lowest.
+std::vector<uint32_t> PackString(std::string_view text);
+/// The string PackString made of `imms`; false when they are not one.
+bool UnpackString(const std::vector<uint32_t>& imms, std::string* text);
+
 /// The unrolling hint of a `loop` terminator, its imms[0] when present (printed after the
 /// continue block: `loop ^1, merge ^3, continue ^2 force_unroll`).
 enum class LoopControl : uint32_t { None = 0, Unroll = 1, ForceUnroll = 2 };

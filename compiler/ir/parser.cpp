@@ -743,7 +743,8 @@ bool Parser::ParseInst() {
   if (!op.has_value())
     return Fail(DiagId::IrUnknownInstruction, mnemonic, std::string(mnemonic.text));
   const OpInfo& info = GetOpInfo(*op);
-  bool makes_value = !info.is_terminator && *op != Op::Store && *op != Op::Barrier;
+  bool makes_value =
+      !info.is_terminator && *op != Op::Store && *op != Op::Barrier && *op != Op::Printf;
   if (named && !makes_value)
     return Fail(DiagId::IrUnexpectedResult, result, std::string(mnemonic.text));
   if (!named && makes_value && *op != Op::Call) {
@@ -881,7 +882,7 @@ bool Parser::ParseInstBody(Inst* inst) {
     case Op::MakeVector: case Op::Splat: case Op::Extract: case Op::ExtractDynamic:
     case Op::Insert: case Op::InsertDynamic: case Op::Shuffle: case Op::Var: case Op::Load:
     case Op::Store: case Op::ElementPtr: case Op::MakeStruct: case Op::MakeArray: case Op::MakeMatrix:
-    case Op::MemberPtr:
+    case Op::MemberPtr: case Op::Printf:
       break;
   }
   // Operands, then immediates in brackets: "extract %v, [1]", "shuffle %a, %b, [0, 2]".

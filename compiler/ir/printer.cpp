@@ -226,6 +226,22 @@ void Printer::PrintInst(const Inst& inst) {
     out_ += "]";
   }
   if (has_result) out_ += " : " + inst.GetType()->Name();
+  std::string format;
+  if (inst.GetOp() == Op::Printf && UnpackString(inst.imms, &format)) {
+    // The format, for the reader (the parser skips comments).
+    out_ += "  // \"";
+    for (char c : format) {
+      if (c == '\n') {
+        out_ += "\\n";
+      } else if (c == '"' || c == '\\') {
+        out_ += '\\';
+        out_ += c;
+      } else {
+        out_ += static_cast<unsigned char>(c) < 0x20 ? '?' : c;
+      }
+    }
+    out_ += "\"";
+  }
   out_ += "\n";
 }
 

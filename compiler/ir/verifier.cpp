@@ -459,6 +459,17 @@ void Verifier::VerifyInst(const Function& f, const Inst& inst) {
       need(!PointsIntoReadOnlyBuffer(inst.operands[0]), "atomic on a read-only buffer");
       break;
     }
+    case Op::Printf: {
+      std::string format;
+      need(UnpackString(inst.imms, &format), "printf format immediates");
+      need(t->IsVoid(), "printf has no result");
+      for (const Value* v : inst.operands) {
+        const Type* s = v->GetType()->IsVector() ? v->GetType()->Element() : v->GetType();
+        need(s->IsScalar() && (s->IsInt() || s->IsFloat()) && s->Width() == 32,
+             "printf operands are 32-bit integer or float scalars or vectors");
+      }
+      break;
+    }
     case Op::Barrier:
       arity(0);
       need(inst.imms.size() == 1 && inst.imms[0] < kBarrierKindCount, "bad barrier kind");

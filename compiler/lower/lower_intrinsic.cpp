@@ -50,6 +50,28 @@ Value* Lowerer::LowerSyncCall(const ast::CallExpr* call) {
   return original;  // the call is a statement: nothing reads its (void) value
 }
 
+Value* Lowerer::LowerPrintf(const ast::CallExpr* call) {
+  // The values as the debug-printf instruction takes them: 32-bit integers and f32
+  // (narrower integers widen; half and double convert to float).
+  std::vector<Value*> args;
+  for (size_t i = 1; i < call->args.size(); ++i) {
+    Value* v = LowerExpr(call->args[i]);
+    const ir::Type* t = v->GetType();
+    const ir::Type* s = t->Scalar();
+    const ir::Type* to = s->IsFloat() ? module_->Types().Float(32)
+                                      : module_->Types().Int(32, s->IsSigned());
+    if (s != to) {
+      Loc(call->args[i]->range);
+      v = ConvertValue(v, t->IsVector() ? module_->Types().Vector(to, t->Count()) : to);
+    }
+    args.push_back(v);
+  }
+  const auto* format = static_cast<const ast::StringLiteralExpr*>(call->args[0]);
+  Loc(call->range);
+  return b_.Emit(Op::Printf, module_->Types().Void(), std::move(args),
+                 ir::PackString(format->value));
+}
+
 Value* Lowerer::LowerIntrinsicCall(const ast::CallExpr* call) {
   if (call->func->intrinsic_inst >= 0) return LowerSyncCall(call);
   std::vector<Value*> args;

@@ -136,6 +136,7 @@ class Lowerer {
   /// A call of an atomic, barrier or wave function: its `atomic`, `barrier` or `wave`
   /// instruction; an atomic takes a pointer to its destination, not a copy.
   Value* LowerSyncCall(const ast::CallExpr* call);
+  Value* LowerPrintf(const ast::CallExpr* call);
   Value* LowerBinary(const ast::BinaryExpr* e);
   Value* LowerUnary(const ast::UnaryExpr* e);
   Value* LowerAssign(const ast::AssignExpr* e);

@@ -28,6 +28,11 @@ std::string Signature(const ast::FuncDecl* f) {
 }
 
 ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
+  // The built-in `printf` (unless the program declares its own): its format is a string.
+  if (call->callee->kind == ast::ExprKind::Name &&
+      static_cast<ast::NameExpr*>(call->callee)->name == "printf" && Lookup("printf") == nullptr) {
+    return CheckPrintf(call);
+  }
   for (ast::Expr*& arg : call->args) arg = CheckExpr(arg);
   call->type = types_.Error();
   if (call->callee->kind == ast::ExprKind::Diff) return CheckDiffCall(call);

@@ -208,6 +208,8 @@ class Checker {
   ast::Expr* CheckNoDiff(ast::NoDiffExpr* expr);
   /// `detach(x)` (arguments checked): becomes a NoDiffExpr of `x`; x must be differentiable.
   ast::Expr* CheckDetach(ast::CallExpr* call);
+  /// `printf("format", values...)` (check_printf.cpp).
+  ast::Expr* CheckPrintf(ast::CallExpr* call);
   /// Resolves the function a `fwd_diff`/`bwd_diff` names; reports unless it is a
   /// [Differentiable] function.
   bool CheckDiffOperand(ast::DiffExpr* expr);

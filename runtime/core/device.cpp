@@ -97,11 +97,20 @@ const driver::EntryPointInfo* FindEntryPoint(const driver::Reflection& reflectio
   return nullptr;
 }
 
-std::unique_ptr<Device> CreateDevice(Backend backend, int device_index, std::string* error) {
+bool PrintfAvailable(Backend backend, std::string* why) {
+#if SLOPE_HAVE_VULKAN
+  if (backend == Backend::Vulkan) return vulkan::VulkanPrintfAvailable(why);
+#endif
+  *why = std::string("the ") + BackendName(backend) + " backend cannot capture printf output";
+  return false;
+}
+
+std::unique_ptr<Device> CreateDevice(Backend backend, int device_index, std::string* error,
+                                     const DeviceOptions& options) {
   switch (backend) {
     case Backend::Vulkan:
 #if SLOPE_HAVE_VULKAN
-      return vulkan::CreateVulkanDevice(device_index, error);
+      return vulkan::CreateVulkanDevice(device_index, error, options);
 #else
       *error = "the vulkan backend is not built in";
       return nullptr;

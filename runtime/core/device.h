@@ -71,6 +71,13 @@ struct DispatchOptions {
   bool measure_time = false;
 };
 
+/// How to open a device.
+struct DeviceOptions {
+  /// Capture the kernels' `printf` output (Vulkan: through the Khronos validation layer's
+  /// debug printf, every other validation off); Device::TakePrintfMessages returns it.
+  bool debug_printf = false;
+};
+
 /// What a dispatch measured.
 struct DispatchStats {
   /// Device time of the dispatch in milliseconds, when measured and the device's queue
@@ -118,6 +125,11 @@ class Device {
   virtual bool Dispatch(Kernel& kernel, std::span<const BufferBinding> bindings, GroupCount groups,
                         std::string* error, const DispatchOptions& options = {},
                         DispatchStats* stats = nullptr) = 0;
+
+  /// The `printf` messages of the kernels run since the last call, one string each
+  /// (without the validation layer's prefix and the trailing newline), in the order the
+  /// device reported them; always empty unless opened with DeviceOptions::debug_printf.
+  virtual std::vector<std::string> TakePrintfMessages() { return {}; }
 };
 
 /// Matches `bindings` against `reflection.bindings` by name: on success, returns one
@@ -134,7 +146,12 @@ const driver::EntryPointInfo* FindEntryPoint(const driver::Reflection& reflectio
 /// Opens device number `device_index` of `backend` (-1 = the backend's preferred device).
 /// Returns nullptr and sets `*error` when the backend is not built in or has no usable
 /// device.
-std::unique_ptr<Device> CreateDevice(Backend backend, int device_index, std::string* error);
+std::unique_ptr<Device> CreateDevice(Backend backend, int device_index, std::string* error,
+                                     const DeviceOptions& options = {});
+
+/// Whether `backend` can capture `printf` output here (Vulkan: the Khronos validation
+/// layer is installed); when not, `*why` says what is missing.
+bool PrintfAvailable(Backend backend, std::string* why);
 
 /// Opens the first backend that works, in the order CUDA, Vulkan, CPU, each with its
 /// preferred device. On failure `*error` lists why each backend was unavailable.

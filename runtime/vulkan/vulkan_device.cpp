@@ -88,9 +88,34 @@ class VulkanKernel final : public Kernel {
   VkDescriptorPool descriptor_pool_ = VK_NULL_HANDLE;
 };
 
+constexpr const char* kValidationLayer = "VK_LAYER_KHRONOS_validation";
+
+bool HasValidationLayer() {
+  uint32_t count = 0;
+  if (vkEnumerateInstanceLayerProperties(&count, nullptr) != VK_SUCCESS) return false;
+  std::vector<VkLayerProperties> layers(count);
+  if (vkEnumerateInstanceLayerProperties(&count, layers.data()) != VK_SUCCESS) return false;
+  for (const VkLayerProperties& layer : layers) {
+    if (std::strcmp(layer.layerName, kValidationLayer) == 0) return true;
+  }
+  return false;
+}
+
+/// The text a kernel printed, from a debug-printf message of the validation layer:
+/// "Validation Information: [ UNASSIGNED-DEBUG-PRINTF ] Object 0: ... | MessageID =
+/// 0x92394c89 | x=7 y=2.500000" gives "x=7 y=2.500000" (one trailing newline dropped).
+std::string PrintfText(const char* message) {
+  std::string text = message != nullptr ? message : "";
+  size_t id = text.find("MessageID = ");
+  size_t bar = id == std::string::npos ? std::string::npos : text.find(" | ", id);
+  if (bar != std::string::npos) text.erase(0, bar + 3);
+  if (!text.empty() && text.back() == '\n') text.pop_back();
+  return text;
+}
+
 class VulkanDevice final : public Device {
  public:
-  VulkanDevice() = default;
+  explicit VulkanDevice(const DeviceOptions& options) : debug_printf_(options.debug_printf) {}
   ~VulkanDevice() override;
   VulkanDevice(const VulkanDevice&) = delete;
   VulkanDevice& operator=(const VulkanDevice&) = delete;
@@ -110,8 +135,12 @@ class VulkanDevice final : public Device {
   bool Dispatch(Kernel& kernel, std::span<const BufferBinding> bindings, GroupCount groups,
                 std::string* error, const DispatchOptions& options = {},
                 DispatchStats* stats = nullptr) override;
+  std::vector<std::string> TakePrintfMessages() override { return std::move(printf_messages_); }
 
  private:
+  static VKAPI_ATTR VkBool32 VKAPI_CALL OnMessage(
+      VkDebugUtilsMessageSeverityFlagBitsEXT severity, VkDebugUtilsMessageTypeFlagsEXT types,
+      const VkDebugUtilsMessengerCallbackDataEXT* data, void* user);
   bool CreateInstance(std::string* error);
   bool PickPhysicalDevice(int device_index, std::string* error);
   bool CreateLogicalDevice(std::string* error);
@@ -140,7 +169,21 @@ class VulkanDevice final : public Device {
   VkQueryPool timestamps_ = VK_NULL_HANDLE;  ///< two timestamps, made on first use
   uint32_t timestamp_bits_ = 0;              ///< the queue family's timestampValidBits
   std::string name_;
+  bool debug_printf_ = false;  ///< opened with DeviceOptions::debug_printf
+  VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
+  std::vector<std::string> printf_messages_;  ///< not yet taken
 };
+
+VkBool32 VulkanDevice::OnMessage(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                 VkDebugUtilsMessageTypeFlagsEXT types,
+                                 const VkDebugUtilsMessengerCallbackDataEXT* data, void* user) {
+  // Only debug printf: the layer's other messages (its settings at start-up) are dropped.
+  if (data != nullptr && data->pMessageIdName != nullptr &&
+      std::strcmp(data->pMessageIdName, "UNASSIGNED-DEBUG-PRINTF") == 0) {
+    static_cast<VulkanDevice*>(user)->printf_messages_.push_back(PrintfText(data->pMessage));
+  }
+  return VK_FALSE;
+}
 
 VulkanDevice::~VulkanDevice() {
   if (device_ != VK_NULL_HANDLE) {
@@ -150,6 +193,11 @@ VulkanDevice::~VulkanDevice() {
     // Destroying the pool frees its command buffers.
     if (command_pool_ != VK_NULL_HANDLE) vkDestroyCommandPool(device_, command_pool_, nullptr);
     vkDestroyDevice(device_, nullptr);
+  }
+  if (messenger_ != VK_NULL_HANDLE) {
+    auto destroy = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
+        vkGetInstanceProcAddr(instance_, "vkDestroyDebugUtilsMessengerEXT"));
+    if (destroy != nullptr) destroy(instance_, messenger_, nullptr);
   }
   if (instance_ != VK_NULL_HANDLE) vkDestroyInstance(instance_, nullptr);
 }
@@ -168,6 +216,45 @@ bool VulkanDevice::CreateInstance(std::string* error) {
   VkInstanceCreateInfo info{};
   info.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
   info.pApplicationInfo = &app;
+  // Debug printf: the validation layer with every check but printf turned off, and a
+  // messenger (also chained here, for messages while the instance is made).
+  const char* layers[] = {kValidationLayer};
+  const char* extensions[] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME,
+                              VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME};
+  VkValidationFeatureEnableEXT enables[] = {VK_VALIDATION_FEATURE_ENABLE_DEBUG_PRINTF_EXT};
+  VkValidationFeatureDisableEXT disables[] = {
+      VK_VALIDATION_FEATURE_DISABLE_CORE_CHECKS_EXT,
+      VK_VALIDATION_FEATURE_DISABLE_OBJECT_LIFETIMES_EXT,
+      VK_VALIDATION_FEATURE_DISABLE_THREAD_SAFETY_EXT,
+      VK_VALIDATION_FEATURE_DISABLE_API_PARAMETERS_EXT,
+      VK_VALIDATION_FEATURE_DISABLE_UNIQUE_HANDLES_EXT,
+      VK_VALIDATION_FEATURE_DISABLE_SHADERS_EXT};
+  VkValidationFeaturesEXT features{};
+  features.sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT;
+  features.enabledValidationFeatureCount = 1;
+  features.pEnabledValidationFeatures = enables;
+  features.disabledValidationFeatureCount = static_cast<uint32_t>(std::size(disables));
+  features.pDisabledValidationFeatures = disables;
+  VkDebugUtilsMessengerCreateInfoEXT messenger{};
+  messenger.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT;
+  messenger.pNext = &features;
+  messenger.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_INFO_BIT_EXT;
+  messenger.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
+                          VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT;
+  messenger.pfnUserCallback = &VulkanDevice::OnMessage;
+  messenger.pUserData = this;
+  if (debug_printf_) {
+    if (!HasValidationLayer()) {
+      *error = std::string("debug printf needs the Khronos validation layer (") + kValidationLayer +
+               "), which is not installed";
+      return false;
+    }
+    info.pNext = &messenger;
+    info.enabledLayerCount = 1;
+    info.ppEnabledLayerNames = layers;
+    info.enabledExtensionCount = static_cast<uint32_t>(std::size(extensions));
+    info.ppEnabledExtensionNames = extensions;
+  }
   VkResult result = vkCreateInstance(&info, nullptr, &instance_);
   if (result == VK_ERROR_INCOMPATIBLE_DRIVER) {
     instance_ = VK_NULL_HANDLE;
@@ -182,7 +269,22 @@ bool VulkanDevice::CreateInstance(std::string* error) {
   // driver loaded if it is; the handle is deliberately never closed.
   if (result == VK_SUCCESS) dlopen("libvulkan_lvp.so", RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
 #endif
-  return CheckVk(result, "vkCreateInstance", error);
+  if (!CheckVk(result, "vkCreateInstance", error)) return false;
+  if (debug_printf_) {
+    messenger.pNext = nullptr;
+    auto create = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
+        vkGetInstanceProcAddr(instance_, "vkCreateDebugUtilsMessengerEXT"));
+    if (create == nullptr) {
+      *error = "debug printf: vkCreateDebugUtilsMessengerEXT is missing";
+      return false;
+    }
+    if (!CheckVk(create(instance_, &messenger, nullptr, &messenger_),
+                 "vkCreateDebugUtilsMessengerEXT", error)) {
+      messenger_ = VK_NULL_HANDLE;
+      return false;
+    }
+  }
+  return true;
 }
 
 // Lower is better: discrete GPUs first, the CPU (lavapipe) last.
@@ -295,8 +397,22 @@ bool VulkanDevice::CreateLogicalDevice(std::string* error) {
   device_info.pQueueCreateInfos = &queue_info;
   FeatureChain enabled(features_);
   device_info.pNext = enabled.Head();
-  device_info.enabledExtensionCount = static_cast<uint32_t>(enabled.Extensions().size());
-  device_info.ppEnabledExtensionNames = enabled.Extensions().data();
+  std::vector<const char*> device_extensions = enabled.Extensions();
+  if (debug_printf_) {
+    // Printf modules declare SPV_KHR_non_semantic_info; the device enables it when it has
+    // it (the layer consumes the instructions either way).
+    uint32_t count = 0;
+    vkEnumerateDeviceExtensionProperties(physical_device_, nullptr, &count, nullptr);
+    std::vector<VkExtensionProperties> available(count);
+    vkEnumerateDeviceExtensionProperties(physical_device_, nullptr, &count, available.data());
+    for (const VkExtensionProperties& e : available) {
+      if (std::strcmp(e.extensionName, VK_KHR_SHADER_NON_SEMANTIC_INFO_EXTENSION_NAME) == 0) {
+        device_extensions.push_back(VK_KHR_SHADER_NON_SEMANTIC_INFO_EXTENSION_NAME);
+      }
+    }
+  }
+  device_info.enabledExtensionCount = static_cast<uint32_t>(device_extensions.size());
+  device_info.ppEnabledExtensionNames = device_extensions.data();
   if (!CheckVk(vkCreateDevice(physical_device_, &device_info, nullptr, &device_), "vkCreateDevice",
                error)) {
     device_ = VK_NULL_HANDLE;
@@ -728,8 +844,16 @@ bool VulkanDevice::ReadTimestamps(DispatchStats* stats, std::string* error) {
 
 }  // namespace
 
-std::unique_ptr<Device> CreateVulkanDevice(int device_index, std::string* error) {
-  auto device = std::make_unique<VulkanDevice>();
+bool VulkanPrintfAvailable(std::string* why) {
+  if (HasValidationLayer()) return true;
+  *why = std::string("the Khronos validation layer (") + kValidationLayer +
+         ") is not installed (Debian: vulkan-validationlayers)";
+  return false;
+}
+
+std::unique_ptr<Device> CreateVulkanDevice(int device_index, std::string* error,
+                                           const DeviceOptions& options) {
+  auto device = std::make_unique<VulkanDevice>(options);
   if (!device->Open(device_index, error)) return nullptr;
   return device;
 }

@@ -98,7 +98,8 @@ def device_features():
     found = [feature for feature, probe in
              [("vulkan-int64-atomics", "probe_int64_atomics.slang"),
               ("vulkan-float-atomics", "probe_float_atomics.slang"),
-              ("vulkan-waves", "probe_waves.slang")] if kernel_runs(probe)]
+              ("vulkan-waves", "probe_waves.slang"),
+              ("vulkan-printf", "probe_printf.slang")] if kernel_runs(probe)]
     temp = "%s.%d" % (cache, os.getpid())
     with open(temp, "w") as f:
         json.dump({"slope_run_mtime": stamp, "features": found}, f)

@@ -4,6 +4,7 @@
 // unavailable (the test is unsupported here, not passed).
 
 #include <CLI/CLI.hpp>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -22,6 +23,28 @@
 namespace {
 
 constexpr int kExitUnsupported = 77;
+// The kernel calls printf but nothing here can capture its output (no validation layer).
+constexpr int kExitNoPrintf = 78;
+
+/// Whether the SPIR-V module imports NonSemantic.DebugPrintf (the kernel calls printf).
+bool UsesPrintf(const std::vector<uint32_t>& spirv) {
+  static const char kImport[] = "NonSemantic.DebugPrintf";
+  for (size_t i = 5; i < spirv.size();) {
+    uint32_t count = spirv[i] >> 16;
+    if (count == 0) return false;
+    if ((spirv[i] & 0xFFFFu) == 11 /* OpExtInstImport */ && count >= 3 &&
+        i + count <= spirv.size()) {
+      const char* name = reinterpret_cast<const char*>(&spirv[i + 2]);
+      size_t size = (count - 2) * 4;
+      if (strnlen(name, size) == sizeof(kImport) - 1 &&
+          std::memcmp(name, kImport, sizeof(kImport) - 1) == 0) {
+        return true;
+      }
+    }
+    i += count;
+  }
+  return false;
+}
 
 bool ReadFile(const std::string& path, std::string* text) {
   std::ifstream in(path, std::ios::binary);
@@ -163,8 +186,20 @@ int main(int argc, char** argv) {
   }
 
   std::string error;
+  slope::runtime::DeviceOptions device_options;
+  device_options.debug_printf = UsesPrintf(compiled.spirv);
+  if (device_options.debug_printf) {
+    // Only the Vulkan backend prints; without a backend named, printf picks it.
+    if (!backend) backend = slope::runtime::Backend::Vulkan;
+    std::string why;
+    if (!slope::runtime::PrintfAvailable(*backend, &why)) {
+      std::cerr << "slope-run: the kernel calls printf, which needs what is missing here: " << why
+                << "\n";
+      return kExitNoPrintf;
+    }
+  }
   std::unique_ptr<slope::runtime::Device> device =
-      backend ? slope::runtime::CreateDevice(*backend, device_index, &error)
+      backend ? slope::runtime::CreateDevice(*backend, device_index, &error, device_options)
               : slope::runtime::CreateDefaultDevice(&error);
   if (device == nullptr) {
     if (backend) {
@@ -184,6 +219,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::cout << out.str();
+  // What the kernel printed, after the outputs, one message a line.
+  for (const std::string& message : device->TakePrintfMessages()) std::cout << message << "\n";
   if (time) {
     if (stats.kernel_ms >= 0) {
       std::cout << "kernel time: " << stats.kernel_ms << " ms\n";

@@ -351,6 +351,28 @@ Expr FunctionWriter::InstExpr(const ir::Inst& inst) {
       return AtomicExpr(inst);
     case Op::Wave:
       return WaveExpr(inst);
+    case Op::Printf: {
+      // GL_EXT_debug_printf: the format as a string literal, then the values.
+      context_.Require("GL_EXT_debug_printf");
+      std::string format;
+      if (!ir::UnpackString(inst.imms, &format)) SLOPE_ICE("printf without a format");
+      std::string literal = "\"";
+      for (char c : format) {
+        if (c == '\n') {
+          literal += "\\n";
+        } else if (c == '\t') {
+          literal += "\\t";
+        } else if (c == '"' || c == '\\') {
+          literal += '\\';
+          literal += c;
+        } else {
+          literal += c;
+        }
+      }
+      ops.push_back(Atom(literal + "\""));
+      for (size_t i = 0; i < inst.operands.size(); ++i) ops.push_back(op(i));
+      return Call("debugPrintfEXT", ops);
+    }
     case Op::Insert:
     case Op::InsertDynamic:
     case Op::Store:

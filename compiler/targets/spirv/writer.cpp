@@ -105,6 +105,7 @@ class Writer {
   void WriteAtomic(const ir::Inst& inst);
   /// OpControlBarrier / OpMemoryBarrier with the scopes and semantics HLSL's barriers have.
   void WriteBarrier(const ir::Inst& inst);
+  void WritePrintf(const ir::Inst& inst);
   /// OpGroupNonUniform* at subgroup scope.
   void WriteWave(const ir::Inst& inst);
   /// A signed integer remainder, truncating toward zero as HLSL requires.
@@ -139,6 +140,7 @@ class Writer {
   const WriterOptions& options_;
   uint32_t next_id_ = 1;
   uint32_t glsl_ext_ = 0;
+  uint32_t printf_ext_ = 0;  ///< NonSemantic.DebugPrintf, once a printf is written
   std::set<spv::Capability> capabilities_used_;
   /// Float widths tested by isnan/isinf: their entry points get SignedZeroInfNanPreserve,
   /// so that drivers which assume no NaNs or infinities (NVIDIA's) keep the test.
@@ -974,6 +976,27 @@ void Writer::WriteBarrier(const ir::Inst& inst) {
   }
 }
 
+void Writer::WritePrintf(const ir::Inst& inst) {
+  // The debug-printf instruction: the format as an OpString, then the values.
+  if (printf_ext_ == 0) {
+    // With -g the debug information has declared the extension already.
+    if (debug_ == nullptr) {
+      extensions_.Emit(SpvOp::OpExtension, StringWords("SPV_KHR_non_semantic_info"));
+    }
+    printf_ext_ = NewId();
+    ext_imports_.Emit(SpvOp::OpExtInstImport,
+                      Concat({printf_ext_}, StringWords("NonSemantic.DebugPrintf")));
+  }
+  std::string format;
+  if (!ir::UnpackString(inst.imms, &format)) SLOPE_ICE("printf without a format");
+  uint32_t str = NewId();
+  debug_strings_.Emit(SpvOp::OpString, Concat({str}, StringWords(format)));
+  std::vector<uint32_t> ops{TypeId(module_.Types().Void()), NewId(), printf_ext_,
+                            1 /* DebugPrintf */, str};
+  for (const ir::Value* v : inst.operands) ops.push_back(ValueId(v));
+  functions_.Emit(SpvOp::OpExtInst, ops);
+}
+
 void Writer::WriteWave(const ir::Inst& inst) {
   using W = ir::WaveOp;
   using C = spv::Capability;
@@ -1281,6 +1304,7 @@ void Writer::WriteInst(const ir::Inst& inst) {
     case Op::Atomic: return WriteAtomic(inst);
     case Op::Barrier: return WriteBarrier(inst);
     case Op::Wave: return WriteWave(inst);
+    case Op::Printf: return WritePrintf(inst);
     case Op::Call: {
       std::vector<uint32_t> ops{TypeId(t), ValueId(&inst), function_ids_.at(inst.callee)};
       for (size_t i = 0; i < inst.operands.size(); ++i) ops.push_back(operand(i));

@@ -48,30 +48,44 @@ Value* Lowerer::CallOperator(const ast::CallExpr* call, Value* first) {
   return b_.Call(Callee(call), args);
 }
 
-void Lowerer::StoreThroughSetter(const ast::CallExpr* set, Value* value) {
-  bool mutating = set->receiver != nullptr && set->func->is_mutating;
-  LValue place;
-  Value* object = nullptr;
-  if (mutating) {
-    place = LowerLValue(set->receiver);
-    object = LoadLValue(place);
+Lowerer::SetterObject Lowerer::ObjectOfSetter(const ast::CallExpr* set) {
+  // A [mutating] setter updates the object in a copy that is stored back, as for a
+  // mutating method call (it may live in a buffer).
+  SetterObject object;
+  object.mutating = set->receiver != nullptr && set->func->is_mutating;
+  if (object.mutating) {
+    object.place = LowerLValue(set->receiver);
+    object.value = LoadLValue(object.place);
   } else if (set->receiver != nullptr) {
-    object = LowerExpr(set->receiver);
+    object.value = LowerExpr(set->receiver);
   }
+  return object;
+}
+
+void Lowerer::CallSetter(const ast::CallExpr* set, const SetterObject& object,
+                         const std::vector<Value*>& index, Value* value,
+                         source::SourceRange range) {
   std::vector<Value*> set_args;
   Value* slot = nullptr;
-  if (mutating) {
-    slot = b_.Var(func_, object->GetType());
-    b_.Store(slot, object);
+  if (object.mutating) {
+    slot = b_.Var(func_, object.value->GetType());
+    b_.Store(slot, object.value);
     set_args.push_back(slot);
   } else if (set->receiver != nullptr) {
-    set_args.push_back(object);
+    set_args.push_back(object.value);
   }
-  for (size_t i = 0; i + 1 < set->args.size(); ++i) set_args.push_back(LowerExpr(set->args[i]));
+  set_args.insert(set_args.end(), index.begin(), index.end());
   set_args.push_back(value);
-  Loc(set->range);
+  Loc(range);
   b_.Call(Callee(set), set_args);
-  if (slot != nullptr) StoreLValue(place, b_.Load(slot));
+  if (slot != nullptr) StoreLValue(object.place, b_.Load(slot));
+}
+
+void Lowerer::StoreThroughSetter(const ast::CallExpr* set, Value* value) {
+  SetterObject object = ObjectOfSetter(set);
+  std::vector<Value*> index;
+  for (size_t i = 0; i + 1 < set->args.size(); ++i) index.push_back(LowerExpr(set->args[i]));
+  CallSetter(set, object, index, value, set->range);
 }
 
 Value* Lowerer::LowerUserAssign(const ast::AssignExpr* e) {
@@ -86,17 +100,7 @@ Value* Lowerer::LowerUserAssign(const ast::AssignExpr* e) {
   const auto* get = static_cast<const ast::CallExpr*>(e->lhs);
   const ast::CallExpr* set = e->setter;
   Value* rhs = e->op_call == nullptr ? LowerExpr(e->rhs) : nullptr;
-  // The object: a [mutating] setter updates it in a copy that is stored back, as for a
-  // mutating method call (it may live in a buffer).
-  bool mutating = set->receiver != nullptr && set->func->is_mutating;
-  LValue place;
-  Value* object = nullptr;
-  if (mutating) {
-    place = LowerLValue(set->receiver);
-    object = LoadLValue(place);
-  } else if (set->receiver != nullptr) {
-    object = LowerExpr(set->receiver);
-  }
+  SetterObject object = ObjectOfSetter(set);
   std::vector<Value*> index;
   for (size_t i = 0; i + 1 < set->args.size(); ++i) index.push_back(LowerExpr(set->args[i]));
   Loc(e->range);
@@ -104,7 +108,7 @@ Value* Lowerer::LowerUserAssign(const ast::AssignExpr* e) {
   Value* value = rhs;
   if (e->op != ast::OpKind::Assign) {
     std::vector<Value*> get_args;
-    if (get->receiver != nullptr) get_args.push_back(object);
+    if (get->receiver != nullptr) get_args.push_back(object.value);
     get_args.insert(get_args.end(), index.begin(), index.end());
     old = b_.Call(Callee(get), get_args);
     if (e->op_call != nullptr) {
@@ -114,20 +118,7 @@ Value* Lowerer::LowerUserAssign(const ast::AssignExpr* e) {
       value = ConvertValue(result, old->GetType());
     }
   }
-  std::vector<Value*> set_args;
-  Value* slot = nullptr;
-  if (mutating) {
-    slot = b_.Var(func_, object->GetType());
-    b_.Store(slot, object);
-    set_args.push_back(slot);
-  } else if (set->receiver != nullptr) {
-    set_args.push_back(object);
-  }
-  set_args.insert(set_args.end(), index.begin(), index.end());
-  set_args.push_back(value);
-  Loc(e->range);
-  b_.Call(Callee(set), set_args);
-  if (slot != nullptr) StoreLValue(place, b_.Load(slot));
+  CallSetter(set, object, index, value, e->range);
   return e->yields_old ? old : value;
 }
 

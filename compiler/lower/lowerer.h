@@ -171,6 +171,17 @@ class Lowerer {
   /// Calls setter `set` (a write-back made by sema) with `value` as the value stored;
   /// a [mutating] setter updates a copy of its object that is stored back.
   void StoreThroughSetter(const ast::CallExpr* set, Value* value);
+  /// The object a setter call `set` writes through: for a [mutating] setter, the place it
+  /// lives and its value, copied and stored back by CallSetter; else its value, if any.
+  struct SetterObject {
+    bool mutating = false;
+    LValue place;
+    Value* value = nullptr;
+  };
+  SetterObject ObjectOfSetter(const ast::CallExpr* set);
+  /// Calls setter `set` on `object` with subscript `index` and the new `value`.
+  void CallSetter(const ast::CallExpr* set, const SetterObject& object,
+                  const std::vector<Value*>& index, Value* value, source::SourceRange range);
   /// After the call: copies each temporary back to its argument, in order.
   void CopyBack(const std::vector<OutArg>& outs);
 

@@ -195,60 +195,19 @@ ast::Expr* Checker::CheckImplicitProperty(ast::NameExpr* expr) {
 
 ast::Expr* Checker::CheckAccessorAssign(ast::AssignExpr* expr) {
   auto* get = static_cast<ast::CallExpr*>(expr->lhs);
-  const Type* value_type = get->type;
-  const Type* owner = get->receiver != nullptr ? get->receiver->type : get->static_owner;
-  std::string what;
-  if (get->callee->kind == ast::ExprKind::Member) {
-    what = "property '" + owner->Name() + "." + static_cast<ast::MemberExpr*>(get->callee)->member +
-           "'";
-  } else {
-    what = "an element of '" + owner->Name() + "' through its subscript";
-  }
-  expr->type = value_type;
-  auto setter = setter_of_.find(get->func);
-  std::vector<Candidate> candidates;
-  if (setter != setter_of_.end()) {
-    for (const Candidate& c : FindMethods(owner, setter->second->name)) {
-      if (c.func == setter->second) candidates.push_back(c);
-    }
-  }
-  if (candidates.empty()) {
-    diags_.Report(DiagId::AccessorReadOnly, expr->lhs->range, what)
-        .Note(DiagId::DeclaredHere, get->func->name_range,
-              get->func->name.substr(0, get->func->name.size() - 4));
-    return expr;
-  }
+  expr->type = get->type;
+  ast::CallExpr* set = AccessorWriteback(get, expr->range);
+  if (set == nullptr) return expr;
   if (expr->op == ast::OpKind::Assign) {
-    expr->rhs = Coerce(expr->rhs, value_type);
+    expr->rhs = Coerce(expr->rhs, get->type);
   } else if (!CheckCompoundStep(expr, get)) {
     return expr;
-  }
-  // The setter's index arguments are the getter's; its value argument is the getter's
-  // call, standing for the value lowering computes.
-  std::vector<ast::Expr*> args = get->args;
-  args.push_back(get);
-  auto* set = ctx_.New<ast::CallExpr>(expr->range, get->callee, std::move(args));
-  set->type = types_.Error();
-  std::string display = get->callee->kind == ast::ExprKind::Member
-                            ? owner->Name() + "." + static_cast<ast::MemberExpr*>(get->callee)->member
-                            : owner->Name() + ".__subscript";
-  if (!ResolveCall(set, candidates, display, {})) return expr;
-  if (set->func->this_param == nullptr) {
-    set->static_owner = owner;
-  } else {
-    if (set->func->is_mutating && !IsAssignableQuietly(get->receiver)) {
-      diags_.Report(DiagId::AccessorReceiverNotAssignable, expr->lhs->range, what,
-                    DescribeReceiver(get->receiver));
-      return expr;
-    }
-    set->receiver = get->receiver;
-    NoteWritten(get->receiver);
   }
   expr->setter = set;
   return expr;
 }
 
-ast::CallExpr* Checker::AccessorWriteback(ast::CallExpr* get) {
+ast::CallExpr* Checker::AccessorWriteback(ast::CallExpr* get, source::SourceRange range) {
   const Type* owner = get->receiver != nullptr ? get->receiver->type : get->static_owner;
   std::string what = get->callee->kind == ast::ExprKind::Member
                          ? "property '" + owner->Name() + "." +
@@ -267,9 +226,11 @@ ast::CallExpr* Checker::AccessorWriteback(ast::CallExpr* get) {
               get->func->name.substr(0, get->func->name.size() - 4));
     return nullptr;
   }
+  // The setter's index arguments are the getter's; its value argument is the getter's
+  // call, standing for the value lowering computes.
   std::vector<ast::Expr*> args = get->args;
   args.push_back(get);
-  auto* set = ctx_.New<ast::CallExpr>(get->range, get->callee, std::move(args));
+  auto* set = ctx_.New<ast::CallExpr>(range, get->callee, std::move(args));
   set->type = types_.Error();
   std::string display = get->callee->kind == ast::ExprKind::Member
                             ? owner->Name() + "." + static_cast<ast::MemberExpr*>(get->callee)->member

@@ -84,7 +84,7 @@ void Checker::CheckOutArguments(ast::CallExpr* call, const ast::FuncDecl* f) {
     if (inner->type->IsError() || want->IsError()) continue;
     if (IsAccessorRead(inner) && inner->type == want) {
       // A property or subscript: read into the temporary, stored back by its setter.
-      ast::CallExpr* set = AccessorWriteback(static_cast<ast::CallExpr*>(inner));
+      ast::CallExpr* set = AccessorWriteback(static_cast<ast::CallExpr*>(inner), inner->range);
       if (set == nullptr) continue;
       call->writebacks.resize(call->args.size(), nullptr);
       call->writebacks[i] = set;

@@ -424,9 +424,10 @@ class Checker {
   bool IsAccessorRead(const ast::Expr* e) const { return accessor_reads_.count(e) != 0; }
   /// `get = v` and `get op= v` where `get` is an accessor read: resolves the setter.
   ast::Expr* CheckAccessorAssign(ast::AssignExpr* expr);
-  /// For getter call `get` passed to an `out`/`inout` parameter: the resolved call of its
-  /// setter storing the value back (last argument: `get`); null after a report.
-  ast::CallExpr* AccessorWriteback(ast::CallExpr* get);
+  /// For getter call `get` written through (assigned, or passed to an `out`/`inout`
+  /// parameter): the resolved call of its setter, spanning `range`, storing the value
+  /// back (last argument: `get`); null after a report.
+  ast::CallExpr* AccessorWriteback(ast::CallExpr* get, source::SourceRange range);
   /// `++`/`--` on an accessor read, as a compound assignment.
   ast::Expr* CheckAccessorIncDec(ast::UnaryExpr* expr);
   /// The call of getter `getter_name` of `owner` standing for `site` (a member or index

@@ -15,6 +15,7 @@
 
 #include "compiler/driver/args.h"
 #include "compiler/driver/compile.h"
+#include "tools/common/codegen_flags.h"
 #include "runtime/core/device.h"
 #include "tools/slope-run/run_spec.h"
 #include "tools/slope-run/test_spec.h"
@@ -76,23 +77,11 @@ int main(int argc, char** argv) {
   app.add_flag("--time", time,
                "print the kernel's device time (timestamps around the dispatch) after the "
                "outputs");
-  bool scalar_layout = false;
-  app.add_flag("--fvk-use-scalar-layout,--force-glsl-scalar-layout", scalar_layout,
-               "compile with the scalar block layout for buffers");
-  bool row_major = false, column_major = false;
-  app.add_flag("--matrix-layout-row-major", row_major,
-               "lay matrices in buffers out row by row (the default)");
-  app.add_flag("--matrix-layout-column-major", column_major,
-               "lay matrices in buffers out column by column")
-      ->excludes(app.get_option("--matrix-layout-row-major"));
+  slope::tools::CodegenFlags codegen;
+  codegen.AddTo(app);
   bool via_glsl = false;
   app.add_flag("--via-glsl", via_glsl,
                "compile through the GLSL writer and glslang instead of the SPIR-V writer");
-  uint32_t opt_level = 1;
-  for (uint32_t level = 0; level <= 3; ++level) {
-    app.add_flag_callback("--O" + std::to_string(level), [&opt_level, level] { opt_level = level; },
-                          "compile at this optimization level (default -O1)");
-  }
   std::vector<std::string> args = slope::driver::NormalizeArgs(argc, argv);
   // CLI11 takes the arguments last-first.
   std::vector<std::string> reversed(args.rbegin(), args.rend());
@@ -165,9 +154,7 @@ int main(int argc, char** argv) {
       }
     }
   }
-  options.scalar_layout = scalar_layout;
-  options.column_major = column_major;
-  options.optimization_level = opt_level;
+  codegen.ApplyTo(options);
   slope::driver::CompileResult compiled = slope::driver::Compile(options);
   if (!compiled.ok) return 1;  // the compiler has printed its diagnostics
 
@@ -177,7 +164,7 @@ int main(int argc, char** argv) {
   }
   if (via_glsl) {
     std::string why;
-    if (!slope::run::CompileGlslToSpirv(compiled.text, options.entry, scalar_layout,
+    if (!slope::run::CompileGlslToSpirv(compiled.text, options.entry, codegen.scalar_layout,
                                         &compiled.spirv, &why)) {
       std::cerr << "slope-run: error: " << why << "\n";
       return 1;

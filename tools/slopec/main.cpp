@@ -11,6 +11,7 @@
 #include "compiler/driver/args.h"
 #include "compiler/driver/compile.h"
 #include "compiler/driver/reflection_json.h"
+#include "tools/common/codegen_flags.h"
 
 namespace {
 
@@ -42,24 +43,8 @@ int main(int argc, char** argv) {
   app.add_option("--reflection-json", reflection_json,
                  "write the parameters, their bindings and layouts, and the entry points as "
                  "JSON to this file ('-' for standard output)");
-  bool scalar_layout = false;
-  app.add_flag("--fvk-use-scalar-layout,--force-glsl-scalar-layout", scalar_layout,
-               "lay buffers out by the scalar block layout rules instead of std430");
-  bool row_major = false, column_major = false;
-  app.add_flag("--matrix-layout-row-major", row_major,
-               "lay matrices in buffers out row by row (the default)");
-  app.add_flag("--matrix-layout-column-major", column_major,
-               "lay matrices in buffers out column by column")
-      ->excludes(app.get_option("--matrix-layout-row-major"));
-  uint32_t opt_level = 1;  // slangc's default
-  for (uint32_t level = 0; level <= 3; ++level) {
-    static const char* const kWhat[] = {"no SPIR-V optimization",
-                                        "light SPIR-V optimization (the default)",
-                                        "full SPIR-V optimization, without inlining",
-                                        "-O2 run twice, then code sinking"};
-    app.add_flag_callback("--O" + std::to_string(level),
-                          [&opt_level, level] { opt_level = level; }, kWhat[level]);
-  }
+  slope::tools::CodegenFlags codegen;
+  codegen.AddTo(app);
   bool debug_info = false;
   app.add_flag_callback("-g,--g1,--g2,--g3", [&debug_info] { debug_info = true; },
                         "emit NonSemantic.Shader.DebugInfo.100 (source, lines, functions)");
@@ -102,9 +87,7 @@ int main(int argc, char** argv) {
   options.input_path = input;
   options.entry = entry;
   options.validate_spirv = !skip_validation;
-  options.scalar_layout = scalar_layout;
-  options.column_major = column_major;
-  options.optimization_level = opt_level;
+  codegen.ApplyTo(options);
   options.debug_info = debug_info;
   options.use_entrypoint_name = use_entrypoint_name;
   options.diag_format = diag_format == "json" ? slope::driver::DiagFormat::Json

@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
   // 1. Compile.
   slope::driver::CompileOptions options;
   options.input_path = path;
-  options.entry = "boxFilterForward";
+  options.entries = {"boxFilterForward"};
   slope::driver::CompileResult compiled = slope::driver::Compile(options);
   if (!compiled.ok) return Fail("compilation failed");
   std::printf("compiled %s -> SPIR-V, %zu words, validated\n", path.c_str(),
@@ -72,7 +72,7 @@ int main(int argc, char** argv) {
   }
 
   // 4. Run: ceil(kCount / 64) groups of 64 threads.
-  auto kernel = device->CreateKernel(compiled.spirv, compiled.reflection, options.entry, &error);
+  auto kernel = device->CreateKernel(compiled.spirv, compiled.reflection, options.entries.front(), &error);
   if (!kernel) return Fail(error);
   slope::runtime::BufferBinding bindings[] = {
       {"input", in_buf.get()}, {"info", info_buf.get()}, {"output", out_buf.get()}};

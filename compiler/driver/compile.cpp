@@ -193,13 +193,13 @@ Reflection Reflect(const ir::Module& module, const std::vector<std::string>& ent
 void WriteGlslTarget(ir::Module& module, size_t entry_count, const CompileOptions& options,
                      BufferLayout rules, ir::MatrixLayout matrices, diag::DiagEngine& diags,
                      CompileResult* result) {
-  if (options.entry.empty() && entry_count > 1) {
-    diags.Report(diag::DiagId::GlslOneEntryPoint, source::SourceRange(),
-                 std::to_string(entry_count));
+  size_t chosen = options.entries.empty() ? entry_count : options.entries.size();
+  if (chosen > 1) {
+    diags.Report(diag::DiagId::GlslOneEntryPoint, source::SourceRange(), std::to_string(chosen));
     return;
   }
   targets::glsl::WriterOptions glsl_options;
-  glsl_options.entry_point = options.entry;
+  if (!options.entries.empty()) glsl_options.entry_point = options.entries.front();
   glsl_options.layout = rules;
   glsl_options.matrix_layout = matrices;
   std::string field = targets::glsl::FindUnsupportedMatrixField(module, glsl_options);
@@ -286,19 +286,18 @@ CompileResult Compile(const CompileOptions& options) {
   std::sort(graph.map.file_starts.begin(), graph.map.file_starts.end());
   sema::TypeContext types;
   sema::CheckedModule checked;
-  if (!sema::CheckModule(*module, ast_ctx, types, diags, &checked, &graph.map)) return finish();
-
-  // Which entry points to emit.
-  std::vector<std::string> entries;
-  if (!options.entry.empty()) {
-    auto it = std::find_if(checked.entry_points.begin(), checked.entry_points.end(),
-                           [&](const ast::FuncDecl* f) { return f->name == options.entry; });
-    if (it == checked.entry_points.end()) {
-      diags.Report(diag::DiagId::EntryPointNotFound, source::SourceRange(), options.entry);
-      return finish();
-    }
-    entries.push_back(options.entry);
+  sema::EntryRequest entry_request;
+  entry_request.names = options.entries;
+  entry_request.stage = options.stage;
+  entry_request.require_one = options.target == Target::SpirV ||
+                              options.target == Target::SpirVAsm ||
+                              options.target == Target::Glsl;
+  if (!sema::CheckModule(*module, ast_ctx, types, diags, &checked, &graph.map, &entry_request)) {
+    return finish();
   }
+
+  // Which entry points to emit: those -entry names (sema checked they exist), else all.
+  const std::vector<std::string>& entries = options.entries;
   if (options.target == Target::None) return finish();
 
   // Middle.

@@ -33,7 +33,10 @@ struct CompileOptions {
   std::vector<std::string> include_paths;  ///< -I: searched for #include after the includer's dir
   std::vector<std::string> defines;        ///< -D: "NAME" (as 1) or "NAME=VALUE", in order
   bool preprocess_only = false;            ///< -E: `text` gets the preprocessed source; no parsing
-  std::string entry;                       ///< entry point to emit; empty = every entry point
+  /// -entry (repeatable): the entry points to emit, which need only [numthreads];
+  /// empty = every function marked [shader].
+  std::vector<std::string> entries;
+  std::string stage = "compute";  ///< -stage: the stage of -entry functions without [shader]
   Target target = Target::SpirV;
   bool validate_spirv = true;      ///< run the SPIRV-Tools validator on the output
   /// Lay buffers out by the scalar block layout rules instead of std430

@@ -344,12 +344,12 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
       CheckFunctionBody(func);
       out->functions.push_back(func);
     }
-    if (const ast::Attribute* shader = func->FindAttribute("shader")) {
-      (void)shader;
+    if (IsEntryPoint(*func)) {
       CheckEntryPoint(func);
       out->entry_points.push_back(func);
     }
   }
+  CheckRequestedEntries(decls, *out);
   CheckRecursion(out->functions);
   scopes_.pop_back();
   return !diags_.HasErrors();
@@ -558,15 +558,67 @@ std::array<uint32_t, 3> NumThreadsOf(const ast::FuncDecl& entry) {
   return sizes;
 }
 
+bool Checker::IsEntryPoint(const ast::FuncDecl& func) const {
+  if (func.FindAttribute("shader") != nullptr) return true;
+  if (entry_request_ == nullptr || func.owner != nullptr || func.body == nullptr) return false;
+  const std::vector<std::string>& names = entry_request_->names;
+  return std::find(names.begin(), names.end(), func.name) != names.end();
+}
+
+void Checker::CheckRequestedEntries(const std::vector<ast::Decl*>& decls,
+                                    const CheckedModule& checked) {
+  if (entry_request_ == nullptr || diags_.HasErrors()) return;
+  // Functions that look like compute entry points: named in messages that ask for -entry.
+  std::vector<const ast::FuncDecl*> candidates;
+  for (const ast::Decl* decl : decls) {
+    if (decl->kind != ast::DeclKind::Func) continue;
+    auto* func = static_cast<const ast::FuncDecl*>(decl);
+    if (func->owner == nullptr && func->body != nullptr &&
+        func->FindAttribute("numthreads") != nullptr) {
+      candidates.push_back(func);
+    }
+  }
+  for (const std::string& name : entry_request_->names) {
+    bool found = std::any_of(checked.entry_points.begin(), checked.entry_points.end(),
+                             [&](const ast::FuncDecl* f) { return f->name == name; });
+    if (found) continue;
+    std::string names;
+    for (const ast::FuncDecl* c : candidates) names += (names.empty() ? "" : ", ") + c->name;
+    auto report = diags_.Report(
+        DiagId::EntryPointNotFound, source::SourceRange(), name,
+        names.empty() ? "no function has [numthreads] or [shader]"
+                      : "functions with [numthreads]: " + names);
+    for (const ast::FuncDecl* c : candidates) {
+      report.Note(DiagId::EntryCandidateHere, c->name_range, c->name);
+    }
+  }
+  if (!entry_request_->require_one || !entry_request_->names.empty() ||
+      !checked.entry_points.empty()) {
+    return;
+  }
+  if (candidates.empty()) {
+    diags_.Report(DiagId::NoEntryPoints, source::SourceRange());
+    return;
+  }
+  for (const ast::FuncDecl* c : candidates) {
+    diags_.Report(DiagId::EntryPointNotMarked, c->name_range, c->name, c->name);
+  }
+}
+
 void Checker::CheckEntryPoint(ast::FuncDecl* func) {
   const ast::Attribute* shader = func->FindAttribute("shader");
-  std::string stage;
-  if (shader->args.size() == 1 && shader->args[0]->kind == ast::ExprKind::StringLiteral) {
-    stage = static_cast<const ast::StringLiteralExpr*>(shader->args[0])->value;
+  std::string stage = entry_request_ != nullptr ? entry_request_->stage : "compute";
+  source::SourceRange stage_range = func->name_range;
+  if (shader != nullptr) {
+    stage.clear();
+    stage_range = shader->range;
+    if (shader->args.size() == 1 && shader->args[0]->kind == ast::ExprKind::StringLiteral) {
+      stage = static_cast<const ast::StringLiteralExpr*>(shader->args[0])->value;
+    }
   }
   bool is_compute = stage == "compute";
   if (!is_compute) {
-    diags_.Report(DiagId::UnsupportedStage, shader->range, stage);
+    diags_.Report(DiagId::UnsupportedStage, stage_range, stage);
     return;
   }
   const ast::Attribute* nt = func->FindAttribute("numthreads");
@@ -830,10 +882,12 @@ bool Checker::CheckStmt(ast::Stmt* stmt) {
 }
 
 bool CheckModule(ast::Module& module, ast::AstContext& ctx, TypeContext& types,
-                 diag::DiagEngine& diags, CheckedModule* out, const ModuleMap* modules) {
+                 diag::DiagEngine& diags, CheckedModule* out, const ModuleMap* modules,
+                 const EntryRequest* entries) {
   out->types = &types;
   Checker checker(ctx, types, diags);
   checker.SetModuleMap(modules);
+  checker.SetEntryRequest(entries);
   return checker.Run(module, out);
 }
 

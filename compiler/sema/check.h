@@ -18,7 +18,8 @@ namespace slope::sema {
 /// What lowering needs from a checked module.
 struct CheckedModule {
   std::vector<ast::FuncDecl*> functions;     ///< every function with a body, in source order
-  std::vector<ast::FuncDecl*> entry_points;  ///< functions marked [shader("compute")]
+  /// Functions marked [shader("compute")] and those named by the EntryRequest.
+  std::vector<ast::FuncDecl*> entry_points;
   std::vector<ast::VarDecl*> buffers;        ///< global buffer resources, in source order
   std::vector<ast::VarDecl*> groupshared;    ///< `groupshared` variables, in source order
   /// Non-const `static` globals (per-invocation private variables), in source order;
@@ -46,12 +47,23 @@ struct ModuleMap {
   int UnitOf(source::FileId file) const;
 };
 
+/// Which functions are entry points, as slangc decides: every function marked
+/// `[shader("...")]`, plus each function named by `-entry` (with the stage of `-stage`),
+/// which then needs no `[shader]` attribute, only `[numthreads]`.
+struct EntryRequest {
+  std::vector<std::string> names;  ///< -entry, in order; may be empty
+  std::string stage = "compute";   ///< -stage, for entries without [shader]
+  bool require_one = false;        ///< code is generated: no entry point at all is an error
+};
+
 /// Checks `module`. Returns false when an error was reported. With `modules`, a
 /// declaration of one unit that another unit uses must be visible to it (`public`, or
 /// its unit has no visibility modifiers); without, every declaration is visible.
+/// With `entries`, each requested entry point must exist, and a module with no entry
+/// point at all is an error naming the functions that could be one.
 bool CheckModule(ast::Module& module, ast::AstContext& ctx, TypeContext& types,
                  diag::DiagEngine& diags, CheckedModule* out,
-                 const ModuleMap* modules = nullptr);
+                 const ModuleMap* modules = nullptr, const EntryRequest* entries = nullptr);
 
 /// Parses a built-in type name ("float3", "uint") into a type, or null.
 const Type* LookupBuiltinTypeName(TypeContext& types, std::string_view name);

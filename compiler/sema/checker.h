@@ -397,6 +397,7 @@ class Checker {
   // check_access.cpp: visibility of declarations across imported modules.
   /// Sets the modules the checked module was merged from (null: one module).
   void SetModuleMap(const ModuleMap* modules) { modules_ = modules; }
+  void SetEntryRequest(const EntryRequest* entries) { entry_request_ = entries; }
   /// Whether `decl` may be named at `use`: same module, a module without visibility
   /// modifiers, or `public`.
   bool IsAccessible(const ast::Decl* decl, source::SourceRange use) const;
@@ -466,6 +467,11 @@ class Checker {
   void CheckFunctionSignature(ast::FuncDecl* func);
   void CheckFunctionBody(ast::FuncDecl* func);
   void CheckEntryPoint(ast::FuncDecl* func);
+  /// Whether `func` is an entry point: marked [shader], or named by -entry.
+  bool IsEntryPoint(const ast::FuncDecl& func) const;
+  /// Reports requested entry points that do not exist, and a module with none at all
+  /// (naming the functions with [numthreads] and the -entry flag that compiles them).
+  void CheckRequestedEntries(const std::vector<ast::Decl*>& decls, const CheckedModule& checked);
   void CheckRecursion(const std::vector<ast::FuncDecl*>& functions);
   bool CheckConstantExpr(const ast::Expr* expr);
 
@@ -516,6 +522,7 @@ class Checker {
   };
   std::vector<SwitchScope> switches_;
   std::map<ast::FuncDecl*, std::vector<std::pair<ast::FuncDecl*, source::SourceRange>>> calls_;
+  const EntryRequest* entry_request_ = nullptr;  ///< -entry/-stage; null: [shader] only
   const ModuleMap* modules_ = nullptr;  ///< where declarations came from; null: one module
   /// Accessors: each getter's setter (if any), what the pair is called in messages.
   std::map<const ast::FuncDecl*, ast::FuncDecl*> setter_of_;

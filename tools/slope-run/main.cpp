@@ -71,7 +71,11 @@ int main(int argc, char** argv) {
   app.add_flag("--probe", probe,
                "only check that the backend has a usable device (exit 0, else 77)");
   app.add_option("--backend", backend_text, "vulkan, cuda or cpu (default: the first that works)");
-  app.add_option("--entry", entry, "the entry point to run (default: //ENTRY:, else the first)");
+  app.add_option("--entry", entry,
+                 "the entry point to run, which needs only [numthreads] (default: //ENTRY:, "
+                 "else the first function marked [shader])");
+  std::string stage = "compute";
+  app.add_option("--stage", stage, "the stage of an -entry function without [shader] (compute)");
   app.add_option("--device", device_index, "the device number within the backend");
   bool time = false;
   app.add_flag("--time", time,
@@ -139,18 +143,19 @@ int main(int argc, char** argv) {
   slope::driver::CompileOptions options;
   options.input_path = file;
   options.source_text = source;
-  options.entry = entry;
+  if (!entry.empty()) options.entries = {entry};
+  options.stage = stage;
   options.target = slope::driver::Target::SpirV;
   if (via_glsl) {
     options.target = slope::driver::Target::Glsl;
-    if (options.entry.empty()) {
+    if (options.entries.empty()) {
       // GLSL holds one entry point: the first, as the SPIR-V path runs by default.
       slope::driver::CompileOptions names = options;
       names.target = slope::driver::Target::Ir;
       slope::driver::CompileResult lowered = slope::driver::Compile(names);
       if (!lowered.ok) return 1;
       if (!lowered.reflection.entry_points.empty()) {
-        options.entry = lowered.reflection.entry_points.front().name;
+        options.entries = {lowered.reflection.entry_points.front().name};
       }
     }
   }
@@ -164,12 +169,12 @@ int main(int argc, char** argv) {
   }
   if (via_glsl) {
     std::string why;
-    if (!slope::run::CompileGlslToSpirv(compiled.text, options.entry, codegen.scalar_layout,
+    entry = options.entries.empty() ? std::string() : options.entries.front();
+    if (!slope::run::CompileGlslToSpirv(compiled.text, entry, codegen.scalar_layout,
                                         &compiled.spirv, &why)) {
       std::cerr << "slope-run: error: " << why << "\n";
       return 1;
     }
-    entry = options.entry;
   }
 
   std::string error;

@@ -28,11 +28,15 @@ bool WriteFile(const std::string& path, const void* data, size_t size) {
 
 int main(int argc, char** argv) {
   CLI::App app{"slopec: compile Slang-compatible shaders to SPIR-V"};
-  std::string input, entry, stage = "compute", target = "spirv", output, diag_format = "text";
+  std::string input, stage = "compute", target = "spirv", output, diag_format = "text";
+  std::vector<std::string> entries;
   bool skip_validation = false, no_codegen = false, dump_ir = false;
   uint32_t error_limit = 20;
   app.add_option("file", input, "source file")->required();
-  app.add_option("--entry", entry, "entry point to compile (default: all)");
+  app.add_option("--entry", entries,
+                 "entry point to compile; needs only [numthreads]; repeatable (default: every "
+                 "function marked [shader])")
+      ->allow_extra_args(false);
   app.add_option("--stage", stage, "shader stage (compute)");
   app.add_option("--target", target, "spirv, spirv-asm, glsl")
       ->check(CLI::IsMember({"spirv", "spirv-asm", "glsl"}));
@@ -85,7 +89,8 @@ int main(int argc, char** argv) {
 
   slope::driver::CompileOptions options;
   options.input_path = input;
-  options.entry = entry;
+  options.entries = entries;
+  options.stage = stage;
   options.validate_spirv = !skip_validation;
   codegen.ApplyTo(options);
   options.debug_info = debug_info;

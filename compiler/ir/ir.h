@@ -409,6 +409,10 @@ class Function {
   /// `[Differentiable]`: calls of it in code being differentiated are differentiated;
   /// calls of other functions carry no derivative.
   bool differentiable = false;
+  /// Derivatives through calls of it are zero by intent: `detach`'s identity and
+  /// `[TreatAsDifferentiable]` functions. Any other call without a derivative that a
+  /// derivative would flow through is a compile error, never a silent zero.
+  bool zero_derivative = false;
   /// `fwd_diff(f)` in DifferentialPair form: the forward-mode pass (autodiff/forward)
   /// generates the body; until then the function has no blocks.
   Function* fwd_diff_of = nullptr;

@@ -639,6 +639,10 @@ bool Parser::ParseFunction() {
     Next();
     f->differentiable = true;
   }
+  if (IsIdent("zero_derivative")) {
+    Next();
+    f->zero_derivative = true;
+  }
   if (IsIdent("fwd_diff")) {
     Next();
     if (!ParseFunctionRef(&f->fwd_diff_of)) return false;

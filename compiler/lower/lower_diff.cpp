@@ -12,6 +12,7 @@ void Lowerer::MarkDifferentiable(const ast::FuncDecl* decl, ir::Function* f,
   for (const char* name : {"Differentiable", "ForwardDifferentiable", "BackwardDifferentiable"}) {
     if (decl->FindAttribute(name) != nullptr) f->differentiable = true;
   }
+  if (decl->FindAttribute("TreatAsDifferentiable") != nullptr) f->zero_derivative = true;
   // A generic function's custom derivative has generic parameters matching its own
   // (sema checked them), so it takes the same arguments.
   if (decl->fwd_derivative != nullptr) f->custom_fwd = Instance(decl->fwd_derivative, args);
@@ -124,6 +125,7 @@ Value* Lowerer::Detach(Value* v) {
   auto [it, inserted] = detach_functions_.emplace(t, nullptr);
   if (inserted) {
     ir::Function* identity = module_->AddFunction(UniqueFunctionName("detach"), t);
+    identity->zero_derivative = true;
     ir::Param* p = module_->AddParam(t, nullptr);
     identity->params.push_back(p);
     ir::Builder b(*module_);

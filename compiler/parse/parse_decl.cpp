@@ -202,9 +202,11 @@ ast::VarDecl* Parser::ParseParam() {
   ParseArraySuffix(param->type_expr);
   param->attributes = std::move(attrs);
   param->modifiers = mods;
-  param->direction = (mods & ast::kModInOut) != 0 ? ast::ParamDirection::InOut
-                     : (mods & ast::kModOut) != 0 ? ast::ParamDirection::Out
-                                                  : ast::ParamDirection::In;
+  // `in out T x` (two keywords, as HLSL allows) is `inout`.
+  bool in_and_out = (mods & ast::kModIn) != 0 && (mods & ast::kModOut) != 0;
+  param->direction = (mods & ast::kModInOut) != 0 || in_and_out ? ast::ParamDirection::InOut
+                     : (mods & ast::kModOut) != 0               ? ast::ParamDirection::Out
+                                                                : ast::ParamDirection::In;
   param->is_uniform = (mods & ast::kModUniform) != 0;
   param->is_const = (mods & ast::kModConst) != 0;
   if (At(TokenKind::Colon)) ParseSemantic(param);

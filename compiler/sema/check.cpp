@@ -199,41 +199,6 @@ void Checker::DeclareGlobal(ast::Decl* decl) {
   Declare(decl);
 }
 
-void Checker::CheckAttributes(const std::vector<ast::Attribute>& attrs,
-                              std::initializer_list<std::string_view> known) {
-  for (const ast::Attribute& a : attrs) {
-    if (std::find(known.begin(), known.end(), a.name) == known.end()) {
-      diags_.Report(DiagId::UnknownAttribute, a.range, a.name);
-      continue;
-    }
-    if (a.name == "vk::binding") {
-      bool ok = !a.args.empty() && a.args.size() <= 2;
-      for (const ast::Expr* e : a.args) ok = ok && e->kind == ast::ExprKind::IntLiteral;
-      if (!ok) {
-        diags_.Report(DiagId::InvalidAttributeArgs, a.range, a.name,
-                      "a binding number and an optional set number, both integer literals");
-      }
-    } else if (a.name == "shader") {
-      if (a.args.size() != 1 || a.args[0]->kind != ast::ExprKind::StringLiteral) {
-        diags_.Report(DiagId::InvalidAttributeArgs, a.range, a.name, "one string literal");
-      }
-    } else if (a.name == "Differentiable" || a.name == "ForwardDifferentiable" ||
-               a.name == "BackwardDifferentiable") {
-      if (a.args.size() > 1 || (a.args.size() == 1 && a.args[0]->kind != ast::ExprKind::IntLiteral)) {
-        diags_.Report(DiagId::InvalidAttributeArgs, a.range, a.name, "at most one integer literal");
-      }
-    } else if (a.name == "unroll" || a.name == "loop" || a.name == "ForceUnroll") {
-      if (a.args.size() > 1 || (a.args.size() == 1 && a.args[0]->kind != ast::ExprKind::IntLiteral)) {
-        diags_.Report(DiagId::InvalidAttributeArgs, a.range, a.name, "at most one integer literal");
-      }
-    } else if (a.name == "MaxIters") {
-      if (a.args.size() != 1 || a.args[0]->kind != ast::ExprKind::IntLiteral) {
-        diags_.Report(DiagId::InvalidAttributeArgs, a.range, a.name, "one integer literal");
-      }
-    }
-  }
-}
-
 namespace {
 /// What to call a declaration this version of sema does not check yet; null when it does.
 const char* UnsupportedDeclName(const ast::Decl* decl) {
@@ -288,15 +253,17 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
     DeclareGlobal(decl);
     if (decl->kind == ast::DeclKind::Func) {
       auto* func = static_cast<ast::FuncDecl*>(decl);
-      CheckAttributes(func->attributes, {"shader", "numthreads", "ForceInline", "Differentiable",
-                                         "ForwardDifferentiable", "BackwardDifferentiable",
-                                         "TreatAsDifferentiable", "ForwardDerivative",
-                                         "ForwardDerivativeOf", "PrimalSubstitute",
-                                         "PrimalSubstituteOf", "__intrinsic_op"});
+      CheckAttributes(func->attributes,
+                      {"shader", "numthreads", "ForceInline", "Differentiable",
+                       "ForwardDifferentiable", "BackwardDifferentiable", "TreatAsDifferentiable",
+                       "ForwardDerivative", "ForwardDerivativeOf", "BackwardDerivative",
+                       "BackwardDerivativeOf", "PrimalSubstitute", "PrimalSubstituteOf",
+                       "__intrinsic_op"},
+                      "a function");
       CheckIntrinsicAttribute(func);
-      for (ast::VarDecl* p : func->params) CheckAttributes(p->attributes, {});
+      for (ast::VarDecl* p : func->params) CheckAttributes(p->attributes, {}, "a parameter");
     } else {
-      CheckAttributes(decl->attributes, {"vk::binding"});
+      CheckAttributes(decl->attributes, {"vk::binding"}, "this declaration");
     }
   }
   ResolveGenericHeaders(decls);
@@ -779,9 +746,9 @@ bool Checker::CheckStmt(ast::Stmt* stmt) {
   if (is_loop) {
     // Loop hints are accepted; they do not change the meaning of the loop ([unroll] and
     // [ForceUnroll] reach the IR's `loop` for the unroll pass; MaxIters is a hint only).
-    CheckAttributes(stmt->attributes, {"unroll", "loop", "ForceUnroll", "MaxIters"});
+    CheckAttributes(stmt->attributes, {"unroll", "loop", "ForceUnroll", "MaxIters"}, "a loop");
   } else {
-    CheckAttributes(stmt->attributes, {});
+    CheckAttributes(stmt->attributes, {}, "a statement");
   }
   switch (stmt->kind) {
     case ast::StmtKind::Block:

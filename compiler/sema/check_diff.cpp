@@ -87,6 +87,19 @@ const ast::VarDecl* NoDiffTarget(const ast::Expr* e) {
 
 }  // namespace
 
+void Checker::MarkConstructorDifferentiable(ast::FuncDecl* init) {
+  if (init->body == nullptr || init->owner == nullptr || IsDifferentiableFunction(init) ||
+      !IsDifferentiableType(init->owner)) {
+    return;
+  }
+  bool any = std::any_of(init->params.begin(), init->params.end(), [&](const ast::VarDecl* p) {
+    return !HasNoDiff(p) && p->type != nullptr && IsDifferentiableType(p->type);
+  });
+  // Its derivative is that of its body, which then follows the rules of [Differentiable]
+  // bodies (a non-differentiable call inside needs `no_diff`).
+  if (any) init->attributes.push_back(ast::Attribute{"Differentiable", {}, init->name_range});
+}
+
 bool IsDifferentiableFunction(const ast::FuncDecl* f) {
   // Intrinsics carry the derivative rules of ir/intrinsics.def.
   if (f->intrinsic_op >= 0) return true;
@@ -559,7 +572,9 @@ class DiffBodyChecker {
 
   void VisitCall(const ast::CallExpr* call) {
     const ast::FuncDecl* f = call->func;
-    if (f == nullptr || f->func_kind == ast::FuncKind::Init) return;
+    if (f == nullptr) return;
+    // A constructor of a type that carries no derivative makes a value without one.
+    if (f->func_kind == ast::FuncKind::Init && !IsDifferentiableFunction(f)) return;
     if (IsDifferentiableFunction(f)) {
       // Results written through `out`/`inout` parameters and `[mutating]` receivers.
       if (reporting_ || CarryingArg(call) == nullptr) return;

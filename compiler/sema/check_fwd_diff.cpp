@@ -213,13 +213,25 @@ ast::Expr* Checker::CheckDiffCall(ast::CallExpr* call) {
 }
 
 void Checker::CheckCustomDerivatives(const std::vector<ast::Decl*>& decls) {
+  // Free functions, then the methods of structs and of extensions (static, instance
+  // and [mutating] alike).
+  std::vector<ast::FuncDecl*> funcs;
   for (ast::Decl* decl : decls) {
-    if (decl->kind != ast::DeclKind::Func) continue;
-    auto* func = static_cast<ast::FuncDecl*>(decl);
+    if (decl->kind == ast::DeclKind::Func) funcs.push_back(static_cast<ast::FuncDecl*>(decl));
+  }
+  for (const Type* s : struct_list_) {
+    for (ast::FuncDecl* f : s->Info()->methods) funcs.push_back(f);
+  }
+  for (const ExtensionInfo* e : extension_list_) {
+    for (ast::FuncDecl* f : e->methods) {
+      if (f->func_kind != ast::FuncKind::Init) funcs.push_back(f);
+    }
+  }
+  for (ast::FuncDecl* func : funcs) {
     for (const char* attr_name : {"ForwardDerivative", "ForwardDerivativeOf"}) {
       const ast::Attribute* attr = func->FindAttribute(attr_name);
       if (attr == nullptr) continue;
-      ast::FuncDecl* other = AttributeFunction(*attr);
+      ast::FuncDecl* other = AttributeFunction(*attr, func);
       if (other == nullptr) continue;
       bool of = std::string_view(attr_name) == "ForwardDerivativeOf";
       LinkForwardDerivative(of ? other : func, of ? func : other, *attr);
@@ -227,9 +239,14 @@ void Checker::CheckCustomDerivatives(const std::vector<ast::Decl*>& decls) {
     for (const char* attr_name : {"PrimalSubstitute", "PrimalSubstituteOf"}) {
       const ast::Attribute* attr = func->FindAttribute(attr_name);
       if (attr == nullptr) continue;
-      ast::FuncDecl* other = AttributeFunction(*attr);
+      ast::FuncDecl* other = AttributeFunction(*attr, func);
       if (other == nullptr) continue;
       bool of = std::string_view(attr_name) == "PrimalSubstituteOf";
+      if (func->owner != nullptr || other->owner != nullptr) {
+        diags_.Report(DiagId::UnsupportedConstruct, attr->range,
+                      "primal substitutes of methods", "are");
+        continue;
+      }
       LinkPrimalSubstitute(of ? other : func, of ? func : other, *attr);
     }
   }
@@ -255,10 +272,25 @@ void Checker::LinkPrimalSubstitute(ast::FuncDecl* primal, ast::FuncDecl* substit
   primal->primal_substitute = substitute;
 }
 
-ast::FuncDecl* Checker::AttributeFunction(const ast::Attribute& attr) {
+ast::FuncDecl* Checker::AttributeFunction(const ast::Attribute& attr, const ast::FuncDecl* holder) {
   ast::Decl* decl = nullptr;
+  // A method names functions of its own type first (`[ForwardDerivative(d)]` on a
+  // method finds the method `d`), then those in scope; `S.d` / `S::d` names a member of S.
+  auto member_of = [&](const Type* owner, const std::string& name) -> ast::Decl* {
+    if (owner == nullptr || !owner->IsStruct()) return nullptr;
+    std::vector<Candidate> found = FindMethods(owner, name);
+    return found.size() == 1 ? found[0].func : nullptr;
+  };
   if (attr.args.size() == 1 && attr.args[0]->kind == ast::ExprKind::Name) {
-    decl = Lookup(static_cast<ast::NameExpr*>(attr.args[0])->name);
+    const std::string& name = static_cast<ast::NameExpr*>(attr.args[0])->name;
+    decl = member_of(holder->owner, name);
+    if (decl == nullptr) decl = Lookup(name);
+  } else if (attr.args.size() == 1 && attr.args[0]->kind == ast::ExprKind::Member) {
+    auto* m = static_cast<ast::MemberExpr*>(attr.args[0]);
+    if (m->base->kind == ast::ExprKind::Name) {
+      ast::Decl* base = Lookup(static_cast<ast::NameExpr*>(m->base)->name);
+      decl = member_of(base != nullptr ? StructTypeOf(base) : nullptr, m->member);
+    }
   }
   if (decl == nullptr || decl->kind != ast::DeclKind::Func) {
     diags_.Report(DiagId::InvalidAttributeArgs, attr.range, attr.name, "the name of a function");
@@ -318,20 +350,19 @@ void Checker::LinkForwardDerivative(ast::FuncDecl* primal, ast::FuncDecl* deriva
   // constraints, in order); its signature is compared with them renamed to the primal's.
   Subst to_primal;
   bool generics_match = MatchGenericDerivative(primal, derivative, &to_primal);
-  FwdSignature want = FwdDiffSignature(primal, 1, nullptr, false);
-  FwdSignature have;
-  have.result = types_.Substitute(derivative->result_type, to_primal);
-  for (const ast::VarDecl* p : derivative->params) {
-    have.params.push_back(types_.Substitute(p->type, to_primal));
-    have.directions.push_back(p->direction);
-  }
+  // Methods are compared as the functions they lower to, `this` first: an instance
+  // method's `this` is a pair when its type is differentiable (and not [NoDiffThis]),
+  // so such a method's derivative is a static method (or free function) taking
+  // `DifferentialPair<S>`; an instance derivative receives the same plain `this`.
+  bool primal_this = primal->this_param != nullptr;
+  bool derivative_this = derivative->this_param != nullptr;
+  FwdSignature want = FwdDiffSignature(primal, 1, nullptr, primal_this);
+  FwdSignature have = FwdDiffSignature(derivative, 0, nullptr, derivative_this);
+  for (const Type*& t : have.params) t = types_.Substitute(t, to_primal);
+  have.result = types_.Substitute(have.result, to_primal);
   if (!generics_match || have.params != want.params || have.directions != want.directions ||
       have.result != want.result) {
-    FwdSignature shown = have;
-    shown.result = derivative->result_type;
-    for (size_t i = 0; i < derivative->params.size(); ++i) {
-      shown.params[i] = derivative->params[i]->type;
-    }
+    FwdSignature shown = FwdDiffSignature(derivative, 0, nullptr, derivative_this);
     diags_.Report(DiagId::DerivativeSignatureMismatch, attr.range, derivative->name,
                   primal->name, GenericHeader(derivative) + shown.Describe(), primal->name,
                   GenericHeader(primal) + want.Describe())

@@ -153,6 +153,11 @@ void Checker::DeclareInterfaces(const std::vector<ast::Decl*>& decls) {
                           "requirements other than plain methods", "are");
             continue;
           }
+          CheckAttributes(f->attributes,
+                          {"mutating", "Differentiable", "ForwardDifferentiable",
+                           "BackwardDifferentiable", "TreatAsDifferentiable", "NoDiffThis"},
+                          "an interface requirement");
+          for (ast::VarDecl* p : f->params) CheckAttributes(p->attributes, {}, "a parameter");
           f->parent = agg;
           info->methods.push_back(f);
           break;
@@ -289,9 +294,7 @@ void Checker::ResolveGenericHeaders(const std::vector<ast::Decl*>& decls) {
                       "accessors outside a property or subscript", "are");
         continue;
       }
-      CheckAttributes(f->attributes, {"mutating", "Differentiable", "ForwardDifferentiable",
-                                      "BackwardDifferentiable", "TreatAsDifferentiable",
-                                      "NoDiffThis"});
+      CheckMethodAttributes(f);
       f->parent = agg;
       CheckFunctionSignature(f);
       f->owner = contexts_[agg].this_type;
@@ -303,6 +306,7 @@ void Checker::ResolveGenericHeaders(const std::vector<ast::Decl*>& decls) {
           continue;
         }
         f->result_type = f->owner;
+        MarkConstructorDifferentiable(f);
       }
       if (!IsStaticFunc(f) || is_init) {
         f->is_mutating = is_init || f->FindAttribute("mutating") != nullptr;

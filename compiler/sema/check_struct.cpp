@@ -183,7 +183,7 @@ void Checker::CheckStructMembers() {
     NamespaceScope ns(*this, info->decl);
     for (ast::VarDecl* constant : info->constants) CheckGlobalVar(constant, nullptr);
     for (ast::VarDecl* field : info->fields) {
-      CheckAttributes(field->attributes, {"DerivativeMember"});
+      CheckAttributes(field->attributes, {"DerivativeMember"}, "a field");
       if ((field->modifiers & (ast::kModRowMajor | ast::kModColumnMajor)) != 0 &&
           field->type != nullptr && !field->type->IsError()) {
         const Type* inner = field->type;
@@ -202,13 +202,13 @@ void Checker::CheckStructMembers() {
       field->init = Coerce(CheckExpr(field->init), field->type);
     }
     auto prepare = [&](ast::FuncDecl* f, bool is_init) {
-      CheckAttributes(f->attributes, {"mutating", "Differentiable", "ForwardDifferentiable",
-                                      "BackwardDifferentiable", "TreatAsDifferentiable",
-                                      "NoDiffThis"});
-      for (ast::VarDecl* p : f->params) CheckAttributes(p->attributes, {});
+      CheckMethodAttributes(f);
       CheckFunctionSignature(f);
       f->owner = type;
-      if (is_init) f->result_type = type;
+      if (is_init) {
+        f->result_type = type;
+        MarkConstructorDifferentiable(f);
+      }
       if (IsStatic(f) && !is_init) return;
       f->is_mutating = is_init || f->FindAttribute("mutating") != nullptr;
       f->this_param = ctx_.New<ast::VarDecl>(ast::VarRole::Param, "this", f->name_range);

@@ -176,7 +176,7 @@ bool Checker::CheckSwitch(ast::SwitchStmt* s) {
       continue;
     }
     auto* label = static_cast<ast::CaseStmt*>(stmt);
-    CheckAttributes(label->attributes, {});
+    CheckAttributes(label->attributes, {}, "a case label");
     if (clause_label == nullptr) {
       clause_label = label;
       warned = false;

@@ -201,6 +201,9 @@ class Checker {
   /// Whether values of `t` can carry derivatives: float scalars and vectors, arrays of
   /// differentiable elements, and types conforming to IDifferentiable.
   bool IsDifferentiableType(const Type* t);
+  /// A constructor of a differentiable type taking a differentiable parameter is
+  /// differentiated through its body, as if marked [Differentiable] (check_diff.cpp).
+  void MarkConstructorDifferentiable(ast::FuncDecl* init);
   /// Whether the requirements of `iface` that `self` does not implement are synthesized
   /// (a struct's conformance to IDifferentiable), so that none is reported missing.
   bool IsSynthesizedConformance(const Type* self, const Type* iface);
@@ -262,8 +265,10 @@ class Checker {
   /// Links `[ForwardDerivative(g)]` / `[ForwardDerivativeOf(f)]` (sets fwd_derivative)
   /// after checking the derivative's type against FwdDiffSignature(primal, 1).
   void CheckCustomDerivatives(const std::vector<ast::Decl*>& decls);
-  /// The function a custom-derivative attribute names; reports and gives null otherwise.
-  ast::FuncDecl* AttributeFunction(const ast::Attribute& attr);
+  /// The function a custom-derivative attribute on `holder` names (a method of
+  /// `holder`'s type first, then a function in scope; `S.f` names a member of S);
+  /// reports and gives null otherwise.
+  ast::FuncDecl* AttributeFunction(const ast::Attribute& attr, const ast::FuncDecl* holder);
   void LinkForwardDerivative(ast::FuncDecl* primal, ast::FuncDecl* derivative,
                              const ast::Attribute& attr);
   /// Whether `derivative` has the generic parameters of `primal` (kinds and constraints,
@@ -460,9 +465,17 @@ class Checker {
 
  private:
   void DeclareGlobal(ast::Decl* decl);
-  /// Warns about attributes this position does not understand; checks known ones' arguments.
+  // check_attributes.cpp
+  /// Checks the arguments of the attributes in `known` (those `position` honours); of
+  /// the others, accepts Slang's optimization hints, reports other attributes Slang
+  /// defines as errors (ignoring them could change results) and warns about the rest.
   void CheckAttributes(const std::vector<ast::Attribute>& attrs,
-                       std::initializer_list<std::string_view> known);
+                       std::initializer_list<std::string_view> known,
+                       std::string_view position = "this declaration");
+  /// The attributes of a method of a struct or an extension, and of its parameters.
+  void CheckMethodAttributes(const ast::FuncDecl* f);
+  /// Checks the arguments of an attribute its position honours.
+  void CheckAttributeArgs(const ast::Attribute& a);
   void CheckGlobalVar(ast::VarDecl* var, CheckedModule* out);
   void CheckFunctionSignature(ast::FuncDecl* func);
   void CheckFunctionBody(ast::FuncDecl* func);

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,11 @@ class Transcriber {
   void MemoryRule(Inst& inst);
   void CallRule(Inst& inst);
   void CallCustom(Inst& inst, Function* custom);
+  /// Reports a call of `callee` (which has no derivative) when a derivative would flow
+  /// through it: a value argument carries one and its result feeds more than `detach`.
+  void CheckNoSilentZero(const Inst& inst, const Function* callee);
+  /// The values some instruction other than a `detach` call uses.
+  void FindDerivativeUses();
   void AtomicRule(Inst& inst);
   void WaveRule(Inst& inst);
   void Terminator(Inst& inst);
@@ -100,6 +106,7 @@ class Transcriber {
   std::map<const Value*, Value*> tangent_;
   std::map<const Block*, Block*> blocks_;
   Value* result_tangent_ = nullptr;  ///< where the result's tangent is stored
+  std::set<const Value*> used_attached_;  ///< see FindDerivativeUses
   std::vector<Inst*> var_inits_;     ///< tangent `var`s still to be zeroed
 };
 
@@ -133,8 +140,39 @@ void Transcriber::MapParams() {
   SLOPE_ASSERT(k == g_->params.size());
 }
 
+void Transcriber::FindDerivativeUses() {
+  for (const Block* b : f_->blocks) {
+    for (const Inst* inst : b->insts) {
+      if (inst->GetOp() == Op::Call && inst->callee->zero_derivative) continue;
+      for (const Value* v : inst->operands) used_attached_.insert(v);
+      for (size_t i = 0; i < ir::EdgeCount(*inst); ++i) {
+        for (const Value* v : ir::EdgeArgs(*inst, i)) used_attached_.insert(v);
+      }
+    }
+  }
+}
+
+void Transcriber::CheckNoSilentZero(const Inst& inst, const Function* callee) {
+  if (callee->zero_derivative || Diff(inst.GetType()) == nullptr ||
+      used_attached_.count(&inst) == 0) {
+    return;
+  }
+  for (Value* v : inst.operands) {
+    if (v->GetType()->IsPointer() || T(v) == nullptr) continue;
+    if (ctx_.options.diags != nullptr) {
+      ctx_.options.diags->Report(diag::DiagId::CallWithoutDerivative, inst.loc, f_->Name(),
+                                 callee->Name());
+    } else {
+      SLOPE_ICE("forward mode: the derivative of '" + f_->Name() + "' calls '" + callee->Name() +
+                "', which has no derivative, with an argument that carries one");
+    }
+    return;
+  }
+}
+
 void Transcriber::Run() {
   MapParams();
+  FindDerivativeUses();
   for (const Block* b : f_->blocks) {
     Block* nb = ctx_.module.AddBlock(g_);
     g_->blocks.push_back(nb);
@@ -379,6 +417,7 @@ void Transcriber::CallRule(Inst& inst) {
                                                                            : nullptr;
   if (jvp == nullptr) {
     // No derivative flows through the call; what it writes through pointers has none.
+    CheckNoSilentZero(inst, callee);
     Clone(inst);
     for (Value* v : inst.operands) {
       if (T(v) != nullptr && v->GetType()->IsPointer()) b_.Store(T(v), Zero(T(v)->GetType()->Element()));

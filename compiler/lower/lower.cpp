@@ -168,7 +168,7 @@ ir::Function* Lowerer::WitnessInstance(const sema::Type* owner, const ast::FuncD
                                        const sema::Type* iface, const ast::CallExpr* call) {
   sema::Subst context;
   const ast::FuncDecl* f = types_.FindWitness(owner, req, iface, &context);
-  if (f == nullptr && owner->IsStruct() &&
+  if (f == nullptr && (owner->IsStruct() || owner->IsArray()) &&
       (req->name == "dzero" || req->name == "dadd" || req->name == "dmul")) {
     return SynthesizedDiffOp(owner, req, iface);
   }

@@ -268,6 +268,7 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
   }
   ResolveGenericHeaders(decls);
   headers_resolved_ = true;
+  types_.SetDifferentiableInterface(DifferentiableInterface());
   ResolveAliasesAndEnums();
   ResolveStructFields();
   SynthesizeDifferentials();

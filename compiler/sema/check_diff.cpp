@@ -126,6 +126,10 @@ const Type* Checker::DifferentiableInterface() {
 
 bool Checker::IsDifferentiableType(const Type* t) {
   if (t == nullptr || t->IsError()) return false;
+  // `vector<T, N>` / `matrix<T, R, C>` of a generic T: differentiable when T is.
+  if ((t->IsVector() || t->IsMatrix()) && t->ScalarType()->IsDependent()) {
+    return IsDifferentiableType(t->ScalarType());
+  }
   if (t->IsNumericLike()) return t->ScalarType()->Kind() == TypeKind::Float;
   if (t->IsArray()) return IsDifferentiableType(t->Element());
   if (!t->IsStruct() && !t->IsDependent()) return false;
@@ -142,13 +146,8 @@ bool Checker::IsSynthesizedConformance(const Type* self, const Type* iface) {
 }
 
 ast::Expr* Checker::CheckNoDiff(ast::NoDiffExpr* expr) {
-  bool is_call = expr->operand->kind == ast::ExprKind::Call;
+  // `no_diff f(x)`, `no_diff(a[i])`, `no_diff(x * x)`: the value without its derivative.
   expr->operand = CheckExpr(expr->operand);
-  if (!is_call) {
-    diags_.Report(DiagId::NoDiffNotCall, expr->range);
-    expr->type = types_.Error();
-    return expr;
-  }
   expr->type = expr->operand->type;
   return expr;
 }

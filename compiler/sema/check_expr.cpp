@@ -188,7 +188,12 @@ ast::Expr* Checker::CheckMember(ast::MemberExpr* expr) {
     expr->type = types_.Error();
     return expr;
   }
-  expr->type = types_.Vector(base->ScalarType(), static_cast<uint32_t>(expr->swizzle.size()));
+  // A swizzle of `vector<T, N>` for a generic T is a vector of T too.
+  const Type* scalar = base->ScalarType();
+  auto width = static_cast<uint32_t>(expr->swizzle.size());
+  expr->type = width == 1 || scalar->IsScalar()
+                   ? types_.Vector(scalar, width)
+                   : types_.DependentVector(scalar, types_.IntValue(width));
   return expr;
 }
 

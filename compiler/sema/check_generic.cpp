@@ -604,6 +604,17 @@ std::vector<Checker::Candidate> Checker::FindMethods(const Type* t, const std::s
       if (m->name == name) result.push_back({m, bindings});
     }
   }
+  // `S.dzero()`, `S.dadd(a, b)`, `S.dmul(s, a)` of a struct whose IDifferentiable
+  // conformance is synthesized: the requirement, which lowering implements for S
+  // (Lowerer::SynthesizedDiffOp), as it does for generic code calling `T.dzero()`.
+  if (result.empty() && t->IsStruct()) {
+    const Type* diff = DifferentiableInterface();
+    if (diff != nullptr && types_.Conforms(t, diff)) {
+      for (ast::FuncDecl* m : diff->Iface()->methods) {
+        if (m->name == name) result.push_back({m, types_.RequirementSubst(diff, t), diff});
+      }
+    }
+  }
   // A method found both as a requirement and as its implementation is one candidate:
   // keep the implementation (the requirement is what generic code sees).
   return result;

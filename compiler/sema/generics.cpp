@@ -197,6 +197,12 @@ std::vector<const Type*> TypeContext::DirectConformances(const Type* t) {
     case TypeKind::Interface:
       result.push_back(t);
       break;
+    case TypeKind::Array:
+      // `T[N]` is differentiable when T is, as AUTODIFF.md's built-in conformances say.
+      if (differentiable_ != nullptr && Conforms(t->Element(), differentiable_)) {
+        result.push_back(differentiable_);
+      }
+      break;
     case TypeKind::AssocType: {
       auto owner = assoc_owners_.find(t->Assoc());
       if (owner == assoc_owners_.end()) break;
@@ -261,6 +267,12 @@ const Type* TypeContext::ResolveAssoc(const Type* t, const ast::AssociatedTypeDe
   };
   if (t->IsStruct()) {
     if (const Type* r = find(t->Info()->type_members, StructSubst(t))) return r;
+  }
+  // `(T[N]).Differential` is `T.Differential[N]`.
+  if (t->IsArray() && differentiable_ != nullptr && assoc->name == "Differential" &&
+      Conforms(t, differentiable_)) {
+    const Type* element = ResolveAssoc(t->Element(), assoc);
+    return element != nullptr ? Array(element, t->Count()) : nullptr;
   }
   for (auto& [ext, bindings] : ExtensionsOf(t)) {
     if (const Type* r = find(ext->type_members, bindings)) return r;

@@ -84,8 +84,8 @@ const Type* TypeContext::Make(TypeKind kind, const Type* element, uint32_t count
 }
 
 const Type* TypeContext::Vector(const Type* element, uint32_t count) {
-  SLOPE_ASSERT(element->IsScalar());
   if (count == 1) return element;
+  SLOPE_ASSERT(element->IsScalar());
   return Make(TypeKind::Vector, element, count, false);
 }
 

@@ -212,6 +212,9 @@ class Type {
 /// Interns every type of a compile session.
 class TypeContext {
  public:
+  /// The core library's IDifferentiable, once sema has declared it: fixed arrays of a
+  /// type that conforms to it conform too, with `Differential` the element's, per element.
+  void SetDifferentiableInterface(const Type* iface) { differentiable_ = iface; }
   TypeContext();
 
   const Type* Error() const { return error_; }
@@ -348,6 +351,7 @@ class TypeContext {
   const Type* float_;
   const Type* half_;
   const Type* double_;
+  const Type* differentiable_ = nullptr;  ///< see SetDifferentiableInterface
 };
 
 }  // namespace slope::sema

@@ -141,12 +141,33 @@ void Transcriber::MapParams() {
 }
 
 void Transcriber::FindDerivativeUses() {
-  for (const Block* b : f_->blocks) {
-    for (const Inst* inst : b->insts) {
-      if (inst->GetOp() == Op::Call && inst->callee->zero_derivative) continue;
-      for (const Value* v : inst->operands) used_attached_.insert(v);
-      for (size_t i = 0; i < ir::EdgeCount(*inst); ++i) {
-        for (const Value* v : ir::EdgeArgs(*inst, i)) used_attached_.insert(v);
+  // A value is attached when a derivative computed from it can reach an effect: it is
+  // an operand of an instruction with an effect (no result, a store, a call, a
+  // terminator), of an attached instruction, or an edge argument of an attached block
+  // parameter; `zero_derivative` calls (detach) cut the chain. To a fixed point, since
+  // loops pass values back through block parameters.
+  bool changed = true;
+  auto attach = [&](const Value* v) {
+    if (used_attached_.insert(v).second) changed = true;
+  };
+  while (changed) {
+    changed = false;
+    for (const Block* b : f_->blocks) {
+      for (const Inst* inst : b->insts) {
+        Op op = inst->GetOp();
+        if (op == Op::Call && inst->callee->zero_derivative) continue;
+        bool effect = inst->GetType()->IsVoid() || op == Op::Store || op == Op::Call ||
+                      inst->IsTerminator();
+        if (effect || used_attached_.count(inst) != 0) {
+          for (const Value* v : inst->operands) attach(v);
+        }
+        for (size_t i = 0; i < ir::EdgeCount(*inst); ++i) {
+          const auto& args = ir::EdgeArgs(*inst, i);
+          const Block* dest = inst->targets.at(i);
+          for (size_t k = 0; k < args.size() && k < dest->params.size(); ++k) {
+            if (used_attached_.count(dest->params[k]) != 0) attach(args[k]);
+          }
+        }
       }
     }
   }

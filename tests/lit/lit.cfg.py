@@ -132,6 +132,6 @@ def device_features():
     os.replace(temp, cache)
     return found
 
-if "vulkan" in config.available_features and run_backend is None:
+if "vulkan" in config.available_features and run_backend in (None, "vulkan"):
     for feature in device_features():
         config.available_features.add(feature)

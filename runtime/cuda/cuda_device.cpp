@@ -495,8 +495,16 @@ std::unique_ptr<Device> CreateCudaDevice(int device_index, std::string* error,
   }
   int index = device_index < 0 ? 0 : device_index;
   if (index >= count) {
-    *error = "no CUDA device " + std::to_string(index) + " (there are " + std::to_string(count) +
-             ")";
+    // As the Vulkan backend words it: the devices there are, by number.
+    std::string found;
+    for (int i = 0; i < count; ++i) {
+      CUdevice other = 0;
+      char other_name[256] = {};
+      if (d.cuDeviceGet(&other, i) == kSuccess) d.cuDeviceGetName(other_name, sizeof(other_name), other);
+      found += (i == 0 ? "" : ", ") + std::to_string(i) + ": " + other_name;
+    }
+    *error = "CUDA device index " + std::to_string(index) + " is out of range (" +
+             std::to_string(count) + " device(s) found: " + found + ")";
     return nullptr;
   }
   CUdevice device = 0;

@@ -16,17 +16,14 @@
 #include "compiler/preprocess/lexer.h"
 #include "compiler/preprocess/preprocessor.h"
 #include "compiler/sema/check.h"
-#include "compiler/targets/glsl/writer.h"
-#include "compiler/targets/spirv/optimize.h"
-#include "compiler/targets/spirv/raise.h"
+#include "compiler/driver/targets.h"
 #include "compiler/targets/spirv/validate.h"
-#include "compiler/targets/spirv/writer.h"
 #include "stdlib/core_library.h"
 
 namespace slope::driver {
 namespace {
 
-using targets::spirv::BufferLayout;
+using targets::BufferLayout;
 
 /// The layout rules of buffer memory: the rule set and the matrices' default.
 struct Rules {
@@ -60,7 +57,7 @@ void FlattenMember(const ir::Type* m, const std::string& name, uint32_t offset,
     FlattenFields(m, name + ".", offset, rules, out);
   } else if (m->IsMatrix()) {
     // One entry per row; a column-major row's components are a matrix stride apart.
-    uint32_t stride = targets::spirv::LayoutMatrixStride(m, rules.buffers, rules.matrices);
+    uint32_t stride = targets::LayoutMatrixStride(m, rules.buffers, rules.matrices);
     uint32_t scalar = ScalarKindBytes(ScalarKindOf(m));
     bool row_major = rules.matrices != ir::MatrixLayout::ColumnMajor;
     for (uint32_t r = 0; r < m->Count(); ++r) {
@@ -70,7 +67,7 @@ void FlattenMember(const ir::Type* m, const std::string& name, uint32_t offset,
       out->push_back(field);
     }
   } else if (m->IsArray()) {
-    uint32_t stride = targets::spirv::LayoutArrayStride(m->Element(), rules.buffers, rules.matrices);
+    uint32_t stride = targets::LayoutArrayStride(m->Element(), rules.buffers, rules.matrices);
     for (uint32_t k = 0; k < m->Count(); ++k) {
       FlattenMember(m->Element(), name + "[" + std::to_string(k) + "]", offset + k * stride,
                     rules, out);
@@ -83,18 +80,18 @@ void FlattenMember(const ir::Type* m, const std::string& name, uint32_t offset,
 void FlattenFields(const ir::Type* t, const std::string& prefix, uint32_t base,
                    Rules rules, std::vector<FieldLayout>* out) {
   std::vector<uint32_t> offsets =
-      targets::spirv::LayoutMemberOffsets(t, rules.buffers, rules.matrices);
+      targets::LayoutMemberOffsets(t, rules.buffers, rules.matrices);
   for (size_t i = 0; i < t->Members().size(); ++i) {
     Rules own{rules.buffers,
-              targets::spirv::MatrixLayoutOf(t->MemberMatrixLayout(i), rules.matrices)};
+              targets::MatrixLayoutOf(t->MemberMatrixLayout(i), rules.matrices)};
     FlattenMember(t->Members()[i], prefix + t->MemberNames()[i], base + offsets[i], own, out);
   }
 }
 
 ElementLayout LayoutOf(const ir::Type* element, Rules rules) {
   ElementLayout layout;
-  layout.size = targets::spirv::LayoutSize(element, rules.buffers, rules.matrices);
-  layout.stride = targets::spirv::LayoutArrayStride(element, rules.buffers, rules.matrices);
+  layout.size = targets::LayoutSize(element, rules.buffers, rules.matrices);
+  layout.stride = targets::LayoutArrayStride(element, rules.buffers, rules.matrices);
   if (element->IsStruct()) {
     layout.struct_name = element->StructName();
     FlattenFields(element, "", 0, rules, &layout.fields);
@@ -104,7 +101,7 @@ ElementLayout LayoutOf(const ir::Type* element, Rules rules) {
   layout.components = element->Count();
   if (element->IsMatrix()) {
     // Rows of Cols() components; where each lies depends on the matrix layout.
-    uint32_t stride = targets::spirv::LayoutMatrixStride(element, rules.buffers, rules.matrices);
+    uint32_t stride = targets::LayoutMatrixStride(element, rules.buffers, rules.matrices);
     uint32_t scalar = ScalarKindBytes(layout.scalar);
     bool row_major = rules.matrices != ir::MatrixLayout::ColumnMajor;
     layout.rows = element->Count();
@@ -126,7 +123,7 @@ BindingInfo ReflectUniform(const ir::Global& g, const std::vector<std::string>& 
   if (rules.buffers != BufferLayout::Scalar) {
     own.buffers = g.IsUniform() ? BufferLayout::Std140 : BufferLayout::Std430;
   }
-  b.element.size = targets::spirv::LayoutSize(block, own.buffers, own.matrices);
+  b.element.size = targets::LayoutSize(block, own.buffers, own.matrices);
   b.element.stride = b.element.size;
   b.set = g.set;
   b.binding = g.binding;
@@ -186,28 +183,6 @@ Reflection Reflect(const ir::Module& module, const std::vector<std::string>& ent
     r.bindings.push_back(b);
   }
   return r;
-}
-
-/// The GLSL target: one entry point (the one -entry names, or the module's only one)
-/// written as GLSL 450 into `result->text`.
-void WriteGlslTarget(ir::Module& module, size_t entry_count, const CompileOptions& options,
-                     BufferLayout rules, ir::MatrixLayout matrices, diag::DiagEngine& diags,
-                     CompileResult* result) {
-  size_t chosen = options.entries.empty() ? entry_count : options.entries.size();
-  if (chosen > 1) {
-    diags.Report(diag::DiagId::GlslOneEntryPoint, source::SourceRange(), std::to_string(chosen));
-    return;
-  }
-  targets::glsl::WriterOptions glsl_options;
-  if (!options.entries.empty()) glsl_options.entry_point = options.entries.front();
-  glsl_options.layout = rules;
-  glsl_options.matrix_layout = matrices;
-  std::string field = targets::glsl::FindUnsupportedMatrixField(module, glsl_options);
-  if (!field.empty()) {
-    diags.Report(diag::DiagId::GlslMatrixFieldLayout, source::SourceRange(), field);
-    return;
-  }
-  result->text = targets::glsl::WriteGlsl(module, glsl_options);
 }
 
 }  // namespace
@@ -289,9 +264,8 @@ CompileResult Compile(const CompileOptions& options) {
   sema::EntryRequest entry_request;
   entry_request.names = options.entries;
   entry_request.stage = options.stage;
-  entry_request.require_one = options.target == Target::SpirV ||
-                              options.target == Target::SpirVAsm ||
-                              options.target == Target::Glsl;
+  const TargetInfo* target = FindTarget(options.target);
+  entry_request.require_one = target != nullptr;
   if (!sema::CheckModule(*module, ast_ctx, types, diags, &checked, &graph.map, &entry_request)) {
     return finish();
   }
@@ -303,7 +277,8 @@ CompileResult Compile(const CompileOptions& options) {
   // Middle.
   std::unique_ptr<ir::Module> ir_module = lower::LowerModule(checked, sources);
   ir::VerifyOrIce(*ir_module, "lowering");
-  const BufferLayout rules = options.scalar_layout ? BufferLayout::Scalar : BufferLayout::Std430;
+  const bool scalar = options.scalar_layout || (target != nullptr && target->scalar_layout_only);
+  const BufferLayout rules = scalar ? BufferLayout::Scalar : BufferLayout::Std430;
   const ir::MatrixLayout matrices =
       options.column_major ? ir::MatrixLayout::ColumnMajor : ir::MatrixLayout::RowMajor;
   result.reflection = Reflect(*ir_module, entries, {rules, matrices});
@@ -313,7 +288,8 @@ CompileResult Compile(const CompileOptions& options) {
   }
 
   // The target's passes.
-  const std::vector<std::string_view>& pipeline = targets::spirv::RaisePassNames();
+  const TargetInfo& passes = target != nullptr ? *target : DefaultTarget();
+  const std::vector<std::string_view>& pipeline = passes.pass_names();
   if (!options.dump_ir_after.empty() &&
       std::find(pipeline.begin(), pipeline.end(), options.dump_ir_after) == pipeline.end()) {
     std::string names;
@@ -322,7 +298,7 @@ CompileResult Compile(const CompileOptions& options) {
     return finish();
   }
   bool dumped = false;
-  targets::spirv::Raise(
+  passes.run_passes(
       *ir_module,
       [&](std::string_view pass, const ir::Module& m) {
         if (!dumped && pass == options.dump_ir_after) {
@@ -331,46 +307,16 @@ CompileResult Compile(const CompileOptions& options) {
         }
       },
       &diags);
-  if (options.target == Target::Ir || diags.HasErrors()) return finish();
+  if (target == nullptr || diags.HasErrors()) return finish();
 
-  // SPIR-V.
+  // The target's writer.
   if (checked.entry_points.empty()) {
     diags.Report(diag::DiagId::NoEntryPoints, source::SourceRange());
     return finish();
   }
-  if (options.target == Target::Glsl) {
-    WriteGlslTarget(*ir_module, checked.entry_points.size(), options, rules, matrices, diags,
-                    &result);
-    return finish();
-  }
-  targets::spirv::WriterOptions writer_options;
-  writer_options.entry_points = entries;
-  writer_options.layout = rules;
-  writer_options.matrix_layout = matrices;
-  writer_options.entry_names_main = !options.use_entrypoint_name;
-  if (options.debug_info) {
-    writer_options.debug_sources = &sources;
-    writer_options.debug_file = file;
-  }
-  result.spirv = targets::spirv::WriteSpirv(*ir_module, writer_options);
-  if (options.validate_spirv && !ValidateOutput(result.spirv, diags, options.scalar_layout)) {
-    return finish();
-  }
-  // The optimizer takes valid SPIR-V only; what it writes is validated again (unless
-  // -skip-spirv-validation).
-  if (options.optimization_level > 0) {
-    auto level = static_cast<targets::spirv::OptLevel>(std::min(options.optimization_level, 3u));
-    std::string message;
-    if (!targets::spirv::OptimizeSpirv(&result.spirv, level, options.scalar_layout, &message)) {
-      SLOPE_ICE("the SPIR-V optimizer failed on a valid module: " + message);
-    }
-    if (options.validate_spirv && !ValidateOutput(result.spirv, diags, options.scalar_layout)) {
-      return finish();
-    }
-  }
-  if (options.target == Target::SpirVAsm) {
-    targets::spirv::DisassembleSpirv(result.spirv, &result.text);
-  }
+  EmitRequest request{*ir_module, options,  checked.entry_points.size(), rules, matrices,
+                      sources,    file,     diags,                       result};
+  target->emit(request);
   return finish();
 }
 

@@ -17,6 +17,7 @@ enum class Target : uint8_t {
   SpirV,     ///< SPIR-V binary words
   SpirVAsm,  ///< SPIR-V disassembly text
   Glsl,      ///< GLSL 450 compute shader text (one entry point)
+  Cuda,      ///< CUDA C++ text: one `extern "C" __global__` kernel per entry point
   Ir,        ///< Slope IR text (after lowering and the target's passes)
   None,      ///< check only (-no-codegen)
   Ast,       ///< the syntax tree as parsed (-dump-ast), before semantic checking
@@ -67,7 +68,7 @@ struct CompileOptions {
 struct CompileResult {
   bool ok = false;
   std::vector<uint32_t> spirv;  ///< Target::SpirV
-  std::string text;             ///< Target::SpirVAsm, Target::Glsl and Target::Ir
+  std::string text;             ///< Target::SpirVAsm, Glsl, Cuda and Ir
   Reflection reflection;
   /// The input file, then each file #included or imported (and what it #includes), once.
   std::vector<std::string> files_read;

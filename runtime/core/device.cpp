@@ -1,5 +1,6 @@
 #include "runtime/core/device.h"
 
+#include "runtime/cuda/cuda_device.h"
 #if SLOPE_HAVE_VULKAN
 #include "runtime/vulkan/vulkan_device.h"
 #endif
@@ -116,8 +117,7 @@ std::unique_ptr<Device> CreateDevice(Backend backend, int device_index, std::str
       return nullptr;
 #endif
     case Backend::Cuda:
-      *error = "the cuda backend is not built in";
-      return nullptr;
+      return cuda::CreateCudaDevice(device_index, error, options);
     case Backend::Cpu:
       *error = "the cpu backend is not built in";
       return nullptr;

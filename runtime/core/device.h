@@ -49,6 +49,13 @@ class Kernel {
   virtual Backend GetBackend() const = 0;
 };
 
+/// A compiled module in the form its backend runs: SPIR-V words (Vulkan) or PTX text
+/// (CUDA: what NVRTC or nvcc made of the CUDA C++ target's output).
+struct KernelCode {
+  std::span<const uint32_t> spirv{};
+  std::string_view ptx{};
+};
+
 /// One buffer bound to the reflected resource called `name`.
 struct BufferBinding {
   std::string name;
@@ -117,6 +124,20 @@ class Device {
   virtual std::unique_ptr<Kernel> CreateKernel(std::span<const uint32_t> spirv,
                                                const driver::Reflection& reflection,
                                                const std::string& entry, std::string* error) = 0;
+
+  /// Builds a kernel from `code` in the backend's form: SPIR-V goes to CreateKernel; a
+  /// backend that runs PTX overrides this. Returns nullptr and sets `*error` when the
+  /// code is not in a form the backend runs.
+  virtual std::unique_ptr<Kernel> CreateKernelFromCode(const KernelCode& code,
+                                                       const driver::Reflection& reflection,
+                                                       const std::string& entry,
+                                                       std::string* error) {
+    if (!code.ptx.empty()) {
+      *error = std::string("the ") + BackendName(GetBackend()) + " backend does not run PTX";
+      return nullptr;
+    }
+    return CreateKernel(code.spirv, reflection, entry, error);
+  }
 
   /// Runs `kernel` over `groups` thread groups with every reflected binding given a
   /// buffer in `bindings` (by name; a uniform buffer too), and waits for it to finish. An

@@ -32,7 +32,13 @@ config.substitutions.append(("%slopec", slopec))
 # `--param via=glsl` (the lit-glsl/ ctest tests): kernels run through the GLSL writer and
 # glslang instead of the SPIR-V writer, and must print what the SPIR-V path prints.
 via_glsl = lit_config.params.get("via") == "glsl"
+# `--param backend=cuda` (scripts/gpu/check.sh): every execution test runs on the CUDA
+# backend instead of Vulkan and must print what the Vulkan run prints; the tests' REQUIRES
+# lines then ask for a CUDA device where they name Vulkan (below).
+run_backend = lit_config.params.get("backend")
 config.substitutions.append(("%slope-run", slope_run + (" -via-glsl" if via_glsl else "")))
+if run_backend is not None:
+    config.substitutions.append(("-backend=vulkan", "-backend=" + run_backend))
 config.substitutions.append(("%slope-opt", os.path.join(tools, "slope-opt", "slope-opt")))
 config.substitutions.append(("%FileCheck", config.filecheck))
 config.substitutions.append(("FileCheck", config.filecheck))
@@ -43,6 +49,16 @@ config.substitutions.append(("%spirv-dis", "spirv-dis"))
 config.substitutions.append(("%glslang", "glslangValidator -V --target-env vulkan1.1"))
 import sys
 config.substitutions.append(("%python", sys.executable))
+
+# CUDA C++ output is compiled with nvcc when the toolkit is here (feature `nvcc`; the
+# tests needing it are reported unsupported otherwise): PTX for sm_90, the prelude taken
+# from -I. tests/lit/cuda/nvcc_path.py finds it the way the runtime does.
+sys.path.insert(0, os.path.join(config.test_source_root, "cuda"))
+import nvcc_path
+nvcc = nvcc_path.find_nvcc()
+if nvcc is not None:
+    config.available_features.add("nvcc")
+    config.substitutions.append(("%nvcc", nvcc + " --ptx -arch=sm_90"))
 # Forward-mode derivatives against finite differences (tests/autodiff/gradcheck.py).
 gradcheck = os.path.join(os.path.dirname(config.test_source_root), "autodiff", "gradcheck.py")
 config.substitutions.append(
@@ -68,9 +84,19 @@ def backend_available(name):
     except Exception:
         return False
 
-for backend in ["vulkan", "cuda", "cpu"]:
-    if backend_available(backend):
-        config.available_features.add(backend)
+if run_backend is None:
+    for backend in ["vulkan", "cuda", "cpu"]:
+        if backend_available(backend):
+            config.available_features.add(backend)
+elif backend_available(run_backend):
+    # The tests say `REQUIRES: vulkan` and the features of a Vulkan device; a CUDA device
+    # (sm_70 or later) has each of them but printf capture, whose output CUDA writes to the
+    # process's own standard output, out of order with the buffers.
+    config.available_features.add("vulkan")
+    config.available_features.add(run_backend)
+    if run_backend == "cuda":
+        for feature in ["vulkan-int64-atomics", "vulkan-float-atomics", "vulkan-waves"]:
+            config.available_features.add(feature)
 
 # Optional device features: a small kernel that needs the feature runs, or the device
 # refuses it naming the feature (exec/Inputs/probe_*.slang).
@@ -106,6 +132,6 @@ def device_features():
     os.replace(temp, cache)
     return found
 
-if "vulkan" in config.available_features:
+if "vulkan" in config.available_features and run_backend in (None, "vulkan"):
     for feature in device_features():
         config.available_features.add(feature)

@@ -16,7 +16,9 @@
 #include "compiler/driver/args.h"
 #include "compiler/driver/compile.h"
 #include "tools/common/codegen_flags.h"
+#include "compiler/targets/cuda/prelude.h"
 #include "runtime/core/device.h"
+#include "runtime/cuda/cuda_device.h"
 #include "tools/slope-run/run_spec.h"
 #include "tools/slope-run/test_spec.h"
 #include "tools/slope-run/via_glsl.h"
@@ -203,10 +205,32 @@ int main(int argc, char** argv) {
     return kExitUnsupported;
   }
 
+  slope::runtime::KernelCode code{compiled.spirv, {}};
+  std::string ptx;
+  if (device->GetBackend() == slope::runtime::Backend::Cuda) {
+    // The CUDA backend runs the CUDA C++ target's output, compiled to PTX for the device
+    // (NVRTC, else nvcc); its reflection (scalar layout) replaces the SPIR-V one.
+    options.target = slope::driver::Target::Cuda;
+    compiled = slope::driver::Compile(options);
+    if (!compiled.ok) return 1;
+    if (!slope::run::CheckSpecAgainstReflection(spec, compiled.reflection, &spec_error)) {
+      std::cerr << file << ":" << spec_error.line << ": error: " << spec_error.message << "\n";
+      return 1;
+    }
+    int sm = slope::runtime::cuda::CudaComputeCapability(device_index);
+    if (!slope::runtime::cuda::CompileCudaToPtx(compiled.text,
+                                                 slope::targets::cuda::kPreludeName,
+                                                 slope::targets::cuda::PreludeText(), sm, &ptx,
+                                                 &error)) {
+      std::cerr << "slope-run: error: " << error << "\n--- CUDA C++ ---\n" << compiled.text;
+      return 1;
+    }
+    code = slope::runtime::KernelCode{{}, ptx};
+  }
   std::ostringstream out;
   slope::runtime::DispatchStats stats;
-  if (!slope::run::RunTestSpec(spec, *device, compiled.spirv, compiled.reflection, entry, out,
-                               &error, time ? &stats : nullptr)) {
+  if (!slope::run::RunTestSpec(spec, *device, code, compiled.reflection, entry, out, &error,
+                               time ? &stats : nullptr)) {
     std::cerr << "slope-run: error: " << error << "\n";
     return 1;
   }

@@ -304,7 +304,15 @@ std::string FormatBuffer(const BufferSpec& buffer, const driver::ElementLayout& 
 bool RunTestSpec(const TestSpec& spec, runtime::Device& device, std::span<const uint32_t> spirv,
                  const driver::Reflection& reflection, const std::string& entry, std::ostream& out,
                  std::string* error, runtime::DispatchStats* stats) {
-  std::unique_ptr<runtime::Kernel> kernel = device.CreateKernel(spirv, reflection, entry, error);
+  return RunTestSpec(spec, device, runtime::KernelCode{spirv, {}}, reflection, entry, out, error,
+                     stats);
+}
+
+bool RunTestSpec(const TestSpec& spec, runtime::Device& device, const runtime::KernelCode& code,
+                 const driver::Reflection& reflection, const std::string& entry, std::ostream& out,
+                 std::string* error, runtime::DispatchStats* stats) {
+  std::unique_ptr<runtime::Kernel> kernel =
+      device.CreateKernelFromCode(code, reflection, entry, error);
   if (kernel == nullptr) return false;
 
   std::vector<std::unique_ptr<runtime::Buffer>> buffers;

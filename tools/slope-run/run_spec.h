@@ -48,5 +48,9 @@ std::string FormatDouble(double value);
 bool RunTestSpec(const TestSpec& spec, runtime::Device& device, std::span<const uint32_t> spirv,
                  const driver::Reflection& reflection, const std::string& entry, std::ostream& out,
                  std::string* error, runtime::DispatchStats* stats = nullptr);
+/// The same for a kernel in any form a backend runs (SPIR-V or PTX).
+bool RunTestSpec(const TestSpec& spec, runtime::Device& device, const runtime::KernelCode& code,
+                 const driver::Reflection& reflection, const std::string& entry, std::ostream& out,
+                 std::string* error, runtime::DispatchStats* stats = nullptr);
 
 }  // namespace slope::run

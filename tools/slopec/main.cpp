@@ -1,5 +1,5 @@
 // slopec: the Slope command-line compiler. Accepts slangc's spelling of the flags it
-// supports: slopec FILE -entry NAME -stage compute -target spirv|spirv-asm|glsl -o OUT
+// supports: slopec FILE -entry NAME -stage compute -target spirv|spirv-asm|glsl|cuda -o OUT
 
 #include <CLI/CLI.hpp>
 
@@ -11,6 +11,7 @@
 #include "compiler/driver/args.h"
 #include "compiler/driver/compile.h"
 #include "compiler/driver/reflection_json.h"
+#include "compiler/targets/cuda/prelude.h"
 #include "tools/common/codegen_flags.h"
 
 namespace {
@@ -32,14 +33,18 @@ int main(int argc, char** argv) {
   std::vector<std::string> entries;
   bool skip_validation = false, no_codegen = false, dump_ir = false;
   uint32_t error_limit = 20;
-  app.add_option("file", input, "source file")->required();
+  std::string prelude_out;
+  app.add_option("--emit-cuda-prelude", prelude_out,
+                 "write slope_cuda_prelude.h, which -target cuda output includes, to this file "
+                 "('-' for standard output)");
+  app.add_option("file", input, "source file");
   app.add_option("--entry", entries,
                  "entry point to compile; needs only [numthreads]; repeatable (default: every "
                  "function marked [shader])")
       ->allow_extra_args(false);
   app.add_option("--stage", stage, "shader stage (compute)");
-  app.add_option("--target", target, "spirv, spirv-asm, glsl")
-      ->check(CLI::IsMember({"spirv", "spirv-asm", "glsl"}));
+  app.add_option("--target", target, "spirv, spirv-asm, glsl, cuda")
+      ->check(CLI::IsMember({"spirv", "spirv-asm", "glsl", "cuda"}));
   app.add_option("-o", output, "output file ('-' for standard output)");
   app.add_flag("--skip-spirv-validation", skip_validation, "do not validate the SPIR-V output");
   app.add_flag("--no-codegen", no_codegen, "check the source only");
@@ -81,6 +86,18 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
+  if (!prelude_out.empty()) {
+    std::string_view text = slope::targets::cuda::PreludeText();
+    if (!WriteFile(prelude_out, text.data(), text.size())) {
+      std::fprintf(stderr, "slopec: error: cannot write '%s'\n", prelude_out.c_str());
+      return 1;
+    }
+    if (input.empty()) return 0;
+  }
+  if (input.empty()) {
+    std::fprintf(stderr, "slopec: error: no input file\n");
+    return 1;
+  }
   if (stage != "compute") {
     std::fprintf(stderr, "slopec: error: unsupported stage '%s'; only 'compute' is supported\n",
                  stage.c_str());
@@ -109,6 +126,7 @@ int main(int argc, char** argv) {
                    : dump_ir  ? slope::driver::Target::Ir
                    : target == "spirv-asm" ? slope::driver::Target::SpirVAsm
                    : target == "glsl"      ? slope::driver::Target::Glsl
+                   : target == "cuda"      ? slope::driver::Target::Cuda
                                            : slope::driver::Target::SpirV;
   slope::driver::CompileResult result = slope::driver::Compile(options);
   if (preprocess_only) {
@@ -143,6 +161,7 @@ int main(int argc, char** argv) {
     case slope::driver::Target::Ir:
     case slope::driver::Target::SpirVAsm:
     case slope::driver::Target::Glsl:
+    case slope::driver::Target::Cuda:
       if (output.empty()) output = "-";
       if (!WriteFile(output, result.text.data(), result.text.size())) {
         std::fprintf(stderr, "slopec: error: cannot write '%s'\n", output.c_str());

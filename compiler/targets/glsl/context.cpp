@@ -277,20 +277,12 @@ const std::vector<std::string_view>& ReservedWords() {
 }  // namespace
 
 Context::Context(ir::Module& module, const WriterOptions& options)
-    : module_(module), options_(options), names_(ReservedWords(), {"gl_"}) {
-  for (const ir::Type* s : module.Types().Structs()) {
-    struct_names_[s] = names_.Make(s->StructName());
-    std::vector<std::string>& members = member_names_[s];
-    ctext::NameTable member_table(ReservedWords(), {"gl_"});
-    for (const std::string& m : s->MemberNames()) members.push_back(member_table.Make(m));
-    if (members.empty()) members.push_back(member_table.Make("unused"));
-  }
-  for (const ir::Global* g : module.globals) global_names_[g] = names_.Make(g->Name());
-  for (const ir::Function* f : module.functions) {
-    function_names_[f] =
-        f->is_entry && f->Name() == options.entry_point ? "main" : names_.Make(f->Name());
-  }
-}
+    : module_(module),
+      options_(options),
+      names_(module, ReservedWords(), {"gl_"}, [&options](const ir::Function& f) {
+        return f.is_entry && f.Name() == options.entry_point ? std::string("main")
+                                                              : std::string();
+      }) {}
 
 bool Context::IsTransposedMember(const ir::Type* s, size_t i) const {
   const ir::Type* m = s->Members()[i];
@@ -358,7 +350,7 @@ std::string Context::BaseName(const ir::Type* t, std::vector<uint32_t>* dims) {
       return prefix + "mat" + std::to_string(t->Count()) + "x" + std::to_string(t->Cols());
     }
     case ir::TypeKind::Struct:
-      return struct_names_.at(t);
+      return names_.StructName(t);
     case ir::TypeKind::Array:
       dims->push_back(t->Count());
       return BaseName(t->Element(), dims);

@@ -10,6 +10,7 @@
 
 #include "compiler/ir/ir.h"
 #include "compiler/targets/ctext/expr.h"
+#include "compiler/targets/ctext/module.h"
 #include "compiler/targets/ctext/names.h"
 #include "compiler/targets/glsl/writer.h"
 
@@ -38,14 +39,16 @@ class Context {
   bool IsTransposedMember(const ir::Type* s, size_t i) const;
   /// The type member `i` of struct `s` has in the GLSL struct.
   const ir::Type* MemberStorageType(const ir::Type* s, size_t i);
-  const std::string& StructName(const ir::Type* s) { return struct_names_.at(s); }
-  const std::string& MemberName(const ir::Type* s, size_t i) { return member_names_.at(s)[i]; }
-  const std::string& FunctionName(const ir::Function* f) { return function_names_.at(f); }
-  const std::string& GlobalName(const ir::Global* g) { return global_names_.at(g); }
+  const std::string& StructName(const ir::Type* s) { return names_.StructName(s); }
+  const std::string& MemberName(const ir::Type* s, size_t i) { return names_.MemberName(s, i); }
+  const std::string& FunctionName(const ir::Function* f) { return names_.FunctionName(f); }
+  const std::string& GlobalName(const ir::Global* g) { return names_.GlobalName(g); }
+  /// The module's names (ctext::ModuleNames).
+  const ctext::ModuleNames& ModuleNames() const { return names_; }
   /// The names every function must avoid (the module's, the language's).
-  const ctext::NameTable& Names() const { return names_; }
+  const ctext::NameTable& Names() const { return names_.Table(); }
   /// A new module-level name close to `hint`.
-  std::string NewName(std::string_view hint) { return names_.Make(hint); }
+  std::string NewName(std::string_view hint) { return names_.NewName(hint); }
 
   /// Records that the text needs `#extension NAME : require`.
   void Require(const std::string& extension) { extensions_.insert(extension); }
@@ -59,11 +62,7 @@ class Context {
   /// boolean matrices, which are arrays of their rows).
   std::string BaseName(const ir::Type* t, std::vector<uint32_t>* dims);
   std::string ScalarName(const ir::Type* t);
-  ctext::NameTable names_;
-  std::map<const ir::Type*, std::string> struct_names_;
-  std::map<const ir::Type*, std::vector<std::string>> member_names_;
-  std::map<const ir::Function*, std::string> function_names_;
-  std::map<const ir::Global*, std::string> global_names_;
+  ctext::ModuleNames names_;
   std::set<std::string> extensions_;
 };
 

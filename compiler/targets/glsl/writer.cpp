@@ -4,6 +4,7 @@
 #include <set>
 
 #include "compiler/base/ice.h"
+#include "compiler/targets/ctext/module.h"
 #include "compiler/targets/ctext/text_writer.h"
 #include "compiler/targets/glsl/context.h"
 #include "compiler/targets/glsl/function_writer.h"
@@ -11,27 +12,8 @@
 namespace slope::targets::glsl {
 namespace {
 
-/// `entry` and every function it calls, in module order.
-std::vector<const ir::Function*> Reachable(const ir::Module& module, const ir::Function* entry) {
-  std::set<const ir::Function*> seen{entry};
-  std::vector<const ir::Function*> work{entry};
-  while (!work.empty()) {
-    const ir::Function* f = work.back();
-    work.pop_back();
-    for (const ir::Block* b : f->blocks) {
-      for (const ir::Inst* inst : b->insts) {
-        if (inst->GetOp() == ir::Op::Call && seen.insert(inst->callee).second) {
-          work.push_back(inst->callee);
-        }
-      }
-    }
-  }
-  std::vector<const ir::Function*> out;
-  for (const ir::Function* f : module.functions) {
-    if (seen.count(f) != 0) out.push_back(f);
-  }
-  return out;
-}
+using ctext::Reachable;
+using ctext::UsedGlobals;
 
 /// The entry point `options` names (the module's first when it names none).
 const ir::Function* FindEntry(const ir::Module& module, const WriterOptions& options) {
@@ -39,29 +21,6 @@ const ir::Function* FindEntry(const ir::Module& module, const WriterOptions& opt
     if (f->is_entry && (options.entry_point.empty() || f->Name() == options.entry_point)) return f;
   }
   SLOPE_ICE("the entry point to write is not in the module");
-}
-
-/// The globals `functions` use: a shader declares only the resources it reaches.
-std::set<const ir::Global*> UsedGlobals(const std::vector<const ir::Function*>& functions) {
-  std::set<const ir::Global*> used;
-  for (const ir::Function* f : functions) {
-    for (const ir::Block* b : f->blocks) {
-      for (const ir::Inst* inst : b->insts) {
-        for (const ir::Value* v : inst->operands) {
-          if (v->VKind() == ir::ValueKind::Global) used.insert(static_cast<const ir::Global*>(v));
-        }
-      }
-    }
-  }
-  return used;
-}
-
-/// True when a buffer is part of `t` (GLSL values hold no resources).
-bool HoldsBuffer(const ir::Type* t) {
-  while (t->IsArray()) t = t->Element();
-  if (t->IsBuffer()) return true;
-  if (!t->IsStruct()) return false;
-  return std::any_of(t->Members().begin(), t->Members().end(), HoldsBuffer);
 }
 
 /// The first matrix field under `t` whose layout differs from `layout`, or "".
@@ -87,7 +46,7 @@ std::string FindField(const ir::Type* t, ir::MatrixLayout layout) {
 }  // namespace
 
 std::string FindUnsupportedMatrixField(const ir::Module& module, const WriterOptions& options) {
-  std::set<const ir::Global*> used = UsedGlobals(Reachable(module, FindEntry(module, options)));
+  std::set<const ir::Global*> used = UsedGlobals(Reachable(module, {FindEntry(module, options)}));
   for (const ir::Global* g : module.globals) {
     if (g->IsWorkgroup() || g->IsPrivate() || used.count(g) == 0) continue;
     std::string field = FindField(g->GetType()->Element(), options.matrix_layout);
@@ -103,7 +62,7 @@ std::string WriteGlsl(ir::Module& module, const WriterOptions& options) {
   Context context(module, resolved);
 
   // Functions first: printing them finds the extensions the text needs.
-  std::vector<const ir::Function*> functions = Reachable(module, entry);
+  std::vector<const ir::Function*> functions = Reachable(module, {entry});
   std::string prototypes, definitions;
   for (const ir::Function* f : functions) {
     FunctionWriter writer(context, *f);
@@ -112,19 +71,11 @@ std::string WriteGlsl(ir::Module& module, const WriterOptions& options) {
   }
 
   ctext::TextWriter decls;
-  for (const ir::Type* s : module.Types().Structs()) {
-    // A struct holding a buffer only existed before the passes split it into its
-    // members; nothing uses it any more and GLSL has no value of that type.
-    if (HoldsBuffer(s)) continue;
-    decls.Open("struct " + context.StructName(s));
-    if (s->Members().empty()) decls.Line("int " + context.MemberName(s, 0) + ";");
-    for (size_t i = 0; i < s->Members().size(); ++i) {
-      decls.Line(context.Declare(context.MemberStorageType(s, i), context.MemberName(s, i)) + ";");
-    }
-    decls.Close("};");
-  }
-  std::string packing = options.layout == spirv::BufferLayout::Scalar ? "scalar" : "std430";
-  if (options.layout == spirv::BufferLayout::Scalar) context.Require("GL_EXT_scalar_block_layout");
+  decls.Append(ctext::WriteStructs(module, context.ModuleNames(), [&](const ir::Type* s, size_t i) {
+    return context.Declare(context.MemberStorageType(s, i), context.MemberName(s, i)) + ";";
+  }));
+  std::string packing = options.layout == targets::BufferLayout::Scalar ? "scalar" : "std430";
+  if (options.layout == targets::BufferLayout::Scalar) context.Require("GL_EXT_scalar_block_layout");
   // GLSL's column_major is HLSL's row_major (GLSL's columns are HLSL's rows); a block's
   // qualifier reaches the matrices of the structs it holds.
   if (options.matrix_layout == ir::MatrixLayout::ColumnMajor) packing += ", row_major";
@@ -143,7 +94,7 @@ std::string WriteGlsl(ir::Module& module, const WriterOptions& options) {
       // A block holding the struct as its one member at offset 0, so that the whole
       // struct can be read as a value; uniform buffers follow std140 unless the scalar
       // layout is chosen, push constants std430.
-      std::string rules = options.layout == spirv::BufferLayout::Scalar ? "scalar"
+      std::string rules = options.layout == targets::BufferLayout::Scalar ? "scalar"
                           : g->IsUniform()                              ? "std140"
                                                                         : "std430";
       if (options.matrix_layout == ir::MatrixLayout::ColumnMajor) rules += ", row_major";

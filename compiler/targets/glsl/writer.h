@@ -7,7 +7,7 @@
 #include <string>
 
 #include "compiler/ir/ir.h"
-#include "compiler/targets/spirv/layout.h"
+#include "compiler/targets/layout/layout.h"
 
 namespace slope::targets::glsl {
 
@@ -15,7 +15,7 @@ struct WriterOptions {
   /// The entry point to write (GLSL has one per shader, named `main`).
   std::string entry_point;
   /// The offsets and strides of buffer memory.
-  spirv::BufferLayout layout = spirv::BufferLayout::Std430;
+  targets::BufferLayout layout = targets::BufferLayout::Std430;
   /// How matrices without a `row_major` / `column_major` field modifier are laid out.
   ir::MatrixLayout matrix_layout = ir::MatrixLayout::RowMajor;
 };

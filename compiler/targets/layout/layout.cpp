@@ -1,10 +1,10 @@
-#include "compiler/targets/spirv/layout.h"
+#include "compiler/targets/layout/layout.h"
 
 #include <algorithm>
 
 #include "compiler/base/ice.h"
 
-namespace slope::targets::spirv {
+namespace slope::targets {
 namespace {
 uint32_t RoundUp(uint32_t v, uint32_t align) { return (v + align - 1) / align * align; }
 
@@ -97,4 +97,4 @@ uint32_t LayoutArrayStride(const ir::Type* element, BufferLayout layout,
                  Extended(LayoutAlign(element, layout, matrices), layout));
 }
 
-}  // namespace slope::targets::spirv
+}  // namespace slope::targets

@@ -1,0 +1,115 @@
+#include "compiler/driver/targets.h"
+
+#include <algorithm>
+
+#include "compiler/base/ice.h"
+#include "compiler/targets/cuda/writer.h"
+#include "compiler/targets/glsl/writer.h"
+#include "compiler/targets/spirv/optimize.h"
+#include "compiler/targets/spirv/raise.h"
+#include "compiler/targets/spirv/validate.h"
+#include "compiler/targets/spirv/writer.h"
+
+namespace slope::driver {
+
+bool ValidateOutput(const std::vector<uint32_t>& words, diag::DiagEngine& diags,
+                    bool scalar_layout);
+
+namespace {
+
+void RunRaise(ir::Module& module, const AfterPass& after_pass, diag::DiagEngine* diags) {
+  targets::spirv::Raise(module, after_pass, diags);
+}
+
+void EmitSpirv(EmitRequest& r) {
+  const CompileOptions& options = r.options;
+  targets::spirv::WriterOptions writer_options;
+  writer_options.entry_points = options.entries;
+  writer_options.layout = r.layout;
+  writer_options.matrix_layout = r.matrices;
+  writer_options.entry_names_main = !options.use_entrypoint_name;
+  if (options.debug_info) {
+    writer_options.debug_sources = &r.sources;
+    writer_options.debug_file = r.file;
+  }
+  std::vector<uint32_t>& words = r.result.spirv;
+  words = targets::spirv::WriteSpirv(r.module, writer_options);
+  if (options.validate_spirv && !ValidateOutput(words, r.diags, options.scalar_layout)) return;
+  // The optimizer takes valid SPIR-V only; what it writes is validated again (unless
+  // -skip-spirv-validation).
+  if (options.optimization_level > 0) {
+    auto level = static_cast<targets::spirv::OptLevel>(std::min(options.optimization_level, 3u));
+    std::string message;
+    if (!targets::spirv::OptimizeSpirv(&words, level, options.scalar_layout, &message)) {
+      SLOPE_ICE("the SPIR-V optimizer failed on a valid module: " + message);
+    }
+    if (options.validate_spirv && !ValidateOutput(words, r.diags, options.scalar_layout)) return;
+  }
+  if (options.target == Target::SpirVAsm) targets::spirv::DisassembleSpirv(words, &r.result.text);
+}
+
+/// One entry point (the one -entry names, or the module's only one) as GLSL 450.
+void EmitGlsl(EmitRequest& r) {
+  const CompileOptions& options = r.options;
+  size_t chosen = options.entries.empty() ? r.entry_count : options.entries.size();
+  if (chosen > 1) {
+    r.diags.Report(diag::DiagId::GlslOneEntryPoint, source::SourceRange(), std::to_string(chosen));
+    return;
+  }
+  targets::glsl::WriterOptions glsl_options;
+  if (!options.entries.empty()) glsl_options.entry_point = options.entries.front();
+  glsl_options.layout = r.layout;
+  glsl_options.matrix_layout = r.matrices;
+  std::string field = targets::glsl::FindUnsupportedMatrixField(r.module, glsl_options);
+  if (!field.empty()) {
+    r.diags.Report(diag::DiagId::GlslMatrixFieldLayout, source::SourceRange(), field);
+    return;
+  }
+  r.result.text = targets::glsl::WriteGlsl(r.module, glsl_options);
+}
+
+/// Every chosen entry point as an `extern "C" __global__` kernel of CUDA C++.
+void EmitCuda(EmitRequest& r) {
+  targets::cuda::WriterOptions cuda_options;
+  cuda_options.entry_points = r.options.entries;
+  cuda_options.matrix_layout = r.matrices;
+  for (const BindingInfo& b : r.result.reflection.bindings) {
+    cuda_options.bindings.push_back(
+        {b.name, b.kind == ResourceKind::PushConstant ? b.entry_point : std::string()});
+  }
+  std::string field = targets::cuda::FindColumnMajorMatrix(r.module, cuda_options);
+  if (!field.empty()) {
+    r.diags.Report(diag::DiagId::CudaColumnMajorMatrix, source::SourceRange(), field);
+    return;
+  }
+  r.result.text = targets::cuda::WriteCuda(r.module, cuda_options);
+}
+
+const std::vector<TargetInfo>& Targets() {
+  // CUDA runs the SPIR-V pass list too: resources traced to their globals, locals in
+  // SSA form, structured control flow, which the C-like writers need.
+  static const std::vector<TargetInfo> kTargets = {
+      {Target::SpirV, "spirv", OutputKind::Words, targets::spirv::RaisePassNames, RunRaise,
+       EmitSpirv},
+      {Target::SpirVAsm, "spirv-asm", OutputKind::Text, targets::spirv::RaisePassNames, RunRaise,
+       EmitSpirv},
+      {Target::Glsl, "glsl", OutputKind::Text, targets::spirv::RaisePassNames, RunRaise,
+       EmitGlsl},
+      {Target::Cuda, "cuda", OutputKind::Text, targets::spirv::RaisePassNames, RunRaise, EmitCuda,
+       /*scalar_layout_only=*/true},
+  };
+  return kTargets;
+}
+
+}  // namespace
+
+const TargetInfo* FindTarget(Target target) {
+  for (const TargetInfo& t : Targets()) {
+    if (t.target == target) return &t;
+  }
+  return nullptr;
+}
+
+const TargetInfo& DefaultTarget() { return Targets().front(); }
+
+}  // namespace slope::driver

@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+"""Compiles the CUDA C++ that `slopec -target cuda` writes for one execution test with
+nvcc (PTX for sm_90), as the ctest tests cuda-nvcc/exec/* do: exit 0 when both succeed,
+1 when either fails, 77 (ctest's skip) when no CUDA toolkit is installed. A test that
+the CUDA target refuses by design (E5103: column-major matrices in buffers) must be
+refused with that diagnostic.
+
+Usage: compile_exec.py SLOPEC TEST.slang"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import nvcc_path
+
+slopec, test = sys.argv[1], sys.argv[2]
+nvcc = nvcc_path.find_nvcc()
+if nvcc is None:
+    print("UNSUPPORTED: no CUDA toolkit (nvcc) here")
+    sys.exit(77)
+with open(test) as f:
+    source = f.read()
+args = []
+entry = re.search(r"^\s*//ENTRY:\s*(\S+)", source, re.M)
+if entry:
+    args = ["-entry", entry.group(1)]
+with tempfile.TemporaryDirectory(prefix="slope-cuda-") as tmp:
+    kernel = os.path.join(tmp, "kernel.cu")
+    steps = [
+        [slopec, "-emit-cuda-prelude", os.path.join(tmp, "slope_cuda_prelude.h")],
+        [slopec, test, "-target", "cuda", "-o", kernel] + args,
+        [nvcc, "--ptx", "-arch=sm_90", "-I" + tmp, kernel, "-o", os.path.join(tmp, "kernel.ptx")],
+    ]
+    for step in steps:
+        proc = subprocess.run(step, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if proc.returncode != 0 and step[1] == test and "error E5103:" in proc.stdout:
+            print("PASS: refused as designed: " + proc.stdout.strip())
+            sys.exit(0)
+        if proc.returncode != 0:
+            print("FAILED: " + " ".join(step))
+            print(proc.stdout)
+            if step[0] == nvcc:
+                with open(kernel) as k:
+                    print("--- CUDA C++ ---\n" + k.read())
+            sys.exit(1)
+print("PASS: the CUDA C++ of %s compiles with %s" % (os.path.basename(test), nvcc))

@@ -638,6 +638,9 @@ void Lowerer::LowerStmt(const ast::Stmt* stmt) {
 }
 
 void Lowerer::LowerLocal(const ast::VarDecl* var) {
+  // `precise float t = ...;`: the function's float arithmetic is computed as written
+  // (no contraction or reassociation), the whole function, since the IR marks it there.
+  if ((var->modifiers & ast::kModPrecise) != 0) func_->precise = true;
   const ir::Type* type = LowerType(var->type);
   Value* slot = b_.Var(func_, type);
   locals_[var] = slot;

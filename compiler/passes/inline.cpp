@@ -123,6 +123,8 @@ bool State::ShouldInline(const Function& caller, const Inst& call) const {
 }
 
 void State::InlineCall(Function& f, Inst* call) {
+  // What was exact in the callee stays exact where it lands.
+  if (call->callee->precise) f.precise = true;
   const Function& callee = *call->callee;
   Block* b = call->block;
   source::SourceLoc loc = call->loc;

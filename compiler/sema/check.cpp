@@ -589,10 +589,25 @@ void Checker::CheckEntryPoint(ast::FuncDecl* func) {
     diags_.Report(DiagId::UnsupportedStage, stage_range, stage);
     return;
   }
-  const ast::Attribute* nt = func->FindAttribute("numthreads");
+  ast::Attribute* nt = nullptr;
+  for (ast::Attribute& a : func->attributes) {
+    if (a.name == "numthreads" && nt == nullptr) nt = &a;
+  }
   if (nt == nullptr) {
     diags_.Report(DiagId::EntryPointMissingNumThreads, func->name_range, func->name);
   } else {
+    // `[numthreads(kGroupSize, 1, 1)]` with a `static const`: its value, as a literal
+    // from here on (NumThreadsOf reads literals).
+    for (ast::Expr*& arg : nt->args) {
+      if (arg->kind == ast::ExprKind::IntLiteral) continue;
+      CheckConstantsUsedBy(arg);
+      arg = CheckExpr(arg);
+      int64_t value = 0;
+      if (!arg->type->IsError() && arg->type->IsScalar() && !arg->type->IsEnum() &&
+          arg->type != types_.Bool() && EvaluateIntConstant(arg, &value) && value >= 0) {
+        arg = ctx_.New<ast::IntLiteralExpr>(arg->range, static_cast<uint64_t>(value), false);
+      }
+    }
     bool ok = !nt->args.empty() && nt->args.size() <= 3;
     uint64_t total = 1;
     for (const ast::Expr* arg : nt->args) {

@@ -651,6 +651,14 @@ void Checker::CheckConformances() {
   }
   for (const Conformer& c : conformers) {
     for (const Type* base : c.bases) {
+      // IComparable, IArithmetic, ILogical, IInteger, IFloat stand for the built-in
+      // operators of numbers: generic code over them uses `<`, `+`, ... directly, which a
+      // struct does not have, so a struct may not claim them.
+      if (c.self->IsStruct() && base->IsInterface() && !base->Iface()->capabilities.empty()) {
+        diags_.Report(DiagId::BuiltinInterfaceConformance, c.range, c.self->Name(),
+                      base->Name());
+        continue;
+      }
       for (const Type* iface : WithInherited(types_, base)) {
         Subst req = types_.RequirementSubst(iface, c.self);
         const InterfaceInfo* info = iface->Iface();

@@ -79,7 +79,13 @@ std::vector<ast::GenericParamDecl*> Parser::ParseGenericParams() {
     const Token& name = Advance();
     auto* param = ctx_.New<ast::GenericParamDecl>(std::string(name.text), name.Range());
     param->is_value = is_value;
-    if (Consume(TokenKind::Colon)) param->constraint = ParseType();
+    if (Consume(TokenKind::Colon)) {
+      if (is_value) {
+        param->constraint = ParseType();
+      } else {
+        ParseConstraintList(param->constraint, param->more_constraints);
+      }
+    }
     if (Consume(TokenKind::Equal)) {
       if (is_value) {
         param->default_value = ParseBinary(9);
@@ -91,6 +97,40 @@ std::vector<ast::GenericParamDecl*> Parser::ParseGenericParams() {
   } while (Consume(TokenKind::Comma) && !panic_);
   ExpectClosingAngle();
   return params;
+}
+
+void Parser::ParseConstraintList(ast::TypeExpr*& first, std::vector<ast::TypeExpr*>& more) {
+  first = ParseType();
+  while (first != nullptr && Consume(TokenKind::Amp)) {
+    ast::TypeExpr* next = ParseType();
+    if (next == nullptr) return;
+    more.push_back(next);
+  }
+}
+
+void Parser::ParseWhereClauses(std::vector<ast::WhereClause>& out) {
+  while (AtIdent("where") && !panic_) {
+    Advance();
+    do {
+      ast::WhereClause clause;
+      clause.subject = ParseType();
+      if (clause.subject == nullptr || !Expect(TokenKind::Colon)) return;
+      ast::TypeExpr* first = nullptr;
+      ParseConstraintList(first, clause.constraints);
+      if (first == nullptr) return;
+      clause.constraints.insert(clause.constraints.begin(), first);
+      // `where T : IA, IB`: a further constraint of T unless a new `U :` follows.
+      while (At(TokenKind::Comma)) {
+        size_t end = ScanType(pos_ + 1);
+        if (end != 0 && end < tokens_.size() && tokens_[end].Is(TokenKind::Colon)) break;
+        Advance();
+        ast::TypeExpr* more = ParseType();
+        if (more == nullptr) return;
+        clause.constraints.push_back(more);
+      }
+      out.push_back(std::move(clause));
+    } while (Consume(TokenKind::Comma));
+  }
 }
 
 size_t Parser::ScanGenericArgs(size_t at) const {

@@ -279,6 +279,7 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
       decls.push_back(decl);
     }
   }
+  AttachWhereClauses(module.decls, {});
   DeclareScopedDecls(&decls);
   ExpandAccessors(decls);
   DeclareStructs(decls);

@@ -122,8 +122,11 @@ void Checker::ResolveConstraints(const std::vector<const Type*>& params) {
     }
     if (decl == nullptr || decl->constraint == nullptr) continue;
     const Type* c = ResolveInterface(decl->constraint);
-    if (c == nullptr) continue;
-    p->Generic()->constraints.push_back(c);
+    if (c != nullptr) p->Generic()->constraints.push_back(c);
+    for (ast::TypeExpr* more : decl->more_constraints) {
+      const Type* m = ResolveInterface(more);
+      if (m != nullptr) p->Generic()->constraints.push_back(m);
+    }
   }
 }
 
@@ -248,8 +251,10 @@ void Checker::ResolveGenericHeaders(const std::vector<ast::Decl*>& decls) {
       ext->params.push_back(self);
       contexts_[agg].params = ext->params;
       contexts_[agg].this_type = self;
-    } else if (ext->target->IsBuffer() || ext->target->IsGenericParam() ||
-               ext->target->Kind() == TypeKind::AssocType) {
+    } else if (ext->target->IsBuffer() || ext->target->Kind() == TypeKind::AssocType ||
+               (ext->target->IsGenericParam() &&
+                std::find(ext->params.begin(), ext->params.end(), ext->target) ==
+                    ext->params.end())) {
       diags_.Report(DiagId::UnsupportedConstruct, agg->target->range,
                     "extensions of type '" + ext->target->Name() + "'", "are");
       ext->target = nullptr;
@@ -573,22 +578,36 @@ std::vector<Checker::Candidate> Checker::FindMethods(const Type* t, const std::s
   if ((t->IsDependent() && !t->IsStruct()) || t->IsInterface()) {
     // A generic parameter (or associated type): the requirements of its constraints; a
     // value of interface type: the interface's requirements.
-    for (const Type* c : types_.DirectConformances(t)) {
+    // (Interfaces added by blanket extensions give their methods below.)
+    for (const Type* c : types_.DirectConformances(t, /*with_extensions=*/false)) {
       for (const Type* iface : WithInherited(types_, c)) {
         for (ast::FuncDecl* m : iface->Iface()->methods) {
           if (m->name == name) result.push_back({m, types_.RequirementSubst(iface, t), iface});
         }
       }
     }
-  } else {
+  }
+  // A method of a blanket extension or a default implementation is hidden by a method
+  // with as many parameters already found (the type's own, or a requirement, whose
+  // implementation specialization picks).
+  size_t own_count = result.size();
+  auto hidden = [&](const ast::FuncDecl* m) {
+    for (size_t i = 0; i < own_count; ++i) {
+      if (result[i].func->params.size() == m->params.size()) return true;
+    }
+    return false;
+  };
+  if (!t->IsInterface()) {
     for (auto& [ext, bindings] : types_.ExtensionsOf(t)) {
+      bool blanket = ext->target->IsGenericParam();
       for (ast::FuncDecl* m : ext->methods) {
-        if (m->name == name && m->func_kind != ast::FuncKind::Init) {
+        if (m->name == name && m->func_kind != ast::FuncKind::Init && !(blanket && hidden(m))) {
           result.push_back({m, bindings});
         }
       }
     }
   }
+  own_count = result.size();
   // Default implementations in extensions of interfaces the type conforms to.
   for (ExtensionInfo* ext : extension_list_) {
     if (ext->target == nullptr || !ext->target->IsInterface()) continue;
@@ -597,7 +616,7 @@ std::vector<Checker::Candidate> Checker::FindMethods(const Type* t, const std::s
     if (!any || !types_.Conforms(t, ext->target)) continue;
     Subst bindings{{ext->params.back(), t}};
     for (ast::FuncDecl* m : ext->methods) {
-      if (m->name == name) result.push_back({m, bindings});
+      if (m->name == name && !hidden(m)) result.push_back({m, bindings});
     }
   }
   // A method found both as a requirement and as its implementation is one candidate:

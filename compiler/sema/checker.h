@@ -142,6 +142,10 @@ class Checker {
   };
   /// Creates the types of interfaces and the generic parameters of structs (pass 1).
   void DeclareInterfaces(const std::vector<ast::Decl*>& decls);
+  /// Moves the constraints of `where` clauses onto the generic parameters (and
+  /// associated types) they name, in `decls` and their members (sema/check_where.cpp).
+  void AttachWhereClauses(const std::vector<ast::Decl*>& decls,
+                          const std::vector<ast::GenericParamDecl*>& outer);
   /// Resolves constraints, inheritance lists, requirement signatures and extensions
   /// (pass 2, once every type name is declared).
   void ResolveGenericHeaders(const std::vector<ast::Decl*>& decls);

@@ -268,6 +268,8 @@ const char* UnsupportedDeclName(const ast::Decl* decl) {
 
 bool Checker::Run(ast::Module& module, CheckedModule* out) {
   scopes_.emplace_back();
+  AttachWhereClauses(module.decls, {});
+  SplitDefaultImplementations(module.decls);
   std::vector<ast::Decl*> decls;
   for (ast::Decl* decl : module.decls) {
     if (const char* what = UnsupportedDeclName(decl)) {
@@ -279,7 +281,6 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
       decls.push_back(decl);
     }
   }
-  AttachWhereClauses(module.decls, {});
   DeclareScopedDecls(&decls);
   ExpandAccessors(decls);
   DeclareStructs(decls);

@@ -146,6 +146,9 @@ class Checker {
   /// associated types) they name, in `decls` and their members (sema/check_where.cpp).
   void AttachWhereClauses(const std::vector<ast::Decl*>& decls,
                           const std::vector<ast::GenericParamDecl*>& outer);
+  /// Moves the bodies of interface methods (default implementations) to an extension of
+  /// the interface added after it (sema/check_interface_defaults.cpp).
+  void SplitDefaultImplementations(std::vector<ast::Decl*>& decls);
   /// Resolves constraints, inheritance lists, requirement signatures and extensions
   /// (pass 2, once every type name is declared).
   void ResolveGenericHeaders(const std::vector<ast::Decl*>& decls);

@@ -10,13 +10,17 @@ using diag::DiagId;
 ast::TypeExpr* Parser::ParseType() {
   DepthGuard guard(*this);
   if (!guard.Ok()) return nullptr;
+  // `::ns::T`: looked up from the global scope.
+  bool global = At(TokenKind::ColonColon) && Peek(1).Is(TokenKind::Identifier);
+  const Token& first = Cur();
+  if (global) Advance();
   if (!At(TokenKind::Identifier)) {
     Error(DiagId::ExpectedType, Cur().Range(), Describe(Cur()));
     return nullptr;
   }
   const Token& name = Advance();
   auto* type = ctx_.New<ast::TypeExpr>();
-  type->name = std::string(name.text);
+  type->name = (global ? "::" : "") + std::string(name.text);
   while (true) {
     if (At(TokenKind::Less)) {
       if (!ParseGenericArgs(type->type_args, &type->value_args)) return nullptr;
@@ -37,7 +41,7 @@ ast::TypeExpr* Parser::ParseType() {
     type->array_dims.push_back(At(TokenKind::RBracket) ? nullptr : ParseExpr());
     if (!Expect(TokenKind::RBracket)) return nullptr;
   }
-  type->range = From(name.loc);
+  type->range = From(global ? first.loc : name.loc);
   return type;
 }
 

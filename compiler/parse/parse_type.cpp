@@ -56,7 +56,8 @@ bool Parser::ParseGenericArgs(std::vector<ast::TypeExpr*>& types,
                    (tokens_[end].Is(TokenKind::Comma) || tokens_[end].Is(TokenKind::Greater) ||
                     tokens_[end].Is(TokenKind::GreaterGreater));
     bool is_literal_like = At(TokenKind::IntLiteral) || At(TokenKind::FloatLiteral) ||
-                           At(TokenKind::LParen) || At(TokenKind::Minus);
+                           At(TokenKind::LParen) || At(TokenKind::Minus) || AtIdent("true") ||
+                           AtIdent("false");
     if (is_type && !is_literal_like) {
       ast::TypeExpr* arg = ParseType();
       if (arg == nullptr) return false;

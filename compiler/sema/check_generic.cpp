@@ -113,12 +113,20 @@ void Checker::ResolveConstraints(const std::vector<const Type*>& params) {
     ast::GenericParamDecl* decl = p->Generic()->decl;
     if (decl != nullptr && decl->is_value) {
       const Type* vt = decl->constraint != nullptr ? ResolveType(decl->constraint) : types_.Int();
-      if (vt != types_.Int() && vt != types_.UInt()) {
+      if (vt != types_.Int() && vt != types_.UInt() && vt != types_.Bool() && !vt->IsEnum()) {
         if (!vt->IsError()) diags_.Report(DiagId::InvalidValueParam, decl->name_range, decl->name);
         continue;
       }
       p->Generic()->value_type = vt;
+      if (decl->default_value != nullptr && p->Generic()->default_arg == nullptr) {
+        const Type* d = GenericValueArg(decl->default_value);
+        if (!d->IsError()) p->Generic()->default_arg = d;
+      }
       continue;
+    }
+    if (decl != nullptr && decl->default_type != nullptr && p->Generic()->default_arg == nullptr) {
+      const Type* d = ResolveType(decl->default_type);
+      if (!d->IsError()) p->Generic()->default_arg = d;
     }
     if (decl == nullptr || decl->constraint == nullptr) continue;
     const Type* c = ResolveInterface(decl->constraint);
@@ -385,6 +393,14 @@ const Type* Checker::ResolveUserTypeName(ast::TypeExpr* te) {
       if (!st->Info()->params.empty()) {
         // Inside a generic struct, its bare name is the struct itself.
         if (this_type_ == st) return st;
+        // `Flag` for `struct Flag<let On : bool = true>`: every argument by default.
+        bool all_default = true;
+        for (const Type* p : st->Info()->params) {
+          const ast::GenericParamDecl* pd = p->Generic()->decl;
+          all_default = all_default && pd != nullptr &&
+                        (pd->default_type != nullptr || pd->default_value != nullptr);
+        }
+        if (all_default) return ApplyGeneric(te, decl);
         diags_.Report(DiagId::GenericNeedsArgs, te->range, name);
         return types_.Error();
       }
@@ -492,7 +508,14 @@ const Type* Checker::ApplyGeneric(ast::TypeExpr* te, ast::Decl* decl) {
     iinfo = interfaces_.at(decl);
     params = iinfo->params;
   }
-  if (te->type_args.size() + te->value_args.size() != params.size()) {
+  size_t required = params.size();
+  while (required > 0 && params[required - 1]->Generic()->decl != nullptr &&
+         (params[required - 1]->Generic()->decl->default_type != nullptr ||
+          params[required - 1]->Generic()->decl->default_value != nullptr)) {
+    --required;
+  }
+  size_t given = te->type_args.size() + te->value_args.size();
+  if (given > params.size() || given < required) {
     diags_.Report(DiagId::GenericArgCount, te->range, te->name, params.size(),
                   te->type_args.size() + te->value_args.size())
         .Note(DiagId::DeclaredHere, decl->name_range, decl->name);
@@ -503,6 +526,11 @@ const Type* Checker::ApplyGeneric(ast::TypeExpr* te, ast::Decl* decl) {
   std::vector<const Type*> types_in, values_in;
   std::vector<source::SourceRange> type_ranges, value_ranges;
   for (ast::TypeExpr* arg : te->type_args) {
+    if (const Type* value = EnumCaseArg(arg)) {
+      values_in.push_back(value);
+      value_ranges.push_back(arg->range);
+      continue;
+    }
     const Type* a = ResolveType(arg);
     if (a->IsError()) return a;
     bool is_value = a->IsGenericParam() && a->Generic()->value_type != nullptr;
@@ -522,6 +550,12 @@ const Type* Checker::ApplyGeneric(ast::TypeExpr* te, ast::Decl* decl) {
     bool wants_value = p->Generic()->value_type != nullptr;
     const std::vector<const Type*>& pool = wants_value ? values_in : types_in;
     size_t& next = wants_value ? next_value : next_type;
+    if (next >= pool.size() && p->Generic()->default_arg != nullptr) {
+      const Type* d = types_.Substitute(p->Generic()->default_arg, bindings);
+      args.push_back(d);
+      bindings[p] = d;
+      continue;
+    }
     if (next >= pool.size()) {
       diags_.Report(DiagId::GenericValueArgExpected, te->range, p->Generic()->name, te->name,
                     wants_value ? "an integer constant" : "a type");
@@ -765,7 +799,13 @@ bool Checker::ResolveCall(ast::CallExpr* call, const std::vector<Candidate>& can
         }
       }
     }
-    for (const Type* p : own) ok = ok && bindings.count(p) != 0;
+    for (const Type* p : own) {
+      // A parameter neither given nor inferred takes its default (`f<T = float>()`).
+      if (bindings.count(p) == 0 && p->Generic()->default_arg != nullptr) {
+        bindings[p] = types_.Substitute(p->Generic()->default_arg, bindings);
+      }
+      ok = ok && bindings.count(p) != 0;
+    }
     if (!ok) {
       inference_failed = true;
       continue;
@@ -872,7 +912,7 @@ const Type* Checker::GenericValueArg(ast::Expr* e) {
     }
   }
   int64_t v = 0;
-  if (!EvaluateIntConstant(e, &v) || !e->type->IsScalar() || e->type == types_.Bool()) {
+  if (!EvaluateIntConstant(e, &v) || !(e->type->IsScalar() || e->type->IsEnum())) {
     diags_.Report(DiagId::GenericValueNotConstant, e->range);
     return types_.Error();
   }

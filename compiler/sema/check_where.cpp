@@ -1,3 +1,5 @@
+// `where` clauses and enum cases as generic arguments.
+//
 // `where` clauses: each constraint becomes one more constraint of the generic parameter
 // (or associated type) the clause names, so the rest of the checker sees `f<T>(...)
 // where T : IA & IB` exactly as `f<T : IA & IB>(...)`.
@@ -84,6 +86,28 @@ void Checker::AttachWhereClauses(const std::vector<ast::Decl*>& decls,
         break;
     }
   }
+}
+
+const Type* Checker::EnumCaseArg(ast::TypeExpr* te) {
+  if (!te->type_args.empty() || !te->value_args.empty() || !te->array_dims.empty()) return nullptr;
+  size_t dot = te->name.rfind('.');
+  size_t colons = te->name.rfind("::");
+  size_t split = dot;
+  size_t skip = 1;
+  if (dot == std::string::npos || (colons != std::string::npos && colons > dot)) {
+    split = colons;
+    skip = 2;
+  }
+  if (split == std::string::npos || split == 0) return nullptr;
+  ast::TypeExpr prefix;
+  prefix.name = te->name.substr(0, split);
+  prefix.range = te->range;
+  const Type* type = ResolveScopedTypeName(&prefix);
+  if (type == nullptr || !type->IsEnum()) return nullptr;
+  EvaluateEnum(type);
+  int index = type->Enumeration()->CaseIndex(te->name.substr(split + skip));
+  if (index < 0) return nullptr;
+  return types_.IntValue(type->Enumeration()->values[static_cast<size_t>(index)]);
 }
 
 }  // namespace slope::sema

@@ -149,6 +149,9 @@ class Checker {
   /// Moves the bodies of interface methods (default implementations) to an extension of
   /// the interface added after it (sema/check_interface_defaults.cpp).
   void SplitDefaultImplementations(std::vector<ast::Decl*>& decls);
+  /// A generic argument written as an enum case (`Mode.Add`, `geo::Mode::Add`): its
+  /// value; null when `te` names no enum case.
+  const Type* EnumCaseArg(ast::TypeExpr* te);
   /// Resolves constraints, inheritance lists, requirement signatures and extensions
   /// (pass 2, once every type name is declared).
   void ResolveGenericHeaders(const std::vector<ast::Decl*>& decls);

@@ -61,6 +61,9 @@ struct GenericParamInfo {
   std::string name;
   std::vector<const Type*> constraints;   ///< Interface types it conforms to
   const Type* value_type = nullptr;       ///< `let N : int`: the value's type (int or uint)
+  /// `T = float`, `let N : int = 4`: the argument when none is given or inferred; it
+  /// may mention earlier parameters of the same list.
+  const Type* default_arg = nullptr;
 };
 
 /// An interface: its requirements, in terms of its generic parameters and `This`.

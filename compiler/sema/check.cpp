@@ -275,6 +275,7 @@ const char* UnsupportedDeclName(const ast::Decl* decl) {
 
 bool Checker::Run(ast::Module& module, CheckedModule* out) {
   scopes_.emplace_back();
+  DropShadowedCoreDecls(module.decls);
   AttachWhereClauses(module.decls, {});
   SplitDefaultImplementations(module.decls);
   std::vector<ast::Decl*> decls;

@@ -88,6 +88,24 @@ void Checker::AttachWhereClauses(const std::vector<ast::Decl*>& decls,
   }
 }
 
+void Checker::DropShadowedCoreDecls(std::vector<ast::Decl*>& decls) {
+  std::vector<ast::Decl*> kept;
+  for (ast::Decl* decl : decls) {
+    if (decl->FindAttribute("__yield_to_user") == nullptr) {
+      kept.push_back(decl);
+      continue;
+    }
+    bool shadowed = false;
+    for (ast::Decl* other : decls) {
+      shadowed = shadowed || (other != decl && other->name == decl->name &&
+                              other->FindAttribute("__yield_to_user") == nullptr);
+    }
+    decl->attributes.clear();
+    if (!shadowed) kept.push_back(decl);
+  }
+  decls = std::move(kept);
+}
+
 const Type* Checker::EnumCaseArg(ast::TypeExpr* te) {
   if (!te->type_args.empty() || !te->value_args.empty() || !te->array_dims.empty()) return nullptr;
   size_t dot = te->name.rfind('.');

@@ -149,6 +149,9 @@ class Checker {
   /// Moves the bodies of interface methods (default implementations) to an extension of
   /// the interface added after it (sema/check_interface_defaults.cpp).
   void SplitDefaultImplementations(std::vector<ast::Decl*>& decls);
+  /// Removes core-library declarations marked `[__yield_to_user]` (`Array<T, N>`) that
+  /// a module declares a name for itself, so that its own declaration is used.
+  void DropShadowedCoreDecls(std::vector<ast::Decl*>& decls);
   /// A generic argument written as an enum case (`Mode.Add`, `geo::Mode::Add`): its
   /// value; null when `te` names no enum case.
   const Type* EnumCaseArg(ast::TypeExpr* te);

@@ -488,10 +488,19 @@ struct VarDecl : Decl {
 struct GenericParamDecl : Decl {
   bool is_value = false;          ///< `let N : int`
   TypeExpr* constraint = nullptr; ///< the interface (type params) or the value's type
+  /// Further interfaces the parameter conforms to: `T : IA & IB`, `where T : IC`.
+  std::vector<TypeExpr*> more_constraints;
   TypeExpr* default_type = nullptr;
   Expr* default_value = nullptr;
   const sema::Type* type = nullptr;  ///< sema: the parameter as a type
   GenericParamDecl(std::string n, SourceRange r) : Decl(DeclKind::GenericParam, std::move(n), r) {}
+};
+
+/// `where T : IA & IB` after a declaration's header; sema moves each constraint to the
+/// generic parameter (or associated type) it names.
+struct WhereClause {
+  TypeExpr* subject = nullptr;
+  std::vector<TypeExpr*> constraints;
 };
 
 /// What kind of function a FuncDecl is.
@@ -504,6 +513,7 @@ struct FuncDecl : Decl {
   std::vector<VarDecl*> params;
   BlockStmt* body = nullptr;  ///< null for a declaration without body
   std::string return_semantic;  ///< `float4 f() : SV_Target`
+  std::vector<WhereClause> where_clauses;
   const sema::Type* result_type = nullptr;  ///< filled by sema
   const sema::Type* owner = nullptr;  ///< sema: the struct of a method or `__init`
   VarDecl* this_param = nullptr;      ///< sema: a method's or `__init`'s implicit `this`
@@ -537,6 +547,7 @@ struct AggregateDecl : Decl {
   std::vector<TypeExpr*> bases;        ///< `: IFoo, IBar`
   std::vector<Decl*> members;
   std::vector<std::string> register_args;  ///< cbuffer `: register(b0)`
+  std::vector<WhereClause> where_clauses;
   AggregateDecl(DeclKind k, std::string n, SourceRange r) : Decl(k, std::move(n), r) {}
 };
 
@@ -573,6 +584,7 @@ struct UsingDecl : Decl {
 /// `associatedtype T : IFoo;` inside an interface.
 struct AssociatedTypeDecl : Decl {
   std::vector<TypeExpr*> constraints;
+  std::vector<WhereClause> where_clauses;
   AssociatedTypeDecl(std::string n, SourceRange r) : Decl(DeclKind::AssociatedType, std::move(n), r) {}
 };
 

@@ -82,6 +82,7 @@ Value* Lowerer::LowerExpr(const ast::Expr* e) {
       if (name->decl->kind == ast::DeclKind::GenericParam) {
         const sema::Type* value = Concrete(static_cast<const ast::GenericParamDecl*>(name->decl)->type);
         SLOPE_ASSERT(value->Kind() == sema::TypeKind::IntValue);
+        if (e->type->Kind() == sema::TypeKind::Bool) return module_->ConstBool(value->Value() != 0);
         return module_->ConstInt(LowerType(e->type), value->Value());
       }
       auto* var = static_cast<const ast::VarDecl*>(name->decl);

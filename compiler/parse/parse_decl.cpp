@@ -180,6 +180,7 @@ ast::FuncDecl* Parser::ParseFunctionRest(ast::FuncDecl* func) {
     Advance();
     if (At(TokenKind::Identifier)) func->return_semantic = std::string(Advance().text);
   }
+  ParseWhereClauses(func->where_clauses);
   if (Consume(TokenKind::Semicolon)) return func;
   if (!At(TokenKind::LBrace)) {
     Error(DiagId::ExpectedToken, Cur().Range(), "'{' or ';'", Describe(Cur()));
@@ -245,6 +246,7 @@ ast::Decl* Parser::ParseAggregate(ast::DeclKind kind, std::vector<ast::GenericPa
       decl->bases.push_back(base);
     } while (Consume(TokenKind::Comma));
   }
+  ParseWhereClauses(decl->where_clauses);
   if (Consume(TokenKind::Semicolon)) return decl;  // forward declaration
   ParseMembers(decl->members, kind == ast::DeclKind::Interface ? DeclContext::Interface
                                                                : DeclContext::Struct);
@@ -270,6 +272,7 @@ ast::Decl* Parser::ParseExtension(std::vector<ast::GenericParamDecl*> generics) 
       decl->bases.push_back(base);
     } while (Consume(TokenKind::Comma));
   }
+  ParseWhereClauses(decl->where_clauses);
   ParseMembers(decl->members, DeclContext::Extension);
   Consume(TokenKind::Semicolon);
   return decl;
@@ -391,8 +394,9 @@ ast::Decl* Parser::ParseAssociatedType() {
       ast::TypeExpr* c = ParseType();
       if (c == nullptr) return decl;
       decl->constraints.push_back(c);
-    } while (Consume(TokenKind::Comma));
+    } while (Consume(TokenKind::Comma) || Consume(TokenKind::Amp));
   }
+  ParseWhereClauses(decl->where_clauses);
   Expect(TokenKind::Semicolon);
   return decl;
 }

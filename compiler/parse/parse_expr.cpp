@@ -229,6 +229,17 @@ ast::Expr* Parser::ParseInitList() {
 
 ast::Expr* Parser::ParsePrimary() {
   const Token& tok = Cur();
+  if (tok.Is(TokenKind::ColonColon) && Peek(1).Is(TokenKind::Identifier)) {
+    // `::f()`, `::ns::T`: a name looked up in the global scope only.
+    source::SourceLoc begin = Advance().loc;
+    ast::Expr* inner = ParsePrimary();
+    if (inner->kind == ast::ExprKind::Name) {
+      auto* name = static_cast<ast::NameExpr*>(inner);
+      name->name = "::" + name->name;
+      name->range = From(begin);
+    }
+    return inner;
+  }
   switch (tok.kind) {
     case TokenKind::IntLiteral: {
       Advance();

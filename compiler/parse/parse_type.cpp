@@ -10,13 +10,17 @@ using diag::DiagId;
 ast::TypeExpr* Parser::ParseType() {
   DepthGuard guard(*this);
   if (!guard.Ok()) return nullptr;
+  // `::ns::T`: looked up from the global scope.
+  bool global = At(TokenKind::ColonColon) && Peek(1).Is(TokenKind::Identifier);
+  const Token& first = Cur();
+  if (global) Advance();
   if (!At(TokenKind::Identifier)) {
     Error(DiagId::ExpectedType, Cur().Range(), Describe(Cur()));
     return nullptr;
   }
   const Token& name = Advance();
   auto* type = ctx_.New<ast::TypeExpr>();
-  type->name = std::string(name.text);
+  type->name = (global ? "::" : "") + std::string(name.text);
   while (true) {
     if (At(TokenKind::Less)) {
       if (!ParseGenericArgs(type->type_args, &type->value_args)) return nullptr;
@@ -37,7 +41,7 @@ ast::TypeExpr* Parser::ParseType() {
     type->array_dims.push_back(At(TokenKind::RBracket) ? nullptr : ParseExpr());
     if (!Expect(TokenKind::RBracket)) return nullptr;
   }
-  type->range = From(name.loc);
+  type->range = From(global ? first.loc : name.loc);
   return type;
 }
 
@@ -52,7 +56,8 @@ bool Parser::ParseGenericArgs(std::vector<ast::TypeExpr*>& types,
                    (tokens_[end].Is(TokenKind::Comma) || tokens_[end].Is(TokenKind::Greater) ||
                     tokens_[end].Is(TokenKind::GreaterGreater));
     bool is_literal_like = At(TokenKind::IntLiteral) || At(TokenKind::FloatLiteral) ||
-                           At(TokenKind::LParen) || At(TokenKind::Minus);
+                           At(TokenKind::LParen) || At(TokenKind::Minus) || AtIdent("true") ||
+                           AtIdent("false");
     if (is_type && !is_literal_like) {
       ast::TypeExpr* arg = ParseType();
       if (arg == nullptr) return false;
@@ -79,7 +84,13 @@ std::vector<ast::GenericParamDecl*> Parser::ParseGenericParams() {
     const Token& name = Advance();
     auto* param = ctx_.New<ast::GenericParamDecl>(std::string(name.text), name.Range());
     param->is_value = is_value;
-    if (Consume(TokenKind::Colon)) param->constraint = ParseType();
+    if (Consume(TokenKind::Colon)) {
+      if (is_value) {
+        param->constraint = ParseType();
+      } else {
+        ParseConstraintList(param->constraint, param->more_constraints);
+      }
+    }
     if (Consume(TokenKind::Equal)) {
       if (is_value) {
         param->default_value = ParseBinary(9);
@@ -91,6 +102,40 @@ std::vector<ast::GenericParamDecl*> Parser::ParseGenericParams() {
   } while (Consume(TokenKind::Comma) && !panic_);
   ExpectClosingAngle();
   return params;
+}
+
+void Parser::ParseConstraintList(ast::TypeExpr*& first, std::vector<ast::TypeExpr*>& more) {
+  first = ParseType();
+  while (first != nullptr && Consume(TokenKind::Amp)) {
+    ast::TypeExpr* next = ParseType();
+    if (next == nullptr) return;
+    more.push_back(next);
+  }
+}
+
+void Parser::ParseWhereClauses(std::vector<ast::WhereClause>& out) {
+  while (AtIdent("where") && !panic_) {
+    Advance();
+    do {
+      ast::WhereClause clause;
+      clause.subject = ParseType();
+      if (clause.subject == nullptr || !Expect(TokenKind::Colon)) return;
+      ast::TypeExpr* first = nullptr;
+      ParseConstraintList(first, clause.constraints);
+      if (first == nullptr) return;
+      clause.constraints.insert(clause.constraints.begin(), first);
+      // `where T : IA, IB`: a further constraint of T unless a new `U :` follows.
+      while (At(TokenKind::Comma)) {
+        size_t end = ScanType(pos_ + 1);
+        if (end != 0 && end < tokens_.size() && tokens_[end].Is(TokenKind::Colon)) break;
+        Advance();
+        ast::TypeExpr* more = ParseType();
+        if (more == nullptr) return;
+        clause.constraints.push_back(more);
+      }
+      out.push_back(std::move(clause));
+    } while (Consume(TokenKind::Comma));
+  }
 }
 
 size_t Parser::ScanGenericArgs(size_t at) const {

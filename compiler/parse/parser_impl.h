@@ -110,6 +110,11 @@ class Parser {
   // ---- parse_type.cpp
   ast::TypeExpr* ParseType();
   std::vector<ast::GenericParamDecl*> ParseGenericParams();
+  /// `IA & IB & ...` after a ':' of a constraint: the first into `first`, the rest
+  /// appended to `more`.
+  void ParseConstraintList(ast::TypeExpr*& first, std::vector<ast::TypeExpr*>& more);
+  /// Any `where T : IA & IB, U : IC where ...` clauses at the cursor.
+  void ParseWhereClauses(std::vector<ast::WhereClause>& out);
   bool ParseGenericArgs(std::vector<ast::TypeExpr*>& types, std::vector<ast::Expr*>* values);
   /// Scans (without consuming or reporting) a type starting at token `at`; returns the
   /// index just past it, or 0 when no type starts there.

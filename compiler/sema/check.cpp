@@ -151,6 +151,13 @@ const Type* Checker::ResolveType(ast::TypeExpr* te) {
 
 ast::Decl* Checker::Lookup(const std::string& name) const {
   if (!ambiguity_.name.empty()) ambiguity_ = {};
+  if (name.size() > 2 && name.compare(0, 2, "::") == 0) {
+    // `::f`: the global scope only, past locals and enclosing namespaces.
+    std::string plain = name.substr(2);
+    auto found = scopes_.front().find(plain);
+    if (found != scopes_.front().end()) return found->second;
+    return LookupInUsed(global_used_, plain);
+  }
   for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
     // Inside a namespace, its members hide global declarations.
     if (current_ns_ != nullptr && std::next(it) == scopes_.rend()) {
@@ -233,6 +240,9 @@ const char* UnsupportedDeclName(const ast::Decl* decl) {
 
 bool Checker::Run(ast::Module& module, CheckedModule* out) {
   scopes_.emplace_back();
+  DropShadowedCoreDecls(module.decls);
+  AttachWhereClauses(module.decls, {});
+  SplitDefaultImplementations(module.decls);
   std::vector<ast::Decl*> decls;
   for (ast::Decl* decl : module.decls) {
     if (const char* what = UnsupportedDeclName(decl)) {

@@ -353,16 +353,29 @@ bool SplitQualified(const std::string& name, std::string* prefix, std::string* l
 const Type* Checker::ResolveScopedTypeName(ast::TypeExpr* te) {
   ast::Decl* decl = nullptr;
   std::string prefix, last;
-  if (SplitQualified(te->name, &prefix, &last)) {
-    // `geo::Ray`, `geo::inner::Mode`: resolve the namespace path one part at a time.
+  if (size_t dot = te->name.find('.'); dot != std::string::npos) {
+    // `geo.Ray`, `geo.inner.Mode`: a namespace path written with dots reads as `geo::Ray`.
+    size_t colons = te->name.find("::");
+    std::string head = te->name.substr(0, std::min(dot, colons));
+    ast::Decl* d = head.empty() ? nullptr : Lookup(head);
+    if (d != nullptr && d->kind == ast::DeclKind::Namespace) {
+      std::string path;
+      for (char ch : te->name) path += ch == '.' ? std::string("::") : std::string(1, ch);
+      te->name = path;
+    }
+  }
+  if (SplitQualified(te->name, &prefix, &last) && !prefix.empty()) {
+    // `geo::Ray`, `geo::inner::Mode`: resolve the namespace path one part at a time
+    // (`::geo::Ray`: its first part in the global scope).
     NamespaceInfo* ns = nullptr;
-    size_t start = 0;
+    bool global = prefix.compare(0, 2, "::") == 0;
+    size_t start = global ? 2 : 0;
     while (true) {
       size_t end = prefix.find("::", start);
       std::string part = prefix.substr(start, end == std::string::npos ? end : end - start);
       ast::Decl* d = nullptr;
       if (ns == nullptr) {
-        d = Lookup(part);
+        d = Lookup(global ? "::" + part : part);
       } else if (auto it = ns->members.find(part); it != ns->members.end()) {
         d = it->second;
       }

@@ -113,17 +113,28 @@ void Checker::ResolveConstraints(const std::vector<const Type*>& params) {
     ast::GenericParamDecl* decl = p->Generic()->decl;
     if (decl != nullptr && decl->is_value) {
       const Type* vt = decl->constraint != nullptr ? ResolveType(decl->constraint) : types_.Int();
-      if (vt != types_.Int() && vt != types_.UInt()) {
+      if (vt != types_.Int() && vt != types_.UInt() && vt != types_.Bool() && !vt->IsEnum()) {
         if (!vt->IsError()) diags_.Report(DiagId::InvalidValueParam, decl->name_range, decl->name);
         continue;
       }
       p->Generic()->value_type = vt;
+      if (decl->default_value != nullptr && p->Generic()->default_arg == nullptr) {
+        const Type* d = GenericValueArg(decl->default_value);
+        if (!d->IsError()) p->Generic()->default_arg = d;
+      }
       continue;
+    }
+    if (decl != nullptr && decl->default_type != nullptr && p->Generic()->default_arg == nullptr) {
+      const Type* d = ResolveType(decl->default_type);
+      if (!d->IsError()) p->Generic()->default_arg = d;
     }
     if (decl == nullptr || decl->constraint == nullptr) continue;
     const Type* c = ResolveInterface(decl->constraint);
-    if (c == nullptr) continue;
-    p->Generic()->constraints.push_back(c);
+    if (c != nullptr) p->Generic()->constraints.push_back(c);
+    for (ast::TypeExpr* more : decl->more_constraints) {
+      const Type* m = ResolveInterface(more);
+      if (m != nullptr) p->Generic()->constraints.push_back(m);
+    }
   }
 }
 
@@ -253,8 +264,10 @@ void Checker::ResolveGenericHeaders(const std::vector<ast::Decl*>& decls) {
       ext->params.push_back(self);
       contexts_[agg].params = ext->params;
       contexts_[agg].this_type = self;
-    } else if (ext->target->IsBuffer() || ext->target->IsGenericParam() ||
-               ext->target->Kind() == TypeKind::AssocType) {
+    } else if (ext->target->IsBuffer() || ext->target->Kind() == TypeKind::AssocType ||
+               (ext->target->IsGenericParam() &&
+                std::find(ext->params.begin(), ext->params.end(), ext->target) ==
+                    ext->params.end())) {
       diags_.Report(DiagId::UnsupportedConstruct, agg->target->range,
                     "extensions of type '" + ext->target->Name() + "'", "are");
       ext->target = nullptr;
@@ -384,6 +397,14 @@ const Type* Checker::ResolveUserTypeName(ast::TypeExpr* te) {
       if (!st->Info()->params.empty()) {
         // Inside a generic struct, its bare name is the struct itself.
         if (this_type_ == st) return st;
+        // `Flag` for `struct Flag<let On : bool = true>`: every argument by default.
+        bool all_default = true;
+        for (const Type* p : st->Info()->params) {
+          const ast::GenericParamDecl* pd = p->Generic()->decl;
+          all_default = all_default && pd != nullptr &&
+                        (pd->default_type != nullptr || pd->default_value != nullptr);
+        }
+        if (all_default) return ApplyGeneric(te, decl);
         diags_.Report(DiagId::GenericNeedsArgs, te->range, name);
         return types_.Error();
       }
@@ -491,7 +512,14 @@ const Type* Checker::ApplyGeneric(ast::TypeExpr* te, ast::Decl* decl) {
     iinfo = interfaces_.at(decl);
     params = iinfo->params;
   }
-  if (te->type_args.size() + te->value_args.size() != params.size()) {
+  size_t required = params.size();
+  while (required > 0 && params[required - 1]->Generic()->decl != nullptr &&
+         (params[required - 1]->Generic()->decl->default_type != nullptr ||
+          params[required - 1]->Generic()->decl->default_value != nullptr)) {
+    --required;
+  }
+  size_t given = te->type_args.size() + te->value_args.size();
+  if (given > params.size() || given < required) {
     diags_.Report(DiagId::GenericArgCount, te->range, te->name, params.size(),
                   te->type_args.size() + te->value_args.size())
         .Note(DiagId::DeclaredHere, decl->name_range, decl->name);
@@ -502,6 +530,11 @@ const Type* Checker::ApplyGeneric(ast::TypeExpr* te, ast::Decl* decl) {
   std::vector<const Type*> types_in, values_in;
   std::vector<source::SourceRange> type_ranges, value_ranges;
   for (ast::TypeExpr* arg : te->type_args) {
+    if (const Type* value = EnumCaseArg(arg)) {
+      values_in.push_back(value);
+      value_ranges.push_back(arg->range);
+      continue;
+    }
     const Type* a = ResolveType(arg);
     if (a->IsError()) return a;
     bool is_value = a->IsGenericParam() && a->Generic()->value_type != nullptr;
@@ -521,6 +554,12 @@ const Type* Checker::ApplyGeneric(ast::TypeExpr* te, ast::Decl* decl) {
     bool wants_value = p->Generic()->value_type != nullptr;
     const std::vector<const Type*>& pool = wants_value ? values_in : types_in;
     size_t& next = wants_value ? next_value : next_type;
+    if (next >= pool.size() && p->Generic()->default_arg != nullptr) {
+      const Type* d = types_.Substitute(p->Generic()->default_arg, bindings);
+      args.push_back(d);
+      bindings[p] = d;
+      continue;
+    }
     if (next >= pool.size()) {
       diags_.Report(DiagId::GenericValueArgExpected, te->range, p->Generic()->name, te->name,
                     wants_value ? "an integer constant" : "a type");
@@ -577,22 +616,36 @@ std::vector<Checker::Candidate> Checker::FindMethods(const Type* t, const std::s
   if ((t->IsDependent() && !t->IsStruct()) || t->IsInterface()) {
     // A generic parameter (or associated type): the requirements of its constraints; a
     // value of interface type: the interface's requirements.
-    for (const Type* c : types_.DirectConformances(t)) {
+    // (Interfaces added by blanket extensions give their methods below.)
+    for (const Type* c : types_.DirectConformances(t, /*with_extensions=*/false)) {
       for (const Type* iface : WithInherited(types_, c)) {
         for (ast::FuncDecl* m : iface->Iface()->methods) {
           if (m->name == name) result.push_back({m, types_.RequirementSubst(iface, t), iface});
         }
       }
     }
-  } else {
+  }
+  // A method of a blanket extension or a default implementation is hidden by a method
+  // with as many parameters already found (the type's own, or a requirement, whose
+  // implementation specialization picks).
+  size_t own_count = result.size();
+  auto hidden = [&](const ast::FuncDecl* m) {
+    for (size_t i = 0; i < own_count; ++i) {
+      if (result[i].func->params.size() == m->params.size()) return true;
+    }
+    return false;
+  };
+  if (!t->IsInterface()) {
     for (auto& [ext, bindings] : types_.ExtensionsOf(t)) {
+      bool blanket = ext->target->IsGenericParam();
       for (ast::FuncDecl* m : ext->methods) {
-        if (m->name == name && m->func_kind != ast::FuncKind::Init) {
+        if (m->name == name && m->func_kind != ast::FuncKind::Init && !(blanket && hidden(m))) {
           result.push_back({m, bindings});
         }
       }
     }
   }
+  own_count = result.size();
   // Default implementations in extensions of interfaces the type conforms to.
   for (ExtensionInfo* ext : extension_list_) {
     if (ext->target == nullptr || !ext->target->IsInterface()) continue;
@@ -601,7 +654,7 @@ std::vector<Checker::Candidate> Checker::FindMethods(const Type* t, const std::s
     if (!any || !types_.Conforms(t, ext->target)) continue;
     Subst bindings{{ext->params.back(), t}};
     for (ast::FuncDecl* m : ext->methods) {
-      if (m->name == name) result.push_back({m, bindings});
+      if (m->name == name && !hidden(m)) result.push_back({m, bindings});
     }
   }
   // `S.dzero()`, `S.dadd(a, b)`, `S.dmul(s, a)` of a struct whose IDifferentiable
@@ -769,7 +822,13 @@ bool Checker::ResolveCall(ast::CallExpr* call, const std::vector<Candidate>& can
         }
       }
     }
-    for (const Type* p : own) ok = ok && bindings.count(p) != 0;
+    for (const Type* p : own) {
+      // A parameter neither given nor inferred takes its default (`f<T = float>()`).
+      if (bindings.count(p) == 0 && p->Generic()->default_arg != nullptr) {
+        bindings[p] = types_.Substitute(p->Generic()->default_arg, bindings);
+      }
+      ok = ok && bindings.count(p) != 0;
+    }
     if (!ok) {
       inference_failed = true;
       continue;
@@ -876,7 +935,7 @@ const Type* Checker::GenericValueArg(ast::Expr* e) {
     }
   }
   int64_t v = 0;
-  if (!EvaluateIntConstant(e, &v) || !e->type->IsScalar() || e->type == types_.Bool()) {
+  if (!EvaluateIntConstant(e, &v) || !(e->type->IsScalar() || e->type->IsEnum())) {
     diags_.Report(DiagId::GenericValueNotConstant, e->range);
     return types_.Error();
   }

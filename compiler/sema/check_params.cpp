@@ -177,6 +177,16 @@ void Checker::CheckDefaultValues(ast::FuncDecl* func) {
     }
     if (param->type->IsError()) continue;
     if (param->type->IsDependent()) {
+      // `T y = T(2)`: the conversion of a literal to the parameter's own type is the
+      // literal, converted for each call's T.
+      if (param->init->kind == ast::ExprKind::Call && param->type_expr != nullptr) {
+        auto* call = static_cast<ast::CallExpr*>(param->init);
+        if (call->callee->kind == ast::ExprKind::Name && call->args.size() == 1 &&
+            static_cast<ast::NameExpr*>(call->callee)->name == param->type_expr->name &&
+            param->type_expr->type_args.empty() && IsLiteral(call->args[0])) {
+          param->init = call->args[0];
+        }
+      }
       if (!IsLiteral(param->init)) {
         diags_.Report(DiagId::DefaultValueGeneric, param->init->range, param->name,
                       param->type->Name());

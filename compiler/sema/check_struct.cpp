@@ -434,6 +434,10 @@ bool Checker::ResolveExplicitArgs(const std::vector<ast::TypeExpr*>& args,
                                   std::vector<ast::Expr*>* values,
                                   std::vector<const Type*>* out) {
   for (ast::TypeExpr* te : args) {
+    if (const Type* value = EnumCaseArg(te)) {
+      out->push_back(value);
+      continue;
+    }
     const Type* t = ResolveType(te);
     if (t->IsError()) return false;
     out->push_back(t);

@@ -142,6 +142,19 @@ class Checker {
   };
   /// Creates the types of interfaces and the generic parameters of structs (pass 1).
   void DeclareInterfaces(const std::vector<ast::Decl*>& decls);
+  /// Moves the constraints of `where` clauses onto the generic parameters (and
+  /// associated types) they name, in `decls` and their members (sema/check_where.cpp).
+  void AttachWhereClauses(const std::vector<ast::Decl*>& decls,
+                          const std::vector<ast::GenericParamDecl*>& outer);
+  /// Moves the bodies of interface methods (default implementations) to an extension of
+  /// the interface added after it (sema/check_interface_defaults.cpp).
+  void SplitDefaultImplementations(std::vector<ast::Decl*>& decls);
+  /// Removes core-library declarations marked `[__yield_to_user]` (`Array<T, N>`) that
+  /// a module declares a name for itself, so that its own declaration is used.
+  void DropShadowedCoreDecls(std::vector<ast::Decl*>& decls);
+  /// A generic argument written as an enum case (`Mode.Add`, `geo::Mode::Add`): its
+  /// value; null when `te` names no enum case.
+  const Type* EnumCaseArg(ast::TypeExpr* te);
   /// Resolves constraints, inheritance lists, requirement signatures and extensions
   /// (pass 2, once every type name is declared).
   void ResolveGenericHeaders(const std::vector<ast::Decl*>& decls);

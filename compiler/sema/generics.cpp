@@ -2,6 +2,8 @@
 // conformance and associated-type lookup. Sema uses these to check generic code once;
 // lowering uses the same functions to specialize it for concrete types.
 
+#include <algorithm>
+
 #include "compiler/ast/ast.h"
 #include "compiler/base/ice.h"
 #include "compiler/sema/types.h"
@@ -155,13 +157,22 @@ const std::vector<std::pair<ExtensionInfo*, Subst>>& TypeContext::ExtensionsOf(c
   if (cached != extensions_of_.end()) return cached->second;
   std::vector<std::pair<ExtensionInfo*, Subst>> result;
   int hits_before = depth_limit_hits_;
+  bool partial = false;  // blanket extensions left out while `t` is being checked for one
   DepthGuard guard(&conformance_depth_);
   if (!guard.TooDeep()) {
     for (const auto& ext : extensions_) {
       if (ext->target == nullptr || ext->target->IsInterface()) continue;
+      bool blanket = ext->target->IsGenericParam();
+      std::pair<const ExtensionInfo*, const Type*> key{ext.get(), t};
+      if (blanket && std::find(blanket_in_progress_.begin(), blanket_in_progress_.end(), key) !=
+                         blanket_in_progress_.end()) {
+        partial = true;
+        continue;
+      }
       Subst bindings;
       if (!Unify(ext->target, t, ext->params, &bindings)) continue;
       bool ok = bindings.size() == ext->params.size();
+      if (blanket) blanket_in_progress_.push_back(key);
       for (const Type* p : ext->params) {
         if (!ok) break;
         for (const Type* c : p->Generic()->constraints) {
@@ -171,19 +182,20 @@ const std::vector<std::pair<ExtensionInfo*, Subst>>& TypeContext::ExtensionsOf(c
           }
         }
       }
+      if (blanket) blanket_in_progress_.pop_back();
       if (ok) result.emplace_back(ext.get(), std::move(bindings));
     }
   } else {
     ++depth_limit_hits_;
   }
-  if (depth_limit_hits_ != hits_before) {
+  if (depth_limit_hits_ != hits_before || partial) {
     // Incomplete, so not remembered for `t`; kept (rare) for the caller to read.
     return incomplete_extensions_of_.emplace_back(std::move(result));
   }
   return extensions_of_.emplace(t, std::move(result)).first->second;
 }
 
-std::vector<const Type*> TypeContext::DirectConformances(const Type* t) {
+std::vector<const Type*> TypeContext::DirectConformances(const Type* t, bool with_extensions) {
   std::vector<const Type*> result;
   switch (t->Kind()) {
     case TypeKind::Struct: {
@@ -215,7 +227,9 @@ std::vector<const Type*> TypeContext::DirectConformances(const Type* t) {
     default:
       break;
   }
-  if (!t->IsGenericParam() && !t->IsInterface() && t->Kind() != TypeKind::AssocType) {
+  if (with_extensions && !t->IsInterface()) {
+    // For a generic parameter or associated type, only blanket extensions
+    // (`extension<T : IA> T : IB`) can apply.
     for (auto& [ext, bindings] : ExtensionsOf(t)) {
       for (const Type* b : ext->bases) result.push_back(Substitute(b, bindings));
     }

@@ -61,6 +61,9 @@ struct GenericParamInfo {
   std::string name;
   std::vector<const Type*> constraints;   ///< Interface types it conforms to
   const Type* value_type = nullptr;       ///< `let N : int`: the value's type (int or uint)
+  /// `T = float`, `let N : int = 4`: the argument when none is given or inferred; it
+  /// may mention earlier parameters of the same list.
+  const Type* default_arg = nullptr;
 };
 
 /// An interface: its requirements, in terms of its generic parameters and `This`.
@@ -276,7 +279,7 @@ class TypeContext {
              Subst* bindings);
   /// The interfaces `t` conforms to directly or through extensions (arguments
   /// substituted), without the interfaces those inherit.
-  std::vector<const Type*> DirectConformances(const Type* t);
+  std::vector<const Type*> DirectConformances(const Type* t, bool with_extensions = true);
   /// Whether `t` conforms to interface type `iface` (through inheritance as well).
   bool Conforms(const Type* t, const Type* iface);
   /// The substitution that describes a struct type's arguments.
@@ -339,6 +342,10 @@ class TypeContext {
   /// this grew may be incomplete and is not remembered.
   int depth_limit_hits_ = 0;
   std::deque<std::vector<std::pair<ExtensionInfo*, Subst>>> incomplete_extensions_of_;
+  /// Blanket extensions (`extension<T : IA> T : IB`) whose constraints are being
+  /// checked for a type: while one is, it does not apply to that type again, so such
+  /// extensions cannot justify themselves or each other in a cycle.
+  std::vector<std::pair<const ExtensionInfo*, const Type*>> blanket_in_progress_;
   std::map<const ast::Decl*, const Type*> alias_types_;
   std::map<const ast::AssociatedTypeDecl*, InterfaceInfo*> assoc_owners_;
   std::map<int64_t, const Type*> int_values_;

@@ -1,0 +1,131 @@
+// `where` clauses and enum cases as generic arguments.
+//
+// `where` clauses: each constraint becomes one more constraint of the generic parameter
+// (or associated type) the clause names, so the rest of the checker sees `f<T>(...)
+// where T : IA & IB` exactly as `f<T : IA & IB>(...)`.
+
+#include "compiler/sema/checker.h"
+
+namespace slope::sema {
+
+using diag::DiagId;
+
+namespace {
+
+/// The parameter of `params` called `name`, or null.
+ast::GenericParamDecl* FindParam(const std::vector<ast::GenericParamDecl*>& params,
+                                 const std::string& name) {
+  for (ast::GenericParamDecl* p : params) {
+    if (p->name == name) return p;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+void Checker::AttachWhereClauses(const std::vector<ast::Decl*>& decls,
+                                 const std::vector<ast::GenericParamDecl*>& outer) {
+  // Attaches `clauses` to `params`; a clause naming a parameter of an enclosing
+  // declaration (a conditional member) or anything else is reported.
+  auto attach = [&](std::vector<ast::WhereClause>& clauses,
+                    const std::vector<ast::GenericParamDecl*>& params, const std::string& owner) {
+    for (ast::WhereClause& clause : clauses) {
+      ast::TypeExpr* subject = clause.subject;
+      ast::GenericParamDecl* p = subject->type_args.empty() && subject->value_args.empty() &&
+                                         subject->array_dims.empty()
+                                     ? FindParam(params, subject->name)
+                                     : nullptr;
+      if (p != nullptr && !p->is_value) {
+        size_t first = 0;
+        if (p->constraint == nullptr) p->constraint = clause.constraints[first++];
+        p->more_constraints.insert(p->more_constraints.end(), clause.constraints.begin() + first,
+                                   clause.constraints.end());
+      } else if (p == nullptr && FindParam(outer, subject->name) != nullptr) {
+        diags_.Report(DiagId::UnsupportedConstruct, subject->range,
+                      "'where' clauses on generic parameters of an enclosing declaration", "are");
+      } else {
+        diags_.Report(DiagId::WhereSubjectNotParam, subject->range, subject->name, owner);
+      }
+    }
+    clauses.clear();
+  };
+  for (ast::Decl* decl : decls) {
+    switch (decl->kind) {
+      case ast::DeclKind::Func: {
+        auto* f = static_cast<ast::FuncDecl*>(decl);
+        attach(f->where_clauses, f->generic_params, f->name);
+        break;
+      }
+      case ast::DeclKind::AssociatedType: {
+        auto* assoc = static_cast<ast::AssociatedTypeDecl*>(decl);
+        for (ast::WhereClause& clause : assoc->where_clauses) {
+          ast::TypeExpr* subject = clause.subject;
+          if (subject->name == assoc->name && subject->type_args.empty()) {
+            assoc->constraints.insert(assoc->constraints.end(), clause.constraints.begin(),
+                                      clause.constraints.end());
+          } else {
+            diags_.Report(DiagId::WhereSubjectNotParam, subject->range, subject->name,
+                          assoc->name);
+          }
+        }
+        assoc->where_clauses.clear();
+        break;
+      }
+      case ast::DeclKind::Struct:
+      case ast::DeclKind::Interface:
+      case ast::DeclKind::Extension:
+      case ast::DeclKind::Namespace: {
+        auto* agg = static_cast<ast::AggregateDecl*>(decl);
+        attach(agg->where_clauses, agg->generic_params, agg->name);
+        std::vector<ast::GenericParamDecl*> enclosing = outer;
+        enclosing.insert(enclosing.end(), agg->generic_params.begin(), agg->generic_params.end());
+        AttachWhereClauses(agg->members, enclosing);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+}
+
+void Checker::DropShadowedCoreDecls(std::vector<ast::Decl*>& decls) {
+  std::vector<ast::Decl*> kept;
+  for (ast::Decl* decl : decls) {
+    if (decl->FindAttribute("__yield_to_user") == nullptr) {
+      kept.push_back(decl);
+      continue;
+    }
+    bool shadowed = false;
+    for (ast::Decl* other : decls) {
+      shadowed = shadowed || (other != decl && other->name == decl->name &&
+                              other->FindAttribute("__yield_to_user") == nullptr);
+    }
+    decl->attributes.clear();
+    if (!shadowed) kept.push_back(decl);
+  }
+  decls = std::move(kept);
+}
+
+const Type* Checker::EnumCaseArg(ast::TypeExpr* te) {
+  if (!te->type_args.empty() || !te->value_args.empty() || !te->array_dims.empty()) return nullptr;
+  size_t dot = te->name.rfind('.');
+  size_t colons = te->name.rfind("::");
+  size_t split = dot;
+  size_t skip = 1;
+  if (dot == std::string::npos || (colons != std::string::npos && colons > dot)) {
+    split = colons;
+    skip = 2;
+  }
+  if (split == std::string::npos || split == 0) return nullptr;
+  ast::TypeExpr prefix;
+  prefix.name = te->name.substr(0, split);
+  prefix.range = te->range;
+  const Type* type = ResolveScopedTypeName(&prefix);
+  if (type == nullptr || !type->IsEnum()) return nullptr;
+  EvaluateEnum(type);
+  int index = type->Enumeration()->CaseIndex(te->name.substr(split + skip));
+  if (index < 0) return nullptr;
+  return types_.IntValue(type->Enumeration()->values[static_cast<size_t>(index)]);
+}
+
+}  // namespace slope::sema

@@ -120,6 +120,9 @@ class Lowerer {
   void LowerSwitch(const ast::SwitchStmt* s);
   /// Starts a fresh block for code that follows a jump (it is unreachable).
   void StartDeadBlock();
+  /// Whether no branch reaches the insertion block yet (after a jump, or after an `if`
+  /// whose branches all jumped) or it is already terminated.
+  bool InsertBlockUnreachable() const;
   ir::Block* NewBlock() { return module_->AddBlock(func_); }
   void Place(ir::Block* block) {
     func_->blocks.push_back(block);

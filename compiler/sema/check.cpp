@@ -96,6 +96,8 @@ const Type* Checker::ResolveType(ast::TypeExpr* te) {
                                                                     &rows, &cols)) {
         diags_.Report(DiagId::InvalidMatrixShape, te->range, te->name);
         result = types_.Error();
+      } else if (te->name == "ByteAddressBuffer" || te->name == "RWByteAddressBuffer") {
+        result = types_.ByteAddressBuffer(te->name == "RWByteAddressBuffer");
       } else if (const Type* scoped = ResolveScopedTypeName(te)) {
         result = scoped;
       } else if (const Type* named = ResolveUserTypeName(te)) {

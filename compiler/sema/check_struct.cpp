@@ -424,6 +424,7 @@ ast::Expr* Checker::CheckMethodCall(ast::CallExpr* call, ast::MemberExpr* callee
     receiver = CheckExpr(callee->base);
     callee->base = receiver;
     if (receiver->type->IsError()) return call;
+    if (receiver->type->IsBuffer()) return CheckBufferMethod(call, callee);
   }
   return CheckMethodCallOn(call, owner != nullptr ? owner : receiver->type, receiver,
                            callee->member, callee->member_range, callee->generic_args,

@@ -210,6 +210,12 @@ class Checker {
   ast::Expr* CheckDetach(ast::CallExpr* call);
   /// `printf("format", values...)` (check_printf.cpp).
   ast::Expr* CheckPrintf(ast::CallExpr* call);
+  /// A method call on a buffer (sema/check_resources.cpp); callee->base is checked.
+  ast::Expr* CheckBufferMethod(ast::CallExpr* call, ast::MemberExpr* callee);
+  /// Whether Load<T>/Store<T> of a byte address buffer can move a `t`.
+  bool IsByteAddressValue(const Type* t);
+  /// An `out uint` argument of GetDimensions.
+  bool CheckOutUInt(ast::Expr*& arg);
   /// Resolves the function a `fwd_diff`/`bwd_diff` names; reports unless it is a
   /// [Differentiable] function.
   bool CheckDiffOperand(ast::DiffExpr* expr);

@@ -397,8 +397,12 @@ bool Checker::CheckConstantExpr(const ast::Expr* e) {
       }
       return true;
     }
-    case ast::ExprKind::StringLiteral:
     case ast::ExprKind::InitList:
+      for (const ast::Expr* a : static_cast<const ast::InitListExpr*>(e)->elements) {
+        if (!CheckConstantExpr(a)) return false;
+      }
+      return true;
+    case ast::ExprKind::StringLiteral:
     case ast::ExprKind::Diff:
     case ast::ExprKind::NoDiff:
     case ast::ExprKind::Member:
@@ -419,7 +423,7 @@ void Checker::CheckGlobalVar(ast::VarDecl* var, CheckedModule* out) {
     if (!var->type->IsError()) CheckUniformType(var->type, var->type_expr->range);
     return;
   }
-  var->type = ResolveType(var->type_expr);
+  var->type = InferArraySize(var);  // `static const int t[] = {1, 2, 3}`
   if (var->type->IsError()) return;
   if (var->type_expr->name == "ConstantBuffer" && out != nullptr && !var->is_static) {
     var->uniform_kind = ast::UniformKind::ConstantBuffer;
@@ -472,7 +476,7 @@ void Checker::CheckGlobalVar(ast::VarDecl* var, CheckedModule* out) {
       diags_.Report(DiagId::MissingInitializer, var->name_range, var->name);
       return;
     }
-    var->init = Coerce(CheckExpr(var->init), var->type);
+    var->init = CheckAs(var->init, var->type);
     if (!var->init->type->IsError() && !CheckConstantExpr(var->init)) {
       diags_.Report(DiagId::InvalidGlobal, var->init->range,
                     "the initializer of a 'static const' must be a constant expression");

@@ -228,6 +228,7 @@ ast::Expr* Parser::ParseInitList() {
 }
 
 ast::Expr* Parser::ParsePrimary() {
+  if (ast::Expr* rejected = ParseUnsupportedPrimary()) return rejected;
   const Token& tok = Cur();
   switch (tok.kind) {
     case TokenKind::IntLiteral: {

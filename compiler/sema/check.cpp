@@ -83,6 +83,10 @@ const Type* Checker::ResolveType(ast::TypeExpr* te) {
   }
   const Type* result = nullptr;
   uint32_t rows = 0, cols = 0;
+  if (RejectUnsupportedType(te)) {
+    te->resolved = types_.Error();
+    return te->resolved;
+  }
   if (te->type_args.empty() && te->value_args.empty()) {
     result = LookupBuiltinTypeName(types_, te->name);
     if (result == nullptr) {

@@ -3,6 +3,7 @@
 // GetDimensions(out count, out stride). Each call records what lowering needs
 // (ast::BufferMethod) and leaves `receiver` pointing at the buffer.
 
+#include <set>
 #include <string>
 
 #include "compiler/ir/ir.h"
@@ -195,6 +196,40 @@ ast::Expr* Checker::CheckBufferMethod(ast::CallExpr* call, ast::MemberExpr* call
   }
   diags_.Report(DiagId::NoSuchMember, callee->member_range, buffer_name, name);
   return call;
+}
+
+}  // namespace slope::sema
+
+namespace slope::sema {
+
+bool Checker::RejectUnsupportedType(ast::TypeExpr* te) {
+  static const std::set<std::string> kTextures = {
+      "Texture1D", "Texture2D", "Texture3D", "TextureCube", "Texture1DArray",
+      "Texture2DArray", "TextureCubeArray", "Texture2DMS", "Texture2DMSArray",
+      "RWTexture1D", "RWTexture2D", "RWTexture3D", "RWTexture1DArray", "RWTexture2DArray",
+      "Sampler1D", "Sampler2D", "Sampler3D", "SamplerCube", "FeedbackTexture2D",
+      "RasterizerOrderedTexture2D", "SubpassInput"};
+  static const std::set<std::string> kSamplers = {"SamplerState", "SamplerComparisonState"};
+  static const std::set<std::string> kOtherResources = {
+      "Buffer", "RWBuffer", "AppendStructuredBuffer", "ConsumeStructuredBuffer",
+      "RasterizerOrderedBuffer", "RasterizerOrderedStructuredBuffer",
+      "RasterizerOrderedByteAddressBuffer", "RaytracingAccelerationStructure"};
+  const std::string& name = te->name;
+  std::string what;
+  if (kTextures.contains(name)) {
+    what = "textures";
+  } else if (kSamplers.contains(name)) {
+    what = "samplers";
+  } else if (kOtherResources.contains(name)) {
+    what = "resources of this kind";
+  } else if (name == "Ptr") {
+    what = "pointers";
+  } else {
+    return false;
+  }
+  if (Lookup(name) != nullptr) return false;  // the program declares its own
+  diags_.Report(DiagId::UnsupportedConstruct, te->range, what + " ('" + name + "')", "are");
+  return true;
 }
 
 }  // namespace slope::sema

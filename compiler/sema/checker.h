@@ -216,6 +216,9 @@ class Checker {
   bool IsByteAddressValue(const Type* t);
   /// An `out uint` argument of GetDimensions.
   bool CheckOutUInt(ast::Expr*& arg);
+  /// Textures, samplers, pointers and other types Slope does not support yet: reports
+  /// the type (unless the program declares a type of that name) and returns true.
+  bool RejectUnsupportedType(ast::TypeExpr* te);
   /// Resolves the function a `fwd_diff`/`bwd_diff` names; reports unless it is a
   /// [Differentiable] function.
   bool CheckDiffOperand(ast::DiffExpr* expr);

@@ -463,6 +463,7 @@ void Lowerer::LowerFunction(const ast::FuncDecl* decl, ir::Function* f) {
     }
   }
   for (ast::VarDecl* param : decl->params) {
+    if (f->is_entry && param->role == ast::VarRole::Global) continue;  // a bound buffer
     if (f->is_entry && param->uniform_kind == ast::UniformKind::EntryParam) {
       // A `uniform` entry-point parameter reads the entry point's push-constant block.
       locals_[param] = b_.MemberPtr(PushConstantsOf(decl), param->uniform_index);

@@ -353,6 +353,12 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
     if (IsEntryPoint(*func)) {
       CheckEntryPoint(func);
       out->entry_points.push_back(func);
+      for (ast::VarDecl* param : func->params) {
+        if (param->is_uniform && param->role == ast::VarRole::Global) {
+          out->buffers.push_back(param);
+          out->resources.push_back(param);
+        }
+      }
     }
   }
   CheckRequestedEntries(decls, *out);

@@ -465,6 +465,7 @@ void Checker::CheckGlobalVar(ast::VarDecl* var, CheckedModule* out) {
   }
   if (var->type->IsBuffer()) {
     if (out == nullptr) {  // a struct member
+      if (!var->is_const) return;  // a static field: CheckStaticGlobal reports it
       diags_.Report(DiagId::InvalidGlobal, var->name_range, "a buffer cannot be a 'static const' member");
       return;
     }
@@ -481,6 +482,7 @@ void Checker::CheckGlobalVar(ast::VarDecl* var, CheckedModule* out) {
     out->resources.push_back(var);
     return;
   }
+  if (var->is_static && !var->is_const && out == nullptr) return;  // a static field
   if (var->is_static && var->is_const) {
     if (var->init == nullptr) {
       diags_.Report(DiagId::MissingInitializer, var->name_range, var->name);

@@ -151,6 +151,16 @@ struct IndexExpr : Expr {
 };
 
 /// A call of a function, a built-in or a type constructor (`float3(x)`).
+/// A method of a buffer that sema resolves itself (sema/check_resources.cpp).
+enum class BufferMethod : uint8_t {
+  None,
+  Load,            ///< byte address: Load/Load2..4/Load<T>(offset)
+  Store,           ///< byte address: Store/Store2..4/Store<T>(offset, value)
+  Atomic,          ///< byte address: Interlocked*(offset, values..., [out original])
+  ByteSize,        ///< byte address: GetDimensions(out uint bytes)
+  CountAndStride,  ///< structured: GetDimensions(out uint count, out uint stride)
+};
+
 struct CallExpr : Expr {
   Expr* callee;
   std::vector<Expr*> args;
@@ -172,6 +182,11 @@ struct CallExpr : Expr {
   std::vector<CallExpr*> writebacks;
   /// sema: a call of the built-in `printf`; args[0] is its format (a string literal).
   bool is_printf = false;
+  /// sema: a buffer method; `receiver` is the buffer, `value_type` what Load/Store move,
+  /// `buffer_imm` the atomic operation (ir::AtomicOp) or the structured stride in bytes.
+  BufferMethod buffer_method = BufferMethod::None;
+  const sema::Type* value_type = nullptr;
+  uint32_t buffer_imm = 0;
   CallExpr(SourceRange r, Expr* c, std::vector<Expr*> a)
       : Expr(ExprKind::Call, r), callee(c), args(std::move(a)) {}
 };

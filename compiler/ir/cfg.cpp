@@ -24,7 +24,7 @@ size_t EdgeCount(const Inst& term) {
     case Op::Insert: case Op::InsertDynamic: case Op::Shuffle: case Op::Intrinsic:
     case Op::Call: case Op::Var: case Op::Load: case Op::Store: case Op::ElementPtr:
     case Op::MakeStruct: case Op::MakeArray: case Op::MakeMatrix: case Op::MemberPtr:
-    case Op::Atomic: case Op::Barrier: case Op::Wave: case Op::Printf:
+    case Op::Atomic: case Op::Barrier: case Op::Wave: case Op::Printf: case Op::BufferInfo:
       return 0;
   }
   return 0;

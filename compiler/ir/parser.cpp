@@ -886,7 +886,7 @@ bool Parser::ParseInstBody(Inst* inst) {
     case Op::MakeVector: case Op::Splat: case Op::Extract: case Op::ExtractDynamic:
     case Op::Insert: case Op::InsertDynamic: case Op::Shuffle: case Op::Var: case Op::Load:
     case Op::Store: case Op::ElementPtr: case Op::MakeStruct: case Op::MakeArray: case Op::MakeMatrix:
-    case Op::MemberPtr: case Op::Printf:
+    case Op::MemberPtr: case Op::Printf: case Op::BufferInfo:
       break;
   }
   // Operands, then immediates in brackets: "extract %v, [1]", "shuffle %a, %b, [0, 2]".

@@ -459,6 +459,12 @@ void Verifier::VerifyInst(const Function& f, const Inst& inst) {
       need(!PointsIntoReadOnlyBuffer(inst.operands[0]), "atomic on a read-only buffer");
       break;
     }
+    case Op::BufferInfo:
+      if (!arity(1)) break;
+      need(op_type(0)->IsBuffer(), "buffer_info operand must be a buffer");
+      need(inst.imms.size() == 1 && inst.imms[0] <= 1, "buffer_info takes [0] or [1]");
+      need(t->IsInt() && !t->IsSigned() && t->Width() == 32, "buffer_info result is u32");
+      break;
     case Op::Printf: {
       std::string format;
       need(UnpackString(inst.imms, &format), "printf format immediates");

@@ -463,6 +463,7 @@ void Lowerer::LowerFunction(const ast::FuncDecl* decl, ir::Function* f) {
     }
   }
   for (ast::VarDecl* param : decl->params) {
+    if (f->is_entry && param->role == ast::VarRole::Global) continue;  // a bound buffer
     if (f->is_entry && param->uniform_kind == ast::UniformKind::EntryParam) {
       // A `uniform` entry-point parameter reads the entry point's push-constant block.
       locals_[param] = b_.MemberPtr(PushConstantsOf(decl), param->uniform_index);
@@ -568,6 +569,19 @@ uint32_t LoopControlOf(const ast::Stmt& loop) {
 }  // namespace
 
 void Lowerer::StartDeadBlock() { Place(NewBlock()); }
+
+bool Lowerer::InsertBlockUnreachable() const {
+  const ir::Block* block = b_.GetInsertBlock();
+  if (b_.IsTerminated()) return true;
+  const ir::Function* f = block->GetFunction();
+  if (!f->blocks.empty() && f->blocks[0] == block) return false;
+  for (const ir::Block* other : f->blocks) {
+    for (const ir::Block* succ : ir::Successors(*other)) {
+      if (succ == block) return false;
+    }
+  }
+  return true;
+}
 
 void Lowerer::LowerStmt(const ast::Stmt* stmt) {
   if (stmt == nullptr) return;
@@ -677,8 +691,9 @@ void Lowerer::LowerSwitch(const ast::SwitchStmt* s) {
     std::vector<const ast::Stmt*> stmts;
     ir::Block* block = nullptr;
   };
-  // Sema allows passing from one clause into the next only out of an empty one, so
-  // consecutive labels form one clause and every clause ends by leaving the switch.
+  // Consecutive labels form one clause. A clause whose statements can end normally
+  // falls through into the next one: its block repeats the following clauses'
+  // statements until one leaves the switch, so every block ends by leaving it.
   std::vector<Clause> clauses;
   for (const ast::Stmt* stmt : s->body->stmts) {
     if (stmt->kind == ast::StmtKind::Case) {
@@ -704,9 +719,11 @@ void Lowerer::LowerSwitch(const ast::SwitchStmt* s) {
   Loc(s->range);
   b_.Switch(selector, default_block, cases, merge);
   loops_.push_back({merge, loops_.empty() ? nullptr : loops_.back().continue_target});
-  for (const Clause& c : clauses) {
-    Place(c.block);
-    for (const ast::Stmt* stmt : c.stmts) LowerStmt(stmt);
+  for (size_t i = 0; i < clauses.size(); ++i) {
+    Place(clauses[i].block);
+    for (size_t j = i; j < clauses.size() && !InsertBlockUnreachable(); ++j) {
+      for (const ast::Stmt* stmt : clauses[j].stmts) LowerStmt(stmt);
+    }
     if (!b_.IsTerminated()) b_.Br(merge);
   }
   loops_.pop_back();

@@ -43,6 +43,21 @@ Value* Lowerer::ConvertValue(Value* v, const ir::Type* to) {
   const ir::Type* from = v->GetType();
   if (from == to) return v;
   // Truncate, then change the scalar kind, then splat.
+  if (from->IsMatrix() && to->IsMatrix() && (from->Count() != to->Count() || from->Cols() != to->Cols())) {
+    // The upper-left block (sema allows only a larger matrix to shrink).
+    std::vector<Value*> rows;
+    for (uint32_t r = 0; r < to->Count(); ++r) {
+      Value* row = b_.Extract(v, r);
+      if (from->Cols() != to->Cols()) {
+        std::vector<uint32_t> lanes;
+        for (uint32_t c = 0; c < to->Cols(); ++c) lanes.push_back(c);
+        row = b_.Shuffle(row, row, lanes);
+      }
+      rows.push_back(row);
+    }
+    v = b_.Emit(Op::MakeMatrix, module_->Types().Matrix(from->Scalar(), to->Count(), to->Cols()), rows);
+    from = v->GetType();
+  }
   if (from->IsVector() && from->Count() > to->Count()) {
     if (to->Count() == 1) {
       v = b_.Extract(v, 0);
@@ -145,6 +160,7 @@ Value* Lowerer::LowerExpr(const ast::Expr* e) {
 
 Value* Lowerer::LowerCall(const ast::CallExpr* call) {
   if (call->is_printf) return LowerPrintf(call);
+  if (call->buffer_method != ast::BufferMethod::None) return LowerBufferMethod(call);
   if (call->callee->kind == ast::ExprKind::Diff) return LowerFwdDiffCall(call);
   if (call->constructed != nullptr && call->constructed->IsStruct()) {
     return LowerStructConstructor(call);

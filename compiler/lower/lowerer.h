@@ -120,6 +120,9 @@ class Lowerer {
   void LowerSwitch(const ast::SwitchStmt* s);
   /// Starts a fresh block for code that follows a jump (it is unreachable).
   void StartDeadBlock();
+  /// Whether no branch reaches the insertion block yet (after a jump, or after an `if`
+  /// whose branches all jumped) or it is already terminated.
+  bool InsertBlockUnreachable() const;
   ir::Block* NewBlock() { return module_->AddBlock(func_); }
   void Place(ir::Block* block) {
     func_->blocks.push_back(block);
@@ -137,6 +140,13 @@ class Lowerer {
   /// instruction; an atomic takes a pointer to its destination, not a copy.
   Value* LowerSyncCall(const ast::CallExpr* call);
   Value* LowerPrintf(const ast::CallExpr* call);
+  /// A buffer method call (lower_resources.cpp).
+  Value* LowerBufferMethod(const ast::CallExpr* call);
+  /// A pointer to word `word` after byte offset `offset` of a byte address buffer.
+  Value* WordPtr(Value* buffer, Value* offset, uint32_t word);
+  /// Load<T> / Store<T>: a value of `t` from (into) consecutive words from `*word` on.
+  Value* LoadWords(Value* buffer, Value* offset, const ir::Type* t, uint32_t* word);
+  void StoreWords(Value* buffer, Value* offset, Value* value, uint32_t* word);
   Value* LowerBinary(const ast::BinaryExpr* e);
   Value* LowerUnary(const ast::UnaryExpr* e);
   Value* LowerAssign(const ast::AssignExpr* e);

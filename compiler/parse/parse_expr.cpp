@@ -228,6 +228,7 @@ ast::Expr* Parser::ParseInitList() {
 }
 
 ast::Expr* Parser::ParsePrimary() {
+  if (ast::Expr* rejected = ParseUnsupportedPrimary()) return rejected;
   const Token& tok = Cur();
   if (tok.Is(TokenKind::ColonColon) && Peek(1).Is(TokenKind::Identifier)) {
     // `::f()`, `::ns::T`: a name looked up in the global scope only.

@@ -63,6 +63,8 @@ ast::Stmt* Parser::ParseStmt() {
     Expect(TokenKind::Semicolon);
     stmt = is_break ? static_cast<ast::Stmt*>(ctx_.New<ast::BreakStmt>(From(begin)))
                     : ctx_.New<ast::ContinueStmt>(From(begin));
+  } else if (AtIdent("__target_switch")) {
+    stmt = ParseTargetSwitch();
   } else if (AtIdent("discard") || AtIdent("goto")) {
     Error(DiagId::UnsupportedConstruct, Cur().Range(),
           "'" + std::string(Cur().text) + "' statements", "are");

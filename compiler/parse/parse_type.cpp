@@ -10,6 +10,8 @@ using diag::DiagId;
 ast::TypeExpr* Parser::ParseType() {
   DepthGuard guard(*this);
   if (!guard.Ok()) return nullptr;
+  while (RejectVariadic()) {
+  }
   // `::ns::T`: looked up from the global scope.
   bool global = At(TokenKind::ColonColon) && Peek(1).Is(TokenKind::Identifier);
   const Token& first = Cur();
@@ -42,6 +44,7 @@ ast::TypeExpr* Parser::ParseType() {
     if (!Expect(TokenKind::RBracket)) return nullptr;
   }
   type->range = From(global ? first.loc : name.loc);
+  RejectPointer(type);
   return type;
 }
 
@@ -76,6 +79,7 @@ std::vector<ast::GenericParamDecl*> Parser::ParseGenericParams() {
   std::vector<ast::GenericParamDecl*> params;
   Advance();  // '<'
   do {
+    RejectVariadic();
     bool is_value = ConsumeIdent("let");
     if (!At(TokenKind::Identifier)) {
       Error(DiagId::ExpectedToken, Cur().Range(), "a generic parameter name", Describe(Cur()));
@@ -228,6 +232,12 @@ bool Parser::LooksLikeTypedDecl() const {
   }
   size_t end = ScanType(i);
   if (end == 0 || end >= tokens_.size()) return false;
+  // `int* p;`: a pointer declaration (rejected by ParseType), not a product.
+  if (tokens_[end].Is(TokenKind::Star) && end + 2 < tokens_.size() &&
+      tokens_[end + 1].Is(TokenKind::Identifier) &&
+      (tokens_[end + 2].Is(TokenKind::Semicolon) || tokens_[end + 2].Is(TokenKind::Equal))) {
+    return true;
+  }
   if (!tokens_[end].Is(TokenKind::Identifier)) return false;
   // `a < b > c` could scan as a type; a declaration's name is followed by one of these.
   if (end + 1 >= tokens_.size()) return true;

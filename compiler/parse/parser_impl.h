@@ -150,6 +150,20 @@ class Parser {
   ast::Expr* ParseCallArgs(ast::Expr* callee, source::SourceLoc begin);
   ast::Expr* ErrorExpr(source::SourceRange range);
 
+  // Constructs rejected by name (parse_unsupported.cpp).
+  /// Reports "WHAT are not supported yet" without entering panic mode.
+  void Unsupported(source::SourceRange range, const std::string& what);
+  /// At '{': skips past its matching '}'.
+  void SkipBraced();
+  ast::Stmt* ParseTargetSwitch();
+  bool AtLambda() const;
+  /// `spirv_asm { ... }` or a lambda: reports it and returns a stand-in; else null.
+  ast::Expr* ParseUnsupportedPrimary();
+  /// At `each T` / `expand T`: reports it, consumes the keyword and returns true.
+  bool RejectVariadic();
+  /// Reports and consumes `*` after a type.
+  void RejectPointer(const ast::TypeExpr* type);
+
   const std::vector<Token>& tokens_;
   // `A<B<C>>`: the second half of a '>>' token whose first half closed a list.
   Token split_;

@@ -311,7 +311,7 @@ Value* State::Fold(Inst* inst, std::vector<Inst*>* before) {
     case Op::Call: case Op::Var: case Op::Load: case Op::Store:
     case Op::ElementPtr: case Op::Br: case Op::CondBr: case Op::If: case Op::Loop: case Op::Switch:
     case Op::Return: case Op::Unreachable:
-    case Op::Atomic: case Op::Barrier: case Op::Wave: case Op::Printf:
+    case Op::Atomic: case Op::Barrier: case Op::Wave: case Op::Printf: case Op::BufferInfo:
       return nullptr;
   }
   return nullptr;
@@ -371,7 +371,7 @@ const ir::Constant* FoldScalarOp(ir::Module& module, ir::Op op, const ir::Type* 
     case Op::MakeArray: case Op::MakeMatrix: case Op::Intrinsic: case Op::Call: case Op::Var: case Op::Load: case Op::Store:
     case Op::ElementPtr: case Op::MemberPtr: case Op::Br: case Op::CondBr: case Op::If:
     case Op::Loop: case Op::Switch: case Op::Return: case Op::Unreachable:
-    case Op::Atomic: case Op::Barrier: case Op::Wave: case Op::Printf:
+    case Op::Atomic: case Op::Barrier: case Op::Wave: case Op::Printf: case Op::BufferInfo:
       return nullptr;
   }
   ir::Function scratch("", module.Types().Void());  // FoldScalar uses no function

@@ -83,6 +83,10 @@ const Type* Checker::ResolveType(ast::TypeExpr* te) {
   }
   const Type* result = nullptr;
   uint32_t rows = 0, cols = 0;
+  if (RejectUnsupportedType(te)) {
+    te->resolved = types_.Error();
+    return te->resolved;
+  }
   if (te->type_args.empty() && te->value_args.empty()) {
     result = LookupBuiltinTypeName(types_, te->name);
     if (result == nullptr) {
@@ -96,6 +100,8 @@ const Type* Checker::ResolveType(ast::TypeExpr* te) {
                                                                     &rows, &cols)) {
         diags_.Report(DiagId::InvalidMatrixShape, te->range, te->name);
         result = types_.Error();
+      } else if (te->name == "ByteAddressBuffer" || te->name == "RWByteAddressBuffer") {
+        result = types_.ByteAddressBuffer(te->name == "RWByteAddressBuffer");
       } else if (const Type* scoped = ResolveScopedTypeName(te)) {
         result = scoped;
       } else if (const Type* named = ResolveUserTypeName(te)) {
@@ -325,6 +331,12 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
     if (IsEntryPoint(*func)) {
       CheckEntryPoint(func);
       out->entry_points.push_back(func);
+      for (ast::VarDecl* param : func->params) {
+        if (param->is_uniform && param->role == ast::VarRole::Global) {
+          out->buffers.push_back(param);
+          out->resources.push_back(param);
+        }
+      }
     }
   }
   CheckRequestedEntries(decls, *out);
@@ -373,8 +385,12 @@ bool Checker::CheckConstantExpr(const ast::Expr* e) {
       }
       return true;
     }
-    case ast::ExprKind::StringLiteral:
     case ast::ExprKind::InitList:
+      for (const ast::Expr* a : static_cast<const ast::InitListExpr*>(e)->elements) {
+        if (!CheckConstantExpr(a)) return false;
+      }
+      return true;
+    case ast::ExprKind::StringLiteral:
     case ast::ExprKind::Diff:
     case ast::ExprKind::NoDiff:
     case ast::ExprKind::Member:
@@ -395,7 +411,7 @@ void Checker::CheckGlobalVar(ast::VarDecl* var, CheckedModule* out) {
     if (!var->type->IsError()) CheckUniformType(var->type, var->type_expr->range);
     return;
   }
-  var->type = ResolveType(var->type_expr);
+  var->type = InferArraySize(var);  // `static const int t[] = {1, 2, 3}`
   if (var->type->IsError()) return;
   if (var->type_expr->name == "ConstantBuffer" && out != nullptr && !var->is_static) {
     var->uniform_kind = ast::UniformKind::ConstantBuffer;
@@ -427,6 +443,7 @@ void Checker::CheckGlobalVar(ast::VarDecl* var, CheckedModule* out) {
   }
   if (var->type->IsBuffer()) {
     if (out == nullptr) {  // a struct member
+      if (!var->is_const) return;  // a static field: CheckStaticGlobal reports it
       diags_.Report(DiagId::InvalidGlobal, var->name_range, "a buffer cannot be a 'static const' member");
       return;
     }
@@ -443,12 +460,13 @@ void Checker::CheckGlobalVar(ast::VarDecl* var, CheckedModule* out) {
     out->resources.push_back(var);
     return;
   }
+  if (var->is_static && !var->is_const && out == nullptr) return;  // a static field
   if (var->is_static && var->is_const) {
     if (var->init == nullptr) {
       diags_.Report(DiagId::MissingInitializer, var->name_range, var->name);
       return;
     }
-    var->init = Coerce(CheckExpr(var->init), var->type);
+    var->init = CheckAs(var->init, var->type);
     if (!var->init->type->IsError() && !CheckConstantExpr(var->init)) {
       diags_.Report(DiagId::InvalidGlobal, var->init->range,
                     "the initializer of a 'static const' must be a constant expression");

@@ -148,9 +148,28 @@ ast::Expr* Checker::CheckInitList(ast::InitListExpr* list, const Type* target) {
       }
       flat.insert(flat.end(), row->elements.begin(), row->elements.end());
     }
+    // A list with fewer components than the vector or matrix zero-fills the rest.
+    uint32_t total = 0;
+    bool components = true;
+    for (ast::Expr*& e : flat) {
+      e = CheckExpr(e);
+      if (e->type->IsError()) {
+        list->type = types_.Error();
+        return list;
+      }
+      components = components && (e->type->IsScalar() || e->type->IsVector());
+      total += e->type->Components();
+    }
+    uint32_t want = target->IsMatrix() ? target->Rows() * target->Cols() : target->Count();
+    if (components && !flat.empty()) {
+      for (; total < want; ++total) {
+        flat.push_back(CheckExpr(ctx_.New<ast::IntLiteralExpr>(list->range, 0, false)));
+      }
+    }
     auto* callee = ctx_.New<ast::NameExpr>(list->range, target->Name());
     auto* call = ctx_.New<ast::CallExpr>(list->range, callee, std::move(flat));
-    return CheckExpr(call);
+    call->type = types_.Error();
+    return CheckConstructor(call, target);
   }
   std::vector<const Type*> element_types;
   if (target->IsArray()) {

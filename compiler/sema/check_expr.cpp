@@ -222,6 +222,9 @@ ast::Expr* Checker::CheckIndex(ast::IndexExpr* expr) {
   }
   if (base->IsError()) {
     expr->type = types_.Error();
+  } else if (base->IsByteAddressBuffer()) {
+    diags_.Report(DiagId::ByteAddressIndexed, expr->base->range, base->Name());
+    expr->type = types_.Error();
   } else if (base->IsBuffer()) {
     expr->type = base->Element();
   } else if (base->IsVector()) {

@@ -61,10 +61,20 @@ ast::Expr* Checker::CheckMatrixConstructor(ast::CallExpr* call, const Type* type
       (call->args[0]->type->IsScalar() || call->args[0]->type->IsMatrix())) {
     // A splat (float3x3(0)) or a conversion between element types (float2x2(int2x2)).
     ast::Expr* arg = call->args[0];
+    // A smaller matrix from a larger one takes its upper-left block, as in HLSL
+    // (float3x3(m4x4)); a larger one cannot be made from a smaller.
+    if (arg->type->IsMatrix() &&
+        (arg->type->Rows() < type->Rows() || arg->type->Cols() < type->Cols())) {
+      diags_.Report(DiagId::InvalidConstructor, arg->range, type->Name(),
+                    "a smaller matrix ('" + arg->type->Name() + "')");
+      return call;
+    }
     if (arg->type->IsMatrix() &&
         (arg->type->Rows() != type->Rows() || arg->type->Cols() != type->Cols())) {
-      diags_.Report(DiagId::InvalidConstructor, arg->range, type->Name(),
-                    "a matrix of another shape ('" + arg->type->Name() + "')");
+      auto* block = ctx_.New<ast::ImplicitCastExpr>(arg->range, arg);
+      block->type = type;
+      call->args[0] = block;
+      call->type = type;
       return call;
     }
     call->args[0] = ExplicitConvert(arg, type);

@@ -16,10 +16,7 @@ namespace {
 const char* UnsupportedMemberName(const ast::Decl* member) {
   switch (member->kind) {
     case ast::DeclKind::Var:
-      return (member->modifiers & ast::kModStatic) != 0 &&
-                     !static_cast<const ast::VarDecl*>(member)->is_const
-                 ? "static fields other than 'static const' ones"
-                 : nullptr;
+      return nullptr;
     case ast::DeclKind::Func: {
       auto* f = static_cast<const ast::FuncDecl*>(member);
       if (f->func_kind == ast::FuncKind::Getter || f->func_kind == ast::FuncKind::Setter) {
@@ -90,8 +87,11 @@ void Checker::DeclareStructs(const std::vector<ast::Decl*>& decls) {
       if (member->kind == ast::DeclKind::TypeAlias) {
         info->type_members.push_back(member);
         context.names.push_back(member);
-      } else if (member->kind == ast::DeclKind::Var && static_cast<ast::VarDecl*>(member)->is_const) {
-        // `static const`: a named constant of the type, visible unqualified inside it.
+      } else if (member->kind == ast::DeclKind::Var &&
+                 (static_cast<ast::VarDecl*>(member)->is_const ||
+                  (member->modifiers & ast::kModStatic) != 0)) {
+        // `static const`: a named constant of the type, visible unqualified inside it;
+        // a plain `static` field is a static global of each invocation, named alike.
         auto* constant = static_cast<ast::VarDecl*>(member);
         constant->role = ast::VarRole::Global;
         info->constants.push_back(constant);
@@ -243,6 +243,20 @@ void Checker::CheckStructMembers() {
 void Checker::CheckStructBodies(CheckedModule* out) {
   for (const Type* type : struct_list_) {
     StructInfo* info = type->Info();
+    if (!info->params.empty()) {
+      for (ast::VarDecl* v : info->constants) {
+        if (!v->is_const) {
+          diags_.Report(DiagId::UnsupportedConstruct, v->name_range,
+                        "static fields of generic structs", "are");
+        }
+      }
+    } else {
+      ContextScope scope(*this, info->decl);
+      NamespaceScope ns(*this, info->decl);
+      for (ast::VarDecl* v : info->constants) {
+        if (!v->is_const && v->type != nullptr && !v->type->IsError()) CheckStaticGlobal(v, out);
+      }
+    }
     for (const auto* list : {&info->inits, &info->methods}) {
       if (!CheckMethodBodies(*list, out)) return;
     }
@@ -424,6 +438,7 @@ ast::Expr* Checker::CheckMethodCall(ast::CallExpr* call, ast::MemberExpr* callee
     receiver = CheckExpr(callee->base);
     callee->base = receiver;
     if (receiver->type->IsError()) return call;
+    if (receiver->type->IsBuffer()) return CheckBufferMethod(call, callee);
   }
   return CheckMethodCallOn(call, owner != nullptr ? owner : receiver->type, receiver,
                            callee->member, callee->member_range, callee->generic_args,

@@ -181,8 +181,8 @@ bool Checker::CheckSwitch(ast::SwitchStmt* s) {
       clause_label = label;
       warned = false;
     } else if (clause_has_stmts) {
-      // A new clause starts here: the one before must not run into it.
-      if (reachable) diags_.Report(DiagId::SwitchFallThrough, clause_label->range);
+      // A new clause starts here; when the one before can end normally it falls
+      // through into this one, as in HLSL.
       scopes_.pop_back();
       scopes_.emplace_back();
       clause_label = label;

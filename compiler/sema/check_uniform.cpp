@@ -134,11 +134,16 @@ void Checker::CheckUniformEntryParam(ast::FuncDecl* func, ast::VarDecl* param) {
                   "is 'uniform' and cannot be 'out' or 'inout'");
     return;
   }
+  if (param->type->IsBuffer()) {
+    // `uniform RWStructuredBuffer<T> b`: bound like a global buffer (after the globals).
+    param->role = ast::VarRole::Global;
+    return;
+  }
   if (!CheckUniformType(param->type, param->type_expr->range)) return;
   uint32_t index = 0;
   for (ast::VarDecl* p : func->params) {
     if (p == param) break;
-    if (p->is_uniform) ++index;
+    if (p->is_uniform && !p->type->IsBuffer()) ++index;  // buffers are bound on their own
   }
   param->uniform_kind = ast::UniformKind::EntryParam;
   param->uniform_index = index;

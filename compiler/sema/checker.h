@@ -226,6 +226,15 @@ class Checker {
   ast::Expr* CheckDetach(ast::CallExpr* call);
   /// `printf("format", values...)` (check_printf.cpp).
   ast::Expr* CheckPrintf(ast::CallExpr* call);
+  /// A method call on a buffer (sema/check_resources.cpp); callee->base is checked.
+  ast::Expr* CheckBufferMethod(ast::CallExpr* call, ast::MemberExpr* callee);
+  /// Whether Load<T>/Store<T> of a byte address buffer can move a `t`.
+  bool IsByteAddressValue(const Type* t);
+  /// An `out uint` argument of GetDimensions.
+  bool CheckOutUInt(ast::Expr*& arg);
+  /// Textures, samplers, pointers and other types Slope does not support yet: reports
+  /// the type (unless the program declares a type of that name) and returns true.
+  bool RejectUnsupportedType(ast::TypeExpr* te);
   /// Resolves the function a `fwd_diff`/`bwd_diff` names; reports unless it is a
   /// [Differentiable] function.
   bool CheckDiffOperand(ast::DiffExpr* expr);

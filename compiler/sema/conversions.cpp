@@ -104,6 +104,16 @@ ast::Expr* Checker::Coerce(ast::Expr* expr, const Type* to) {
     return bad;
   }
   if (to->IsInterface()) CheckExistentialPayload(expr, to);
+  if (from->IsVector() && to->IsVector() && from->Count() > to->Count()) {
+    // As in Slang, a vector never drops components implicitly.
+    static constexpr const char* kLanes = "xyzw";
+    diags_.Report(diag::DiagId::VectorTruncation, expr->range, from->Name(), to->Name())
+        .Note(diag::DiagId::SwizzleSuggestion, expr->range,
+              "." + std::string(kLanes, to->Count()), std::to_string(to->Count()));
+    auto* bad = ctx_.New<ast::ImplicitCastExpr>(expr->range, expr);
+    bad->type = types_.Error();
+    return bad;
+  }
   if (IsLossy(from, to)) {
     diags_.Report(diag::DiagId::ImplicitTruncation, expr->range, from->Name(), to->Name());
   }

@@ -21,6 +21,7 @@ std::string Type::Name() const {
       if (!args_.empty()) return "vector<" + element_->Name() + ", " + args_[0]->Name() + ">";
       return element_->Name() + std::to_string(count_);
     case TypeKind::Buffer:
+      if (count_ == 0) return writable_ ? "RWByteAddressBuffer" : "ByteAddressBuffer";
       return std::string(writable_ ? "RWStructuredBuffer<" : "StructuredBuffer<") +
              element_->Name() + ">";
     case TypeKind::Struct:
@@ -91,6 +92,10 @@ const Type* TypeContext::Vector(const Type* element, uint32_t count) {
 
 const Type* TypeContext::Buffer(const Type* element, bool writable) {
   return Make(TypeKind::Buffer, element, 1, writable);
+}
+
+const Type* TypeContext::ByteAddressBuffer(bool writable) {
+  return Make(TypeKind::Buffer, uint_, 0, writable);
 }
 
 const Type* TypeContext::Array(const Type* element, uint32_t count) {

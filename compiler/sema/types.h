@@ -146,6 +146,9 @@ class Type {
   }
   bool IsVector() const { return kind_ == TypeKind::Vector; }
   bool IsBuffer() const { return kind_ == TypeKind::Buffer; }
+  /// ByteAddressBuffer / RWByteAddressBuffer: a buffer of `uint` words addressed in bytes
+  /// through its methods (Load, Store, Interlocked*), never indexed.
+  bool IsByteAddressBuffer() const { return kind_ == TypeKind::Buffer && count_ == 0; }
   bool IsStruct() const { return kind_ == TypeKind::Struct; }
   bool IsEnum() const { return kind_ == TypeKind::Enum; }
   bool IsArray() const { return kind_ == TypeKind::Array; }
@@ -234,6 +237,8 @@ class TypeContext {
   /// vector<element, count>; count 1 gives the scalar itself.
   const Type* Vector(const Type* element, uint32_t count);
   const Type* Buffer(const Type* element, bool writable);
+  /// ByteAddressBuffer (writable: RWByteAddressBuffer); its element is `uint`.
+  const Type* ByteAddressBuffer(bool writable);
   /// A new struct declaration described by `info` (structs are nominal: one type per
   /// declaration and argument list); returns the struct applied to its own parameters.
   const Type* Struct(std::unique_ptr<StructInfo> info);

@@ -739,8 +739,11 @@ bool VulkanDevice::WriteDescriptorSets(VulkanKernel& kernel, const std::vector<B
     }
     buffer_infos[i].buffer = static_cast<VulkanBuffer*>(buffers[i])->buffer_;
     buffer_infos[i].offset = 0;
+    // A storage buffer's range is the size asked for, not the allocation (at least
+    // kMinBufferBytes), so that a kernel's GetDimensions sees the elements it was given.
     buffer_infos[i].range = uniform ? std::max<VkDeviceSize>(infos[i].element.size, 1)
-                                    : VK_WHOLE_SIZE;
+                            : buffers[i]->Size() > 0 ? buffers[i]->Size()
+                                                     : VK_WHOLE_SIZE;
     VkWriteDescriptorSet write{};
     write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
     write.dstSet = (*sets)[infos[i].set];

@@ -1,6 +1,7 @@
 #include "compiler/targets/glsl/function_writer.h"
 
 #include "compiler/base/ice.h"
+#include "compiler/targets/spirv/layout.h"
 
 namespace slope::targets::glsl {
 
@@ -351,6 +352,12 @@ Expr FunctionWriter::InstExpr(const ir::Inst& inst) {
       return AtomicExpr(inst);
     case Op::Wave:
       return WaveExpr(inst);
+    case Op::BufferInfo:
+      if (inst.imms[0] == 0) return Atom("uint(" + op(0).text + ".length())");
+      return Atom(std::to_string(spirv::LayoutArrayStride(inst.operands[0]->GetType()->Element(),
+                                                          context_.options_.layout,
+                                                          context_.options_.matrix_layout)) +
+                  "u");
     case Op::Printf: {
       // GL_EXT_debug_printf: the format as a string literal, then the values.
       context_.Require("GL_EXT_debug_printf");

@@ -1305,6 +1305,19 @@ void Writer::WriteInst(const ir::Inst& inst) {
     case Op::Barrier: return WriteBarrier(inst);
     case Op::Wave: return WriteWave(inst);
     case Op::Printf: return WritePrintf(inst);
+    case Op::BufferInfo: {
+      // legalize-resources traced every buffer value back to its global.
+      SLOPE_ASSERT(inst.operands[0]->VKind() == ir::ValueKind::Global);
+      if (inst.imms[0] == 0) {
+        functions_.Emit(SpvOp::OpArrayLength, {TypeId(t), ValueId(&inst), operand(0), 0});
+        return;
+      }
+      uint32_t stride = LayoutArrayStride(inst.operands[0]->GetType()->Element(),
+                                          RulesOf(spv::StorageClass::StorageBuffer),
+                                          options_.matrix_layout);
+      functions_.Emit(SpvOp::OpCopyObject, {TypeId(t), ValueId(&inst), ScalarConst(t, 0, stride)});
+      return;
+    }
     case Op::Call: {
       std::vector<uint32_t> ops{TypeId(t), ValueId(&inst), function_ids_.at(inst.callee)};
       for (size_t i = 0; i < inst.operands.size(); ++i) ops.push_back(operand(i));

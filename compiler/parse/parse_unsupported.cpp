@@ -1,0 +1,99 @@
+// Slang constructs Slope does not compile yet, recognized where they start so that the
+// error names the construct at its position instead of a parse error further on:
+// `__target_switch`, `spirv_asm { ... }`, lambdas `(params) => body`, pointer types
+// `T*`, and variadic generics (`each T`, `expand`).
+
+#include "compiler/parse/parser_impl.h"
+
+namespace slope::parse {
+
+using diag::DiagId;
+
+void Parser::Unsupported(source::SourceRange range, const std::string& what) {
+  // The construct is consumed whole, so parsing goes on without resynchronising.
+  if (!panic_) diags_.Report(DiagId::UnsupportedConstruct, range, what, "are");
+}
+
+void Parser::SkipBraced() {
+  if (!At(TokenKind::LBrace)) return;
+  int depth = 0;
+  while (!At(TokenKind::EndOfFile)) {
+    if (At(TokenKind::LBrace)) ++depth;
+    if (At(TokenKind::RBrace) && --depth == 0) {
+      Advance();
+      return;
+    }
+    Advance();
+  }
+}
+
+ast::Stmt* Parser::ParseTargetSwitch() {
+  source::SourceLoc begin = Cur().loc;
+  Unsupported(Cur().Range(), "'__target_switch' statements");
+  Advance();
+  SkipBraced();
+  return ctx_.New<ast::EmptyStmt>(From(begin));
+}
+
+bool Parser::AtLambda() const {
+  // `(` ... matching `)` then `=>` (lexed as '=' and '>').
+  int depth = 0;
+  for (size_t i = pos_; i < tokens_.size(); ++i) {
+    if (tokens_[i].Is(TokenKind::LParen)) ++depth;
+    if (tokens_[i].Is(TokenKind::RParen) && --depth == 0) {
+      return i + 2 < tokens_.size() && tokens_[i + 1].Is(TokenKind::Equal) &&
+             tokens_[i + 2].Is(TokenKind::Greater);
+    }
+    if (tokens_[i].Is(TokenKind::Semicolon) || tokens_[i].Is(TokenKind::LBrace) ||
+        tokens_[i].Is(TokenKind::EndOfFile)) {
+      return false;
+    }
+  }
+  return false;
+}
+
+ast::Expr* Parser::ParseUnsupportedPrimary() {
+  source::SourceLoc begin = Cur().loc;
+  if (AtIdent("spirv_asm") && Peek(1).Is(TokenKind::LBrace)) {
+    Unsupported(Cur().Range(), "'spirv_asm' blocks");
+    Advance();
+    SkipBraced();
+    return ErrorExpr(From(begin));
+  }
+  if (At(TokenKind::LParen) && AtLambda()) {
+    Unsupported(Cur().Range(), "lambda expressions");
+    int depth = 0;
+    do {
+      if (At(TokenKind::LParen)) ++depth;
+      if (At(TokenKind::RParen)) --depth;
+      Advance();
+    } while (depth > 0 && !At(TokenKind::EndOfFile));
+    Advance();  // '='
+    Advance();  // '>'
+    if (At(TokenKind::LBrace)) {
+      SkipBraced();
+    } else {
+      ParseAssignment();
+    }
+    return ErrorExpr(From(begin));
+  }
+  return nullptr;
+}
+
+bool Parser::RejectVariadic() {
+  if (!(AtIdent("each") || AtIdent("expand")) || !Peek(1).Is(TokenKind::Identifier)) return false;
+  Unsupported(Cur().Range(),
+        "variadic generics ('" + std::string(Cur().text) + "')");
+  Advance();
+  return true;
+}
+
+void Parser::RejectPointer(const ast::TypeExpr* type) {
+  while (At(TokenKind::Star)) {
+    Unsupported({type->range.begin, Cur().Range().end},
+          "pointer types ('" + type->name + "*')");
+    Advance();
+  }
+}
+
+}  // namespace slope::parse

@@ -421,6 +421,12 @@ class Function {
   /// `[PrimalSubstitute(g)]`: `g` (same type) replaces this function in derivatives:
   /// a JVP calls g's JVP, and `fwd_diff` of this function is `fwd_diff(g)`.
   Function* primal_substitute = nullptr;
+  /// `bwd_diff(f)` in DifferentialPair form: the reverse-mode pass (autodiff/reverse)
+  /// generates the body; until then the function has no blocks.
+  Function* bwd_diff_of = nullptr;
+  /// `[BackwardDerivative(g)]`: `g`, with the type of `bwd_diff(this)`, stands for this
+  /// function's backward derivative wherever one is needed.
+  Function* custom_bwd = nullptr;
 
  private:
   std::string name_;

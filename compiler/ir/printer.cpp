@@ -133,6 +133,8 @@ void Printer::PrintFunction(const Function& f) {
   if (f.fwd_diff_of != nullptr) out_ += " fwd_diff(@" + f.fwd_diff_of->Name() + ")";
   if (f.custom_fwd != nullptr) out_ += " custom_fwd(@" + f.custom_fwd->Name() + ")";
   if (f.primal_substitute != nullptr) out_ += " primal_subst(@" + f.primal_substitute->Name() + ")";
+  if (f.bwd_diff_of != nullptr) out_ += " bwd_diff(@" + f.bwd_diff_of->Name() + ")";
+  if (f.custom_bwd != nullptr) out_ += " custom_bwd(@" + f.custom_bwd->Name() + ")";
   if (!f.no_diff_params.empty()) {
     out_ += " no_diff(";
     for (size_t i = 0; i < f.no_diff_params.size(); ++i) {

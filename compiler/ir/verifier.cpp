@@ -207,8 +207,8 @@ void Verifier::VerifyFunction(const Function& f) {
     if (i >= f.params.size()) Fail(f, "no_diff names a parameter the function does not have");
   }
   if (f.blocks.empty()) {
-    // A derivative waits for the forward-mode pass to write its body.
-    if (f.fwd_diff_of == nullptr) Fail(f, "function has no blocks");
+    // A derivative waits for the forward- or reverse-mode pass to write its body.
+    if (f.fwd_diff_of == nullptr && f.bwd_diff_of == nullptr) Fail(f, "function has no blocks");
     return;
   }
   if (f.is_entry && f.entry.param_semantics.size() != f.params.size()) {

@@ -263,6 +263,11 @@ class Lowerer {
   /// The IR function `diff` denotes: bodiless, marked `fwd_diff(@f)` for the forward-mode
   /// pass to write; one per differentiated function.
   ir::Function* FwdDiffFunction(const ast::DiffExpr* diff);
+  /// `bwd_diff(f)(args)`: a call of the function BwdDiffFunction makes (lower_bwd_diff.cpp).
+  Value* LowerBwdDiffCall(const ast::CallExpr* call);
+  /// The IR function `bwd_diff(f)` denotes: bodiless, marked `bwd_diff(@f)` for the
+  /// reverse-mode pass to write; one per differentiated function.
+  ir::Function* BwdDiffFunction(const ast::DiffExpr* diff);
   /// `v` without its derivative (`detach`, `no_diff`): a call of an identity function
   /// that is not [Differentiable], one per type.
   Value* Detach(Value* v);
@@ -289,6 +294,8 @@ class Lowerer {
   std::map<const sema::Type*, const ir::Type*> type_cache_;
   /// (primal, `this` bound by `fwd_diff(obj.method)`) -> its fwd_diff form.
   std::map<std::pair<const ir::Function*, bool>, ir::Function*> fwd_functions_;
+  /// primal -> its bwd_diff form.
+  std::map<const ir::Function*, ir::Function*> bwd_functions_;
   std::map<const ir::Type*, ir::Function*> detach_functions_;   ///< type -> identity
   std::map<const ast::VarDecl*, ir::Global*> globals_;
   std::map<const ast::AggregateDecl*, ir::Global*> uniform_blocks_;  ///< cbuffer -> global

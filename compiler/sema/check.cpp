@@ -291,7 +291,8 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
       CheckAttributes(func->attributes, {"shader", "numthreads", "ForceInline", "Differentiable",
                                          "ForwardDifferentiable", "BackwardDifferentiable",
                                          "TreatAsDifferentiable", "ForwardDerivative",
-                                         "ForwardDerivativeOf", "PrimalSubstitute",
+                                         "ForwardDerivativeOf", "BackwardDerivative",
+                                         "BackwardDerivativeOf", "PrimalSubstitute",
                                          "PrimalSubstituteOf", "__intrinsic_op"});
       CheckIntrinsicAttribute(func);
       for (ast::VarDecl* p : func->params) CheckAttributes(p->attributes, {});

@@ -90,7 +90,7 @@ const ast::VarDecl* NoDiffTarget(const ast::Expr* e) {
 bool IsDifferentiableFunction(const ast::FuncDecl* f) {
   // Intrinsics carry the derivative rules of ir/intrinsics.def.
   if (f->intrinsic_op >= 0) return true;
-  if (f->fwd_derivative != nullptr) return true;
+  if (f->fwd_derivative != nullptr || f->bwd_derivative != nullptr) return true;
   if (f->primal_substitute != nullptr && f->primal_substitute != f &&
       IsDifferentiableFunction(f->primal_substitute)) {
     return true;

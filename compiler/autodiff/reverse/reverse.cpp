@@ -1,0 +1,611 @@
+// Reverse mode as linearize -> unzip -> transpose.
+//
+// Linearize: forward mode writes the JVP of `f` (forward/jvp.cpp), with every call of a
+// differentiable function left as a call of a bodiless stand-in for the callee's JVP.
+// Unzip: each value of the JVP is primal or linear (it depends on a tangent); linear
+// memory is the tangent `var`s and what is stored into them. The primal values are
+// copied into the backward function in order. Transpose: the linear instructions are
+// visited in reverse order and each adds its adjoint's contribution to the adjoints of
+// its linear operands (an adjoint lives in a `var`, which mem2reg later promotes); a
+// linear `var` gets an adjoint `var` that mirrors it; a stand-in call becomes the primal
+// call forward and a call of the callee's backward derivative in reverse.
+
+#include "compiler/autodiff/reverse/reverse.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "compiler/autodiff/differential.h"
+#include "compiler/autodiff/forward/jvp.h"
+#include "compiler/base/ice.h"
+#include "compiler/ir/builder.h"
+
+namespace slope::autodiff::reverse {
+
+namespace {
+
+using ir::Block;
+using ir::Function;
+using ir::Inst;
+using ir::Op;
+using ir::Value;
+
+class Reverser {
+ public:
+  Reverser(const ReverseContext& context, Function* bwd)
+      : ctx_(context), types_(context.module.Types()), bwd_(bwd), b_(context.module) {}
+
+  void Run();
+
+ private:
+  const ir::Type* Diff(const ir::Type* t) { return DifferentialType(types_, t); }
+  void Error(source::SourceLoc loc, const std::string& what) {
+    passes::ReportError(ctx_.options, diag::DiagId::NoBackwardDerivative, loc, f_->Name(), what);
+    failed_ = true;
+  }
+  Function* Stub(Function* callee);
+  bool CheckShape();
+  void Classify();
+  bool Linear(const Value* v) const { return linear_.count(v) != 0; }
+  bool MarkLinear(const Value* v) { return linear_.insert(v).second; }
+  void UnpackParams();
+  void ForwardSweep();
+  void ForwardCall(Inst& call);
+  void Transpose(Inst& inst);
+  void TransposeIntrinsic(Inst& inst, Value* a);
+  void TransposeCall(Inst& call);
+  void WriteGradients();
+
+  Value* P(Value* v) const;
+  Value* Zero(const ir::Type* t) { return ZeroOf(b_, *bwd_, t); }
+  /// A `var` of `t` holding zero.
+  Inst* ZeroedVar(const ir::Type* t) {
+    Inst* var = b_.Var(bwd_, t);
+    b_.Store(var, Zero(t));
+    return var;
+  }
+  Value* Adj(Value* v) { return b_.Load(adj_.at(v)); }
+  Value* AdjPtr(Value* ptr) const;
+  void AddAdj(Value* v, Value* x);
+  void AddToMemory(Value* ptr, Value* x) { b_.Store(ptr, Add(b_.Load(ptr), x)); }
+  /// a + b for differential values (member by member for structs and arrays).
+  Value* Add(Value* a, Value* c);
+  /// The sum of the components of a vector.
+  Value* LaneSum(Value* v);
+  Value* MatMul(const ir::Type* t, Value* a, Value* c) {
+    return b_.CallIntrinsic(ir::Intrinsic::MatMul, t, {a, c});
+  }
+  Value* Transposed(Value* m) {
+    const ir::Type* t = m->GetType();
+    return b_.CallIntrinsic(ir::Intrinsic::Transpose, types_.Matrix(t->Scalar(), t->Cols(), t->Count()), {m});
+  }
+  /// The matrix whose row i is `u[i] * v`.
+  Value* Outer(Value* u, Value* v);
+
+  const ReverseContext& ctx_;
+  ir::TypeTable& types_;
+  Function* bwd_;
+  Function* f_ = nullptr;
+  Function* jvp_ = nullptr;
+  ir::Builder b_;
+  bool failed_ = false;
+  std::map<const Function*, Function*> stub_of_;   ///< callee -> stand-in for its JVP
+  std::map<const Function*, Function*> stubs_;     ///< stand-in -> callee
+  std::set<const Value*> linear_;
+  std::map<const Value*, Value*> primal_;          ///< JVP primal value -> its copy
+  std::map<const Value*, Value*> adj_;             ///< linear JVP value -> its adjoint var
+  std::map<const Value*, Value*> adj_ptr_;         ///< linear JVP pointer -> adjoint memory
+  std::vector<Inst*> reverse_;                     ///< linear instructions, in order
+  std::map<const Inst*, std::map<size_t, Value*>> saved_inout_;  ///< call -> param -> input
+  /// Per parameter of f: how the backward function takes it.
+  enum class ParamKind { Plain, Pair, InOutPair, OutGradient };
+  std::vector<ParamKind> kinds_;
+  std::vector<size_t> jvp_index_;                  ///< f param -> its JVP param
+  Value* result_slot_ = nullptr;                   ///< the JVP's result tangent pointer
+};
+
+Value* Reverser::P(Value* v) const {
+  if (v->VKind() == ir::ValueKind::Constant || v->VKind() == ir::ValueKind::Global) return v;
+  auto it = primal_.find(v);
+  if (it == primal_.end()) SLOPE_ICE("reverse mode: primal value used before its definition");
+  return it->second;
+}
+
+Value* Reverser::AdjPtr(Value* ptr) const {
+  auto it = adj_ptr_.find(ptr);
+  if (it == adj_ptr_.end()) SLOPE_ICE("reverse mode: linear pointer without adjoint memory");
+  return it->second;
+}
+
+Value* Reverser::Add(Value* a, Value* c) {
+  const ir::Type* t = a->GetType();
+  if (!t->IsStruct() && !t->IsArray()) return b_.Binary(Op::Add, a, c);
+  std::vector<Value*> parts;
+  size_t n = t->IsStruct() ? t->Members().size() : t->Count();
+  for (uint32_t i = 0; i < n; ++i) parts.push_back(Add(b_.Extract(a, i), b_.Extract(c, i)));
+  return t->IsStruct() ? static_cast<Value*>(b_.MakeStruct(t, std::move(parts)))
+                       : static_cast<Value*>(b_.MakeArray(t, std::move(parts)));
+}
+
+void Reverser::AddAdj(Value* v, Value* x) {
+  if (!Linear(v)) return;
+  auto it = adj_.find(v);
+  if (it == adj_.end()) SLOPE_ICE("reverse mode: linear value without an adjoint");
+  AddToMemory(it->second, x);
+}
+
+Value* Reverser::LaneSum(Value* v) {
+  Value* sum = b_.Extract(v, 0);
+  for (uint32_t i = 1; i < v->GetType()->Count(); ++i) sum = b_.Binary(Op::Add, sum, b_.Extract(v, i));
+  return sum;
+}
+
+Value* Reverser::Outer(Value* u, Value* v) {
+  const ir::Type* vt = v->GetType();
+  std::vector<Value*> rows;
+  for (uint32_t i = 0; i < u->GetType()->Count(); ++i) {
+    rows.push_back(b_.Binary(Op::Mul, b_.Splat(b_.Extract(u, i), vt->Count()), v));
+  }
+  const ir::Type* t = types_.Matrix(vt->Scalar(), u->GetType()->Count(), vt->Count());
+  return b_.Emit(Op::MakeMatrix, t, std::move(rows));
+}
+
+Function* Reverser::Stub(Function* callee) {
+  auto [it, inserted] = stub_of_.emplace(callee, nullptr);
+  if (inserted) {
+    it->second = forward::DeclareJvp(ctx_.module, callee);
+    stubs_[it->second] = callee;
+  }
+  return it->second;
+}
+
+bool Reverser::CheckShape() {
+  for (const Block* block : jvp_->blocks) {
+    const Inst* term = block->Terminator();
+    if (term != nullptr && term->GetOp() == Op::Loop) {
+      passes::ReportError(ctx_.options, diag::DiagId::ReverseLoopUnbounded, term->loc, f_->Name());
+      failed_ = true;
+      return false;
+    }
+  }
+  if (jvp_->blocks.size() > 1) {
+    const Inst* term = jvp_->blocks.front()->Terminator();
+    Error(term != nullptr ? term->loc : source::SourceLoc{}, "control flow (if, switch, early return, short-circuit && and ||) is not supported in reverse mode yet");
+    return false;
+  }
+  return true;
+}
+
+void Reverser::Classify() {
+  // Seeds: the tangent parameters and the result's tangent slot.
+  size_t k = 0;
+  for (const ir::Param* p : f_->params) {
+    jvp_index_.push_back(k);
+    if (Diff(p->GetType()) != nullptr) {
+      MarkLinear(jvp_->params.at(k + 1));
+      k += 2;
+    } else {
+      k += 1;
+    }
+  }
+  if (k < jvp_->params.size()) {
+    result_slot_ = jvp_->params[k];
+    MarkLinear(result_slot_);
+  }
+  // A value depending on a linear one is linear; memory a linear value is stored into,
+  // or that a stand-in call writes a tangent into, is linear.
+  auto root = [](Value* ptr) {
+    while (ptr->VKind() == ir::ValueKind::Inst &&
+           (static_cast<Inst*>(ptr)->GetOp() == Op::ElementPtr ||
+            static_cast<Inst*>(ptr)->GetOp() == Op::MemberPtr)) {
+      ptr = static_cast<Inst*>(ptr)->operands.at(0);
+    }
+    return ptr;
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (Block* block : jvp_->blocks) {
+      for (Inst* inst : block->insts) {
+        if (inst->GetOp() == Op::Call && stubs_.count(inst->callee) != 0) {
+          const Function* callee = stubs_.at(inst->callee);
+          size_t a = 0;
+          for (const ir::Param* p : callee->params) {
+            ++a;
+            if (Diff(p->GetType()) == nullptr) continue;
+            Value* t = inst->operands.at(a++);
+            if (t->GetType()->IsPointer()) changed |= MarkLinear(root(t));
+          }
+          if (a < inst->operands.size()) changed |= MarkLinear(root(inst->operands.at(a)));
+          continue;
+        }
+        if (inst->GetOp() == Op::Store) {
+          if (Linear(inst->operands[1])) changed |= MarkLinear(root(inst->operands[0]));
+          continue;
+        }
+        if (inst->IsTerminator() || inst->GetOp() == Op::Call || inst->GetType()->IsVoid()) continue;
+        for (const Value* v : inst->operands) {
+          if (Linear(v)) {
+            changed |= MarkLinear(inst);
+            break;
+          }
+        }
+      }
+    }
+  }
+}
+
+void Reverser::UnpackParams() {
+  bool has_dresult = bwd_->params.size() == f_->params.size() + 1;
+  for (uint32_t i = 0; i < f_->params.size(); ++i) {
+    const ir::Type* pt = f_->params[i]->GetType();
+    Value* param = bwd_->params.at(i);
+    Value* jp = jvp_->params.at(jvp_index_[i]);
+    bool has_tangent = Diff(pt) != nullptr;
+    Value* jt = has_tangent ? jvp_->params.at(jvp_index_[i] + 1) : nullptr;
+    ParamKind kind = ParamKind::Plain;
+    if (param->GetType() != pt) {
+      kind = !pt->IsPointer() ? ParamKind::Pair
+             : param->GetType()->IsPointer() ? ParamKind::InOutPair
+                                             : ParamKind::OutGradient;
+    }
+    kinds_.push_back(kind);
+    switch (kind) {
+      case ParamKind::Plain:
+        primal_[jp] = param;
+        break;
+      case ParamKind::Pair:
+        primal_[jp] = b_.Extract(b_.Load(param), 0);
+        break;
+      case ParamKind::InOutPair: {
+        Inst* var = b_.Var(bwd_, pt->Element());
+        b_.Store(var, b_.Extract(b_.Load(param), 0));
+        primal_[jp] = var;
+        break;
+      }
+      case ParamKind::OutGradient:
+        primal_[jp] = ZeroedVar(pt->Element());
+        break;
+    }
+    if (jt == nullptr) continue;
+    if (jt->GetType()->IsPointer()) {
+      Inst* memory = ZeroedVar(jt->GetType()->Element());
+      if (kind == ParamKind::InOutPair) b_.Store(memory, b_.Extract(b_.Load(param), 1));
+      if (kind == ParamKind::OutGradient) b_.Store(memory, param);
+      adj_ptr_[jt] = memory;
+    } else {
+      adj_[jt] = ZeroedVar(jt->GetType());
+    }
+  }
+  if (result_slot_ != nullptr) {
+    Value* slot = result_slot_;
+    Inst* memory = ZeroedVar(slot->GetType()->Element());
+    if (has_dresult) b_.Store(memory, bwd_->params.back());
+    adj_ptr_[slot] = memory;
+  }
+}
+
+void Reverser::ForwardSweep() {
+  // Adjoints of the linear values (pointers excepted) start at zero.
+  for (const Block* block : jvp_->blocks) {
+    for (const Inst* inst : block->insts) {
+      if (Linear(inst) && !inst->GetType()->IsPointer()) adj_[inst] = ZeroedVar(inst->GetType());
+    }
+  }
+  for (Block* block : jvp_->blocks) {
+    for (Inst* inst : block->insts) {
+      b_.SetLoc(inst->loc);
+      Op op = inst->GetOp();
+      if (op == Op::Return) continue;
+      if (op == Op::Var) {
+        if (Linear(inst)) {
+          adj_ptr_[inst] = ZeroedVar(inst->GetType()->Element());
+        } else {
+          primal_[inst] = b_.Var(bwd_, inst->GetType()->Element());
+        }
+        continue;
+      }
+      if (op == Op::Call && stubs_.count(inst->callee) != 0) {
+        ForwardCall(*inst);
+        reverse_.push_back(inst);
+        continue;
+      }
+      bool linear_store = op == Op::Store && Linear(inst->operands[0]);
+      if (Linear(inst) || linear_store) {
+        if (op == Op::ElementPtr) adj_ptr_[inst] = b_.IndexPtr(AdjPtr(inst->operands[0]), P(inst->operands[1]));
+        if (op == Op::MemberPtr) adj_ptr_[inst] = b_.MemberPtr(AdjPtr(inst->operands[0]), inst->imms.at(0));
+        reverse_.push_back(inst);
+        continue;
+      }
+      std::vector<Value*> operands;
+      for (Value* v : inst->operands) {
+        if (Linear(v)) {
+          Error(inst->loc, std::string("'") + ir::GetOpInfo(op).mnemonic + "' of a value that carries a derivative");
+          return;
+        }
+        operands.push_back(P(v));
+      }
+      Inst* r = b_.Emit(op, inst->GetType(), std::move(operands), inst->imms);
+      r->callee = inst->callee;
+      if (!inst->GetType()->IsVoid()) primal_[inst] = r;
+    }
+  }
+}
+
+void Reverser::ForwardCall(Inst& call) {
+  Function* callee = stubs_.at(call.callee);
+  std::vector<Value*> args;
+  size_t a = 0;
+  for (size_t j = 0; j < callee->params.size(); ++j) {
+    Value* v = call.operands.at(a++);
+    const ir::Type* d = Diff(callee->params[j]->GetType());
+    if (d != nullptr) ++a;
+    args.push_back(P(v));
+    // The input of an inout parameter, for the callee's backward derivative.
+    if (d != nullptr && d->IsPointer()) saved_inout_[&call][j] = b_.Load(P(v));
+  }
+  Inst* r = b_.Call(callee, std::move(args));
+  if (!call.GetType()->IsVoid()) primal_[&call] = r;
+}
+
+void Reverser::TransposeCall(Inst& call) {
+  Function* callee = stubs_.at(call.callee);
+  Function* cb = ctx_.bwd_of(callee);
+  if (cb == nullptr) {
+    Error(call.loc, "'" + callee->Name() + "' has no backward derivative; give it one ([BackwardDerivative]) or mark it [Differentiable]");
+    return;
+  }
+  std::vector<Value*> args;
+  std::vector<std::pair<Value*, Inst*>> add_back;   // tangent, pair slot
+  std::vector<std::pair<Value*, Inst*>> set_back;   // tangent pointer, pair slot
+  std::vector<Value*> clear;                        // tangent pointers read as gradients
+  size_t a = 0;
+  for (size_t j = 0; j < callee->params.size(); ++j) {
+    Value* v = call.operands.at(a++);
+    const ir::Type* pt = callee->params[j]->GetType();
+    const ir::Type* want = cb->params.at(j)->GetType();
+    if (Diff(pt) == nullptr) {
+      args.push_back(P(v));
+      continue;
+    }
+    Value* t = call.operands.at(a++);
+    if (want == pt) {  // no_diff: the primal alone
+      args.push_back(P(v));
+    } else if (!pt->IsPointer()) {
+      Inst* slot = b_.Var(bwd_, want->Element());
+      b_.Store(slot, b_.MakeStruct(want->Element(), {P(v), Zero(Diff(pt))}));
+      args.push_back(slot);
+      if (Linear(t)) add_back.push_back({t, slot});
+    } else if (want->IsPointer()) {
+      Inst* slot = b_.Var(bwd_, want->Element());
+      b_.Store(slot, b_.MakeStruct(want->Element(), {saved_inout_.at(&call).at(j), b_.Load(AdjPtr(t))}));
+      args.push_back(slot);
+      set_back.push_back({t, slot});
+    } else {
+      args.push_back(b_.Load(AdjPtr(t)));
+      clear.push_back(t);
+    }
+  }
+  if (a < call.operands.size() && cb->params.size() > callee->params.size()) {
+    Value* memory = AdjPtr(call.operands[a]);
+    args.push_back(b_.Load(memory));
+    clear.push_back(call.operands[a]);
+  }
+  b_.Call(cb, std::move(args));
+  for (auto& [t, slot] : add_back) AddAdj(t, b_.Extract(b_.Load(slot), 1));
+  for (auto& [t, slot] : set_back) b_.Store(AdjPtr(t), b_.Extract(b_.Load(slot), 1));
+  for (Value* t : clear) b_.Store(AdjPtr(t), Zero(AdjPtr(t)->GetType()->Element()));
+}
+
+void Reverser::Transpose(Inst& inst) {
+  b_.SetLoc(inst.loc);
+  Op op = inst.GetOp();
+  switch (op) {
+    case Op::Call: return TransposeCall(inst);
+    case Op::Store: {
+      Value* memory = AdjPtr(inst.operands[0]);
+      if (Linear(inst.operands[1])) AddAdj(inst.operands[1], b_.Load(memory));
+      b_.Store(memory, Zero(memory->GetType()->Element()));
+      return;
+    }
+    case Op::Load: return AddToMemory(AdjPtr(inst.operands[0]), Adj(&inst));
+    case Op::ElementPtr:
+    case Op::MemberPtr: return;
+    default: break;
+  }
+  Value* a = Adj(&inst);
+  const ir::Type* t = inst.GetType();
+  auto operand = [&](size_t i) { return inst.operands.at(i); };
+  switch (op) {
+    case Op::Add:
+      AddAdj(operand(0), a);
+      AddAdj(operand(1), a);
+      return;
+    case Op::Sub:
+      AddAdj(operand(0), a);
+      AddAdj(operand(1), b_.Unary(Op::Neg, a));
+      return;
+    case Op::Neg: return AddAdj(operand(0), b_.Unary(Op::Neg, a));
+    case Op::Mul: {
+      if (Linear(operand(0)) && Linear(operand(1))) break;
+      size_t l = Linear(operand(0)) ? 0 : 1;
+      return AddAdj(operand(l), b_.Binary(Op::Mul, a, P(operand(1 - l))));
+    }
+    case Op::Div:
+      if (Linear(operand(1))) break;
+      return AddAdj(operand(0), b_.Binary(Op::Div, a, P(operand(1))));
+    case Op::Convert:
+      if (Diff(operand(0)->GetType()) == nullptr) return;
+      return AddAdj(operand(0), b_.Convert(a, operand(0)->GetType()));
+    case Op::Splat: return AddAdj(operand(0), LaneSum(a));
+    case Op::Extract: {
+      const ir::Type* ct = operand(0)->GetType();
+      return AddAdj(operand(0), b_.Emit(Op::Insert, ct, {Zero(ct), a}, inst.imms));
+    }
+    case Op::Insert: {
+      if (Linear(operand(0))) AddAdj(operand(0), b_.Emit(Op::Insert, t, {a, Zero(operand(1)->GetType())}, inst.imms));
+      if (Linear(operand(1))) AddAdj(operand(1), b_.Emit(Op::Extract, operand(1)->GetType(), {a}, inst.imms));
+      return;
+    }
+    case Op::ExtractDynamic: {
+      const ir::Type* ct = operand(0)->GetType();
+      return AddAdj(operand(0), b_.Emit(Op::InsertDynamic, ct, {Zero(ct), a, P(operand(1))}));
+    }
+    case Op::InsertDynamic: {
+      Value* index = P(operand(2));
+      if (Linear(operand(0))) AddAdj(operand(0), b_.Emit(Op::InsertDynamic, t, {a, Zero(t->Element()), index}));
+      if (Linear(operand(1))) AddAdj(operand(1), b_.Emit(Op::ExtractDynamic, t->Element(), {a, index}));
+      return;
+    }
+    case Op::Shuffle: {
+      uint32_t n0 = operand(0)->GetType()->Count();
+      for (size_t s = 0; s < 2; ++s) {
+        if (!Linear(operand(s))) continue;
+        const ir::Type* st = operand(s)->GetType();
+        Value* acc = Zero(st);
+        for (uint32_t k = 0; k < inst.imms.size(); ++k) {
+          uint32_t lane = inst.imms[k];
+          if ((lane < n0) != (s == 0)) continue;
+          uint32_t j = s == 0 ? lane : lane - n0;
+          Value* sum = b_.Binary(Op::Add, b_.Extract(acc, j), b_.Extract(a, k));
+          acc = b_.Emit(Op::Insert, st, {acc, sum}, {j});
+        }
+        AddAdj(operand(s), acc);
+      }
+      return;
+    }
+    case Op::MakeVector: {
+      uint32_t offset = 0;
+      for (Value* part : inst.operands) {
+        uint32_t n = part->GetType()->Count();
+        if (!part->GetType()->IsVector()) {
+          AddAdj(part, b_.Extract(a, offset));
+        } else {
+          std::vector<uint32_t> lanes;
+          for (uint32_t i = 0; i < n; ++i) lanes.push_back(offset + i);
+          AddAdj(part, b_.Shuffle(a, a, lanes));
+        }
+        offset += part->GetType()->IsVector() ? n : 1;
+      }
+      return;
+    }
+    case Op::MakeStruct:
+    case Op::MakeArray:
+    case Op::MakeMatrix:
+      for (uint32_t i = 0; i < inst.operands.size(); ++i) AddAdj(operand(i), b_.Extract(a, i));
+      return;
+    case Op::Intrinsic: return TransposeIntrinsic(inst, a);
+    default: break;
+  }
+  Error(inst.loc, std::string("'") + ir::GetOpInfo(op).mnemonic + "' in its derivative has no transpose");
+}
+
+void Reverser::TransposeIntrinsic(Inst& inst, Value* a) {
+  auto which = static_cast<ir::Intrinsic>(inst.imms.at(0));
+  Value* x = inst.operands.at(0);
+  Value* y = inst.operands.size() > 1 ? inst.operands[1] : nullptr;
+  const ir::Type* t = inst.GetType();
+  switch (which) {
+    case ir::Intrinsic::Dot: {
+      if (Linear(x) && Linear(y)) break;
+      Value* l = Linear(x) ? x : y;
+      Value* other = P(Linear(x) ? y : x);
+      return AddAdj(l, b_.Binary(Op::Mul, b_.Splat(a, l->GetType()->Count()), other));
+    }
+    case ir::Intrinsic::Cross:
+      if (Linear(x) && Linear(y)) break;
+      if (Linear(x)) AddAdj(x, b_.CallIntrinsic(which, t, {P(y), a}));
+      if (Linear(y)) AddAdj(y, b_.CallIntrinsic(which, t, {a, P(x)}));
+      return;
+    case ir::Intrinsic::Transpose: return AddAdj(x, Transposed(a));
+    case ir::Intrinsic::MatMul: {
+      if (Linear(x) && Linear(y)) break;
+      const ir::Type* xt = x->GetType();
+      const ir::Type* yt = y->GetType();
+      if (xt->IsMatrix() && yt->IsVector()) {  // M v
+        if (Linear(y)) AddAdj(y, MatMul(yt, a, P(x)));
+        if (Linear(x)) AddAdj(x, Outer(a, P(y)));
+      } else if (xt->IsVector() && yt->IsMatrix()) {  // v M
+        if (Linear(x)) AddAdj(x, MatMul(xt, P(y), a));
+        if (Linear(y)) AddAdj(y, Outer(P(x), a));
+      } else if (xt->IsMatrix() && yt->IsMatrix()) {
+        if (Linear(x)) AddAdj(x, MatMul(xt, a, Transposed(P(y))));
+        if (Linear(y)) AddAdj(y, MatMul(yt, Transposed(P(x)), a));
+      } else {
+        // A scalar and a value: the scalar's adjoint is the sum over a * value.
+        bool x_scalar = xt->IsScalar();
+        Value* s = x_scalar ? x : y;
+        Value* v = x_scalar ? y : x;
+        if (Linear(v)) AddAdj(v, MatMul(v->GetType(), P(s), a));
+        if (Linear(s)) {
+          const ir::Type* vt = v->GetType();
+          const ir::Type* st = vt->Scalar();
+          Value* pv = P(v);
+          Value* sum = nullptr;
+          if (vt->IsScalar()) sum = b_.Binary(Op::Mul, a, pv);
+          if (vt->IsVector()) sum = b_.CallIntrinsic(ir::Intrinsic::Dot, st, {a, pv});
+          for (uint32_t r = 0; vt->IsMatrix() && r < vt->Count(); ++r) {
+            Value* row = b_.CallIntrinsic(ir::Intrinsic::Dot, st, {b_.Extract(a, r), b_.Extract(pv, r)});
+            sum = sum == nullptr ? row : b_.Binary(Op::Add, sum, row);
+          }
+          AddAdj(s, sum);
+        }
+      }
+      return;
+    }
+    default: break;
+  }
+  Error(inst.loc, std::string("the linear use of '") + ir::GetIntrinsicInfo(which).mnemonic +
+                      "' in its derivative has no transpose");
+}
+
+void Reverser::WriteGradients() {
+  for (uint32_t i = 0; i < f_->params.size(); ++i) {
+    if (kinds_[i] != ParamKind::Pair && kinds_[i] != ParamKind::InOutPair) continue;
+    Value* param = bwd_->params[i];
+    Value* jt = jvp_->params.at(jvp_index_[i] + 1);
+    Value* pair = b_.Load(param);
+    Value* grad = kinds_[i] == ParamKind::Pair ? Add(b_.Extract(pair, 1), Adj(jt))
+                                               : b_.Load(AdjPtr(jt));
+    b_.Store(param, b_.MakeStruct(param->GetType()->Element(), {b_.Extract(pair, 0), grad}));
+  }
+}
+
+void Reverser::Run() {
+  f_ = bwd_->bwd_diff_of;
+  if (f_->primal_substitute != nullptr) f_ = f_->primal_substitute;
+  Block* entry = ctx_.module.AddBlock(bwd_);
+  bwd_->blocks.push_back(entry);
+  b_.SetInsertBlock(entry);
+  if (f_->custom_bwd != nullptr) {
+    b_.Call(f_->custom_bwd, std::vector<Value*>(bwd_->params.begin(), bwd_->params.end()));
+    b_.Return();
+    return;
+  }
+  // Linearize.
+  forward::JvpContext jvp_context{ctx_.module, ctx_.options, [this](Function* c) { return Stub(c); }, true};
+  jvp_ = forward::DeclareJvp(ctx_.module, f_);
+  forward::BuildJvp(jvp_context, f_, jvp_);
+  if (CheckShape()) {
+    Classify();
+    UnpackParams();
+    ForwardSweep();
+    // Transpose.
+    for (size_t i = reverse_.size(); i-- > 0 && !failed_;) Transpose(*reverse_[i]);
+    if (!failed_) WriteGradients();
+  }
+  b_.Return();
+  // The JVP and the stand-ins were only the linearization.
+  auto& fs = ctx_.module.functions;
+  fs.erase(std::remove_if(fs.begin(), fs.end(),
+                          [&](const Function* g) { return g == jvp_ || stubs_.count(g) != 0; }),
+           fs.end());
+}
+
+}  // namespace
+
+void BuildBackward(const ReverseContext& context, ir::Function* bwd) { Reverser(context, bwd).Run(); }
+
+}  // namespace slope::autodiff::reverse

@@ -53,13 +53,24 @@ class Reverser {
   bool MarkLinear(const Value* v) { return linear_.insert(v).second; }
   void UnpackParams();
   void ForwardSweep();
+  /// Forward-order walk of the structured region from `start` up to `end` (exclusive;
+  /// null: to the `ret`), recording each block in `chain`; false (reported) on a shape
+  /// reverse mode does not take.
+  bool Walk(Block* start, Block* end, std::vector<Block*>* chain);
+  /// Emits the reverse of the region `chain` (a Walk result) at the builder's block;
+  /// leaves the builder in the block that continues after it.
+  void ReverseRegion(const std::vector<Block*>& chain);
+  void ReverseBlock(Block* block);
+  /// A forward-sweep value for use in the reverse sweep: values of blocks that do not
+  /// dominate the reverse sweep (inside if/switch arms) go through a `var`.
+  Value* Spilled(Value* copy);
   void ForwardCall(Inst& call);
   void Transpose(Inst& inst);
   void TransposeIntrinsic(Inst& inst, Value* a);
   void TransposeCall(Inst& call);
   void WriteGradients();
 
-  Value* P(Value* v) const;
+  Value* P(Value* v);
   Value* Zero(const ir::Type* t) { return ZeroOf(b_, *bwd_, t); }
   /// A `var` of `t` holding zero.
   Inst* ZeroedVar(const ir::Type* t) {
@@ -98,7 +109,12 @@ class Reverser {
   std::map<const Value*, Value*> primal_;          ///< JVP primal value -> its copy
   std::map<const Value*, Value*> adj_;             ///< linear JVP value -> its adjoint var
   std::map<const Value*, Value*> adj_ptr_;         ///< linear JVP pointer -> adjoint memory
-  std::vector<Inst*> reverse_;                     ///< linear instructions, in order
+  std::map<const Block*, std::vector<Inst*>> reverse_;  ///< linear instructions per block
+  std::map<const Block*, Block*> forward_;         ///< JVP block -> its forward copy
+  std::set<const Block*> top_level_;               ///< forward blocks dominating the end
+  std::map<const Value*, Value*> spills_;          ///< forward value -> its var
+  Block* ret_block_ = nullptr;                     ///< the forward block that branches back
+  bool in_reverse_ = false;
   std::map<const Inst*, std::map<size_t, Value*>> saved_inout_;  ///< call -> param -> input
   /// Per parameter of f: how the backward function takes it.
   enum class ParamKind { Plain, Pair, InOutPair, OutGradient };
@@ -107,11 +123,31 @@ class Reverser {
   Value* result_slot_ = nullptr;                   ///< the JVP's result tangent pointer
 };
 
-Value* Reverser::P(Value* v) const {
+Value* Reverser::P(Value* v) {
   if (v->VKind() == ir::ValueKind::Constant || v->VKind() == ir::ValueKind::Global) return v;
   auto it = primal_.find(v);
   if (it == primal_.end()) SLOPE_ICE("reverse mode: primal value used before its definition");
-  return it->second;
+  return in_reverse_ ? Spilled(it->second) : it->second;
+}
+
+Value* Reverser::Spilled(Value* copy) {
+  Block* block = nullptr;
+  if (copy->VKind() == ir::ValueKind::Inst) block = static_cast<Inst*>(copy)->block;
+  if (copy->VKind() == ir::ValueKind::Param) block = static_cast<ir::Param*>(copy)->GetBlock();
+  if (block == nullptr || top_level_.count(block) != 0) return copy;
+  auto [it, inserted] = spills_.emplace(copy, nullptr);
+  if (inserted) {
+    it->second = b_.Var(bwd_, copy->GetType());
+    Inst* store = ctx_.module.NewInst(Op::Store, types_.Void());
+    store->operands = {it->second, copy};
+    store->block = block;
+    auto at = block->insts.begin();
+    if (copy->VKind() == ir::ValueKind::Inst) {
+      at = std::find(block->insts.begin(), block->insts.end(), copy) + 1;
+    }
+    block->insts.insert(at, store);
+  }
+  return b_.Load(it->second);
 }
 
 Value* Reverser::AdjPtr(Value* ptr) const {
@@ -163,6 +199,7 @@ Function* Reverser::Stub(Function* callee) {
 }
 
 bool Reverser::CheckShape() {
+  size_t returns = 0;
   for (const Block* block : jvp_->blocks) {
     const Inst* term = block->Terminator();
     if (term != nullptr && term->GetOp() == Op::Loop) {
@@ -170,11 +207,37 @@ bool Reverser::CheckShape() {
       failed_ = true;
       return false;
     }
+    if (term != nullptr && term->GetOp() == Op::Return && ++returns > 1) {
+      Error(term->loc, "a second 'return' (early returns are not supported in reverse mode yet)");
+      return false;
+    }
   }
-  if (jvp_->blocks.size() > 1) {
-    const Inst* term = jvp_->blocks.front()->Terminator();
-    Error(term != nullptr ? term->loc : source::SourceLoc{}, "control flow (if, switch, early return, short-circuit && and ||) is not supported in reverse mode yet");
-    return false;
+  return true;
+}
+
+bool Reverser::Walk(Block* start, Block* end, std::vector<Block*>* chain) {
+  for (Block* b = start; b != end;) {
+    chain->push_back(b);
+    const Inst* term = b->Terminator();
+    switch (term->GetOp()) {
+      case Op::Return: return end == nullptr;
+      case Op::Br: b = term->targets[0]; break;
+      case Op::If:
+      case Op::Switch: {
+        Block* merge = term->targets.back();
+        std::set<Block*> arms(term->targets.begin(), term->targets.end() - 1);
+        for (Block* arm : arms) {
+          std::vector<Block*> inner;
+          if (arm != merge && !Walk(arm, merge, &inner)) return false;
+        }
+        b = merge;
+        break;
+      }
+      default:
+        Error(term->loc, std::string("'") + ir::GetOpInfo(term->GetOp()).mnemonic +
+                             "' control flow is not supported in reverse mode yet");
+        return false;
+    }
   }
   return true;
 }
@@ -223,6 +286,12 @@ void Reverser::Classify() {
         }
         if (inst->GetOp() == Op::Store) {
           if (Linear(inst->operands[1])) changed |= MarkLinear(root(inst->operands[0]));
+          continue;
+        }
+        if (inst->GetOp() == Op::Br) {
+          for (size_t i = 0; i < inst->operands.size(); ++i) {
+            if (Linear(inst->operands[i])) changed |= MarkLinear(inst->targets[0]->params.at(i));
+          }
           continue;
         }
         if (inst->IsTerminator() || inst->GetOp() == Op::Call || inst->GetType()->IsVoid()) continue;
@@ -290,15 +359,34 @@ void Reverser::UnpackParams() {
 void Reverser::ForwardSweep() {
   // Adjoints of the linear values (pointers excepted) start at zero.
   for (const Block* block : jvp_->blocks) {
+    for (const ir::Param* p : block->params) {
+      if (Linear(p)) adj_[p] = ZeroedVar(p->GetType());
+    }
     for (const Inst* inst : block->insts) {
       if (Linear(inst) && !inst->GetType()->IsPointer()) adj_[inst] = ZeroedVar(inst->GetType());
     }
   }
+  // The forward blocks, with the primal block parameters.
   for (Block* block : jvp_->blocks) {
+    Block* copy = block == jvp_->blocks.front() ? bwd_->blocks.front() : ctx_.module.AddBlock(bwd_);
+    if (copy != bwd_->blocks.front()) bwd_->blocks.push_back(copy);
+    forward_[block] = copy;
+    for (ir::Param* p : block->params) {
+      if (Linear(p)) continue;
+      ir::Param* np = ctx_.module.AddParam(p->GetType(), copy);
+      copy->params.push_back(np);
+      primal_[p] = np;
+    }
+  }
+  for (Block* block : jvp_->blocks) {
+    if (block != jvp_->blocks.front()) b_.SetInsertBlock(forward_.at(block));
     for (Inst* inst : block->insts) {
       b_.SetLoc(inst->loc);
       Op op = inst->GetOp();
-      if (op == Op::Return) continue;
+      if (op == Op::Return) {
+        ret_block_ = b_.GetInsertBlock();
+        continue;
+      }
       if (op == Op::Var) {
         if (Linear(inst)) {
           adj_ptr_[inst] = ZeroedVar(inst->GetType()->Element());
@@ -309,14 +397,22 @@ void Reverser::ForwardSweep() {
       }
       if (op == Op::Call && stubs_.count(inst->callee) != 0) {
         ForwardCall(*inst);
-        reverse_.push_back(inst);
+        reverse_[block].push_back(inst);
+        continue;
+      }
+      if (op == Op::Br) {
+        std::vector<Value*> args;
+        for (size_t i = 0; i < inst->operands.size(); ++i) {
+          if (!Linear(inst->targets[0]->params.at(i))) args.push_back(P(inst->operands[i]));
+        }
+        b_.Br(forward_.at(inst->targets[0]), std::move(args));
         continue;
       }
       bool linear_store = op == Op::Store && Linear(inst->operands[0]);
       if (Linear(inst) || linear_store) {
         if (op == Op::ElementPtr) adj_ptr_[inst] = b_.IndexPtr(AdjPtr(inst->operands[0]), P(inst->operands[1]));
         if (op == Op::MemberPtr) adj_ptr_[inst] = b_.MemberPtr(AdjPtr(inst->operands[0]), inst->imms.at(0));
-        reverse_.push_back(inst);
+        reverse_[block].push_back(inst);
         continue;
       }
       std::vector<Value*> operands;
@@ -329,8 +425,66 @@ void Reverser::ForwardSweep() {
       }
       Inst* r = b_.Emit(op, inst->GetType(), std::move(operands), inst->imms);
       r->callee = inst->callee;
+      for (Block* t : inst->targets) r->targets.push_back(forward_.at(t));
       if (!inst->GetType()->IsVoid()) primal_[inst] = r;
     }
+  }
+}
+
+void Reverser::ReverseBlock(Block* block) {
+  // The edge out of the block first: its arguments receive the adjoints of the
+  // parameters they were bound to.
+  const Inst* term = block->Terminator();
+  if (term->GetOp() == Op::Br) {
+    Block* target = term->targets[0];
+    for (size_t i = 0; i < term->operands.size(); ++i) {
+      if (Linear(target->params[i])) AddAdj(term->operands[i], Adj(target->params[i]));
+    }
+  }
+  auto it = reverse_.find(block);
+  if (it == reverse_.end()) return;
+  for (size_t i = it->second.size(); i-- > 0 && !failed_;) Transpose(*it->second[i]);
+}
+
+void Reverser::ReverseRegion(const std::vector<Block*>& chain) {
+  for (size_t i = chain.size(); i-- > 0 && !failed_;) {
+    Block* block = chain[i];
+    const Inst* term = block->Terminator();
+    if (term->GetOp() == Op::If || term->GetOp() == Op::Switch) {
+      // The arms in reverse, selected as the forward pass selected them.
+      Block* merge = term->targets.back();
+      Block* after = ctx_.module.AddBlock(bwd_);
+      std::map<Block*, Block*> arm_of;
+      std::vector<Block*> targets;
+      Block* header = b_.GetInsertBlock();
+      for (size_t t = 0; t + 1 < term->targets.size(); ++t) {
+        Block* arm = term->targets[t];
+        auto [at, inserted] = arm_of.emplace(arm, after);
+        if (inserted && arm != merge) {
+          std::vector<Block*> inner;
+          Walk(arm, merge, &inner);
+          Block* start = ctx_.module.AddBlock(bwd_);
+          bwd_->blocks.push_back(start);
+          b_.SetInsertBlock(start);
+          ReverseRegion(inner);
+          b_.Br(after);
+          at->second = start;
+        }
+        targets.push_back(at->second);
+      }
+      bwd_->blocks.push_back(after);
+      b_.SetInsertBlock(header);
+      Value* selector = P(term->operands[0]);
+      if (term->GetOp() == Op::If) {
+        b_.If(selector, targets[0], targets[1], after);
+      } else {
+        std::vector<ir::Builder::SwitchCase> cases;
+        for (size_t c = 1; c < term->operands.size(); ++c) cases.push_back({term->operands[c], targets[c]});
+        b_.Switch(selector, targets[0], cases, after);
+      }
+      b_.SetInsertBlock(after);
+    }
+    ReverseBlock(block);
   }
 }
 
@@ -591,12 +745,40 @@ void Reverser::Run() {
   if (CheckShape()) {
     Classify();
     UnpackParams();
-    ForwardSweep();
-    // Transpose.
-    for (size_t i = reverse_.size(); i-- > 0 && !failed_;) Transpose(*reverse_[i]);
-    if (!failed_) WriteGradients();
+    std::vector<Block*> chain;
+    if (Walk(jvp_->blocks.front(), nullptr, &chain)) {
+      for (Block* b : chain) top_level_.insert(b);
+      ForwardSweep();
+    }
+    std::set<const Block*> forward_top;
+    for (const Block* b : top_level_) forward_top.insert(forward_.count(b) ? forward_.at(b) : b);
+    top_level_ = forward_top;
+    if (!failed_ && ret_block_ != nullptr) {
+      // Transpose, from the end of the forward sweep.
+      Block* back = ctx_.module.AddBlock(bwd_);
+      bwd_->blocks.push_back(back);
+      b_.SetInsertBlock(ret_block_);
+      b_.Br(back);
+      b_.SetInsertBlock(back);
+      in_reverse_ = true;
+      ReverseRegion(chain);
+      if (!failed_) WriteGradients();
+    }
+  }
+  if (b_.IsTerminated()) {
+    // An error left the builder in a finished block: end in a fresh one.
+    Block* last = ctx_.module.AddBlock(bwd_);
+    bwd_->blocks.push_back(last);
+    b_.SetInsertBlock(last);
   }
   b_.Return();
+  // Forward blocks an error left open end the function too.
+  for (Block* block : bwd_->blocks) {
+    if (block->Terminator() == nullptr) {
+      b_.SetInsertBlock(block);
+      b_.Return();
+    }
+  }
   // The JVP and the stand-ins were only the linearization.
   auto& fs = ctx_.module.functions;
   fs.erase(std::remove_if(fs.begin(), fs.end(),

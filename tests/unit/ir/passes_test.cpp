@@ -80,7 +80,7 @@ TEST_F(PassesTest, TheSpirvListLeavesNoMemoryAndReachesAFixedPoint) {
 }
 
 TEST(PassTableTest, EveryPassIsFoundByName) {
-  EXPECT_EQ(AllPasses().size(), 13u);
+  EXPECT_EQ(AllPasses().size(), 14u);
   for (const PassInfo& pass : AllPasses()) EXPECT_EQ(FindPass(pass.name), &pass);
   EXPECT_EQ(FindPass("no-such-pass"), nullptr);
   for (std::string_view name : targets::spirv::RaisePassNames()) {

@@ -79,7 +79,7 @@ class Reverser {
     return var;
   }
   Value* Adj(Value* v) { return b_.Load(adj_.at(v)); }
-  Value* AdjPtr(Value* ptr) const;
+  Value* AdjPtr(Value* ptr);
   void AddAdj(Value* v, Value* x);
   void AddToMemory(Value* ptr, Value* x) { b_.Store(ptr, Add(b_.Load(ptr), x)); }
   /// a + b for differential values (member by member for structs and arrays).
@@ -150,7 +150,14 @@ Value* Reverser::Spilled(Value* copy) {
   return b_.Load(it->second);
 }
 
-Value* Reverser::AdjPtr(Value* ptr) const {
+Value* Reverser::AdjPtr(Value* ptr) {
+  // In the reverse sweep, pointers into adjoint memory are formed again where used (the
+  // forward sweep's may sit in an arm that does not dominate the use).
+  if (in_reverse_ && ptr->VKind() == ir::ValueKind::Inst) {
+    auto* inst = static_cast<Inst*>(ptr);
+    if (inst->GetOp() == Op::ElementPtr) return b_.IndexPtr(AdjPtr(inst->operands[0]), P(inst->operands[1]));
+    if (inst->GetOp() == Op::MemberPtr) return b_.MemberPtr(AdjPtr(inst->operands[0]), inst->imms.at(0));
+  }
   auto it = adj_ptr_.find(ptr);
   if (it == adj_ptr_.end()) SLOPE_ICE("reverse mode: linear pointer without adjoint memory");
   return it->second;
@@ -534,7 +541,7 @@ void Reverser::TransposeCall(Inst& call) {
       if (Linear(t)) add_back.push_back({t, slot});
     } else if (want->IsPointer()) {
       Inst* slot = b_.Var(bwd_, want->Element());
-      b_.Store(slot, b_.MakeStruct(want->Element(), {saved_inout_.at(&call).at(j), b_.Load(AdjPtr(t))}));
+      b_.Store(slot, b_.MakeStruct(want->Element(), {Spilled(saved_inout_.at(&call).at(j)), b_.Load(AdjPtr(t))}));
       args.push_back(slot);
       set_back.push_back({t, slot});
     } else {

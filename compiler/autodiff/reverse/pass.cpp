@@ -10,11 +10,14 @@
 
 #include "compiler/autodiff/differential.h"
 #include "compiler/autodiff/reverse/reverse.h"
-#include "compiler/passes/passes.h"
+#include "compiler/autodiff/passes.h"
 
-namespace slope::passes {
+namespace slope::autodiff {
 
 namespace {
+
+using passes::Options;
+using passes::Result;
 
 using ir::Function;
 
@@ -91,4 +94,4 @@ Result BackwardDiff(ir::Module& module, const Options& options) {
   return result;
 }
 
-}  // namespace slope::passes
+}  // namespace slope::autodiff

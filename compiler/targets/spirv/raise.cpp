@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "compiler/autodiff/passes.h"
 #include "compiler/base/ice.h"
 #include "compiler/ir/verifier.h"
 #include "compiler/passes/passes.h"
@@ -11,6 +12,7 @@
 namespace slope::targets::spirv {
 
 const std::vector<std::string_view>& RaisePassNames() {
+  autodiff::RegisterPasses();
   // SPIR-V cannot pass resources around: functions that take or return them are
   // inlined, structs holding them split into their members, and every buffer value
   // traced back to its global (legalize-resources reports the ones that cannot be).

@@ -250,7 +250,9 @@ std::vector<uint32_t> PackString(std::string_view text);
 bool UnpackString(const std::vector<uint32_t>& imms, std::string* text);
 
 /// The unrolling hint of a `loop` terminator, its imms[0] when present (printed after the
-/// continue block: `loop ^1, merge ^3, continue ^2 force_unroll`).
+/// continue block: `loop ^1, merge ^3, continue ^2 force_unroll`). imms[1], when
+/// present, is the bound `[MaxIters(n)]` gives the loop's trip count (printed
+/// `max_iters(n)` after the hint).
 enum class LoopControl : uint32_t { None = 0, Unroll = 1, ForceUnroll = 2 };
 /// "unroll", "force_unroll" (empty for None).
 const char* LoopControlName(uint32_t control);
@@ -349,7 +351,8 @@ class Global : public Value {
 ///  br:      targets {dest}, operands = block arguments
 ///  cond_br: operands {cond}, targets {true, false}
 ///  if:      operands {cond}, targets {then, else, merge}
-///  loop:    targets {body, merge, continue}; imms {LoopControl} or none
+///  loop:    targets {body, merge, continue}; imms {LoopControl}, {LoopControl, max
+///           iterations} or none
 ///  switch:  operands {selector, case values...} (constants of the selector's integer
 ///           type, all different), targets {default, one per case value..., merge}
 ///  ret:     operands {} or {value}

@@ -818,6 +818,13 @@ bool Parser::ParseInstBody(Inst* inst) {
         inst->imms = {static_cast<uint32_t>(control)};
         break;
       }
+      if (IsIdent("max_iters")) {
+        Next();
+        uint32_t bound = 0;
+        if (!Expect("(") || !ParseUint(&bound) || !Expect(")")) return false;
+        if (inst->imms.empty()) inst->imms.push_back(0);
+        inst->imms.push_back(bound);
+      }
       return true;
     }
     case Op::Switch: {

@@ -195,7 +195,8 @@ void Printer::PrintInst(const Inst& inst) {
     block_list("", 0);
     block_list("merge ", 1);
     block_list("continue ", 2);
-    if (!inst.imms.empty()) out_ += std::string(" ") + LoopControlName(inst.imms[0]);
+    if (!inst.imms.empty() && inst.imms[0] != 0) out_ += std::string(" ") + LoopControlName(inst.imms[0]);
+    if (inst.imms.size() > 1) out_ += " max_iters(" + std::to_string(inst.imms[1]) + ")";
     out_ += "\n";
     return;
   }

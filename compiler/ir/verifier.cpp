@@ -592,6 +592,8 @@ void Verifier::VerifyInst(const Function& f, const Inst& inst) {
         need(inst.targets[0] != inst.targets[1] && inst.targets[1] != inst.targets[2], "loop blocks must differ");
         need(inst.targets[0]->params.empty(), "loop body takes no parameters");
       }
+      need(inst.imms.size() <= 2 && (inst.imms.empty() || inst.imms[0] <= 2),
+           "loop takes an unrolling hint and an iteration bound at most");
       break;
     case Op::Switch: {
       if (!need(!inst.operands.empty(), "switch needs a selector")) break;

@@ -112,9 +112,10 @@ class Lowerer {
   // Statements.
   void LowerStmt(const ast::Stmt* stmt);
   void LowerIf(const ast::IfStmt* s);
-  /// A loop; `control` (an ir::LoopControl) is its unrolling hint.
+  /// A loop; `imms` are its `loop`'s: the unrolling hint (an ir::LoopControl) and the
+  /// [MaxIters] bound, or none.
   void LowerLoop(const ast::Stmt* init, const ast::Expr* cond, const ast::Expr* step,
-                 const ast::Stmt* body, bool test_first, uint32_t control = 0);
+                 const ast::Stmt* body, bool test_first, std::vector<uint32_t> imms = {});
   void LowerLocal(const ast::VarDecl* var);
   /// A `switch`: one block per clause (labels without statements share the next one's).
   void LowerSwitch(const ast::SwitchStmt* s);

@@ -41,6 +41,7 @@ class Reverser {
   void Run();
 
  private:
+  struct LoopInfo;
   const ir::Type* Diff(const ir::Type* t) { return DifferentialType(types_, t); }
   void Error(source::SourceLoc loc, const std::string& what) {
     passes::ReportError(ctx_.options, diag::DiagId::NoBackwardDerivative, loc, f_->Name(), what);
@@ -57,6 +58,15 @@ class Reverser {
   /// null: to the `ret`), recording each block in `chain`; false (reported) on a shape
   /// reverse mode does not take.
   bool Walk(Block* start, Block* end, std::vector<Block*>* chain);
+  /// Records the loop `header` heads ([MaxIters] bound, test at the top, no break or
+  /// continue); false (reported) otherwise.
+  bool WalkLoop(Block* header);
+  /// Emits the reverse of the loop `info`: its exit pass, then each iteration from the
+  /// last to the first.
+  void ReverseLoop(const LoopInfo& info);
+  void ReverseInsts(Block* block);
+  bool in_loop_walk_ = false;
+  std::vector<Block*> loop_walk_blocks_;  ///< blocks Walk visited inside a loop
   /// Emits the reverse of the region `chain` (a Walk result) at the builder's block;
   /// leaves the builder in the block that continues after it.
   void ReverseRegion(const std::vector<Block*>& chain);
@@ -115,6 +125,22 @@ class Reverser {
   std::map<const Value*, Value*> spills_;          ///< forward value -> its var
   Block* ret_block_ = nullptr;                     ///< the forward block that branches back
   bool in_reverse_ = false;
+  /// A loop bounded by [MaxIters(n)]: its blocks and its per-iteration storage.
+  struct LoopInfo {
+    Block* header = nullptr;          ///< JVP blocks
+    Block* cond = nullptr;            ///< the loop's first block, ending in cond_br
+    Block* cont = nullptr;            ///< the continue block
+    std::vector<Block*> body;         ///< from the cond_br's true target to `cont`
+    std::vector<Block*> all;          ///< every block of the loop, arms included
+    uint32_t bound = 0;               ///< [MaxIters]
+    Inst* iter = nullptr;             ///< var: iterations started, counted forward
+  };
+  std::map<const Block*, LoopInfo> loops_;          ///< by JVP header block
+  std::map<const Block*, const LoopInfo*> loop_of_; ///< JVP and forward blocks -> loop
+  std::map<const Block*, Value*> forward_index_;   ///< forward loop block -> its tape index
+  const LoopInfo* reverse_loop_ = nullptr;         ///< loop whose tape index is current
+  Value* reverse_index_ = nullptr;
+  std::map<const Value*, Inst*> tapes_;            ///< forward value -> array var
   std::map<const Inst*, std::map<size_t, Value*>> saved_inout_;  ///< call -> param -> input
   /// Per parameter of f: how the backward function takes it.
   enum class ParamKind { Plain, Pair, InOutPair, OutGradient };
@@ -135,6 +161,32 @@ Value* Reverser::Spilled(Value* copy) {
   if (copy->VKind() == ir::ValueKind::Inst) block = static_cast<Inst*>(copy)->block;
   if (copy->VKind() == ir::ValueKind::Param) block = static_cast<ir::Param*>(copy)->GetBlock();
   if (block == nullptr || top_level_.count(block) != 0) return copy;
+  auto loop = loop_of_.find(block);
+  if (loop != loop_of_.end()) {
+    // Per iteration: an array indexed by the iteration (clamped to the bound).
+    const LoopInfo* info = loop->second;
+    auto [tape, fresh] = tapes_.emplace(copy, nullptr);
+    if (fresh) {
+      tape->second = b_.Var(bwd_, types_.Array(copy->GetType(), info->bound + 1));
+      Value* index = forward_index_.at(block);
+      Inst* ptr = ctx_.module.NewInst(Op::ElementPtr, types_.Pointer(ir::AddressSpace::Function, copy->GetType()));
+      ptr->operands = {tape->second, index};
+      ptr->block = block;
+      Inst* store = ctx_.module.NewInst(Op::Store, types_.Void());
+      store->operands = {ptr, copy};
+      store->block = block;
+      auto at = std::find(block->insts.begin(), block->insts.end(), copy);
+      if (at == block->insts.end()) at = std::find(block->insts.begin(), block->insts.end(), index);
+      at = block->insts.insert(at + 1, ptr);
+      block->insts.insert(at + 1, store);
+    }
+    // Outside the loop's reverse, the values of its exit pass.
+    Value* index = reverse_loop_ == info
+                       ? reverse_index_
+                       : b_.CallIntrinsic(ir::Intrinsic::Min, types_.Int(32, true),
+                                          {b_.Load(info->iter), ctx_.module.ConstInt(types_.Int(32, true), info->bound)});
+    return b_.Load(b_.IndexPtr(tape->second, index));
+  }
   auto [it, inserted] = spills_.emplace(copy, nullptr);
   if (inserted) {
     it->second = b_.Var(bwd_, copy->GetType());
@@ -209,7 +261,7 @@ bool Reverser::CheckShape() {
   size_t returns = 0;
   for (const Block* block : jvp_->blocks) {
     const Inst* term = block->Terminator();
-    if (term != nullptr && term->GetOp() == Op::Loop) {
+    if (term != nullptr && term->GetOp() == Op::Loop && term->imms.size() < 2) {
       passes::ReportError(ctx_.options, diag::DiagId::ReverseLoopUnbounded, term->loc, f_->Name());
       failed_ = true;
       return false;
@@ -222,13 +274,55 @@ bool Reverser::CheckShape() {
   return true;
 }
 
+bool Reverser::WalkLoop(Block* header) {
+  const Inst* term = header->Terminator();
+  if (in_loop_walk_) {
+    Error(term->loc, "a loop inside a loop (nested loops are not supported in reverse mode yet)");
+    return false;
+  }
+  LoopInfo info;
+  info.header = header;
+  info.cond = term->targets[0];
+  info.cont = term->targets[2];
+  info.bound = term->imms.at(1);
+  Block* merge = term->targets[1];
+  const Inst* test = info.cond->Terminator();
+  if (test->GetOp() != Op::CondBr || test->targets[1] != merge || test->operands.size() != 1 ||
+      test->targets[0] == info.cont || info.cont->Terminator()->GetOp() != Op::Br ||
+      info.cont->Terminator()->targets[0] != header) {
+    Error(term->loc, "this loop's shape ('break', 'continue' or a test that is not at the top) is not supported in reverse mode yet");
+    return false;
+  }
+  in_loop_walk_ = true;
+  loop_walk_blocks_.clear();
+  bool ok = Walk(test->targets[0], info.cont, &info.body);
+  in_loop_walk_ = false;
+  if (!ok) return false;
+  info.all = {info.header, info.cond, info.cont};
+  info.all.insert(info.all.end(), loop_walk_blocks_.begin(), loop_walk_blocks_.end());
+  LoopInfo& stored = loops_[header];
+  stored = info;
+  for (const Block* b : info.all) loop_of_[b] = &stored;
+  return true;
+}
+
 bool Reverser::Walk(Block* start, Block* end, std::vector<Block*>* chain) {
   for (Block* b = start; b != end;) {
     chain->push_back(b);
+    if (in_loop_walk_) loop_walk_blocks_.push_back(b);
     const Inst* term = b->Terminator();
     switch (term->GetOp()) {
-      case Op::Return: return end == nullptr;
+      case Op::Return:
+        if (end == nullptr) return true;
+        // A construct left other than through its merge block ('break', 'continue').
+        Error(term->loc, "control flow leaving a loop or selection other than at its end ('break', 'continue') is not supported in reverse mode yet");
+        return false;
       case Op::Br: b = term->targets[0]; break;
+      case Op::Loop: {
+        if (!WalkLoop(b)) return false;
+        b = term->targets[1];
+        break;
+      }
       case Op::If:
       case Op::Switch: {
         Block* merge = term->targets.back();
@@ -385,8 +479,25 @@ void Reverser::ForwardSweep() {
       primal_[p] = np;
     }
   }
+  // Iteration counters, zero before each loop.
+  for (auto& [header, info] : loops_) {
+    info.iter = b_.Var(bwd_, types_.Int(32, true));
+    b_.Store(info.iter, ctx_.module.ConstInt(types_.Int(32, true), 0));
+  }
   for (Block* block : jvp_->blocks) {
     if (block != jvp_->blocks.front()) b_.SetInsertBlock(forward_.at(block));
+    auto loop = loop_of_.find(block);
+    if (loop != loop_of_.end()) {
+      const ir::Type* i32 = types_.Int(32, true);
+      Value* bound = ctx_.module.ConstInt(i32, loop->second->bound);
+      forward_index_[forward_.at(block)] =
+          b_.CallIntrinsic(ir::Intrinsic::Min, i32, {b_.Load(loop->second->iter), bound});
+      loop_of_[forward_.at(block)] = loop->second;
+      if (block == loop->second->cont) {
+        Value* next = b_.Binary(Op::Add, b_.Load(loop->second->iter), ctx_.module.ConstInt(i32, 1));
+        b_.Store(loop->second->iter, next);
+      }
+    }
     for (Inst* inst : block->insts) {
       b_.SetLoc(inst->loc);
       Op op = inst->GetOp();
@@ -453,10 +564,87 @@ void Reverser::ReverseBlock(Block* block) {
   for (size_t i = it->second.size(); i-- > 0 && !failed_;) Transpose(*it->second[i]);
 }
 
+void Reverser::ReverseInsts(Block* block) {
+  auto it = reverse_.find(block);
+  if (it == reverse_.end()) return;
+  for (size_t i = it->second.size(); i-- > 0 && !failed_;) Transpose(*it->second[i]);
+}
+
+void Reverser::ReverseLoop(const LoopInfo& info) {
+  const ir::Type* i32 = types_.Int(32, true);
+  Value* bound = ctx_.module.ConstInt(i32, info.bound);
+  Value* count = b_.Load(info.iter);
+  const LoopInfo* outer_loop = reverse_loop_;
+  Value* outer_index = reverse_index_;
+  reverse_loop_ = &info;
+  // The exit pass: the header and the test ran once more.
+  reverse_index_ = b_.CallIntrinsic(ir::Intrinsic::Min, i32, {count, bound});
+  ReverseInsts(info.cond);
+  ReverseInsts(info.header);
+  // Iterations count-1 down to 0.
+  Inst* k = b_.Var(bwd_, i32);
+  b_.Store(k, b_.Binary(Op::Sub, count, ctx_.module.ConstInt(i32, 1)));
+  Block* head = ctx_.module.AddBlock(bwd_);
+  Block* test = ctx_.module.AddBlock(bwd_);
+  Block* body = ctx_.module.AddBlock(bwd_);
+  Block* cont = ctx_.module.AddBlock(bwd_);
+  Block* done = ctx_.module.AddBlock(bwd_);
+  b_.Br(head);
+  bwd_->blocks.push_back(head);
+  b_.SetInsertBlock(head);
+  b_.Loop(test, done, cont);
+  bwd_->blocks.push_back(test);
+  b_.SetInsertBlock(test);
+  Value* kv = b_.Load(k);
+  b_.CondBr(b_.Compare(Op::Ge, kv, ctx_.module.ConstInt(i32, 0)), body, done);
+  bwd_->blocks.push_back(body);
+  b_.SetInsertBlock(body);
+  reverse_index_ = b_.CallIntrinsic(ir::Intrinsic::Min, i32, {b_.Load(k), bound});
+  // Adjoints of the iteration's values start at zero; the header parameters' go to
+  // the arguments the continue block passed them.
+  for (const Block* b : info.all) {
+    for (const Inst* inst : b->insts) {
+      auto it = adj_.find(inst);
+      if (it != adj_.end()) b_.Store(it->second, Zero(inst->GetType()));
+    }
+    if (b == info.header) continue;
+    for (const ir::Param* p : b->params) {
+      auto it = adj_.find(p);
+      if (it != adj_.end()) b_.Store(it->second, Zero(p->GetType()));
+    }
+  }
+  const Inst* back = info.cont->Terminator();
+  std::vector<std::pair<Value*, Value*>> carried;
+  for (size_t i = 0; i < back->operands.size(); ++i) {
+    ir::Param* p = info.header->params[i];
+    if (!Linear(p)) continue;
+    carried.push_back({back->operands[i], Adj(p)});
+    b_.Store(adj_.at(p), Zero(p->GetType()));
+  }
+  for (auto& [arg, adjoint] : carried) AddAdj(arg, adjoint);
+  ReverseInsts(info.cont);
+  ReverseRegion(info.body);
+  ReverseInsts(info.cond);
+  ReverseInsts(info.header);
+  b_.Br(cont);
+  bwd_->blocks.push_back(cont);
+  b_.SetInsertBlock(cont);
+  b_.Store(k, b_.Binary(Op::Sub, b_.Load(k), ctx_.module.ConstInt(i32, 1)));
+  b_.Br(head);
+  bwd_->blocks.push_back(done);
+  b_.SetInsertBlock(done);
+  reverse_loop_ = outer_loop;
+  reverse_index_ = outer_index;
+}
+
 void Reverser::ReverseRegion(const std::vector<Block*>& chain) {
   for (size_t i = chain.size(); i-- > 0 && !failed_;) {
     Block* block = chain[i];
     const Inst* term = block->Terminator();
+    if (term->GetOp() == Op::Loop) {
+      ReverseLoop(loops_.at(block));
+      continue;
+    }
     if (term->GetOp() == Op::If || term->GetOp() == Op::Switch) {
       // The arms in reverse, selected as the forward pass selected them.
       Block* merge = term->targets.back();
@@ -753,8 +941,12 @@ void Reverser::Run() {
     Classify();
     UnpackParams();
     std::vector<Block*> chain;
-    if (Walk(jvp_->blocks.front(), nullptr, &chain)) {
-      for (Block* b : chain) top_level_.insert(b);
+    bool walked = Walk(jvp_->blocks.front(), nullptr, &chain);
+    SLOPE_ASSERT(walked || failed_);
+    if (walked) {
+      for (Block* b : chain) {
+        if (loops_.count(b) == 0) top_level_.insert(b);
+      }
       ForwardSweep();
     }
     std::set<const Block*> forward_top;

@@ -61,6 +61,9 @@ class Reverser {
   /// Records the loop `header` heads ([MaxIters] bound, test at the top, no break or
   /// continue); false (reported) otherwise.
   bool WalkLoop(Block* header);
+  /// The trip count of the loop `header` heads when the compiler can prove it (a
+  /// counter from a constant, stepped by a constant, against a constant bound).
+  bool ProveTripCount(Block* header, uint32_t* count);
   /// Emits the reverse of the loop `info`: its exit pass, then each iteration from the
   /// last to the first.
   void ReverseLoop(const LoopInfo& info);
@@ -261,16 +264,56 @@ bool Reverser::CheckShape() {
   size_t returns = 0;
   for (const Block* block : jvp_->blocks) {
     const Inst* term = block->Terminator();
-    if (term != nullptr && term->GetOp() == Op::Loop && term->imms.size() < 2) {
-      passes::ReportError(ctx_.options, diag::DiagId::ReverseLoopUnbounded, term->loc, f_->Name());
-      failed_ = true;
-      return false;
-    }
     if (term != nullptr && term->GetOp() == Op::Return && ++returns > 1) {
       Error(term->loc, "a second 'return' (early returns are not supported in reverse mode yet)");
       return false;
     }
   }
+  return true;
+}
+
+bool Reverser::ProveTripCount(Block* header, uint32_t* count) {
+  // `for (int i = c0; i < n; i += s)` with constants c0, n and s > 0 (or `<=`): the
+  // test compares a header parameter with a constant, the entry edge passes a constant
+  // and the back edge the parameter plus a constant.
+  const Inst* loop = header->Terminator();
+  const Inst* test = loop->targets[0]->Terminator();
+  if (test->GetOp() != Op::CondBr || test->operands.empty()) return false;
+  Value* cond = test->operands[0];
+  if (cond->VKind() != ir::ValueKind::Inst) return false;
+  auto* cmp = static_cast<Inst*>(cond);
+  if ((cmp->GetOp() != Op::Lt && cmp->GetOp() != Op::Le) || cmp->operands.size() != 2 ||
+      cmp->operands[1]->VKind() != ir::ValueKind::Constant || !cmp->operands[0]->GetType()->IsInt()) {
+    return false;
+  }
+  auto* param = cmp->operands[0]->VKind() == ir::ValueKind::Param
+                    ? static_cast<ir::Param*>(cmp->operands[0])
+                    : nullptr;
+  if (param == nullptr || param->GetBlock() != header) return false;
+  size_t index = std::find(header->params.begin(), header->params.end(), param) - header->params.begin();
+  const Inst* back = loop->targets[2]->Terminator();
+  const Inst* entry = nullptr;
+  for (const Block* b : jvp_->blocks) {
+    const Inst* t = b->Terminator();
+    if (t != nullptr && t != back && t->GetOp() == Op::Br && t->targets[0] == header) entry = t;
+  }
+  if (entry == nullptr || back->GetOp() != Op::Br || back->operands.size() <= index) return false;
+  Value* init = entry->operands.at(index);
+  Value* next = back->operands[index];
+  if (init->VKind() != ir::ValueKind::Constant || next->VKind() != ir::ValueKind::Inst) return false;
+  auto* step = static_cast<Inst*>(next);
+  if (step->GetOp() != Op::Add || step->operands[0] != param ||
+      step->operands[1]->VKind() != ir::ValueKind::Constant) {
+    return false;
+  }
+  int64_t c0 = static_cast<const ir::Constant*>(init)->AsSigned();
+  int64_t n = static_cast<const ir::Constant*>(cmp->operands[1])->AsSigned();
+  int64_t s = static_cast<const ir::Constant*>(step->operands[1])->AsSigned();
+  if (s <= 0) return false;
+  if (cmp->GetOp() == Op::Le) ++n;
+  int64_t trips = n <= c0 ? 0 : (n - c0 + s - 1) / s;
+  if (trips > (1 << 20)) return false;
+  *count = static_cast<uint32_t>(trips);
   return true;
 }
 
@@ -284,9 +327,15 @@ bool Reverser::WalkLoop(Block* header) {
   info.header = header;
   info.cond = term->targets[0];
   info.cont = term->targets[2];
-  info.bound = term->imms.at(1);
   Block* merge = term->targets[1];
   const Inst* test = info.cond->Terminator();
+  if (term->imms.size() > 1) {
+    info.bound = term->imms[1];
+  } else if (!ProveTripCount(header, &info.bound)) {
+    passes::ReportError(ctx_.options, diag::DiagId::ReverseLoopUnbounded, term->loc, f_->Name());
+    failed_ = true;
+    return false;
+  }
   if (test->GetOp() != Op::CondBr || test->targets[1] != merge || test->operands.size() != 1 ||
       test->targets[0] == info.cont || info.cont->Terminator()->GetOp() != Op::Br ||
       info.cont->Terminator()->targets[0] != header) {

@@ -548,6 +548,9 @@ struct FuncDecl : Decl {
   /// sema: the custom forward derivative, from `[ForwardDerivative(g)]` here or
   /// `[ForwardDerivativeOf(this)]` on `g`.
   const FuncDecl* fwd_derivative = nullptr;
+  /// sema: the custom backward derivative, from `[BackwardDerivative(g)]` here or
+  /// `[BackwardDerivativeOf(this)]` on `g`.
+  const FuncDecl* bwd_derivative = nullptr;
   /// sema: from `[PrimalSubstitute(g)]` here or `[PrimalSubstituteOf(this)]` on `g`: the
   /// function differentiated code calls instead of this one (same type).
   const FuncDecl* primal_substitute = nullptr;

@@ -250,7 +250,9 @@ std::vector<uint32_t> PackString(std::string_view text);
 bool UnpackString(const std::vector<uint32_t>& imms, std::string* text);
 
 /// The unrolling hint of a `loop` terminator, its imms[0] when present (printed after the
-/// continue block: `loop ^1, merge ^3, continue ^2 force_unroll`).
+/// continue block: `loop ^1, merge ^3, continue ^2 force_unroll`). imms[1], when
+/// present, is the bound `[MaxIters(n)]` gives the loop's trip count (printed
+/// `max_iters(n)` after the hint).
 enum class LoopControl : uint32_t { None = 0, Unroll = 1, ForceUnroll = 2 };
 /// "unroll", "force_unroll" (empty for None).
 const char* LoopControlName(uint32_t control);
@@ -349,7 +351,8 @@ class Global : public Value {
 ///  br:      targets {dest}, operands = block arguments
 ///  cond_br: operands {cond}, targets {true, false}
 ///  if:      operands {cond}, targets {then, else, merge}
-///  loop:    targets {body, merge, continue}; imms {LoopControl} or none
+///  loop:    targets {body, merge, continue}; imms {LoopControl}, {LoopControl, max
+///           iterations} or none
 ///  switch:  operands {selector, case values...} (constants of the selector's integer
 ///           type, all different), targets {default, one per case value..., merge}
 ///  ret:     operands {} or {value}
@@ -425,6 +428,12 @@ class Function {
   /// `[PrimalSubstitute(g)]`: `g` (same type) replaces this function in derivatives:
   /// a JVP calls g's JVP, and `fwd_diff` of this function is `fwd_diff(g)`.
   Function* primal_substitute = nullptr;
+  /// `bwd_diff(f)` in DifferentialPair form: the reverse-mode pass (autodiff/reverse)
+  /// generates the body; until then the function has no blocks.
+  Function* bwd_diff_of = nullptr;
+  /// `[BackwardDerivative(g)]`: `g`, with the type of `bwd_diff(this)`, stands for this
+  /// function's backward derivative wherever one is needed.
+  Function* custom_bwd = nullptr;
 
  private:
   std::string name_;

@@ -655,6 +655,14 @@ bool Parser::ParseFunction() {
     Next();
     if (!ParseFunctionRef(&f->primal_substitute)) return false;
   }
+  if (IsIdent("bwd_diff")) {
+    Next();
+    if (!ParseFunctionRef(&f->bwd_diff_of)) return false;
+  }
+  if (IsIdent("custom_bwd")) {
+    Next();
+    if (!ParseFunctionRef(&f->custom_bwd)) return false;
+  }
   if (IsIdent("no_diff")) {
     Next();
     if (!Expect("(")) return false;
@@ -814,6 +822,13 @@ bool Parser::ParseInstBody(Inst* inst) {
         inst->imms = {static_cast<uint32_t>(control)};
         break;
       }
+      if (IsIdent("max_iters")) {
+        Next();
+        uint32_t bound = 0;
+        if (!Expect("(") || !ParseUint(&bound) || !Expect(")")) return false;
+        if (inst->imms.empty()) inst->imms.push_back(0);
+        inst->imms.push_back(bound);
+      }
       return true;
     }
     case Op::Switch: {
@@ -917,9 +932,11 @@ bool Parser::FinishFunction(Function* f) {
     }
     fix.inst->operands.at(fix.operand) = it->second;
   }
-  // Only a derivative the forward-mode pass has yet to write may have no body.
+  // Only a derivative the forward- or reverse-mode pass has yet to write may have no body.
   bool awaits_body = std::any_of(function_ref_fixups_.begin(), function_ref_fixups_.end(),
-                                 [&](const auto& fix) { return fix.first == &f->fwd_diff_of; });
+                                 [&](const auto& fix) {
+                                   return fix.first == &f->fwd_diff_of || fix.first == &f->bwd_diff_of;
+                                 });
   if (f->blocks.empty() && !awaits_body) return Expected("a block ('^0:')");
   return true;
 }

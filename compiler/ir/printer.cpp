@@ -134,6 +134,8 @@ void Printer::PrintFunction(const Function& f) {
   if (f.fwd_diff_of != nullptr) out_ += " fwd_diff(@" + f.fwd_diff_of->Name() + ")";
   if (f.custom_fwd != nullptr) out_ += " custom_fwd(@" + f.custom_fwd->Name() + ")";
   if (f.primal_substitute != nullptr) out_ += " primal_subst(@" + f.primal_substitute->Name() + ")";
+  if (f.bwd_diff_of != nullptr) out_ += " bwd_diff(@" + f.bwd_diff_of->Name() + ")";
+  if (f.custom_bwd != nullptr) out_ += " custom_bwd(@" + f.custom_bwd->Name() + ")";
   if (!f.no_diff_params.empty()) {
     out_ += " no_diff(";
     for (size_t i = 0; i < f.no_diff_params.size(); ++i) {
@@ -194,7 +196,8 @@ void Printer::PrintInst(const Inst& inst) {
     block_list("", 0);
     block_list("merge ", 1);
     block_list("continue ", 2);
-    if (!inst.imms.empty()) out_ += std::string(" ") + LoopControlName(inst.imms[0]);
+    if (!inst.imms.empty() && inst.imms[0] != 0) out_ += std::string(" ") + LoopControlName(inst.imms[0]);
+    if (inst.imms.size() > 1) out_ += " max_iters(" + std::to_string(inst.imms[1]) + ")";
     out_ += "\n";
     return;
   }

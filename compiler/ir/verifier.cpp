@@ -167,6 +167,10 @@ class Verifier {
  private:
   void VerifyFunction(const Function& f);
   void VerifyInst(const Function& f, const Inst& inst);
+  /// Structured control flow: each block merges (or continues) at most one construct,
+  /// a reachable header dominates its reachable merge and continue blocks, and every
+  /// back edge (to a block dominating its source) goes to a loop header.
+  void VerifyStructure(const Function& f);
   void Fail(const Function& f, const std::string& msg) {
     errors_.push_back("in function @" + f.Name() + ": " + msg);
   }
@@ -207,8 +211,8 @@ void Verifier::VerifyFunction(const Function& f) {
     if (i >= f.params.size()) Fail(f, "no_diff names a parameter the function does not have");
   }
   if (f.blocks.empty()) {
-    // A derivative waits for the forward-mode pass to write its body.
-    if (f.fwd_diff_of == nullptr) Fail(f, "function has no blocks");
+    // A derivative waits for the forward- or reverse-mode pass to write its body.
+    if (f.fwd_diff_of == nullptr && f.bwd_diff_of == nullptr) Fail(f, "function has no blocks");
     return;
   }
   if (f.is_entry && f.entry.param_semantics.size() != f.params.size()) {
@@ -269,6 +273,45 @@ void Verifier::VerifyFunction(const Function& f) {
         if (def_block == nullptr || !reachable) continue;  // function params dominate all
         bool ok = def_block == b ? it->second.second <= i : dom_->Dominates(def_block, b);
         if (!ok) Fail(f, Where(f, *inst) + " uses a value that does not dominate it");
+      }
+    }
+  }
+  VerifyStructure(f);
+}
+
+void Verifier::VerifyStructure(const Function& f) {
+  std::map<const Block*, const Inst*> merge_of, continue_of;
+  for (const Block* b : f.blocks) {
+    const Inst* term = b->Terminator();
+    if (term == nullptr || term->targets.empty()) continue;
+    Op op = term->GetOp();
+    if (op != Op::If && op != Op::Switch && op != Op::Loop) continue;
+    const Block* merge = op == Op::Loop ? term->targets.at(1) : term->targets.back();
+    if (!merge_of.emplace(merge, term).second) {
+      Fail(f, Where(f, *term) + ": its merge block is already the merge block of another construct");
+    }
+    if (op == Op::Loop && term->targets.size() == 3 &&
+        !continue_of.emplace(term->targets[2], term).second) {
+      Fail(f, Where(f, *term) + ": its continue block is already the continue block of another loop");
+    }
+    if (!dom_->IsReachable(b)) continue;
+    if (dom_->IsReachable(merge) && !dom_->Dominates(b, merge)) {
+      Fail(f, Where(f, *term) + ": the header does not dominate its merge block");
+    }
+    if (op == Op::Loop && term->targets.size() == 3 && dom_->IsReachable(term->targets[2]) &&
+        !dom_->Dominates(b, term->targets[2])) {
+      Fail(f, Where(f, *term) + ": the loop header does not dominate its continue block");
+    }
+  }
+  for (const Block* b : f.blocks) {
+    const Inst* term = b->Terminator();
+    if (term == nullptr || !dom_->IsReachable(b)) continue;
+    for (size_t i = 0; i < EdgeCount(*term); ++i) {
+      const Block* target = term->targets[i];
+      if (!dom_->Dominates(target, b)) continue;
+      const Inst* header = target->Terminator();
+      if (header == nullptr || header->GetOp() != Op::Loop) {
+        Fail(f, Where(f, *term) + ": a back edge must go to a loop header");
       }
     }
   }
@@ -555,6 +598,8 @@ void Verifier::VerifyInst(const Function& f, const Inst& inst) {
         need(inst.targets[0] != inst.targets[1] && inst.targets[1] != inst.targets[2], "loop blocks must differ");
         need(inst.targets[0]->params.empty(), "loop body takes no parameters");
       }
+      need(inst.imms.size() <= 2 && (inst.imms.empty() || inst.imms[0] <= 2),
+           "loop takes an unrolling hint and an iteration bound at most");
       break;
     case Op::Switch: {
       if (!need(!inst.operands.empty(), "switch needs a selector")) break;

@@ -557,14 +557,23 @@ void Lowerer::RemoveDeadBlocks(ir::Function* f) {
 // Statements
 
 namespace {
-/// The unrolling hint of a loop statement's attributes.
-uint32_t LoopControlOf(const ast::Stmt& loop) {
+/// The immediates of a loop statement's `loop`: its unrolling hint, then the bound of
+/// `[MaxIters(n)]` when it has one; empty for neither.
+std::vector<uint32_t> LoopImmsOf(const ast::Stmt& loop) {
   auto control = ir::LoopControl::None;
+  int64_t max_iters = -1;  // none
   for (const ast::Attribute& a : loop.attributes) {
     if (a.name == "ForceUnroll") control = ir::LoopControl::ForceUnroll;
     if (a.name == "unroll" && control == ir::LoopControl::None) control = ir::LoopControl::Unroll;
+    if (a.name == "MaxIters" && a.args.size() == 1 && a.args[0]->kind == ast::ExprKind::IntLiteral) {
+      uint64_t n = static_cast<const ast::IntLiteralExpr*>(a.args[0])->value;
+      max_iters = static_cast<int64_t>(std::min<uint64_t>(n, UINT32_MAX));
+    }
   }
-  return static_cast<uint32_t>(control);
+  std::vector<uint32_t> imms;
+  if (control != ir::LoopControl::None || max_iters >= 0) imms.push_back(static_cast<uint32_t>(control));
+  if (max_iters >= 0) imms.push_back(static_cast<uint32_t>(max_iters));
+  return imms;
 }
 }  // namespace
 
@@ -606,17 +615,17 @@ void Lowerer::LowerStmt(const ast::Stmt* stmt) {
       return;
     case ast::StmtKind::For: {
       auto* s = static_cast<const ast::ForStmt*>(stmt);
-      LowerLoop(s->init, s->cond, s->step, s->body, true, LoopControlOf(*stmt));
+      LowerLoop(s->init, s->cond, s->step, s->body, true, LoopImmsOf(*stmt));
       return;
     }
     case ast::StmtKind::While: {
       auto* s = static_cast<const ast::WhileStmt*>(stmt);
-      LowerLoop(nullptr, s->cond, nullptr, s->body, true, LoopControlOf(*stmt));
+      LowerLoop(nullptr, s->cond, nullptr, s->body, true, LoopImmsOf(*stmt));
       return;
     }
     case ast::StmtKind::DoWhile: {
       auto* s = static_cast<const ast::DoWhileStmt*>(stmt);
-      LowerLoop(nullptr, s->cond, nullptr, s->body, false, LoopControlOf(*stmt));
+      LowerLoop(nullptr, s->cond, nullptr, s->body, false, LoopImmsOf(*stmt));
       return;
     }
     case ast::StmtKind::Return: {
@@ -731,7 +740,7 @@ void Lowerer::LowerSwitch(const ast::SwitchStmt* s) {
 }
 
 void Lowerer::LowerLoop(const ast::Stmt* init, const ast::Expr* cond, const ast::Expr* step,
-                        const ast::Stmt* body, bool test_first, uint32_t control) {
+                        const ast::Stmt* body, bool test_first, std::vector<uint32_t> imms) {
   if (init != nullptr) LowerStmt(init);
   ir::Block* header = NewBlock();
   ir::Block* first = NewBlock();  // condition (test_first) or body
@@ -740,7 +749,7 @@ void Lowerer::LowerLoop(const ast::Stmt* init, const ast::Expr* cond, const ast:
   b_.Br(header);
   Place(header);
   ir::Inst* loop = b_.Loop(first, exit, cont);
-  if (control != 0) loop->imms = {control};
+  loop->imms = std::move(imms);
   Place(first);
   if (test_first && cond != nullptr) {
     Value* c = LowerExpr(cond);

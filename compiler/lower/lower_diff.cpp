@@ -16,6 +16,7 @@ void Lowerer::MarkDifferentiable(const ast::FuncDecl* decl, ir::Function* f,
   // A generic function's custom derivative has generic parameters matching its own
   // (sema checked them), so it takes the same arguments.
   if (decl->fwd_derivative != nullptr) f->custom_fwd = Instance(decl->fwd_derivative, args);
+  if (decl->bwd_derivative != nullptr) f->custom_bwd = Instance(decl->bwd_derivative, args);
   if (decl->primal_substitute != nullptr) {
     f->primal_substitute = Instance(decl->primal_substitute, {});
   }

@@ -161,7 +161,10 @@ Value* Lowerer::LowerExpr(const ast::Expr* e) {
 Value* Lowerer::LowerCall(const ast::CallExpr* call) {
   if (call->is_printf) return LowerPrintf(call);
   if (call->buffer_method != ast::BufferMethod::None) return LowerBufferMethod(call);
-  if (call->callee->kind == ast::ExprKind::Diff) return LowerFwdDiffCall(call);
+  if (call->callee->kind == ast::ExprKind::Diff) {
+    if (static_cast<const ast::DiffExpr*>(call->callee)->backward) return LowerBwdDiffCall(call);
+    return LowerFwdDiffCall(call);
+  }
   if (call->constructed != nullptr && call->constructed->IsStruct()) {
     return LowerStructConstructor(call);
   }

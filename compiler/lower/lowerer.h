@@ -112,9 +112,10 @@ class Lowerer {
   // Statements.
   void LowerStmt(const ast::Stmt* stmt);
   void LowerIf(const ast::IfStmt* s);
-  /// A loop; `control` (an ir::LoopControl) is its unrolling hint.
+  /// A loop; `imms` are its `loop`'s: the unrolling hint (an ir::LoopControl) and the
+  /// [MaxIters] bound, or none.
   void LowerLoop(const ast::Stmt* init, const ast::Expr* cond, const ast::Expr* step,
-                 const ast::Stmt* body, bool test_first, uint32_t control = 0);
+                 const ast::Stmt* body, bool test_first, std::vector<uint32_t> imms = {});
   void LowerLocal(const ast::VarDecl* var);
   /// A `switch`: one block per clause (labels without statements share the next one's).
   void LowerSwitch(const ast::SwitchStmt* s);
@@ -273,6 +274,11 @@ class Lowerer {
   /// The IR function `diff` denotes: bodiless, marked `fwd_diff(@f)` for the forward-mode
   /// pass to write; one per differentiated function.
   ir::Function* FwdDiffFunction(const ast::DiffExpr* diff);
+  /// `bwd_diff(f)(args)`: a call of the function BwdDiffFunction makes (lower_bwd_diff.cpp).
+  Value* LowerBwdDiffCall(const ast::CallExpr* call);
+  /// The IR function `bwd_diff(f)` denotes: bodiless, marked `bwd_diff(@f)` for the
+  /// reverse-mode pass to write; one per differentiated function.
+  ir::Function* BwdDiffFunction(const ast::DiffExpr* diff);
   /// `v` without its derivative (`detach`, `no_diff`): a call of an identity function
   /// that is not [Differentiable], one per type.
   Value* Detach(Value* v);
@@ -299,6 +305,8 @@ class Lowerer {
   std::map<const sema::Type*, const ir::Type*> type_cache_;
   /// (primal, `this` bound by `fwd_diff(obj.method)`) -> its fwd_diff form.
   std::map<std::pair<const ir::Function*, bool>, ir::Function*> fwd_functions_;
+  /// primal -> its bwd_diff form.
+  std::map<const ir::Function*, ir::Function*> bwd_functions_;
   std::map<const ir::Type*, ir::Function*> detach_functions_;   ///< type -> identity
   std::map<const ast::VarDecl*, ir::Global*> globals_;
   std::map<const ast::AggregateDecl*, ir::Global*> uniform_blocks_;  ///< cbuffer -> global

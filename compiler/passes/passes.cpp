@@ -20,13 +20,23 @@ bool TouchesResources(const ir::Function& f) {
   return false;
 }
 
-const std::vector<PassInfo>& AllPasses() {
-  static const std::vector<PassInfo> kPasses = {
+namespace {
+
+std::vector<PassInfo>& PassTable() {
+  static std::vector<PassInfo> passes = {
 #define PASS(function, name, summary) {name, summary, &function},
 #include "compiler/passes/passes.def"
 #undef PASS
   };
-  return kPasses;
+  return passes;
+}
+
+}  // namespace
+
+const std::vector<PassInfo>& AllPasses() { return PassTable(); }
+
+void RegisterPass(const PassInfo& pass) {
+  if (FindPass(pass.name) == nullptr) PassTable().push_back(pass);
 }
 
 const PassInfo* FindPass(std::string_view name) {

@@ -80,8 +80,13 @@ const ir::Constant* FoldIntrinsicLane(ir::Module& module, ir::Intrinsic which,
                                       const ir::Type* result,
                                       const std::vector<const ir::Constant*>& lanes);
 
-/// Every pass, in passes.def order.
+/// Every pass, in passes.def order, then the registered ones in registration order.
 const std::vector<PassInfo>& AllPasses();
+
+/// Adds a pass defined in a library built on this one (autodiff registers its passes,
+/// compiler/autodiff/passes.h) to AllPasses and FindPass; a name already there is not
+/// added again. Register before taking references into AllPasses.
+void RegisterPass(const PassInfo& pass);
 
 /// The pass called `name`, or null.
 const PassInfo* FindPass(std::string_view name);

@@ -789,7 +789,8 @@ bool Checker::CheckStmt(ast::Stmt* stmt) {
                  stmt->kind == ast::StmtKind::DoWhile;
   if (is_loop) {
     // Loop hints are accepted; they do not change the meaning of the loop ([unroll] and
-    // [ForceUnroll] reach the IR's `loop` for the unroll pass; MaxIters is a hint only).
+    // [ForceUnroll] reach the IR's `loop` for the unroll pass, [MaxIters(n)] as the
+    // bound reverse-mode differentiation will size per-iteration storage by).
     CheckAttributes(stmt->attributes, {"unroll", "loop", "ForceUnroll", "MaxIters"}, "a loop");
   } else {
     CheckAttributes(stmt->attributes, {}, "a statement");

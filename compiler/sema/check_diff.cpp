@@ -103,7 +103,7 @@ void Checker::MarkConstructorDifferentiable(ast::FuncDecl* init) {
 bool IsDifferentiableFunction(const ast::FuncDecl* f) {
   // Intrinsics carry the derivative rules of ir/intrinsics.def.
   if (f->intrinsic_op >= 0) return true;
-  if (f->fwd_derivative != nullptr) return true;
+  if (f->fwd_derivative != nullptr || f->bwd_derivative != nullptr) return true;
   if (f->primal_substitute != nullptr && f->primal_substitute != f &&
       IsDifferentiableFunction(f->primal_substitute)) {
     return true;

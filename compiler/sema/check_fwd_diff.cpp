@@ -155,10 +155,7 @@ ast::Expr* Checker::CheckDiffCall(ast::CallExpr* call) {
   call->type = types_.Error();
   for (ast::Expr*& a : call->args) a = CheckExpr(a);
   if (!CheckDiffOperand(diff)) return call;
-  if (AnyBackward(diff)) {
-    diags_.Report(DiagId::UnsupportedConstruct, call->range, "calls of 'bwd_diff'", "are");
-    return call;
-  }
+  if (AnyBackward(diff)) return CheckBwdDiffCall(call);
   for (const ast::Expr* a : call->args) {
     if (a->type->IsError()) return call;
   }
@@ -228,6 +225,7 @@ void Checker::CheckCustomDerivatives(const std::vector<ast::Decl*>& decls) {
     }
   }
   for (ast::FuncDecl* func : funcs) {
+    LinkBackwardDerivatives(func);
     for (const char* attr_name : {"ForwardDerivative", "ForwardDerivativeOf"}) {
       const ast::Attribute* attr = func->FindAttribute(attr_name);
       if (attr == nullptr) continue;

@@ -297,6 +297,15 @@ class Checker {
   /// in order); `*to_primal` gets the map from the derivative's parameters to the primal's.
   bool MatchGenericDerivative(const ast::FuncDecl* primal, const ast::FuncDecl* derivative,
                               Subst* to_primal);
+  // check_bwd_diff.cpp
+  /// The type of `bwd_diff(f)` (AUTODIFF.md): pairs for differentiable inputs, the
+  /// differential of each differentiable `out` parameter, the result's differential last.
+  FwdSignature BwdDiffSignature(const ast::FuncDecl* f);
+  /// `bwd_diff(f)(args)` (arguments checked): typed by BwdDiffSignature.
+  ast::Expr* CheckBwdDiffCall(ast::CallExpr* call);
+  /// Links `[BackwardDerivative(g)]` / `[BackwardDerivativeOf(f)]` on `func` (sets
+  /// bwd_derivative) after checking the derivative's type against BwdDiffSignature.
+  void LinkBackwardDerivatives(ast::FuncDecl* func);
   /// Links `[PrimalSubstitute(g)]` / `[PrimalSubstituteOf(f)]` (sets primal_substitute)
   /// after checking that both functions have one type.
   void LinkPrimalSubstitute(ast::FuncDecl* primal, ast::FuncDecl* substitute,

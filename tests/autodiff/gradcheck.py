@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks forward-mode derivatives against central finite differences of the primal.
+"""Checks forward-mode derivatives against central finite differences of the primal, and reverse-mode gradients against forward mode.
 
 A test file declares differentiable functions over the type macro REAL (scalar REAL
 parameters, REAL result) and one line per check point:
@@ -23,6 +23,18 @@ alone makes a difference quotient with h 1e-6 meaningless. Double files may use 
 transcendentals too: on Vulkan, GLSL.std.450 has sin, exp, ... for 32-bit floats only,
 and the compiler writes double-precision versions (passes/expand_f64_math.cpp). Prints
 one line per check and exits 1 when any fails.
+
+Reverse mode: a line
+
+    //BWDCHECK: f(x=0.3, y=1.2)
+
+checks bwd_diff(f) at that point through the identity <ybar, J xdot> = <J^T ybar, xdot>
+for a random tangent xdot and a random output gradient ybar: the left side from
+fwd_diff(f), the right side from the gradients bwd_diff(f) accumulates into the pairs'
+`.d` (which start at 0.25, so a gradient written over instead of added shows), both in
+one run; the identity holds up to rounding (atol 1e-5, rtol 1e-4 in float; 1e-12,
+1e-10 in double). Each gradient component is also compared with ybar times the
+central finite difference, with the forward-mode tolerances.
 """
 
 import argparse
@@ -34,15 +46,20 @@ import sys
 import tempfile
 
 CHECK_RE = re.compile(r"^\s*//GRADCHECK:\s*([\w.<>]+)\s*\((.*)\)\s*$")
+BWD_RE = re.compile(r"^\s*//BWDCHECK:\s*([\w.<>]+)\s*\((.*)\)\s*$")
+# Tolerances of the reverse/forward identity per REAL: atol, rtol.
+IDENTITY = {"float": (1e-5, 1e-4), "double": (1e-12, 1e-10)}
+# What a gradient's `.d` holds before bwd_diff adds to it.
+START = 0.25
 REAL_RE = re.compile(r"^\s*//GRADCHECK-REAL:\s*(float|double)\s*$", re.M)
 # Settings per REAL: step h, atol, rtol, literal suffix.
 SETTINGS = {"float": (1e-3, 2e-3, 1e-2, ""), "double": (1e-6, 1e-5, 1e-3, "L")}
 
 
-def parse_checks(text):
+def parse_checks(text, regex=CHECK_RE):
     checks = []
     for line in text.splitlines():
-        m = CHECK_RE.match(line)
+        m = regex.match(line)
         if not m:
             continue
         args = []
@@ -53,9 +70,10 @@ def parse_checks(text):
     return checks
 
 
-def kernel(checks, h, rng, real_type):
+def kernel(checks, h, rng, real_type, bwd_checks=()):
     """The kernel source and, per check, where its values land and its random tangent."""
     body, layout, slot = [], [], 0
+    bwd_layout = []
     suffix = SETTINGS[real_type][3]
 
     def real(v):
@@ -83,11 +101,31 @@ def kernel(checks, h, rng, real_type):
         pairs = ["diffPair(%s, %s)" % (real(x), real(t)) for x, t in zip(xs, entry["tangent"])]
         entry["random"] = emit("fwd_diff(%s)(%s).d" % (fn, ", ".join(pairs)))
         layout.append(entry)
+    for fn, args in bwd_checks:
+        xs = [v for _, v in args]
+        n = len(xs)
+        entry = {"fn": fn, "args": args, "plus": [], "minus": [], "grad": []}
+        for i in range(n):
+            for sign, key in ((1, "plus"), (-1, "minus")):
+                shifted = [real(x + sign * h if k == i else x) for k, x in enumerate(xs)]
+                entry[key].append(emit("%s(%s)" % (fn, ", ".join(shifted))))
+        entry["tangent"] = [rng.uniform(-1.0, 1.0) for _ in xs]
+        entry["ybar"] = rng.uniform(0.5, 1.5) * rng.choice((-1, 1))
+        pairs = ["diffPair(%s, %s)" % (real(x), real(t)) for x, t in zip(xs, entry["tangent"])]
+        entry["jvp"] = emit("fwd_diff(%s)(%s).d" % (fn, ", ".join(pairs)))
+        body.append("  {")
+        for i, x in enumerate(xs):
+            body.append("    DifferentialPair<REAL> gc_p%d = diffPair(%s, %s);" % (i, real(x), real(START)))
+        body.append("    bwd_diff(%s)(%s);" % (fn, ", ".join(["gc_p%d" % i for i in range(n)] + [real(entry["ybar"])])))
+        for i in range(n):
+            entry["grad"].append(emit("gc_p%d.d" % i))
+        body.append("  }")
+        bwd_layout.append(entry)
     src = ["", "//OUTPUT: buffer gc_out %s %d" % (real_type, slot),
            "RWStructuredBuffer<REAL> gc_out;",
            '[shader("compute")] [numthreads(1, 1, 1)]',
            "void gc_main(uint3 gc_tid : SV_DispatchThreadID) {"] + body + ["}"]
-    return "\n".join(src) + "\n", layout
+    return "\n".join(src) + "\n", layout, bwd_layout
 
 
 def run(slope_run, source, backend):
@@ -126,8 +164,9 @@ def main():
     a = p.parse_args()
     text = open(a.test).read()
     checks = parse_checks(text)
-    if not checks:
-        sys.exit("gradcheck: no //GRADCHECK: lines in " + a.test)
+    bwd_checks = parse_checks(text, BWD_RE)
+    if not checks and not bwd_checks:
+        sys.exit("gradcheck: no //GRADCHECK: or //BWDCHECK: lines in " + a.test)
     m = REAL_RE.search(text)
     real_type = m.group(1) if m else "float"
     h, atol, rtol, _ = SETTINGS[real_type]
@@ -136,7 +175,7 @@ def main():
     # The test's own RUN/CHECK lines are no directives for slope-run.
     body = "\n".join("" if re.match(r"^\s*//\s*(RUN|CHECK|REQUIRES)", l) else l
                      for l in text.splitlines())
-    src, layout = kernel(checks, h, random.Random(a.seed), real_type)
+    src, layout, bwd_layout = kernel(checks, h, random.Random(a.seed), real_type, bwd_checks)
     out = run(a.slope_run, prelude + body + "\n" + src, a.backend)
     good = True
     for e in layout:
@@ -146,6 +185,22 @@ def main():
             good &= compare("d%s/d%s at %s" % (e["fn"], name, where), out[slot], fd, atol, rtol)
         fd_dir = sum(t * fd for t, fd in zip(e["tangent"], fds))
         good &= compare("random direction at %s" % where, out[e["random"]], fd_dir, atol, rtol)
+    id_atol, id_rtol = IDENTITY[real_type]
+    for e in bwd_layout:
+        where = "%s(%s)" % (e["fn"], ", ".join("%s=%g" % kv for kv in e["args"]))
+        grads = [out[g] - START for g in e["grad"]]
+        fds = [(out[pl] - out[mi]) / (2 * h) for pl, mi in zip(e["plus"], e["minus"])]
+        for (name, _), g, fd in zip(e["args"], grads, fds):
+            ok = abs(g - e["ybar"] * fd) <= atol + rtol * abs(e["ybar"] * fd)
+            print("%s reverse d%s/d%s at %s: gradient %.9g, ybar * finite difference %.9g" %
+                  ("ok  " if ok else "FAIL", e["fn"], name, where, g, e["ybar"] * fd))
+            good &= ok
+        lhs = e["ybar"] * out[e["jvp"]]
+        rhs = sum(g * t for g, t in zip(grads, e["tangent"]))
+        ok = abs(lhs - rhs) <= id_atol + id_rtol * abs(lhs)
+        print("%s <ybar, J xdot> = <J^T ybar, xdot> at %s: %.9g, %.9g" %
+              ("ok  " if ok else "FAIL", where, lhs, rhs))
+        good &= ok
     print("gradcheck: %s" % ("all derivatives match" if good else "derivatives differ"))
     return 0 if good else 1
 

@@ -16,6 +16,7 @@
 #include "compiler/ir/parser.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/verifier.h"
+#include "compiler/autodiff/passes.h"
 #include "compiler/passes/passes.h"
 
 namespace {
@@ -33,6 +34,7 @@ std::vector<std::string> SplitNames(const std::string& list) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  slope::autodiff::RegisterPasses();
   namespace diag = slope::diag;
   CLI::App app{"slope-opt: run Slope IR passes on IR text"};
   std::string input = "-", pass_list, output = "-";

@@ -9,11 +9,14 @@
 #include "compiler/autodiff/forward/jvp.h"
 #include "compiler/base/ice.h"
 #include "compiler/ir/builder.h"
-#include "compiler/passes/passes.h"
+#include "compiler/autodiff/passes.h"
 
-namespace slope::passes {
+namespace slope::autodiff {
 
 namespace {
+
+using passes::Options;
+using passes::Result;
 
 using autodiff::DifferentialType;
 using ir::Function;
@@ -135,4 +138,4 @@ Result ForwardDiff(ir::Module& module, const Options& options) {
   return result;
 }
 
-}  // namespace slope::passes
+}  // namespace slope::autodiff

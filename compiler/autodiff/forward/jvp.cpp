@@ -433,9 +433,12 @@ void Transcriber::CallRule(Inst& inst) {
   // Differentiated code calls the primal substitute instead (value and derivative).
   Function* callee =
       inst.callee->primal_substitute != nullptr ? inst.callee->primal_substitute : inst.callee;
-  if (callee->custom_fwd != nullptr) return CallCustom(inst, callee->custom_fwd);
-  Function* jvp = callee->differentiable || callee->fwd_diff_of != nullptr ? ctx_.jvp_of(callee)
-                                                                           : nullptr;
+  if (callee->custom_fwd != nullptr && !ctx_.for_reverse) return CallCustom(inst, callee->custom_fwd);
+  bool custom = callee->custom_fwd != nullptr || callee->custom_bwd != nullptr;
+  Function* jvp = callee->differentiable || callee->fwd_diff_of != nullptr ||
+                          (ctx_.for_reverse && custom)
+                      ? ctx_.jvp_of(callee)
+                      : nullptr;
   if (jvp == nullptr) {
     // No derivative flows through the call; what it writes through pointers has none.
     CheckNoSilentZero(inst, callee);

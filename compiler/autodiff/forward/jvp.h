@@ -16,6 +16,9 @@ struct JvpContext {
   const passes::Options& options;
   /// The split-form JVP of a [Differentiable] callee (declared on first request).
   std::function<ir::Function*(ir::Function*)> jvp_of;
+  /// Linearizing for reverse mode: every call of a function with a derivative (custom
+  /// ones included) goes through `jvp_of`, which reverse mode answers with a stand-in.
+  bool for_reverse = false;
 };
 
 /// Declares the split-form JVP of `f`, empty: each parameter of `f` followed by its

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "compiler/autodiff/passes.h"
 #include "compiler/base/ice.h"
 #include "compiler/ir/verifier.h"
 #include "compiler/passes/passes.h"
@@ -11,6 +12,7 @@
 namespace slope::targets::spirv {
 
 const std::vector<std::string_view>& RaisePassNames() {
+  autodiff::RegisterPasses();
   // SPIR-V cannot pass resources around: functions that take or return them are
   // inlined, structs holding them split into their members, and every buffer value
   // traced back to its global (legalize-resources reports the ones that cannot be).
@@ -22,7 +24,9 @@ const std::vector<std::string_view>& RaisePassNames() {
   // GLSL.std.450 has sin, exp, pow, ... for 32-bit floats only: expand-f64-math writes
   // those of doubles as double-precision functions of the module.
   static const std::vector<std::string_view> kNames = {
-      "fwd-diff", "reject-recursion", "expand-f64-math", "inline-resources", "sroa", "mem2reg", "fold", "simplify-cfg", "legalize-resources", "dce",
+      "reject-recursion", "mem2reg", "fold", "simplify-cfg", "unroll", "fold", "simplify-cfg",
+      "fwd-diff", "bwd-diff",
+      "expand-f64-math", "inline-resources", "sroa", "mem2reg", "fold", "simplify-cfg", "legalize-resources", "dce",
       "unroll", "fold", "simplify-cfg", "dce"};
   return kNames;
 }
@@ -32,6 +36,8 @@ void Raise(ir::Module& module, const AfterPass& after_pass, diag::DiagEngine* di
   options.diags = diags;
   bool uses_fwd_diff = std::any_of(module.functions.begin(), module.functions.end(),
                                    [](const ir::Function* f) { return f->fwd_diff_of != nullptr; });
+  bool uses_bwd_diff = std::any_of(module.functions.begin(), module.functions.end(),
+                                   [](const ir::Function* f) { return f->bwd_diff_of != nullptr; });
   // The verifier costs about a fifth of a compile when run after each of the list's
   // passes, so by default it runs once, at the end, as compilers do in release builds;
   // SLOPE_VERIFY_EACH=1 (set by the test suite) verifies after every pass and names the
@@ -42,6 +48,7 @@ void Raise(ir::Module& module, const AfterPass& after_pass, diag::DiagEngine* di
   }();
   for (std::string_view name : RaisePassNames()) {
     if (name == "fwd-diff" && !uses_fwd_diff) continue;
+    if (name == "bwd-diff" && !uses_bwd_diff) continue;
     const passes::PassInfo* pass = passes::FindPass(name);
     SLOPE_ASSERT(pass != nullptr);
     uint32_t errors = diags != nullptr ? diags->ErrorCount() : 0;

@@ -174,5 +174,66 @@ TEST_F(VerifierTest, TypesAreInterned) {
   EXPECT_EQ(m_.Types().Vector(f32_, 1), f32_);
 }
 
+TEST_F(VerifierTest, TwoConstructsCannotShareAMergeBlock) {
+  // Two selections, one nested in the other's then arm, both merging at `merge`.
+  Function* f = m_.AddFunction("s", m_.Types().Void());
+  Param* p = m_.AddParam(m_.Types().Bool(), nullptr);
+  f->params.push_back(p);
+  Block* entry = m_.AddBlock(f);
+  Block* a = m_.AddBlock(f);
+  Block* inner = m_.AddBlock(f);
+  Block* merge = m_.AddBlock(f);
+  f->blocks = {entry, a, inner, merge};
+  b_.SetInsertBlock(entry);
+  b_.If(p, a, merge, merge);
+  b_.SetInsertBlock(a);
+  b_.If(p, inner, merge, merge);
+  b_.SetInsertBlock(inner);
+  b_.Br(merge);
+  b_.SetInsertBlock(merge);
+  b_.Return();
+  EXPECT_TRUE(HasError(m_, "already the merge block of another construct"));
+}
+
+TEST_F(VerifierTest, HeaderMustDominateItsMergeBlock) {
+  // `late` names `early` (which runs before it) as its merge block.
+  Function* f = m_.AddFunction("h", m_.Types().Void());
+  Param* p = m_.AddParam(m_.Types().Bool(), nullptr);
+  f->params.push_back(p);
+  Block* entry = m_.AddBlock(f);
+  Block* early = m_.AddBlock(f);
+  Block* late = m_.AddBlock(f);
+  Block* t = m_.AddBlock(f);
+  Block* end = m_.AddBlock(f);
+  f->blocks = {entry, early, late, t, end};
+  b_.SetInsertBlock(entry);
+  b_.Br(early);
+  b_.SetInsertBlock(early);
+  b_.Br(late);
+  b_.SetInsertBlock(late);
+  b_.If(p, t, end, early);
+  b_.SetInsertBlock(t);
+  b_.Br(end);
+  b_.SetInsertBlock(end);
+  b_.Return();
+  EXPECT_TRUE(HasError(m_, "the header does not dominate its merge block"));
+}
+
+TEST_F(VerifierTest, BackEdgesGoToLoopHeaders) {
+  // A cycle without a `loop`: `body` branches back to `head`, which dominates it.
+  Function* f = m_.AddFunction("c", m_.Types().Void());
+  Block* entry = m_.AddBlock(f);
+  Block* head = m_.AddBlock(f);
+  Block* body = m_.AddBlock(f);
+  f->blocks = {entry, head, body};
+  b_.SetInsertBlock(entry);
+  b_.Br(head);
+  b_.SetInsertBlock(head);
+  b_.Br(body);
+  b_.SetInsertBlock(body);
+  b_.Br(head);
+  EXPECT_TRUE(HasError(m_, "a back edge must go to a loop header"));
+}
+
 }  // namespace
 }  // namespace slope::ir

@@ -1,0 +1,1041 @@
+// Reverse mode as linearize -> unzip -> transpose.
+//
+// Linearize: forward mode writes the JVP of `f` (forward/jvp.cpp), with every call of a
+// differentiable function left as a call of a bodiless stand-in for the callee's JVP.
+// Unzip: each value of the JVP is primal or linear (it depends on a tangent); linear
+// memory is the tangent `var`s and what is stored into them. The primal values are
+// copied into the backward function in order. Transpose: the linear instructions are
+// visited in reverse order and each adds its adjoint's contribution to the adjoints of
+// its linear operands (an adjoint lives in a `var`, which mem2reg later promotes); a
+// linear `var` gets an adjoint `var` that mirrors it; a stand-in call becomes the primal
+// call forward and a call of the callee's backward derivative in reverse.
+
+#include "compiler/autodiff/reverse/reverse.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "compiler/autodiff/differential.h"
+#include "compiler/autodiff/forward/jvp.h"
+#include "compiler/base/ice.h"
+#include "compiler/ir/builder.h"
+
+namespace slope::autodiff::reverse {
+
+namespace {
+
+using ir::Block;
+using ir::Function;
+using ir::Inst;
+using ir::Op;
+using ir::Value;
+
+class Reverser {
+ public:
+  Reverser(const ReverseContext& context, Function* bwd)
+      : ctx_(context), types_(context.module.Types()), bwd_(bwd), b_(context.module) {}
+
+  void Run();
+
+ private:
+  struct LoopInfo;
+  const ir::Type* Diff(const ir::Type* t) { return DifferentialType(types_, t); }
+  void Error(source::SourceLoc loc, const std::string& what) {
+    passes::ReportError(ctx_.options, diag::DiagId::NoBackwardDerivative, loc, f_->Name(), what);
+    failed_ = true;
+  }
+  Function* Stub(Function* callee);
+  bool CheckShape();
+  void Classify();
+  bool Linear(const Value* v) const { return linear_.count(v) != 0; }
+  bool MarkLinear(const Value* v) { return linear_.insert(v).second; }
+  void UnpackParams();
+  void ForwardSweep();
+  /// Forward-order walk of the structured region from `start` up to `end` (exclusive;
+  /// null: to the `ret`), recording each block in `chain`; false (reported) on a shape
+  /// reverse mode does not take.
+  bool Walk(Block* start, Block* end, std::vector<Block*>* chain);
+  /// Records the loop `header` heads ([MaxIters] bound, test at the top, no break or
+  /// continue); false (reported) otherwise.
+  bool WalkLoop(Block* header);
+  /// The trip count of the loop `header` heads when the compiler can prove it (a
+  /// counter from a constant, stepped by a constant, against a constant bound).
+  bool ProveTripCount(Block* header, uint32_t* count);
+  /// Emits the reverse of the loop `info`: its exit pass, then each iteration from the
+  /// last to the first.
+  void ReverseLoop(const LoopInfo& info);
+  void ReverseInsts(Block* block);
+  bool in_loop_walk_ = false;
+  std::vector<Block*> loop_walk_blocks_;  ///< blocks Walk visited inside a loop
+  /// Emits the reverse of the region `chain` (a Walk result) at the builder's block;
+  /// leaves the builder in the block that continues after it.
+  void ReverseRegion(const std::vector<Block*>& chain);
+  void ReverseBlock(Block* block);
+  /// A forward-sweep value for use in the reverse sweep: values of blocks that do not
+  /// dominate the reverse sweep (inside if/switch arms) go through a `var`.
+  Value* Spilled(Value* copy);
+  void ForwardCall(Inst& call);
+  void Transpose(Inst& inst);
+  void TransposeIntrinsic(Inst& inst, Value* a);
+  void TransposeCall(Inst& call);
+  void WriteGradients();
+
+  Value* P(Value* v);
+  Value* Zero(const ir::Type* t) { return ZeroOf(b_, *bwd_, t); }
+  /// A `var` of `t` holding zero.
+  Inst* ZeroedVar(const ir::Type* t) {
+    Inst* var = b_.Var(bwd_, t);
+    b_.Store(var, Zero(t));
+    return var;
+  }
+  Value* Adj(Value* v) { return b_.Load(adj_.at(v)); }
+  Value* AdjPtr(Value* ptr);
+  void AddAdj(Value* v, Value* x);
+  void AddToMemory(Value* ptr, Value* x) { b_.Store(ptr, Add(b_.Load(ptr), x)); }
+  /// a + b for differential values (member by member for structs and arrays).
+  Value* Add(Value* a, Value* c);
+  /// The sum of the components of a vector.
+  Value* LaneSum(Value* v);
+  Value* MatMul(const ir::Type* t, Value* a, Value* c) {
+    return b_.CallIntrinsic(ir::Intrinsic::MatMul, t, {a, c});
+  }
+  Value* Transposed(Value* m) {
+    const ir::Type* t = m->GetType();
+    return b_.CallIntrinsic(ir::Intrinsic::Transpose, types_.Matrix(t->Scalar(), t->Cols(), t->Count()), {m});
+  }
+  /// The matrix whose row i is `u[i] * v`.
+  Value* Outer(Value* u, Value* v);
+
+  const ReverseContext& ctx_;
+  ir::TypeTable& types_;
+  Function* bwd_;
+  Function* f_ = nullptr;
+  Function* jvp_ = nullptr;
+  ir::Builder b_;
+  bool failed_ = false;
+  std::map<const Function*, Function*> stub_of_;   ///< callee -> stand-in for its JVP
+  std::map<const Function*, Function*> stubs_;     ///< stand-in -> callee
+  std::set<const Value*> linear_;
+  std::map<const Value*, Value*> primal_;          ///< JVP primal value -> its copy
+  std::map<const Value*, Value*> adj_;             ///< linear JVP value -> its adjoint var
+  std::map<const Value*, Value*> adj_ptr_;         ///< linear JVP pointer -> adjoint memory
+  std::map<const Block*, std::vector<Inst*>> reverse_;  ///< linear instructions per block
+  std::map<const Block*, Block*> forward_;         ///< JVP block -> its forward copy
+  std::set<const Block*> top_level_;               ///< forward blocks dominating the end
+  std::map<const Value*, Value*> spills_;          ///< forward value -> its var
+  Block* ret_block_ = nullptr;                     ///< the forward block that branches back
+  bool in_reverse_ = false;
+  /// A loop bounded by [MaxIters(n)]: its blocks and its per-iteration storage.
+  struct LoopInfo {
+    Block* header = nullptr;          ///< JVP blocks
+    Block* cond = nullptr;            ///< the loop's first block, ending in cond_br
+    Block* cont = nullptr;            ///< the continue block
+    std::vector<Block*> body;         ///< from the cond_br's true target to `cont`
+    std::vector<Block*> all;          ///< every block of the loop, arms included
+    uint32_t bound = 0;               ///< [MaxIters]
+    Inst* iter = nullptr;             ///< var: iterations started, counted forward
+  };
+  std::map<const Block*, LoopInfo> loops_;          ///< by JVP header block
+  std::map<const Block*, const LoopInfo*> loop_of_; ///< JVP and forward blocks -> loop
+  std::map<const Block*, Value*> forward_index_;   ///< forward loop block -> its tape index
+  const LoopInfo* reverse_loop_ = nullptr;         ///< loop whose tape index is current
+  Value* reverse_index_ = nullptr;
+  std::map<const Value*, Inst*> tapes_;            ///< forward value -> array var
+  std::map<const Inst*, std::map<size_t, Value*>> saved_inout_;  ///< call -> param -> input
+  /// Per parameter of f: how the backward function takes it.
+  enum class ParamKind { Plain, Pair, InOutPair, OutGradient };
+  std::vector<ParamKind> kinds_;
+  std::vector<size_t> jvp_index_;                  ///< f param -> its JVP param
+  Value* result_slot_ = nullptr;                   ///< the JVP's result tangent pointer
+};
+
+Value* Reverser::P(Value* v) {
+  if (v->VKind() == ir::ValueKind::Constant || v->VKind() == ir::ValueKind::Global) return v;
+  auto it = primal_.find(v);
+  if (it == primal_.end()) SLOPE_ICE("reverse mode: primal value used before its definition");
+  return in_reverse_ ? Spilled(it->second) : it->second;
+}
+
+Value* Reverser::Spilled(Value* copy) {
+  Block* block = nullptr;
+  if (copy->VKind() == ir::ValueKind::Inst) block = static_cast<Inst*>(copy)->block;
+  if (copy->VKind() == ir::ValueKind::Param) block = static_cast<ir::Param*>(copy)->GetBlock();
+  if (block == nullptr || top_level_.count(block) != 0) return copy;
+  auto loop = loop_of_.find(block);
+  if (loop != loop_of_.end()) {
+    // Per iteration: an array indexed by the iteration (clamped to the bound).
+    const LoopInfo* info = loop->second;
+    auto [tape, fresh] = tapes_.emplace(copy, nullptr);
+    if (fresh) {
+      tape->second = b_.Var(bwd_, types_.Array(copy->GetType(), info->bound + 1));
+      Value* index = forward_index_.at(block);
+      Inst* ptr = ctx_.module.NewInst(Op::ElementPtr, types_.Pointer(ir::AddressSpace::Function, copy->GetType()));
+      ptr->operands = {tape->second, index};
+      ptr->block = block;
+      Inst* store = ctx_.module.NewInst(Op::Store, types_.Void());
+      store->operands = {ptr, copy};
+      store->block = block;
+      auto at = std::find(block->insts.begin(), block->insts.end(), copy);
+      if (at == block->insts.end()) at = std::find(block->insts.begin(), block->insts.end(), index);
+      at = block->insts.insert(at + 1, ptr);
+      block->insts.insert(at + 1, store);
+    }
+    // Outside the loop's reverse, the values of its exit pass.
+    Value* index = reverse_loop_ == info
+                       ? reverse_index_
+                       : b_.CallIntrinsic(ir::Intrinsic::Min, types_.Int(32, true),
+                                          {b_.Load(info->iter), ctx_.module.ConstInt(types_.Int(32, true), info->bound)});
+    return b_.Load(b_.IndexPtr(tape->second, index));
+  }
+  auto [it, inserted] = spills_.emplace(copy, nullptr);
+  if (inserted) {
+    it->second = b_.Var(bwd_, copy->GetType());
+    Inst* store = ctx_.module.NewInst(Op::Store, types_.Void());
+    store->operands = {it->second, copy};
+    store->block = block;
+    auto at = block->insts.begin();
+    if (copy->VKind() == ir::ValueKind::Inst) {
+      at = std::find(block->insts.begin(), block->insts.end(), copy) + 1;
+    }
+    block->insts.insert(at, store);
+  }
+  return b_.Load(it->second);
+}
+
+Value* Reverser::AdjPtr(Value* ptr) {
+  // In the reverse sweep, pointers into adjoint memory are formed again where used (the
+  // forward sweep's may sit in an arm that does not dominate the use).
+  if (in_reverse_ && ptr->VKind() == ir::ValueKind::Inst) {
+    auto* inst = static_cast<Inst*>(ptr);
+    if (inst->GetOp() == Op::ElementPtr) return b_.IndexPtr(AdjPtr(inst->operands[0]), P(inst->operands[1]));
+    if (inst->GetOp() == Op::MemberPtr) return b_.MemberPtr(AdjPtr(inst->operands[0]), inst->imms.at(0));
+  }
+  auto it = adj_ptr_.find(ptr);
+  if (it == adj_ptr_.end()) SLOPE_ICE("reverse mode: linear pointer without adjoint memory");
+  return it->second;
+}
+
+Value* Reverser::Add(Value* a, Value* c) {
+  const ir::Type* t = a->GetType();
+  if (!t->IsStruct() && !t->IsArray()) return b_.Binary(Op::Add, a, c);
+  std::vector<Value*> parts;
+  size_t n = t->IsStruct() ? t->Members().size() : t->Count();
+  for (uint32_t i = 0; i < n; ++i) parts.push_back(Add(b_.Extract(a, i), b_.Extract(c, i)));
+  return t->IsStruct() ? static_cast<Value*>(b_.MakeStruct(t, std::move(parts)))
+                       : static_cast<Value*>(b_.MakeArray(t, std::move(parts)));
+}
+
+void Reverser::AddAdj(Value* v, Value* x) {
+  if (!Linear(v)) return;
+  auto it = adj_.find(v);
+  if (it == adj_.end()) SLOPE_ICE("reverse mode: linear value without an adjoint");
+  AddToMemory(it->second, x);
+}
+
+Value* Reverser::LaneSum(Value* v) {
+  Value* sum = b_.Extract(v, 0);
+  for (uint32_t i = 1; i < v->GetType()->Count(); ++i) sum = b_.Binary(Op::Add, sum, b_.Extract(v, i));
+  return sum;
+}
+
+Value* Reverser::Outer(Value* u, Value* v) {
+  const ir::Type* vt = v->GetType();
+  std::vector<Value*> rows;
+  for (uint32_t i = 0; i < u->GetType()->Count(); ++i) {
+    rows.push_back(b_.Binary(Op::Mul, b_.Splat(b_.Extract(u, i), vt->Count()), v));
+  }
+  const ir::Type* t = types_.Matrix(vt->Scalar(), u->GetType()->Count(), vt->Count());
+  return b_.Emit(Op::MakeMatrix, t, std::move(rows));
+}
+
+Function* Reverser::Stub(Function* callee) {
+  auto [it, inserted] = stub_of_.emplace(callee, nullptr);
+  if (inserted) {
+    it->second = forward::DeclareJvp(ctx_.module, callee);
+    stubs_[it->second] = callee;
+  }
+  return it->second;
+}
+
+bool Reverser::CheckShape() {
+  size_t returns = 0;
+  for (const Block* block : jvp_->blocks) {
+    const Inst* term = block->Terminator();
+    if (term != nullptr && term->GetOp() == Op::Return && ++returns > 1) {
+      Error(term->loc, "a second 'return' (early returns are not supported in reverse mode yet)");
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Reverser::ProveTripCount(Block* header, uint32_t* count) {
+  // `for (int i = c0; i < n; i += s)` with constants c0, n and s > 0 (or `<=`): the
+  // test compares a header parameter with a constant, the entry edge passes a constant
+  // and the back edge the parameter plus a constant.
+  const Inst* loop = header->Terminator();
+  const Inst* test = loop->targets[0]->Terminator();
+  if (test->GetOp() != Op::CondBr || test->operands.empty()) return false;
+  Value* cond = test->operands[0];
+  if (cond->VKind() != ir::ValueKind::Inst) return false;
+  auto* cmp = static_cast<Inst*>(cond);
+  if ((cmp->GetOp() != Op::Lt && cmp->GetOp() != Op::Le) || cmp->operands.size() != 2 ||
+      cmp->operands[1]->VKind() != ir::ValueKind::Constant || !cmp->operands[0]->GetType()->IsInt()) {
+    return false;
+  }
+  auto* param = cmp->operands[0]->VKind() == ir::ValueKind::Param
+                    ? static_cast<ir::Param*>(cmp->operands[0])
+                    : nullptr;
+  if (param == nullptr || param->GetBlock() != header) return false;
+  size_t index = std::find(header->params.begin(), header->params.end(), param) - header->params.begin();
+  const Inst* back = loop->targets[2]->Terminator();
+  const Inst* entry = nullptr;
+  for (const Block* b : jvp_->blocks) {
+    const Inst* t = b->Terminator();
+    if (t != nullptr && t != back && t->GetOp() == Op::Br && t->targets[0] == header) entry = t;
+  }
+  if (entry == nullptr || back->GetOp() != Op::Br || back->operands.size() <= index) return false;
+  Value* init = entry->operands.at(index);
+  Value* next = back->operands[index];
+  if (init->VKind() != ir::ValueKind::Constant || next->VKind() != ir::ValueKind::Inst) return false;
+  auto* step = static_cast<Inst*>(next);
+  if (step->GetOp() != Op::Add || step->operands[0] != param ||
+      step->operands[1]->VKind() != ir::ValueKind::Constant) {
+    return false;
+  }
+  int64_t c0 = static_cast<const ir::Constant*>(init)->AsSigned();
+  int64_t n = static_cast<const ir::Constant*>(cmp->operands[1])->AsSigned();
+  int64_t s = static_cast<const ir::Constant*>(step->operands[1])->AsSigned();
+  if (s <= 0) return false;
+  if (cmp->GetOp() == Op::Le) ++n;
+  int64_t trips = n <= c0 ? 0 : (n - c0 + s - 1) / s;
+  if (trips > (1 << 20)) return false;
+  *count = static_cast<uint32_t>(trips);
+  return true;
+}
+
+bool Reverser::WalkLoop(Block* header) {
+  const Inst* term = header->Terminator();
+  if (in_loop_walk_) {
+    Error(term->loc, "a loop inside a loop (nested loops are not supported in reverse mode yet)");
+    return false;
+  }
+  LoopInfo info;
+  info.header = header;
+  info.cond = term->targets[0];
+  info.cont = term->targets[2];
+  Block* merge = term->targets[1];
+  const Inst* test = info.cond->Terminator();
+  if (term->imms.size() > 1) {
+    info.bound = term->imms[1];
+  } else if (!ProveTripCount(header, &info.bound)) {
+    passes::ReportError(ctx_.options, diag::DiagId::ReverseLoopUnbounded, term->loc, f_->Name());
+    failed_ = true;
+    return false;
+  }
+  if (test->GetOp() != Op::CondBr || test->targets[1] != merge || test->operands.size() != 1 ||
+      test->targets[0] == info.cont || info.cont->Terminator()->GetOp() != Op::Br ||
+      info.cont->Terminator()->targets[0] != header) {
+    Error(term->loc, "this loop's shape ('break', 'continue' or a test that is not at the top) is not supported in reverse mode yet");
+    return false;
+  }
+  in_loop_walk_ = true;
+  loop_walk_blocks_.clear();
+  bool ok = Walk(test->targets[0], info.cont, &info.body);
+  in_loop_walk_ = false;
+  if (!ok) return false;
+  info.all = {info.header, info.cond, info.cont};
+  info.all.insert(info.all.end(), loop_walk_blocks_.begin(), loop_walk_blocks_.end());
+  LoopInfo& stored = loops_[header];
+  stored = info;
+  for (const Block* b : info.all) loop_of_[b] = &stored;
+  return true;
+}
+
+bool Reverser::Walk(Block* start, Block* end, std::vector<Block*>* chain) {
+  for (Block* b = start; b != end;) {
+    chain->push_back(b);
+    if (in_loop_walk_) loop_walk_blocks_.push_back(b);
+    const Inst* term = b->Terminator();
+    switch (term->GetOp()) {
+      case Op::Return:
+        if (end == nullptr) return true;
+        // A construct left other than through its merge block ('break', 'continue').
+        Error(term->loc, "control flow leaving a loop or selection other than at its end ('break', 'continue') is not supported in reverse mode yet");
+        return false;
+      case Op::Br: b = term->targets[0]; break;
+      case Op::Loop: {
+        if (!WalkLoop(b)) return false;
+        b = term->targets[1];
+        break;
+      }
+      case Op::If:
+      case Op::Switch: {
+        Block* merge = term->targets.back();
+        std::set<Block*> arms(term->targets.begin(), term->targets.end() - 1);
+        for (Block* arm : arms) {
+          std::vector<Block*> inner;
+          if (arm != merge && !Walk(arm, merge, &inner)) return false;
+        }
+        b = merge;
+        break;
+      }
+      default:
+        Error(term->loc, std::string("'") + ir::GetOpInfo(term->GetOp()).mnemonic +
+                             "' control flow is not supported in reverse mode yet");
+        return false;
+    }
+  }
+  return true;
+}
+
+void Reverser::Classify() {
+  // Seeds: the tangent parameters and the result's tangent slot.
+  size_t k = 0;
+  for (const ir::Param* p : f_->params) {
+    jvp_index_.push_back(k);
+    if (Diff(p->GetType()) != nullptr) {
+      MarkLinear(jvp_->params.at(k + 1));
+      k += 2;
+    } else {
+      k += 1;
+    }
+  }
+  if (k < jvp_->params.size()) {
+    result_slot_ = jvp_->params[k];
+    MarkLinear(result_slot_);
+  }
+  // A value depending on a linear one is linear; memory a linear value is stored into,
+  // or that a stand-in call writes a tangent into, is linear.
+  auto root = [](Value* ptr) {
+    while (ptr->VKind() == ir::ValueKind::Inst &&
+           (static_cast<Inst*>(ptr)->GetOp() == Op::ElementPtr ||
+            static_cast<Inst*>(ptr)->GetOp() == Op::MemberPtr)) {
+      ptr = static_cast<Inst*>(ptr)->operands.at(0);
+    }
+    return ptr;
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (Block* block : jvp_->blocks) {
+      for (Inst* inst : block->insts) {
+        if (inst->GetOp() == Op::Call && stubs_.count(inst->callee) != 0) {
+          const Function* callee = stubs_.at(inst->callee);
+          size_t a = 0;
+          for (const ir::Param* p : callee->params) {
+            ++a;
+            if (Diff(p->GetType()) == nullptr) continue;
+            Value* t = inst->operands.at(a++);
+            if (t->GetType()->IsPointer()) changed |= MarkLinear(root(t));
+          }
+          if (a < inst->operands.size()) changed |= MarkLinear(root(inst->operands.at(a)));
+          continue;
+        }
+        if (inst->GetOp() == Op::Store) {
+          if (Linear(inst->operands[1])) changed |= MarkLinear(root(inst->operands[0]));
+          continue;
+        }
+        if (inst->GetOp() == Op::Br) {
+          for (size_t i = 0; i < inst->operands.size(); ++i) {
+            if (Linear(inst->operands[i])) changed |= MarkLinear(inst->targets[0]->params.at(i));
+          }
+          continue;
+        }
+        if (inst->IsTerminator() || inst->GetOp() == Op::Call || inst->GetType()->IsVoid()) continue;
+        for (const Value* v : inst->operands) {
+          if (Linear(v)) {
+            changed |= MarkLinear(inst);
+            break;
+          }
+        }
+      }
+    }
+  }
+}
+
+void Reverser::UnpackParams() {
+  bool has_dresult = bwd_->params.size() == f_->params.size() + 1;
+  for (uint32_t i = 0; i < f_->params.size(); ++i) {
+    const ir::Type* pt = f_->params[i]->GetType();
+    Value* param = bwd_->params.at(i);
+    Value* jp = jvp_->params.at(jvp_index_[i]);
+    bool has_tangent = Diff(pt) != nullptr;
+    Value* jt = has_tangent ? jvp_->params.at(jvp_index_[i] + 1) : nullptr;
+    ParamKind kind = ParamKind::Plain;
+    if (param->GetType() != pt) {
+      kind = !pt->IsPointer() ? ParamKind::Pair
+             : param->GetType()->IsPointer() ? ParamKind::InOutPair
+                                             : ParamKind::OutGradient;
+    }
+    kinds_.push_back(kind);
+    switch (kind) {
+      case ParamKind::Plain:
+        primal_[jp] = param;
+        break;
+      case ParamKind::Pair:
+        primal_[jp] = b_.Extract(b_.Load(param), 0);
+        break;
+      case ParamKind::InOutPair: {
+        Inst* var = b_.Var(bwd_, pt->Element());
+        b_.Store(var, b_.Extract(b_.Load(param), 0));
+        primal_[jp] = var;
+        break;
+      }
+      case ParamKind::OutGradient:
+        primal_[jp] = ZeroedVar(pt->Element());
+        break;
+    }
+    if (jt == nullptr) continue;
+    if (jt->GetType()->IsPointer()) {
+      Inst* memory = ZeroedVar(jt->GetType()->Element());
+      if (kind == ParamKind::InOutPair) b_.Store(memory, b_.Extract(b_.Load(param), 1));
+      if (kind == ParamKind::OutGradient) b_.Store(memory, param);
+      adj_ptr_[jt] = memory;
+    } else {
+      adj_[jt] = ZeroedVar(jt->GetType());
+    }
+  }
+  if (result_slot_ != nullptr) {
+    Value* slot = result_slot_;
+    Inst* memory = ZeroedVar(slot->GetType()->Element());
+    if (has_dresult) b_.Store(memory, bwd_->params.back());
+    adj_ptr_[slot] = memory;
+  }
+}
+
+void Reverser::ForwardSweep() {
+  // Adjoints of the linear values (pointers excepted) start at zero.
+  for (const Block* block : jvp_->blocks) {
+    for (const ir::Param* p : block->params) {
+      if (Linear(p)) adj_[p] = ZeroedVar(p->GetType());
+    }
+    for (const Inst* inst : block->insts) {
+      if (Linear(inst) && !inst->GetType()->IsPointer()) adj_[inst] = ZeroedVar(inst->GetType());
+    }
+  }
+  // The forward blocks, with the primal block parameters.
+  for (Block* block : jvp_->blocks) {
+    Block* copy = block == jvp_->blocks.front() ? bwd_->blocks.front() : ctx_.module.AddBlock(bwd_);
+    if (copy != bwd_->blocks.front()) bwd_->blocks.push_back(copy);
+    forward_[block] = copy;
+    for (ir::Param* p : block->params) {
+      if (Linear(p)) continue;
+      ir::Param* np = ctx_.module.AddParam(p->GetType(), copy);
+      copy->params.push_back(np);
+      primal_[p] = np;
+    }
+  }
+  // Iteration counters, zero before each loop.
+  for (auto& [header, info] : loops_) {
+    info.iter = b_.Var(bwd_, types_.Int(32, true));
+    b_.Store(info.iter, ctx_.module.ConstInt(types_.Int(32, true), 0));
+  }
+  for (Block* block : jvp_->blocks) {
+    if (block != jvp_->blocks.front()) b_.SetInsertBlock(forward_.at(block));
+    auto loop = loop_of_.find(block);
+    if (loop != loop_of_.end()) {
+      const ir::Type* i32 = types_.Int(32, true);
+      Value* bound = ctx_.module.ConstInt(i32, loop->second->bound);
+      forward_index_[forward_.at(block)] =
+          b_.CallIntrinsic(ir::Intrinsic::Min, i32, {b_.Load(loop->second->iter), bound});
+      loop_of_[forward_.at(block)] = loop->second;
+      if (block == loop->second->cont) {
+        Value* next = b_.Binary(Op::Add, b_.Load(loop->second->iter), ctx_.module.ConstInt(i32, 1));
+        b_.Store(loop->second->iter, next);
+      }
+    }
+    for (Inst* inst : block->insts) {
+      b_.SetLoc(inst->loc);
+      Op op = inst->GetOp();
+      if (op == Op::Return) {
+        ret_block_ = b_.GetInsertBlock();
+        continue;
+      }
+      if (op == Op::Var) {
+        if (Linear(inst)) {
+          adj_ptr_[inst] = ZeroedVar(inst->GetType()->Element());
+        } else {
+          primal_[inst] = b_.Var(bwd_, inst->GetType()->Element());
+        }
+        continue;
+      }
+      if (op == Op::Call && stubs_.count(inst->callee) != 0) {
+        ForwardCall(*inst);
+        reverse_[block].push_back(inst);
+        continue;
+      }
+      if (op == Op::Br) {
+        std::vector<Value*> args;
+        for (size_t i = 0; i < inst->operands.size(); ++i) {
+          if (!Linear(inst->targets[0]->params.at(i))) args.push_back(P(inst->operands[i]));
+        }
+        b_.Br(forward_.at(inst->targets[0]), std::move(args));
+        continue;
+      }
+      bool linear_store = op == Op::Store && Linear(inst->operands[0]);
+      if (Linear(inst) || linear_store) {
+        if (op == Op::ElementPtr) adj_ptr_[inst] = b_.IndexPtr(AdjPtr(inst->operands[0]), P(inst->operands[1]));
+        if (op == Op::MemberPtr) adj_ptr_[inst] = b_.MemberPtr(AdjPtr(inst->operands[0]), inst->imms.at(0));
+        reverse_[block].push_back(inst);
+        continue;
+      }
+      std::vector<Value*> operands;
+      for (Value* v : inst->operands) {
+        if (Linear(v)) {
+          Error(inst->loc, std::string("'") + ir::GetOpInfo(op).mnemonic + "' of a value that carries a derivative");
+          return;
+        }
+        operands.push_back(P(v));
+      }
+      Inst* r = b_.Emit(op, inst->GetType(), std::move(operands), inst->imms);
+      r->callee = inst->callee;
+      for (Block* t : inst->targets) r->targets.push_back(forward_.at(t));
+      if (!inst->GetType()->IsVoid()) primal_[inst] = r;
+    }
+  }
+}
+
+void Reverser::ReverseBlock(Block* block) {
+  // The edge out of the block first: its arguments receive the adjoints of the
+  // parameters they were bound to.
+  const Inst* term = block->Terminator();
+  if (term->GetOp() == Op::Br) {
+    Block* target = term->targets[0];
+    for (size_t i = 0; i < term->operands.size(); ++i) {
+      if (Linear(target->params[i])) AddAdj(term->operands[i], Adj(target->params[i]));
+    }
+  }
+  auto it = reverse_.find(block);
+  if (it == reverse_.end()) return;
+  for (size_t i = it->second.size(); i-- > 0 && !failed_;) Transpose(*it->second[i]);
+}
+
+void Reverser::ReverseInsts(Block* block) {
+  auto it = reverse_.find(block);
+  if (it == reverse_.end()) return;
+  for (size_t i = it->second.size(); i-- > 0 && !failed_;) Transpose(*it->second[i]);
+}
+
+void Reverser::ReverseLoop(const LoopInfo& info) {
+  const ir::Type* i32 = types_.Int(32, true);
+  Value* bound = ctx_.module.ConstInt(i32, info.bound);
+  Value* count = b_.Load(info.iter);
+  const LoopInfo* outer_loop = reverse_loop_;
+  Value* outer_index = reverse_index_;
+  reverse_loop_ = &info;
+  // The exit pass: the header and the test ran once more.
+  reverse_index_ = b_.CallIntrinsic(ir::Intrinsic::Min, i32, {count, bound});
+  ReverseInsts(info.cond);
+  ReverseInsts(info.header);
+  // Iterations count-1 down to 0.
+  Inst* k = b_.Var(bwd_, i32);
+  b_.Store(k, b_.Binary(Op::Sub, count, ctx_.module.ConstInt(i32, 1)));
+  Block* head = ctx_.module.AddBlock(bwd_);
+  Block* test = ctx_.module.AddBlock(bwd_);
+  Block* body = ctx_.module.AddBlock(bwd_);
+  Block* cont = ctx_.module.AddBlock(bwd_);
+  Block* done = ctx_.module.AddBlock(bwd_);
+  b_.Br(head);
+  bwd_->blocks.push_back(head);
+  b_.SetInsertBlock(head);
+  b_.Loop(test, done, cont);
+  bwd_->blocks.push_back(test);
+  b_.SetInsertBlock(test);
+  Value* kv = b_.Load(k);
+  b_.CondBr(b_.Compare(Op::Ge, kv, ctx_.module.ConstInt(i32, 0)), body, done);
+  bwd_->blocks.push_back(body);
+  b_.SetInsertBlock(body);
+  reverse_index_ = b_.CallIntrinsic(ir::Intrinsic::Min, i32, {b_.Load(k), bound});
+  // Adjoints of the iteration's values start at zero; the header parameters' go to
+  // the arguments the continue block passed them.
+  for (const Block* b : info.all) {
+    for (const Inst* inst : b->insts) {
+      auto it = adj_.find(inst);
+      if (it != adj_.end()) b_.Store(it->second, Zero(inst->GetType()));
+    }
+    if (b == info.header) continue;
+    for (const ir::Param* p : b->params) {
+      auto it = adj_.find(p);
+      if (it != adj_.end()) b_.Store(it->second, Zero(p->GetType()));
+    }
+  }
+  const Inst* back = info.cont->Terminator();
+  std::vector<std::pair<Value*, Value*>> carried;
+  for (size_t i = 0; i < back->operands.size(); ++i) {
+    ir::Param* p = info.header->params[i];
+    if (!Linear(p)) continue;
+    carried.push_back({back->operands[i], Adj(p)});
+    b_.Store(adj_.at(p), Zero(p->GetType()));
+  }
+  for (auto& [arg, adjoint] : carried) AddAdj(arg, adjoint);
+  ReverseInsts(info.cont);
+  ReverseRegion(info.body);
+  ReverseInsts(info.cond);
+  ReverseInsts(info.header);
+  b_.Br(cont);
+  bwd_->blocks.push_back(cont);
+  b_.SetInsertBlock(cont);
+  b_.Store(k, b_.Binary(Op::Sub, b_.Load(k), ctx_.module.ConstInt(i32, 1)));
+  b_.Br(head);
+  bwd_->blocks.push_back(done);
+  b_.SetInsertBlock(done);
+  reverse_loop_ = outer_loop;
+  reverse_index_ = outer_index;
+}
+
+void Reverser::ReverseRegion(const std::vector<Block*>& chain) {
+  for (size_t i = chain.size(); i-- > 0 && !failed_;) {
+    Block* block = chain[i];
+    const Inst* term = block->Terminator();
+    if (term->GetOp() == Op::Loop) {
+      ReverseLoop(loops_.at(block));
+      continue;
+    }
+    if (term->GetOp() == Op::If || term->GetOp() == Op::Switch) {
+      // The arms in reverse, selected as the forward pass selected them.
+      Block* merge = term->targets.back();
+      Block* after = ctx_.module.AddBlock(bwd_);
+      std::map<Block*, Block*> arm_of;
+      std::vector<Block*> targets;
+      Block* header = b_.GetInsertBlock();
+      for (size_t t = 0; t + 1 < term->targets.size(); ++t) {
+        Block* arm = term->targets[t];
+        auto [at, inserted] = arm_of.emplace(arm, after);
+        if (inserted && arm != merge) {
+          std::vector<Block*> inner;
+          Walk(arm, merge, &inner);
+          Block* start = ctx_.module.AddBlock(bwd_);
+          bwd_->blocks.push_back(start);
+          b_.SetInsertBlock(start);
+          ReverseRegion(inner);
+          b_.Br(after);
+          at->second = start;
+        }
+        targets.push_back(at->second);
+      }
+      bwd_->blocks.push_back(after);
+      b_.SetInsertBlock(header);
+      Value* selector = P(term->operands[0]);
+      if (term->GetOp() == Op::If) {
+        b_.If(selector, targets[0], targets[1], after);
+      } else {
+        std::vector<ir::Builder::SwitchCase> cases;
+        for (size_t c = 1; c < term->operands.size(); ++c) cases.push_back({term->operands[c], targets[c]});
+        b_.Switch(selector, targets[0], cases, after);
+      }
+      b_.SetInsertBlock(after);
+    }
+    ReverseBlock(block);
+  }
+}
+
+void Reverser::ForwardCall(Inst& call) {
+  Function* callee = stubs_.at(call.callee);
+  std::vector<Value*> args;
+  size_t a = 0;
+  for (size_t j = 0; j < callee->params.size(); ++j) {
+    Value* v = call.operands.at(a++);
+    const ir::Type* d = Diff(callee->params[j]->GetType());
+    if (d != nullptr) ++a;
+    args.push_back(P(v));
+    // The input of an inout parameter, for the callee's backward derivative.
+    if (d != nullptr && d->IsPointer()) saved_inout_[&call][j] = b_.Load(P(v));
+  }
+  Inst* r = b_.Call(callee, std::move(args));
+  if (!call.GetType()->IsVoid()) primal_[&call] = r;
+}
+
+void Reverser::TransposeCall(Inst& call) {
+  Function* callee = stubs_.at(call.callee);
+  Function* cb = ctx_.bwd_of(callee);
+  if (cb == nullptr) {
+    Error(call.loc, "'" + callee->Name() + "' has no backward derivative; give it one ([BackwardDerivative]) or mark it [Differentiable]");
+    return;
+  }
+  std::vector<Value*> args;
+  std::vector<std::pair<Value*, Inst*>> add_back;   // tangent, pair slot
+  std::vector<std::pair<Value*, Inst*>> set_back;   // tangent pointer, pair slot
+  std::vector<Value*> clear;                        // tangent pointers read as gradients
+  size_t a = 0;
+  for (size_t j = 0; j < callee->params.size(); ++j) {
+    Value* v = call.operands.at(a++);
+    const ir::Type* pt = callee->params[j]->GetType();
+    const ir::Type* want = cb->params.at(j)->GetType();
+    if (Diff(pt) == nullptr) {
+      args.push_back(P(v));
+      continue;
+    }
+    Value* t = call.operands.at(a++);
+    if (want == pt) {  // no_diff: the primal alone
+      args.push_back(P(v));
+    } else if (!pt->IsPointer()) {
+      Inst* slot = b_.Var(bwd_, want->Element());
+      b_.Store(slot, b_.MakeStruct(want->Element(), {P(v), Zero(Diff(pt))}));
+      args.push_back(slot);
+      if (Linear(t)) add_back.push_back({t, slot});
+    } else if (want->IsPointer()) {
+      Inst* slot = b_.Var(bwd_, want->Element());
+      b_.Store(slot, b_.MakeStruct(want->Element(), {Spilled(saved_inout_.at(&call).at(j)), b_.Load(AdjPtr(t))}));
+      args.push_back(slot);
+      set_back.push_back({t, slot});
+    } else {
+      args.push_back(b_.Load(AdjPtr(t)));
+      clear.push_back(t);
+    }
+  }
+  if (a < call.operands.size() && cb->params.size() > callee->params.size()) {
+    Value* memory = AdjPtr(call.operands[a]);
+    args.push_back(b_.Load(memory));
+    clear.push_back(call.operands[a]);
+  }
+  b_.Call(cb, std::move(args));
+  for (auto& [t, slot] : add_back) AddAdj(t, b_.Extract(b_.Load(slot), 1));
+  for (auto& [t, slot] : set_back) b_.Store(AdjPtr(t), b_.Extract(b_.Load(slot), 1));
+  for (Value* t : clear) b_.Store(AdjPtr(t), Zero(AdjPtr(t)->GetType()->Element()));
+}
+
+void Reverser::Transpose(Inst& inst) {
+  b_.SetLoc(inst.loc);
+  Op op = inst.GetOp();
+  switch (op) {
+    case Op::Call: return TransposeCall(inst);
+    case Op::Store: {
+      Value* memory = AdjPtr(inst.operands[0]);
+      if (Linear(inst.operands[1])) AddAdj(inst.operands[1], b_.Load(memory));
+      b_.Store(memory, Zero(memory->GetType()->Element()));
+      return;
+    }
+    case Op::Load: return AddToMemory(AdjPtr(inst.operands[0]), Adj(&inst));
+    case Op::ElementPtr:
+    case Op::MemberPtr: return;
+    default: break;
+  }
+  Value* a = Adj(&inst);
+  const ir::Type* t = inst.GetType();
+  auto operand = [&](size_t i) { return inst.operands.at(i); };
+  switch (op) {
+    case Op::Add:
+      AddAdj(operand(0), a);
+      AddAdj(operand(1), a);
+      return;
+    case Op::Sub:
+      AddAdj(operand(0), a);
+      AddAdj(operand(1), b_.Unary(Op::Neg, a));
+      return;
+    case Op::Neg: return AddAdj(operand(0), b_.Unary(Op::Neg, a));
+    case Op::Mul: {
+      if (Linear(operand(0)) && Linear(operand(1))) break;
+      size_t l = Linear(operand(0)) ? 0 : 1;
+      return AddAdj(operand(l), b_.Binary(Op::Mul, a, P(operand(1 - l))));
+    }
+    case Op::Div:
+      if (Linear(operand(1))) break;
+      return AddAdj(operand(0), b_.Binary(Op::Div, a, P(operand(1))));
+    case Op::Convert:
+      if (Diff(operand(0)->GetType()) == nullptr) return;
+      return AddAdj(operand(0), b_.Convert(a, operand(0)->GetType()));
+    case Op::Splat: return AddAdj(operand(0), LaneSum(a));
+    case Op::Extract: {
+      const ir::Type* ct = operand(0)->GetType();
+      return AddAdj(operand(0), b_.Emit(Op::Insert, ct, {Zero(ct), a}, inst.imms));
+    }
+    case Op::Insert: {
+      if (Linear(operand(0))) AddAdj(operand(0), b_.Emit(Op::Insert, t, {a, Zero(operand(1)->GetType())}, inst.imms));
+      if (Linear(operand(1))) AddAdj(operand(1), b_.Emit(Op::Extract, operand(1)->GetType(), {a}, inst.imms));
+      return;
+    }
+    case Op::ExtractDynamic: {
+      const ir::Type* ct = operand(0)->GetType();
+      return AddAdj(operand(0), b_.Emit(Op::InsertDynamic, ct, {Zero(ct), a, P(operand(1))}));
+    }
+    case Op::InsertDynamic: {
+      Value* index = P(operand(2));
+      if (Linear(operand(0))) AddAdj(operand(0), b_.Emit(Op::InsertDynamic, t, {a, Zero(t->Element()), index}));
+      if (Linear(operand(1))) AddAdj(operand(1), b_.Emit(Op::ExtractDynamic, t->Element(), {a, index}));
+      return;
+    }
+    case Op::Shuffle: {
+      uint32_t n0 = operand(0)->GetType()->Count();
+      for (size_t s = 0; s < 2; ++s) {
+        if (!Linear(operand(s))) continue;
+        const ir::Type* st = operand(s)->GetType();
+        Value* acc = Zero(st);
+        for (uint32_t k = 0; k < inst.imms.size(); ++k) {
+          uint32_t lane = inst.imms[k];
+          if ((lane < n0) != (s == 0)) continue;
+          uint32_t j = s == 0 ? lane : lane - n0;
+          Value* sum = b_.Binary(Op::Add, b_.Extract(acc, j), b_.Extract(a, k));
+          acc = b_.Emit(Op::Insert, st, {acc, sum}, {j});
+        }
+        AddAdj(operand(s), acc);
+      }
+      return;
+    }
+    case Op::MakeVector: {
+      uint32_t offset = 0;
+      for (Value* part : inst.operands) {
+        uint32_t n = part->GetType()->Count();
+        if (!part->GetType()->IsVector()) {
+          AddAdj(part, b_.Extract(a, offset));
+        } else {
+          std::vector<uint32_t> lanes;
+          for (uint32_t i = 0; i < n; ++i) lanes.push_back(offset + i);
+          AddAdj(part, b_.Shuffle(a, a, lanes));
+        }
+        offset += part->GetType()->IsVector() ? n : 1;
+      }
+      return;
+    }
+    case Op::MakeStruct:
+    case Op::MakeArray:
+    case Op::MakeMatrix:
+      for (uint32_t i = 0; i < inst.operands.size(); ++i) AddAdj(operand(i), b_.Extract(a, i));
+      return;
+    case Op::Intrinsic: return TransposeIntrinsic(inst, a);
+    default: break;
+  }
+  Error(inst.loc, std::string("'") + ir::GetOpInfo(op).mnemonic + "' in its derivative has no transpose");
+}
+
+void Reverser::TransposeIntrinsic(Inst& inst, Value* a) {
+  auto which = static_cast<ir::Intrinsic>(inst.imms.at(0));
+  Value* x = inst.operands.at(0);
+  Value* y = inst.operands.size() > 1 ? inst.operands[1] : nullptr;
+  const ir::Type* t = inst.GetType();
+  switch (which) {
+    case ir::Intrinsic::Dot: {
+      if (Linear(x) && Linear(y)) break;
+      Value* l = Linear(x) ? x : y;
+      Value* other = P(Linear(x) ? y : x);
+      return AddAdj(l, b_.Binary(Op::Mul, b_.Splat(a, l->GetType()->Count()), other));
+    }
+    case ir::Intrinsic::Cross:
+      if (Linear(x) && Linear(y)) break;
+      if (Linear(x)) AddAdj(x, b_.CallIntrinsic(which, t, {P(y), a}));
+      if (Linear(y)) AddAdj(y, b_.CallIntrinsic(which, t, {a, P(x)}));
+      return;
+    case ir::Intrinsic::Transpose: return AddAdj(x, Transposed(a));
+    case ir::Intrinsic::MatMul: {
+      if (Linear(x) && Linear(y)) break;
+      const ir::Type* xt = x->GetType();
+      const ir::Type* yt = y->GetType();
+      if (xt->IsMatrix() && yt->IsVector()) {  // M v
+        if (Linear(y)) AddAdj(y, MatMul(yt, a, P(x)));
+        if (Linear(x)) AddAdj(x, Outer(a, P(y)));
+      } else if (xt->IsVector() && yt->IsMatrix()) {  // v M
+        if (Linear(x)) AddAdj(x, MatMul(xt, P(y), a));
+        if (Linear(y)) AddAdj(y, Outer(P(x), a));
+      } else if (xt->IsMatrix() && yt->IsMatrix()) {
+        if (Linear(x)) AddAdj(x, MatMul(xt, a, Transposed(P(y))));
+        if (Linear(y)) AddAdj(y, MatMul(yt, Transposed(P(x)), a));
+      } else {
+        // A scalar and a value: the scalar's adjoint is the sum over a * value.
+        bool x_scalar = xt->IsScalar();
+        Value* s = x_scalar ? x : y;
+        Value* v = x_scalar ? y : x;
+        if (Linear(v)) AddAdj(v, MatMul(v->GetType(), P(s), a));
+        if (Linear(s)) {
+          const ir::Type* vt = v->GetType();
+          const ir::Type* st = vt->Scalar();
+          Value* pv = P(v);
+          Value* sum = nullptr;
+          if (vt->IsScalar()) sum = b_.Binary(Op::Mul, a, pv);
+          if (vt->IsVector()) sum = b_.CallIntrinsic(ir::Intrinsic::Dot, st, {a, pv});
+          for (uint32_t r = 0; vt->IsMatrix() && r < vt->Count(); ++r) {
+            Value* row = b_.CallIntrinsic(ir::Intrinsic::Dot, st, {b_.Extract(a, r), b_.Extract(pv, r)});
+            sum = sum == nullptr ? row : b_.Binary(Op::Add, sum, row);
+          }
+          AddAdj(s, sum);
+        }
+      }
+      return;
+    }
+    default: break;
+  }
+  Error(inst.loc, std::string("the linear use of '") + ir::GetIntrinsicInfo(which).mnemonic +
+                      "' in its derivative has no transpose");
+}
+
+void Reverser::WriteGradients() {
+  for (uint32_t i = 0; i < f_->params.size(); ++i) {
+    if (kinds_[i] != ParamKind::Pair && kinds_[i] != ParamKind::InOutPair) continue;
+    Value* param = bwd_->params[i];
+    Value* jt = jvp_->params.at(jvp_index_[i] + 1);
+    Value* pair = b_.Load(param);
+    Value* grad = kinds_[i] == ParamKind::Pair ? Add(b_.Extract(pair, 1), Adj(jt))
+                                               : b_.Load(AdjPtr(jt));
+    b_.Store(param, b_.MakeStruct(param->GetType()->Element(), {b_.Extract(pair, 0), grad}));
+  }
+}
+
+void Reverser::Run() {
+  f_ = bwd_->bwd_diff_of;
+  if (f_->primal_substitute != nullptr) f_ = f_->primal_substitute;
+  Block* entry = ctx_.module.AddBlock(bwd_);
+  bwd_->blocks.push_back(entry);
+  b_.SetInsertBlock(entry);
+  if (f_->custom_bwd != nullptr) {
+    b_.Call(f_->custom_bwd, std::vector<Value*>(bwd_->params.begin(), bwd_->params.end()));
+    b_.Return();
+    return;
+  }
+  // Linearize.
+  forward::JvpContext jvp_context{ctx_.module, ctx_.options, [this](Function* c) { return Stub(c); }, true};
+  jvp_ = forward::DeclareJvp(ctx_.module, f_);
+  forward::BuildJvp(jvp_context, f_, jvp_);
+  if (CheckShape()) {
+    Classify();
+    UnpackParams();
+    std::vector<Block*> chain;
+    bool walked = Walk(jvp_->blocks.front(), nullptr, &chain);
+    SLOPE_ASSERT(walked || failed_);
+    if (walked) {
+      for (Block* b : chain) {
+        if (loops_.count(b) == 0) top_level_.insert(b);
+      }
+      ForwardSweep();
+    }
+    std::set<const Block*> forward_top;
+    for (const Block* b : top_level_) forward_top.insert(forward_.count(b) ? forward_.at(b) : b);
+    top_level_ = forward_top;
+    if (!failed_ && ret_block_ != nullptr) {
+      // Transpose, from the end of the forward sweep.
+      Block* back = ctx_.module.AddBlock(bwd_);
+      bwd_->blocks.push_back(back);
+      b_.SetInsertBlock(ret_block_);
+      b_.Br(back);
+      b_.SetInsertBlock(back);
+      in_reverse_ = true;
+      ReverseRegion(chain);
+      if (!failed_) WriteGradients();
+    }
+  }
+  if (b_.IsTerminated()) {
+    // An error left the builder in a finished block: end in a fresh one.
+    Block* last = ctx_.module.AddBlock(bwd_);
+    bwd_->blocks.push_back(last);
+    b_.SetInsertBlock(last);
+  }
+  b_.Return();
+  // Forward blocks an error left open end the function too.
+  for (Block* block : bwd_->blocks) {
+    if (block->Terminator() == nullptr) {
+      b_.SetInsertBlock(block);
+      b_.Return();
+    }
+  }
+  // The JVP and the stand-ins were only the linearization.
+  auto& fs = ctx_.module.functions;
+  fs.erase(std::remove_if(fs.begin(), fs.end(),
+                          [&](const Function* g) { return g == jvp_ || stubs_.count(g) != 0; }),
+           fs.end());
+}
+
+}  // namespace
+
+void BuildBackward(const ReverseContext& context, ir::Function* bwd) { Reverser(context, bwd).Run(); }
+
+}  // namespace slope::autodiff::reverse

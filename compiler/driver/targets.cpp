@@ -77,6 +77,16 @@ void EmitCuda(EmitRequest& r) {
     cuda_options.bindings.push_back(
         {b.name, b.kind == ResourceKind::PushConstant ? b.entry_point : std::string()});
   }
+  for (const ir::Function* f : r.module.functions) {
+    for (const ir::Block* b : f->blocks) {
+      for (const ir::Inst* inst : b->insts) {
+        if (inst->GetOp() == ir::Op::BufferInfo && inst->imms.at(0) == 0) {
+          r.diags.Report(diag::DiagId::CudaBufferLength, inst->loc);
+          return;
+        }
+      }
+    }
+  }
   std::string field = targets::cuda::FindColumnMajorMatrix(r.module, cuda_options);
   if (!field.empty()) {
     r.diags.Report(diag::DiagId::CudaColumnMajorMatrix, source::SourceRange(), field);

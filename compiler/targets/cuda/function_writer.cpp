@@ -1,6 +1,7 @@
 #include "compiler/targets/cuda/function_writer.h"
 
 #include "compiler/base/ice.h"
+#include "compiler/targets/layout/layout.h"
 
 namespace slope::targets::cuda {
 
@@ -305,6 +306,14 @@ Expr FunctionWriter::InstExpr(const ir::Inst& inst) {
       const ir::Type* s = inst.operands[0]->GetType()->Element();
       return Member(op(0), context_.MemberName(s, inst.imms[0]));
     }
+    case Op::BufferInfo:
+      // The stride under the CUDA target's scalar layout; an element count needs the
+      // buffer's size, which a kernel parameter does not carry (EmitCuda reports it).
+      if (inst.imms[0] == 0) SLOPE_ICE("cuda: a buffer's element count reached the writer");
+      return Atom(std::to_string(targets::LayoutArrayStride(inst.operands[0]->GetType()->Element(),
+                                                            targets::BufferLayout::Scalar,
+                                                            ir::MatrixLayout::RowMajor)) +
+                  "u");
     case Op::Atomic:
       return AtomicExpr(inst);
     case Op::Wave:

@@ -495,6 +495,9 @@ class Checker {
   /// Reports every cycle of `static const` definitions that refer to themselves or to each
   /// other (E3090 naming the cycle). Iterative: a chain of any length is fine.
   void CheckConstantCycles();
+  /// Integer division or remainder by a constant zero is an error; a constant shift count
+  /// of at least the width (or negative) warns with the wrapped count.
+  void CheckConstantOperand(const ast::BinaryExpr* expr);
   /// The `static const` globals whose initializers were checked, in order.
   std::vector<ast::VarDecl*> static_consts_;
   /// EvaluateIntConstant's memo per constant: a value, or nullopt while it is being

@@ -89,6 +89,9 @@ const char* OpSpelling(OpKind op);
 struct Expr {
   ExprKind kind;
   SourceRange range;
+  /// Height of the tree below and including this node (1 for a leaf), as the parser built
+  /// it: bounded by parse::kMaxExprHeight so that every recursive walk is bounded too.
+  uint32_t height = 1;
   const sema::Type* type = nullptr;  ///< filled by sema
   explicit Expr(ExprKind k, SourceRange r) : kind(k), range(r) {}
 };

@@ -1,5 +1,6 @@
 // Expressions: precedence climbing over C's operators, postfix forms, primaries.
 
+#include <algorithm>
 #include <unordered_set>
 
 #include "compiler/parse/parser_impl.h"
@@ -62,6 +63,22 @@ ast::Expr* Parser::ErrorExpr(source::SourceRange range) {
   return ctx_.New<ast::IntLiteralExpr>(range, 0, false);
 }
 
+ast::Expr* Parser::Grow(ast::Expr* node, std::initializer_list<const ast::Expr*> operands,
+                        source::SourceRange where) {
+  uint32_t below = 0;
+  for (const ast::Expr* e : operands) {
+    if (e != nullptr && e->height > below) below = e->height;
+  }
+  return SetHeight(node, below, where);
+}
+
+ast::Expr* Parser::SetHeight(ast::Expr* node, uint32_t below, source::SourceRange where) {
+  node->height = below + 1;
+  if (node->height <= kMaxExprHeight) return node;
+  Error(DiagId::ExpressionTooLong, where, kMaxExprHeight);
+  return ErrorExpr(node->range);
+}
+
 ast::Expr* Parser::ParseExpr() {
   // The comma operator is not part of the language subset: one assignment expression.
   return ParseAssignment();
@@ -87,19 +104,45 @@ ast::Expr* Parser::ParseAssignment() {
     case TokenKind::GreaterGreaterEqual: op = ast::OpKind::Shr; break;
     default: return lhs;
   }
-  Advance();
+  source::SourceRange op_range = Advance().Range();
   ast::Expr* rhs = At(TokenKind::LBrace) ? ParseInitList() : ParseAssignment();
-  return ctx_.New<ast::AssignExpr>(From(begin), op, lhs, rhs);
+  return Grow(ctx_.New<ast::AssignExpr>(From(begin), op, lhs, rhs), {lhs, rhs}, op_range);
 }
 
 ast::Expr* Parser::ParseConditional() {
+  // `c1 ? x1 : c2 ? x2 : ... : y` is a chain, not nesting: the arms are read in a loop
+  // and the right-leaning tree is built afterwards, from the last arm back.
+  struct Arm {
+    source::SourceLoc begin;
+    ast::Expr* cond;
+    ast::Expr* then_expr;
+    source::SourceRange question;
+  };
+  std::vector<Arm> arms;
   source::SourceLoc begin = Cur().loc;
   ast::Expr* cond = ParseBinary(1);
-  if (!Consume(TokenKind::Question)) return cond;
-  ast::Expr* then_expr = ParseAssignment();
-  Expect(TokenKind::Colon);
-  ast::Expr* else_expr = ParseConditional();
-  return ctx_.New<ast::ConditionalExpr>(From(begin), cond, then_expr, else_expr);
+  ast::Expr* else_expr = cond;
+  int outer_depth = branch_depth_;
+  while (At(TokenKind::Question)) {
+    // Past the limit the rest of the chain is still read, but dropped.
+    if (++branch_depth_ > kMaxBranchChain) ReportBranchChain();
+    source::SourceRange question = Advance().Range();
+    ast::Expr* then_expr = ParseAssignment();
+    if (branch_depth_ <= kMaxBranchChain) arms.push_back({begin, cond, then_expr, question});
+    if (!Expect(TokenKind::Colon)) {
+      else_expr = ErrorExpr(Cur().Range());
+      break;
+    }
+    begin = Cur().loc;
+    else_expr = cond = ParseBinary(1);
+  }
+  branch_depth_ = outer_depth;
+  for (size_t i = arms.size(); i-- > 0;) {
+    const Arm& arm = arms[i];
+    auto* node = ctx_.New<ast::ConditionalExpr>(From(arm.begin), arm.cond, arm.then_expr, else_expr);
+    else_expr = Grow(node, {arm.cond, arm.then_expr, else_expr}, arm.question);
+  }
+  return else_expr;
 }
 
 ast::Expr* Parser::ParseBinary(int min_prec) {
@@ -114,46 +157,69 @@ ast::Expr* Parser::ParseBinary(int min_prec) {
     DepthGuard guard(*this);
     if (!guard.Ok()) return lhs;
     ast::Expr* rhs = ParseBinary(prec + 1);  // left associative
-    lhs = ctx_.New<ast::BinaryExpr>(From(begin), op, lhs, rhs, op_range);
+    lhs = Grow(ctx_.New<ast::BinaryExpr>(From(begin), op, lhs, rhs, op_range), {lhs, rhs}, op_range);
   }
 }
 
 ast::Expr* Parser::ParseUnary() {
-  DepthGuard guard(*this);
-  if (!guard.Ok()) return ErrorExpr(Cur().Range());
-  source::SourceLoc begin = Cur().loc;
-  ast::OpKind op;
-  switch (Cur().kind) {
-    case TokenKind::Minus: op = ast::OpKind::Neg; break;
-    case TokenKind::Plus: op = ast::OpKind::Plus; break;
-    case TokenKind::Bang: op = ast::OpKind::Not; break;
-    case TokenKind::Tilde: op = ast::OpKind::BitNot; break;
-    case TokenKind::PlusPlus: op = ast::OpKind::PreInc; break;
-    case TokenKind::MinusMinus: op = ast::OpKind::PreDec; break;
-    case TokenKind::Identifier:
-      if (AtIdent("no_diff")) {
-        Advance();
-        ast::Expr* operand = ParseUnary();
-        return ctx_.New<ast::NoDiffExpr>(From(begin), operand);
-      }
-      return ParsePostfix(ParsePrimary());
-    case TokenKind::LParen:
-      // A cast `(T)x` when the parentheses hold a built-in type name.
-      if (Peek(1).Is(TokenKind::Identifier) && IsBuiltinTypeName(Peek(1).text) &&
-          ScanType(pos_ + 1) != 0 && tokens_[ScanType(pos_ + 1)].Is(TokenKind::RParen)) {
-        Advance();
-        ast::TypeExpr* type = ParseType();
-        if (type == nullptr || !Expect(TokenKind::RParen)) return ErrorExpr(From(begin));
-        ast::Expr* operand = ParseUnary();
-        return ctx_.New<ast::CastExpr>(From(begin), type, operand);
-      }
-      return ParsePostfix(ParsePrimary());
-    default:
-      return ParsePostfix(ParsePrimary());
+  // Prefix operators and casts are a chain (`- - x`, `!!x`, `(int)(float)x`): read them
+  // in a loop, then apply them from the innermost out.
+  struct Prefix {
+    source::SourceLoc begin;
+    source::SourceRange op_range;
+    enum { kOp, kNoDiff, kCast } form;
+    ast::OpKind op;
+    ast::TypeExpr* type;
+  };
+  std::vector<Prefix> prefixes;
+  while (true) {
+    source::SourceLoc begin = Cur().loc;
+    source::SourceRange op_range = Cur().Range();
+    ast::OpKind op;
+    bool is_op = true;
+    switch (Cur().kind) {
+      case TokenKind::Minus: op = ast::OpKind::Neg; break;
+      case TokenKind::Plus: op = ast::OpKind::Plus; break;
+      case TokenKind::Bang: op = ast::OpKind::Not; break;
+      case TokenKind::Tilde: op = ast::OpKind::BitNot; break;
+      case TokenKind::PlusPlus: op = ast::OpKind::PreInc; break;
+      case TokenKind::MinusMinus: op = ast::OpKind::PreDec; break;
+      default: is_op = false; break;
+    }
+    if (is_op) {
+      Advance();
+      prefixes.push_back({begin, op_range, Prefix::kOp, op, nullptr});
+      continue;
+    }
+    if (AtIdent("no_diff")) {
+      Advance();
+      prefixes.push_back({begin, op_range, Prefix::kNoDiff, {}, nullptr});
+      continue;
+    }
+    // A cast `(T)x` when the parentheses hold a built-in type name.
+    if (At(TokenKind::LParen) && Peek(1).Is(TokenKind::Identifier) &&
+        IsBuiltinTypeName(Peek(1).text) && ScanType(pos_ + 1) != 0 &&
+        tokens_[ScanType(pos_ + 1)].Is(TokenKind::RParen)) {
+      Advance();
+      ast::TypeExpr* type = ParseType();
+      if (type == nullptr || !Expect(TokenKind::RParen)) return ErrorExpr(From(begin));
+      prefixes.push_back({begin, From(begin), Prefix::kCast, {}, type});
+      continue;
+    }
+    break;
   }
-  Advance();
-  ast::Expr* operand = ParseUnary();
-  return ctx_.New<ast::UnaryExpr>(From(begin), op, operand);
+  ast::Expr* operand = ParsePostfix(ParsePrimary());
+  for (size_t i = prefixes.size(); i-- > 0;) {
+    const Prefix& p = prefixes[i];
+    ast::Expr* node = nullptr;
+    switch (p.form) {
+      case Prefix::kOp: node = ctx_.New<ast::UnaryExpr>(From(p.begin), p.op, operand); break;
+      case Prefix::kNoDiff: node = ctx_.New<ast::NoDiffExpr>(From(p.begin), operand); break;
+      case Prefix::kCast: node = ctx_.New<ast::CastExpr>(From(p.begin), p.type, operand); break;
+    }
+    operand = Grow(node, {operand}, p.op_range);
+  }
+  return operand;
 }
 
 ast::Expr* Parser::ParseCallArgs(ast::Expr* callee, source::SourceLoc begin) {
@@ -165,7 +231,10 @@ ast::Expr* Parser::ParseCallArgs(ast::Expr* callee, source::SourceLoc begin) {
     } while (Consume(TokenKind::Comma) && !panic_);
   }
   Expect(TokenKind::RParen);
-  return ctx_.New<ast::CallExpr>(From(begin), callee, std::move(args));
+  uint32_t below = callee->height;
+  for (const ast::Expr* a : args) below = std::max(below, a->height);
+  auto* call = ctx_.New<ast::CallExpr>(From(begin), callee, std::move(args));
+  return SetHeight(call, below, From(begin));
 }
 
 ast::Expr* Parser::ParsePostfix(ast::Expr* base) {
@@ -190,7 +259,7 @@ ast::Expr* Parser::ParsePostfix(ast::Expr* base) {
           m->range = From(begin);
         }
       }
-      base = m;
+      base = Grow(m, {base}, member.Range());
     } else if (At(TokenKind::LBracket)) {
       Advance();
       ast::Expr* index = ParseExpr();
@@ -198,14 +267,16 @@ ast::Expr* Parser::ParsePostfix(ast::Expr* base) {
       while (!panic_ && Consume(TokenKind::Comma)) more.push_back(ParseExpr());
       Expect(TokenKind::RBracket);
       auto* indexed = ctx_.New<ast::IndexExpr>(From(begin), base, index);
+      uint32_t below = std::max(base->height, index->height);
+      for (const ast::Expr* e : more) below = std::max(below, e->height);
       indexed->more_indices = std::move(more);
-      base = indexed;
+      base = SetHeight(indexed, below, From(begin));
     } else if (At(TokenKind::LParen)) {
       base = ParseCallArgs(base, begin);
     } else if (At(TokenKind::PlusPlus) || At(TokenKind::MinusMinus)) {
       ast::OpKind op = At(TokenKind::PlusPlus) ? ast::OpKind::PostInc : ast::OpKind::PostDec;
-      Advance();
-      base = ctx_.New<ast::UnaryExpr>(From(begin), op, base);
+      source::SourceRange op_range = Advance().Range();
+      base = Grow(ctx_.New<ast::UnaryExpr>(From(begin), op, base), {base}, op_range);
     } else {
       return base;
     }
@@ -224,7 +295,9 @@ ast::Expr* Parser::ParseInitList() {
   }
   Expect(TokenKind::RBrace);
   list->range = From(begin);
-  return list;
+  uint32_t below = 0;
+  for (const ast::Expr* e : list->elements) below = std::max(below, e->height);
+  return SetHeight(list, below, list->range);
 }
 
 ast::Expr* Parser::ParsePrimary() {
@@ -287,7 +360,7 @@ ast::Expr* Parser::ParsePrimary() {
         Advance();
         ast::Expr* operand = ParseDiffOperand();
         Expect(TokenKind::RParen);
-        return ctx_.New<ast::DiffExpr>(From(begin), bwd, operand);
+        return Grow(ctx_.New<ast::DiffExpr>(From(begin), bwd, operand), {operand}, From(begin));
       }
       Advance();
       auto* name = ctx_.New<ast::NameExpr>(tok.Range(), std::string(tok.text));

@@ -127,14 +127,40 @@ ast::Stmt* Parser::ParseVarDeclStmt(bool keyword_form) {
 }
 
 ast::Stmt* Parser::ParseIf() {
-  source::SourceLoc begin = Advance().loc;
-  Expect(TokenKind::LParen);
-  ast::Expr* cond = ParseExpr();
-  Expect(TokenKind::RParen);
-  ast::Stmt* then_stmt = ParseStmt();
+  // `if ... else if ... else if ...` is a chain, not nesting: its branches are read in a
+  // loop and the tree of IfStmts is built afterwards, from the last branch back. The
+  // branches of every enclosing chain count toward kMaxBranchChain, which bounds the
+  // depth of the tree that later stages walk and of the selections in SPIR-V.
+  struct Branch {
+    source::SourceLoc begin;
+    ast::Expr* cond;
+    ast::Stmt* then_stmt;
+  };
+  std::vector<Branch> branches;
   ast::Stmt* else_stmt = nullptr;
-  if (ConsumeIdent("else")) else_stmt = ParseStmt();
-  return ctx_.New<ast::IfStmt>(From(begin), cond, then_stmt, else_stmt);
+  int outer_depth = branch_depth_;
+  while (true) {
+    source::SourceLoc begin = Advance().loc;  // 'if'
+    Expect(TokenKind::LParen);
+    ast::Expr* cond = ParseExpr();
+    Expect(TokenKind::RParen);
+    ast::Stmt* then_stmt = ParseStmt();
+    // Past the limit the rest of the chain is still read, so that parsing goes on after
+    // it, but dropped.
+    if (branch_depth_ <= kMaxBranchChain) branches.push_back({begin, cond, then_stmt});
+    if (!ConsumeIdent("else")) break;
+    if (!AtIdent("if") || panic_) {
+      else_stmt = ParseStmt();
+      break;
+    }
+    if (++branch_depth_ > kMaxBranchChain) ReportBranchChain();
+  }
+  branch_depth_ = outer_depth;
+  for (size_t i = branches.size(); i-- > 0;) {
+    const Branch& b = branches[i];
+    else_stmt = ctx_.New<ast::IfStmt>(From(b.begin), b.cond, b.then_stmt, else_stmt);
+  }
+  return else_stmt;
 }
 
 ast::Stmt* Parser::ParseFor() {

@@ -120,6 +120,12 @@ void Parser::SyncToDeclarationEnd() {
   panic_ = false;
 }
 
+void Parser::ReportBranchChain() {
+  if (branch_reported_ || panic_) return;
+  diags_.Report(DiagId::BranchChainTooLong, Cur().Range(), kMaxBranchChain);
+  branch_reported_ = true;
+}
+
 bool Parser::DepthGuard::Ok() {
   if (p_.depth_ <= kMaxNestingDepth) return true;
   if (!p_.depth_reported_) {

@@ -3,6 +3,7 @@
 // stack overflow at any input depth) and resynchronisation after errors so that one
 // mistake does not cascade into many.
 
+#include <cstdint>
 #include <vector>
 
 #include "compiler/ast/ast.h"
@@ -13,6 +14,16 @@ namespace slope::parse {
 
 /// Deepest nesting of expressions, statements and types the parser accepts.
 inline constexpr int kMaxNestingDepth = 256;
+
+/// Tallest expression tree the parser builds: flat chains (`a + b + ...`, `c ? x : ...`,
+/// `- - x`, `a.b.c`) are not nesting, but each operator adds a level that later stages walk
+/// recursively, so the height of the whole tree is bounded here, with its own diagnostic.
+inline constexpr uint32_t kMaxExprHeight = 4096;
+
+/// Longest chain of `else if` or `?:` branches, the branches of all enclosing chains
+/// counted together: each branch becomes a selection nested in the previous one, and
+/// SPIR-V allows 1023 levels of structured control flow.
+inline constexpr int kMaxBranchChain = 1000;
 
 /// Parses a whole file. Errors go to `diags`; the module holds whatever parsed cleanly.
 ast::Module* ParseModule(const std::vector<preprocess::Token>& tokens, ast::AstContext& ctx,

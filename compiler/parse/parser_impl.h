@@ -3,6 +3,7 @@
 // declarations in parse_decl.cpp, types and generics in parse_type.cpp, statements in
 // parse_stmt.cpp, expressions in parse_expr.cpp.
 
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,8 @@ class Parser {
     panic_ = true;
   }
   void SyncToStatementEnd();
+  /// Reports (once per module) a chain of more than kMaxBranchChain branches.
+  void ReportBranchChain();
   void SyncToDeclarationEnd();
 
   /// Counts nesting; false (after one diagnostic) when the limit is passed.
@@ -149,6 +152,12 @@ class Parser {
   ast::Expr* ParseInitList();
   ast::Expr* ParseCallArgs(ast::Expr* callee, source::SourceLoc begin);
   ast::Expr* ErrorExpr(source::SourceRange range);
+  /// Sets `node`'s height from its operands'; past kMaxExprHeight reports (once per
+  /// statement) at `where` and returns an error expression, a leaf, in its place.
+  ast::Expr* Grow(ast::Expr* node, std::initializer_list<const ast::Expr*> operands,
+                  source::SourceRange where);
+  /// Sets `node`'s height to one above `below`, with Grow's limit.
+  ast::Expr* SetHeight(ast::Expr* node, uint32_t below, source::SourceRange where);
 
   // Constructs rejected by name (parse_unsupported.cpp).
   /// Reports "WHAT are not supported yet" without entering panic mode.
@@ -172,6 +181,8 @@ class Parser {
   diag::DiagEngine& diags_;
   size_t pos_ = 0;
   int depth_ = 0;
+  int branch_depth_ = 0;  ///< `else if` and `?:` branches open around the current token
+  bool branch_reported_ = false;
   bool depth_reported_ = false;
   bool panic_ = false;
 };

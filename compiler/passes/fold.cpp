@@ -1,9 +1,9 @@
 // fold: replaces instructions whose operands are constants by their value, computed
 // with the target's semantics: f32 arithmetic in float (IEEE, round to nearest even),
 // integers wrapping at their width, shifts and conversions only where SPIR-V defines the
-// result. Integer division or remainder by zero, INT_MIN / -1, shifts by the bit width
-// or more, float-to-int conversions out of range and float division by zero are left
-// for the target. Vectors fold lane by lane when every lane is a constant (a constant,
+// result. INT_MIN / -1 wraps to INT_MIN (remainder 0). Integer division or remainder by
+// zero, shifts by the bit width or more, float-to-int conversions out of range and float
+// division by zero are left for the target. Vectors fold lane by lane when every lane is a constant (a constant,
 // a `splat` of one or a `make_vector` of them); `extract` also looks through
 // `make_vector`, `splat` and `insert`. A folded vector becomes a `splat` or a
 // `make_vector` of constants. Branches on constants are left to simplify-cfg.
@@ -145,12 +145,15 @@ const Constant* State::FoldInt(Op op, const ir::Type* result, const Constant* a,
   uint64_t x = a->Bits(), y = b != nullptr ? b->Bits() : 0;
   int64_t sx = a->AsSigned(), sy = b != nullptr ? b->AsSigned() : 0;
   int64_t min = w >= 64 ? INT64_MIN : -(int64_t{1} << (w - 1));
-  bool div_undefined = y == 0 || (is_signed && sx == min && sy == -1);
+  // INT_MIN / -1 overflows: it folds to the wrapped result (INT_MIN, remainder 0), as the
+  // hardware computes it, rather than reaching an optimizer that traps on it.
+  bool div_overflow = is_signed && sx == min && sy == -1;
   if (op == Op::Add) return Int(result, x + y);
   if (op == Op::Sub) return Int(result, x - y);
   if (op == Op::Mul) return Int(result, x * y);
   if (op == Op::Div || op == Op::Rem) {
-    if (div_undefined) return nullptr;
+    if (y == 0) return nullptr;
+    if (div_overflow) return Int(result, op == Op::Div ? x : 0);
     if (op == Op::Div) return Int(result, is_signed ? static_cast<uint64_t>(sx / sy) : x / y);
     return Int(result, is_signed ? static_cast<uint64_t>(sx % sy) : x % y);
   }

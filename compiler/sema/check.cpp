@@ -341,6 +341,7 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
   }
   CheckRequestedEntries(decls, *out);
   CheckRecursion(out->functions);
+  CheckConstantCycles();
   scopes_.pop_back();
   return !diags_.HasErrors();
 }
@@ -467,6 +468,7 @@ void Checker::CheckGlobalVar(ast::VarDecl* var, CheckedModule* out) {
       return;
     }
     var->init = CheckAs(var->init, var->type);
+    static_consts_.push_back(var);
     if (!var->init->type->IsError() && !CheckConstantExpr(var->init)) {
       diags_.Report(DiagId::InvalidGlobal, var->init->range,
                     "the initializer of a 'static const' must be a constant expression");

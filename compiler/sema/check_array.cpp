@@ -23,6 +23,7 @@ const Type* Checker::ApplyArrayDims(ast::TypeExpr* te, const Type* element) {
   }
   // `T[4][2]` is four arrays of two: the last dimension applies first.
   const Type* type = element;
+  int64_t total = 1;  // elements in all, over the dimensions with a known size
   for (size_t i = te->array_dims.size(); i-- > 0;) {
     ast::Expr*& dim = te->array_dims[i];
     if (dim == nullptr) {
@@ -44,8 +45,14 @@ const Type* Checker::ApplyArrayDims(ast::TypeExpr* te, const Type* element) {
       }
     }
     if (!EvaluateIntConstant(dim, &n) || dim->type->IsEnum() || dim->type == types_.Bool() ||
-        n <= 0 || n > kMaxArraySize) {
+        n <= 0) {
       diags_.Report(DiagId::ArraySizeNotConstant, dim->range);
+      return types_.Error();
+    }
+    // Both factors are at most kMaxArraySize here, so the product cannot overflow.
+    if (n > kMaxArraySize || (total *= n) > kMaxArraySize) {
+      diags_.Report(DiagId::ArrayTooLarge, dim->range, n > kMaxArraySize ? n : total,
+                    kMaxArraySize);
       return types_.Error();
     }
     type = types_.Array(type, static_cast<uint32_t>(n));

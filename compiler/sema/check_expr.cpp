@@ -450,6 +450,31 @@ ast::Expr* Checker::CheckUnary(ast::UnaryExpr* expr) {
   }
 }
 
+void Checker::CheckConstantOperand(const ast::BinaryExpr* expr) {
+  ast::OpKind op = expr->op;
+  bool divides = op == ast::OpKind::Div || op == ast::OpKind::Rem;
+  bool shifts = op == ast::OpKind::Shl || op == ast::OpKind::Shr;
+  const Type* t = expr->type;
+  if ((!divides && !shifts) || !t->IsScalar() ||
+      (t->Kind() != TypeKind::Int && t->Kind() != TypeKind::UInt)) {
+    return;
+  }
+  int64_t count = 0;
+  if (!EvaluateIntConstant(expr->rhs, &count)) return;
+  if (divides && count == 0) {
+    diags_.Report(DiagId::DivisionByZero, expr->op_range,
+                  op == ast::OpKind::Div ? "division" : "remainder");
+    return;
+  }
+  // Shift counts wrap at the width (as the targets compute them): defined, but surely
+  // not what was meant when the count is a constant that large.
+  const auto width = static_cast<int64_t>(t->Width());
+  if (shifts && (count < 0 || count >= width)) {
+    diags_.Report(DiagId::ShiftCountTooLarge, expr->op_range, count, width - 1, t->Name(), width,
+                  static_cast<int64_t>(static_cast<uint64_t>(count) & static_cast<uint64_t>(width - 1)));
+  }
+}
+
 ast::Expr* Checker::CheckBinary(ast::BinaryExpr* expr) {
   expr->lhs = CheckExpr(expr->lhs);
   expr->rhs = CheckExpr(expr->rhs);
@@ -514,6 +539,7 @@ ast::Expr* Checker::CheckBinary(ast::BinaryExpr* expr) {
       const Type* rhs_type = result;
       expr->rhs = Coerce(expr->rhs, rhs_type);
       expr->type = result;
+      CheckConstantOperand(expr);
       return expr;
     }
   }

@@ -6,6 +6,7 @@
 // (`case 1: case 2: ...` shares one body); a non-empty clause that can reach its end is
 // an error unless it is the last one, which leaves the switch.
 
+#include <algorithm>
 #include <map>
 
 #include "compiler/sema/checker.h"
@@ -46,11 +47,133 @@ bool Divide(ast::OpKind op, int64_t a, int64_t b, bool unsigned64, int64_t* out)
   *out = op == ast::OpKind::Div ? a / b : a % b;
   return true;
 }
+/// Height limit of a constant's expression with the constants it names expanded in place
+/// (as lowering expands them): the parser's limit for one expression.
+constexpr uint32_t kMaxConstantHeight = 4096;
+/// Longest chain of constants defined through constants that EvaluateIntConstant follows:
+/// each link adds at least one level of height.
+constexpr int kMaxConstantChain = static_cast<int>(kMaxConstantHeight);
+
+/// The height the parser gave `e`, through the conversions sema wrapped around it.
+uint32_t HeightOf(const ast::Expr* e) {
+  uint32_t wrappers = 0;
+  while (e->kind == ast::ExprKind::ImplicitCast) {
+    e = static_cast<const ast::ImplicitCastExpr*>(e)->operand;
+    ++wrappers;
+  }
+  return e->height + wrappers;
+}
+
+/// The global constants an expression names, with the names, in order.
+void CollectConstantRefs(const ast::Expr* e,
+                         std::vector<std::pair<ast::VarDecl*, const ast::Expr*>>& out) {
+  if (e == nullptr) return;
+  switch (e->kind) {
+    case ast::ExprKind::Name: {
+      ast::Decl* decl = static_cast<const ast::NameExpr*>(e)->decl;
+      if (decl == nullptr || decl->kind != ast::DeclKind::Var) return;
+      auto* var = static_cast<ast::VarDecl*>(decl);
+      if (var->is_const && var->init != nullptr && var->role == ast::VarRole::Global) {
+        out.push_back({var, e});
+      }
+      return;
+    }
+    case ast::ExprKind::Unary:
+      return CollectConstantRefs(static_cast<const ast::UnaryExpr*>(e)->operand, out);
+    case ast::ExprKind::Binary:
+      CollectConstantRefs(static_cast<const ast::BinaryExpr*>(e)->lhs, out);
+      return CollectConstantRefs(static_cast<const ast::BinaryExpr*>(e)->rhs, out);
+    case ast::ExprKind::Conditional: {
+      auto* c = static_cast<const ast::ConditionalExpr*>(e);
+      CollectConstantRefs(c->cond, out);
+      CollectConstantRefs(c->then_expr, out);
+      return CollectConstantRefs(c->else_expr, out);
+    }
+    case ast::ExprKind::Cast:
+      return CollectConstantRefs(static_cast<const ast::CastExpr*>(e)->operand, out);
+    case ast::ExprKind::ImplicitCast:
+      return CollectConstantRefs(static_cast<const ast::ImplicitCastExpr*>(e)->operand, out);
+    case ast::ExprKind::Call:
+      for (const ast::Expr* a : static_cast<const ast::CallExpr*>(e)->args) {
+        CollectConstantRefs(a, out);
+      }
+      return;
+    case ast::ExprKind::InitList:
+      for (const ast::Expr* a : static_cast<const ast::InitListExpr*>(e)->elements) {
+        CollectConstantRefs(a, out);
+      }
+      return;
+    case ast::ExprKind::Member:
+      return CollectConstantRefs(static_cast<const ast::MemberExpr*>(e)->base, out);
+    case ast::ExprKind::Index:
+      CollectConstantRefs(static_cast<const ast::IndexExpr*>(e)->base, out);
+      return CollectConstantRefs(static_cast<const ast::IndexExpr*>(e)->index, out);
+    default:
+      return;
+  }
+}
 }  // namespace
 
+void Checker::CheckConstantCycles() {
+  // Depth-first search over "initializer names constant" edges with an explicit stack;
+  // an edge back to a constant on the stack closes a cycle.
+  enum class State : uint8_t { kOnStack, kDone };
+  std::unordered_map<const ast::VarDecl*, State> state;
+  // The height of each finished constant's expression with the constants it names
+  // expanded: its own height plus the tallest of theirs (an upper bound).
+  std::unordered_map<const ast::VarDecl*, uint32_t> expanded;
+  struct Frame {
+    ast::VarDecl* var;
+    std::vector<std::pair<ast::VarDecl*, const ast::Expr*>> refs;
+    size_t next = 0;
+  };
+  std::vector<Frame> stack;
+  auto push = [&](ast::VarDecl* var) {
+    state[var] = State::kOnStack;
+    Frame frame{var, {}, 0};
+    CollectConstantRefs(var->init, frame.refs);
+    stack.push_back(std::move(frame));
+  };
+  for (ast::VarDecl* root : static_consts_) {
+    if (state.count(root) != 0) continue;
+    push(root);
+    while (!stack.empty()) {
+      Frame& top = stack.back();
+      if (top.next == top.refs.size()) {
+        state[top.var] = State::kDone;
+        uint32_t below = 0;
+        for (const auto& ref : top.refs) {
+          auto h = expanded.find(ref.first);
+          if (h != expanded.end()) below = std::max(below, h->second);
+        }
+        uint32_t height = HeightOf(top.var->init) + below;
+        if (height > kMaxConstantHeight && below <= kMaxConstantHeight) {
+          diags_.Report(DiagId::ConstantTooDeep, top.var->name_range, top.var->name,
+                        kMaxConstantHeight);
+        }
+        expanded[top.var] = height;
+        stack.pop_back();
+        continue;
+      }
+      auto [to, at] = top.refs[top.next++];
+      auto it = state.find(to);
+      if (it == state.end()) {
+        push(to);
+        continue;
+      }
+      if (it->second == State::kDone) continue;
+      size_t first = 0;
+      while (stack[first].var != to) ++first;
+      std::string cycle;
+      for (size_t i = first; i < stack.size(); ++i) cycle += "'" + stack[i].var->name + "' -> ";
+      cycle += "'" + to->name + "'";
+      diags_.Report(DiagId::ConstantCycle, at->range, to->name, cycle);
+    }
+  }
+}
+
 bool Checker::EvaluateIntConstant(const ast::Expr* e, int64_t* out, int depth) {
-  // Deep enough for any constant written by hand; stops cycles through bad constants.
-  if (e == nullptr || e->type == nullptr || depth > 64) return false;
+  if (e == nullptr || e->type == nullptr) return false;
   const Type* t = e->type;
   if (t->IsEnum()) t = t->Element();  // an enumerator: its underlying value
   if (t->Kind() != TypeKind::Int && t->Kind() != TypeKind::UInt && t != types_.Bool()) {
@@ -73,18 +196,29 @@ bool Checker::EvaluateIntConstant(const ast::Expr* e, int64_t* out, int depth) {
       if (decl == nullptr || decl->kind != ast::DeclKind::Var) return false;
       const auto* var = static_cast<const ast::VarDecl*>(decl);
       if (!var->is_const || var->init == nullptr) return false;
-      return EvaluateIntConstant(var->init, &a, depth + 1) && result(a);
+      // `depth` counts constants named through constants; expressions are bounded by the
+      // parser's height limit.
+      auto memo = const_values_.find(var);
+      if (memo != const_values_.end()) return memo->second.has_value() && result(*memo->second);
+      if (depth > kMaxConstantChain) return false;
+      const_values_[var] = std::nullopt;  // in progress: a cycle finds no value
+      if (!EvaluateIntConstant(var->init, &a, depth + 1)) {
+        const_values_.erase(var);  // may have a value once its initializer is checked
+        return false;
+      }
+      const_values_[var] = a;
+      return result(a);
     }
     case ast::ExprKind::Cast:
     case ast::ExprKind::ImplicitCast: {
       const ast::Expr* operand = e->kind == ast::ExprKind::Cast
                                      ? static_cast<const ast::CastExpr*>(e)->operand
                                      : static_cast<const ast::ImplicitCastExpr*>(e)->operand;
-      return EvaluateIntConstant(operand, &a, depth + 1) && result(a);
+      return EvaluateIntConstant(operand, &a, depth) && result(a);
     }
     case ast::ExprKind::Unary: {
       const auto* u = static_cast<const ast::UnaryExpr*>(e);
-      if (!EvaluateIntConstant(u->operand, &a, depth + 1)) return false;
+      if (!EvaluateIntConstant(u->operand, &a, depth)) return false;
       switch (u->op) {
         case ast::OpKind::Neg: return result(WrapNeg(a));
         case ast::OpKind::Plus: return result(a);
@@ -95,8 +229,8 @@ bool Checker::EvaluateIntConstant(const ast::Expr* e, int64_t* out, int depth) {
     }
     case ast::ExprKind::Binary: {
       const auto* bin = static_cast<const ast::BinaryExpr*>(e);
-      if (!EvaluateIntConstant(bin->lhs, &a, depth + 1) ||
-          !EvaluateIntConstant(bin->rhs, &b, depth + 1)) {
+      if (!EvaluateIntConstant(bin->lhs, &a, depth) ||
+          !EvaluateIntConstant(bin->rhs, &b, depth)) {
         return false;
       }
       // Operands are normalised to their type, so 64-bit arithmetic followed by
@@ -128,8 +262,8 @@ bool Checker::EvaluateIntConstant(const ast::Expr* e, int64_t* out, int depth) {
     }
     case ast::ExprKind::Conditional: {
       const auto* cond = static_cast<const ast::ConditionalExpr*>(e);
-      if (!EvaluateIntConstant(cond->cond, &c, depth + 1)) return false;
-      return EvaluateIntConstant(c != 0 ? cond->then_expr : cond->else_expr, &a, depth + 1) &&
+      if (!EvaluateIntConstant(cond->cond, &c, depth)) return false;
+      return EvaluateIntConstant(c != 0 ? cond->then_expr : cond->else_expr, &a, depth) &&
              result(a);
     }
     default:

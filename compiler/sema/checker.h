@@ -5,6 +5,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -531,7 +532,21 @@ class Checker {
   bool CheckSwitch(ast::SwitchStmt* s);
   /// The value of a checked int, uint or bool constant expression (int sign-extended,
   /// uint zero-extended), or false when it is not one.
+  /// Through a constant's name it evaluates the constant's initializer once (memoized in
+  /// const_values_), so constants built from constants cost linear time; a constant met
+  /// again while it is being evaluated (a cycle, see CheckConstantCycles) has no value.
   bool EvaluateIntConstant(const ast::Expr* expr, int64_t* out, int depth = 0);
+  /// Reports every cycle of `static const` definitions that refer to themselves or to each
+  /// other (E3090 naming the cycle). Iterative: a chain of any length is fine.
+  void CheckConstantCycles();
+  /// Integer division or remainder by a constant zero is an error; a constant shift count
+  /// of at least the width (or negative) warns with the wrapped count.
+  void CheckConstantOperand(const ast::BinaryExpr* expr);
+  /// The `static const` globals whose initializers were checked, in order.
+  std::vector<ast::VarDecl*> static_consts_;
+  /// EvaluateIntConstant's memo per constant: a value, or nullopt while it is being
+  /// evaluated.
+  std::unordered_map<const ast::VarDecl*, std::optional<int64_t>> const_values_;
   void CheckLocalVar(ast::VarDecl* var);
   void Declare(ast::Decl* decl);
   ast::Expr* CheckConstructor(ast::CallExpr* call, const Type* type);

@@ -3,7 +3,7 @@
 nvcc (PTX for sm_90), as the ctest tests cuda-nvcc/exec/* do: exit 0 when both succeed,
 1 when either fails, 77 (ctest's skip) when no CUDA toolkit is installed. A test that
 the CUDA target refuses by design (E5103: column-major matrices in buffers) must be
-refused with that diagnostic.
+refused with that diagnostic (and E5104: a buffer's element count).
 
 Usage: compile_exec.py SLOPEC TEST.slang"""
 import os
@@ -23,9 +23,12 @@ if nvcc is None:
 with open(test) as f:
     source = f.read()
 args = []
-entry = re.search(r"^\s*//ENTRY:\s*(\S+)", source, re.M)
+# The entry point as the test names it: //ENTRY:, else `-entry NAME` on its first
+# slope-run RUN line (kernels marked only [numthreads] need it).
+entry = re.search(r"^\s*//ENTRY:\s*(\S+)", source, re.M) or \
+    re.search(r"^//\s*RUN:.*%slope-run\b.*?-entry[= ](\S+)", source, re.M)
 if entry:
-    args = ["-entry", entry.group(1)]
+    args = ["-entry", entry.group(1), "-stage", "compute"]
 with tempfile.TemporaryDirectory(prefix="slope-cuda-") as tmp:
     kernel = os.path.join(tmp, "kernel.cu")
     steps = [
@@ -35,7 +38,8 @@ with tempfile.TemporaryDirectory(prefix="slope-cuda-") as tmp:
     ]
     for step in steps:
         proc = subprocess.run(step, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        if proc.returncode != 0 and step[1] == test and "error E5103:" in proc.stdout:
+        refused = "error E5103:" in proc.stdout or "error E5104:" in proc.stdout
+        if proc.returncode != 0 and step[1] == test and refused:
             print("PASS: refused as designed: " + proc.stdout.strip())
             sys.exit(0)
         if proc.returncode != 0:

@@ -150,6 +150,7 @@ ast::Module* Parser::ParseModule() {
     if (panic_) SyncToDeclarationEnd();
     if (pos_ == before) Advance();  // always make progress
   }
+  HoistNestedTypes(ctx_, *module);
   return module;
 }
 

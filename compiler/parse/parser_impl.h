@@ -14,6 +14,10 @@
 
 namespace slope::parse {
 
+/// Moves types declared inside structs out beside them (parse/hoist_nested.cpp).
+void HoistNestedTypes(ast::AstContext& ctx, ast::Module& module);
+
+
 using preprocess::Token;
 using preprocess::TokenKind;
 

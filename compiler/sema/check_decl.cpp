@@ -440,6 +440,41 @@ ast::Expr* Checker::CheckScopedName(ast::NameExpr* expr, ast::Decl* decl) {
   return nullptr;
 }
 
+const Type* Checker::TypeThroughMembers(const ast::Expr* e) {
+  // `Mode` inside the struct declaring it, `Outer.Mode`, `Outer::Pair::Tag`: a path of
+  // names that starts at a struct or at a struct's type member, each further name a
+  // type member of the struct before it. Nothing is reported for other expressions.
+  std::vector<const ast::MemberExpr*> path;
+  while (e->kind == ast::ExprKind::Member) {
+    auto* m = static_cast<const ast::MemberExpr*>(e);
+    if (!m->generic_args.empty()) return nullptr;
+    path.push_back(m);
+    e = m->base;
+  }
+  if (e->kind != ast::ExprKind::Name) return nullptr;
+  auto* head = static_cast<const ast::NameExpr*>(e);
+  if (!head->generic_args.empty()) return nullptr;
+  ast::Decl* decl = Lookup(head->name);
+  const Type* type = nullptr;
+  if (decl != nullptr && decl->kind == ast::DeclKind::TypeAlias && alias_state_.count(decl) == 0) {
+    ast::TypeExpr te;
+    te.name = head->name;
+    te.range = head->range;
+    type = ResolveType(&te);
+  } else if (decl != nullptr && decl->kind == ast::DeclKind::Struct && !path.empty()) {
+    type = StructTypeOf(decl);
+    if (type != nullptr && !type->Info()->params.empty()) return nullptr;
+  }
+  for (size_t i = path.size(); i-- > 0 && type != nullptr;) {
+    if (!type->IsStruct()) return nullptr;
+    bool found = false;
+    for (const ast::Decl* m : type->Info()->type_members) found = found || m->name == path[i]->member;
+    if (!found) return nullptr;
+    type = MemberType(type, path[i]->member, path[i]->range);
+  }
+  return type == nullptr || type->IsError() || type->IsEnum() || type->IsStruct() ? type : nullptr;
+}
+
 ast::Expr* Checker::CheckScopedMember(ast::MemberExpr* expr) {
   auto error = [&] {
     expr->type = types_.Error();
@@ -476,6 +511,8 @@ ast::Expr* Checker::CheckScopedMember(ast::MemberExpr* expr) {
       if (type->IsError()) return error();
     }
   }
+  if (type == nullptr) type = TypeThroughMembers(expr->base);
+  if (type != nullptr && type->IsError()) return error();
   if (type != nullptr && type->IsEnum()) {
     int index = type->Enumeration()->CaseIndex(expr->member);
     if (index < 0) {
@@ -522,7 +559,14 @@ ast::Expr* Checker::CheckScopedCall(ast::CallExpr* call, ast::Decl* decl) {
   if (call->callee->kind == ast::ExprKind::Member) {
     auto* callee = static_cast<ast::MemberExpr*>(call->callee);
     NamespaceInfo* ns = NamespaceOf(callee->base);
-    if (ns == nullptr) return CheckArrayMethod(call, callee);
+    if (ns == nullptr) {
+      // `Outer.Inner(...)`: a type nested in a struct, constructed.
+      if (const Type* nested = TypeThroughMembers(callee)) {
+        if (nested->IsError()) return call;
+        if (nested->IsStruct()) return CheckStructConstructor(call, nested);
+      }
+      return CheckArrayMethod(call, callee);
+    }
     shown = ns->path + "::" + callee->member;
     auto it = ns->members.find(callee->member);
     if (it == ns->members.end()) {

@@ -34,7 +34,8 @@ const char* UnsupportedMemberName(const ast::Decl* member) {
     case ast::DeclKind::Interface:
     case ast::DeclKind::Enum:
     case ast::DeclKind::AssociatedType:
-      return "nested type declarations";
+      // Nested types of other structs moved out beside them (parse/hoist_nested.cpp).
+      return "nested type declarations in generic structs";
     case ast::DeclKind::Extension:
     case ast::DeclKind::EnumCase:
     case ast::DeclKind::Namespace:

@@ -7,6 +7,15 @@ namespace slope::sema {
 
 namespace {
 std::string AssocName(const ast::AssociatedTypeDecl* assoc) { return assoc->name; }
+
+/// A type nested in a struct is declared as `Outer$Inner` (parse/hoist_nested.cpp) and
+/// written `Outer.Inner`.
+std::string DisplayedName(std::string name) {
+  for (char& c : name) {
+    if (c == '$') c = '.';
+  }
+  return name;
+}
 }  // namespace
 
 std::string Type::Name() const {
@@ -26,7 +35,7 @@ std::string Type::Name() const {
              element_->Name() + ">";
     case TypeKind::Struct:
     case TypeKind::Interface: {
-      std::string name = kind_ == TypeKind::Struct ? info_->name : iface_->name;
+      std::string name = DisplayedName(kind_ == TypeKind::Struct ? info_->name : iface_->name);
       if (args_.empty()) return name;
       name += "<";
       for (size_t i = 0; i < args_.size(); ++i) name += (i != 0 ? ", " : "") + args_[i]->Name();
@@ -34,7 +43,7 @@ std::string Type::Name() const {
     }
     case TypeKind::GenericParam: return generic_->name;
     case TypeKind::AssocType: return element_->Name() + "." + AssocName(assoc_);
-    case TypeKind::Enum: return enum_->name;
+    case TypeKind::Enum: return DisplayedName(enum_->name);
     case TypeKind::Array: {
       // `int[4][2]`: the dimensions follow the innermost element, outermost first.
       const Type* inner = this;

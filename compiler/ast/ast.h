@@ -521,6 +521,10 @@ struct WhereClause {
   std::vector<TypeExpr*> constraints;
 };
 
+/// `T.maxValue` reads a `static const` member required by an interface through the static
+/// method `maxValue$get` that the parser adds for it (parse/static_consts.cpp).
+inline constexpr std::string_view kStaticConstGetterSuffix = "$get";
+
 /// What kind of function a FuncDecl is.
 enum class FuncKind : uint8_t { Plain, Init, Operator, Getter, Setter };
 

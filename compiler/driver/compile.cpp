@@ -7,6 +7,7 @@
 
 #include "compiler/ast/ast.h"
 #include "compiler/ast/dump.h"
+#include "compiler/base/big_stack.h"
 #include "compiler/base/ice.h"
 #include "compiler/diag/diag.h"
 #include "compiler/ir/printer.h"
@@ -195,7 +196,8 @@ bool ValidateOutput(const std::vector<uint32_t>& words, diag::DiagEngine& diags,
   return false;
 }
 
-CompileResult Compile(const CompileOptions& options) {
+namespace {
+CompileResult CompileOnThisThread(const CompileOptions& options) {
   CompileResult result;
   std::ostream& diag_out = options.diag_out != nullptr ? *options.diag_out : std::cerr;
   source::SourceManager sources;
@@ -318,6 +320,14 @@ CompileResult Compile(const CompileOptions& options) {
                       sources,    file,     diags,                       result};
   target->emit(request);
   return finish();
+}
+}  // namespace
+
+CompileResult Compile(const CompileOptions& options) {
+  // On a stack sized for the parser's limits, whatever stack the caller runs on.
+  CompileResult result;
+  base::RunWithStack(base::kCompileStackBytes, [&] { result = CompileOnThisThread(options); });
+  return result;
 }
 
 }  // namespace slope::driver

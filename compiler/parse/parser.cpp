@@ -151,6 +151,7 @@ ast::Module* Parser::ParseModule() {
     if (pos_ == before) Advance();  // always make progress
   }
   HoistNestedTypes(ctx_, *module);
+  RewriteStaticConstRequirements(ctx_, *module);
   return module;
 }
 

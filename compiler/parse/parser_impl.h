@@ -16,6 +16,8 @@ namespace slope::parse {
 
 /// Moves types declared inside structs out beside them (parse/hoist_nested.cpp).
 void HoistNestedTypes(ast::AstContext& ctx, ast::Module& module);
+/// Reads `static const` members through static methods (parse/static_consts.cpp).
+void RewriteStaticConstRequirements(ast::AstContext& ctx, ast::Module& module);
 
 
 using preprocess::Token;

@@ -141,8 +141,40 @@ ast::Expr* Checker::CheckName(ast::NameExpr* expr) {
   return expr;
 }
 
+const Type* Checker::TypeNamedBy(const ast::Expr* e) {
+  if (e->kind != ast::ExprKind::Name) return nullptr;
+  auto* name = static_cast<const ast::NameExpr*>(e);
+  if (!name->generic_args.empty()) return nullptr;
+  if (name->name == "This") return this_type_;
+  if (ast::Decl* decl = Lookup(name->name)) {
+    if (decl->kind == ast::DeclKind::GenericParam) {
+      auto it = generic_param_types_.find(decl);
+      return it != generic_param_types_.end() ? it->second : nullptr;
+    }
+    if (decl->kind == ast::DeclKind::Struct) {
+      const Type* st = StructTypeOf(decl);
+      return st != nullptr && st->Info()->params.empty() ? st : nullptr;
+    }
+    return nullptr;
+  }
+  return LookupBuiltinTypeName(types_, name->name);
+}
+
 ast::Expr* Checker::CheckMember(ast::MemberExpr* expr) {
   if (ast::Expr* scoped = CheckScopedMember(expr)) return scoped;
+  // `T.maxValue`, `int.maxValue`: a `static const` an interface requires, read through
+  // the method the parser made for it (parse/static_consts.cpp).
+  if (expr->generic_args.empty()) {
+    if (const Type* t = TypeNamedBy(expr->base)) {
+      std::string getter = expr->member + std::string(ast::kStaticConstGetterSuffix);
+      if (!FindMethods(t, getter).empty()) {
+        auto* callee = ctx_.New<ast::MemberExpr>(expr->range, expr->base, getter, expr->member_range);
+        callee->is_static = expr->is_static;
+        auto* call = ctx_.New<ast::CallExpr>(expr->range, callee, std::vector<ast::Expr*>{});
+        return CheckExpr(call);
+      }
+    }
+  }
   if (expr->is_static || !expr->generic_args.empty()) {
     if (expr->is_static) {
       diags_.Report(DiagId::UnsupportedConstruct, expr->range, "static member access with '::'",

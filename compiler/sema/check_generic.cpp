@@ -76,6 +76,12 @@ std::string ParamTypeList(TypeContext& types, const ast::FuncDecl* f, const Subs
 std::string SignatureIn(TypeContext& types, const ast::FuncDecl* f, const Subst& s) {
   std::string result =
       f->result_type != nullptr ? types.Substitute(f->result_type, s)->Name() : std::string("?");
+  // The method that reads a required `static const` (parse/static_consts.cpp).
+  std::string_view suffix = ast::kStaticConstGetterSuffix;
+  if (f->params.empty() && f->name.size() > suffix.size() &&
+      std::string_view(f->name).substr(f->name.size() - suffix.size()) == suffix) {
+    return "static const " + result + " " + f->name.substr(0, f->name.size() - suffix.size());
+  }
   return result + " " + f->name + "(" + ParamTypeList(types, f, s) + ")";
 }
 

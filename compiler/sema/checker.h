@@ -349,6 +349,9 @@ class Checker {
   /// The type an enum, a type alias or a namespace-qualified name (`geo::Ray`) denotes;
   /// null when `te` names none of these (reports nothing then).
   const Type* ResolveScopedTypeName(ast::TypeExpr* te);
+  /// The type a name used as an expression's base denotes (`T`, `This`, `int`, a
+  /// non-generic struct), or null; reports nothing.
+  const Type* TypeNamedBy(const ast::Expr* e);
   /// The struct or enum a path of names such as `Outer.Mode` denotes through type
   /// members (the error type after a reported error), or null.
   const Type* TypeThroughMembers(const ast::Expr* e);

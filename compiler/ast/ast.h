@@ -510,6 +510,14 @@ struct GenericParamDecl : Decl {
   std::vector<TypeExpr*> more_constraints;
   TypeExpr* default_type = nullptr;
   Expr* default_value = nullptr;
+  /// `where T.Assoc : IFoo`: an associated type of the parameter and an interface it
+  /// must conform to.
+  struct MemberConstraint {
+    std::string member;   ///< "Assoc"
+    TypeExpr* subject;    ///< `T.Assoc` as written
+    TypeExpr* constraint;
+  };
+  std::vector<MemberConstraint> member_constraints;
   const sema::Type* type = nullptr;  ///< sema: the parameter as a type
   GenericParamDecl(std::string n, SourceRange r) : Decl(DeclKind::GenericParam, std::move(n), r) {}
 };

@@ -86,6 +86,24 @@ std::string SignatureIn(TypeContext& types, const ast::FuncDecl* f, const Subst&
 }
 
 bool IsStaticFunc(const ast::FuncDecl* f) { return (f->modifiers & ast::kModStatic) != 0; }
+
+/// The interfaces `iface` stands for: itself and every interface it inherits, with
+/// their arguments substituted.
+std::vector<const Type*> WithInherited(TypeContext& types, const Type* iface) {
+  std::vector<const Type*> all{iface};
+  for (size_t i = 0; i < all.size() && i < 256; ++i) {
+    const InterfaceInfo* info = all[i]->Iface();
+    Subst s;
+    for (size_t k = 0; k < info->params.size() && k < all[i]->Args().size(); ++k) {
+      s[info->params[k]] = all[i]->Args()[k];
+    }
+    for (const Type* b : info->bases) {
+      const Type* sb = types.Substitute(b, s);
+      if (std::find(all.begin(), all.end(), sb) == all.end()) all.push_back(sb);
+    }
+  }
+  return all;
+}
 }  // namespace
 
 std::vector<const Type*> Checker::MakeGenericParams(
@@ -140,6 +158,24 @@ void Checker::ResolveConstraints(const std::vector<const Type*>& params) {
     for (ast::TypeExpr* more : decl->more_constraints) {
       const Type* m = ResolveInterface(more);
       if (m != nullptr) p->Generic()->constraints.push_back(m);
+    }
+    for (const ast::GenericParamDecl::MemberConstraint& mc : decl->member_constraints) {
+      const std::string& member = mc.member;
+      // `where T.Assoc : IFoo`: Assoc must be an associated type of T's constraints.
+      const ast::AssociatedTypeDecl* assoc = nullptr;
+      for (const Type* c : p->Generic()->constraints) {
+        for (const Type* iface : WithInherited(types_, c)) {
+          for (const ast::AssociatedTypeDecl* a : iface->Iface()->assocs) {
+            if (assoc == nullptr && a->name == member) assoc = a;
+          }
+        }
+      }
+      if (assoc == nullptr) {
+        diags_.Report(DiagId::NoSuchAssociatedType, mc.subject->range, p->Generic()->name, member);
+        continue;
+      }
+      const Type* m = ResolveInterface(mc.constraint);
+      if (m != nullptr) p->Generic()->assoc_constraints.push_back({assoc, m});
     }
   }
 }
@@ -496,6 +532,19 @@ bool Checker::CheckConstraints(const std::vector<const Type*>& params, const Sub
         builder.Note(DiagId::DeclaredHere, p->Generic()->decl->name_range, p->Generic()->name);
       }
     }
+    for (auto& [assoc, c] : p->Generic()->assoc_constraints) {
+      const Type* witness = types_.ResolveAssoc(bound->second, assoc);
+      const Type* required = types_.Substitute(c, bindings);
+      if (witness == nullptr || types_.Conforms(witness, required)) continue;
+      ok = false;
+      if (!report) return false;
+      std::string subject = p->Generic()->name + "." + assoc->name;
+      auto builder = diags_.Report(DiagId::ConstraintNotSatisfied, range, witness->Name(),
+                                   required->Name(), subject, owner);
+      if (p->Generic()->decl != nullptr) {
+        builder.Note(DiagId::DeclaredHere, p->Generic()->decl->name_range, p->Generic()->name);
+      }
+    }
   }
   return ok;
 }
@@ -591,26 +640,6 @@ const Type* Checker::ApplyGeneric(ast::TypeExpr* te, ast::Decl* decl) {
 // ---------------------------------------------------------------------------------------
 // Conformance
 
-namespace {
-/// The interfaces `iface` stands for: itself and every interface it inherits, with
-/// their arguments substituted.
-std::vector<const Type*> WithInherited(TypeContext& types, const Type* iface) {
-  std::vector<const Type*> all{iface};
-  for (size_t i = 0; i < all.size() && i < 256; ++i) {
-    const InterfaceInfo* info = all[i]->Iface();
-    Subst s;
-    for (size_t k = 0; k < info->params.size() && k < all[i]->Args().size(); ++k) {
-      s[info->params[k]] = all[i]->Args()[k];
-    }
-    for (const Type* b : info->bases) {
-      const Type* sb = types.Substitute(b, s);
-      if (std::find(all.begin(), all.end(), sb) == all.end()) all.push_back(sb);
-    }
-  }
-  return all;
-}
-
-}  // namespace
 
 std::vector<Checker::Candidate> Checker::FindMethods(const Type* t, const std::string& name) {
   std::vector<Candidate> result;

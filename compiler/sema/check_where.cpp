@@ -21,6 +21,26 @@ ast::GenericParamDecl* FindParam(const std::vector<ast::GenericParamDecl*>& para
   return nullptr;
 }
 
+/// For `T.Assoc` or `T::Assoc` with T a type parameter of `params`: T, with `*member`
+/// set to "Assoc"; null otherwise.
+ast::GenericParamDecl* MemberSubject(const std::vector<ast::GenericParamDecl*>& params,
+                                     const ast::TypeExpr* subject, std::string* member) {
+  if (!subject->type_args.empty() || !subject->value_args.empty() || !subject->array_dims.empty()) {
+    return nullptr;
+  }
+  const std::string& name = subject->name;
+  size_t dot = name.find('.');
+  size_t colons = name.find("::");
+  size_t split = std::min(dot, colons);
+  if (split == std::string::npos || split == 0) return nullptr;
+  std::string rest = name.substr(split + (split == colons ? 2 : 1));
+  if (rest.empty() || rest.find_first_of(".:") != std::string::npos) return nullptr;
+  ast::GenericParamDecl* p = FindParam(params, name.substr(0, split));
+  if (p == nullptr || p->is_value) return nullptr;
+  *member = rest;
+  return p;
+}
+
 }  // namespace
 
 void Checker::AttachWhereClauses(const std::vector<ast::Decl*>& decls,
@@ -40,6 +60,9 @@ void Checker::AttachWhereClauses(const std::vector<ast::Decl*>& decls,
         if (p->constraint == nullptr) p->constraint = clause.constraints[first++];
         p->more_constraints.insert(p->more_constraints.end(), clause.constraints.begin() + first,
                                    clause.constraints.end());
+      } else if (std::string member; ast::GenericParamDecl* of = MemberSubject(params, subject, &member)) {
+        // `where T.Assoc : IFoo`: a constraint on an associated type of T.
+        for (ast::TypeExpr* c : clause.constraints) of->member_constraints.push_back({member, subject, c});
       } else if (p == nullptr && FindParam(outer, subject->name) != nullptr) {
         diags_.Report(DiagId::UnsupportedConstruct, subject->range,
                       "'where' clauses on generic parameters of an enclosing declaration", "are");

@@ -216,6 +216,12 @@ std::vector<const Type*> TypeContext::DirectConformances(const Type* t, bool wit
       }
       break;
     case TypeKind::AssocType: {
+      // `where T.Assoc : IFoo` on the declaration of T.
+      if (t->Base()->Kind() == TypeKind::GenericParam) {
+        for (auto& [assoc, c] : t->Base()->Generic()->assoc_constraints) {
+          if (assoc == t->Assoc()) result.push_back(c);
+        }
+      }
       auto owner = assoc_owners_.find(t->Assoc());
       if (owner == assoc_owners_.end()) break;
       Subst s{{owner->second->this_type, t->Base()}};

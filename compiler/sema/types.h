@@ -60,6 +60,8 @@ struct GenericParamInfo {
   ast::GenericParamDecl* decl = nullptr;  ///< null for `This`
   std::string name;
   std::vector<const Type*> constraints;   ///< Interface types it conforms to
+  /// `where T.Assoc : IFoo`: an associated type of the parameter and an interface.
+  std::vector<std::pair<const ast::AssociatedTypeDecl*, const Type*>> assoc_constraints;
   const Type* value_type = nullptr;       ///< `let N : int`: the value's type (int or uint)
   /// `T = float`, `let N : int = 4`: the argument when none is given or inferred; it
   /// may mention earlier parameters of the same list.

@@ -67,7 +67,8 @@ struct TypeExpr {
   X(ImplicitCast)               \
   X(InitList)                   \
   X(Diff)                       \
-  X(NoDiff)
+  X(NoDiff)                     \
+  X(TypeTest)
 
 enum class ExprKind : uint8_t {
 #define X(name) name,
@@ -279,6 +280,16 @@ struct DiffExpr : Expr {
 struct NoDiffExpr : Expr {
   Expr* operand;
   NoDiffExpr(SourceRange r, Expr* e) : Expr(ExprKind::NoDiff, r), operand(e) {}
+};
+
+/// `value is T` (a bool) and `value as T` (an `Optional<T>`) on a value of interface type.
+struct TypeTestExpr : Expr {
+  Expr* operand;
+  TypeExpr* target;
+  bool is_cast;  ///< `as`
+  const sema::Type* target_type = nullptr;  ///< sema: T
+  TypeTestExpr(SourceRange r, Expr* e, TypeExpr* t, bool cast)
+      : Expr(ExprKind::TypeTest, r), operand(e), target(t), is_cast(cast) {}
 };
 
 /// A conversion sema inserted; `type` is the target type.

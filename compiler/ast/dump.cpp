@@ -377,6 +377,10 @@ std::string DumpExpr(const Expr* e) {
     }
     case ExprKind::NoDiff:
       return "(no_diff " + DumpExpr(static_cast<const NoDiffExpr*>(e)->operand) + ")";
+    case ExprKind::TypeTest: {
+      auto* t = static_cast<const TypeTestExpr*>(e);
+      return "(" + DumpExpr(t->operand) + (t->is_cast ? " as " : " is ") + DumpType(t->target) + ")";
+    }
   }
   return "?";
 }

@@ -44,15 +44,50 @@ Value* Lowerer::Pack(Value* value, const sema::Type* from, const sema::Type* ifa
   iface = Concrete(iface);
   if (from == iface) return value;
   Existential& e = ExistentialOf(iface);
+  return b_.Call(e.packs[TagOf(e, from)], {value});
+}
+
+size_t Lowerer::TagOf(Existential& e, const sema::Type* from) {
   size_t tag = 0;
   while (tag < e.concrete.size() && e.concrete[tag] != from) ++tag;
   if (tag == e.concrete.size()) {
     e.concrete.push_back(from);
-    std::string name = UniqueFunctionName(MangledTypeName(iface) + ".pack." + MangledTypeName(from));
+    std::string name = UniqueFunctionName(MangledTypeName(e.iface) + ".pack." + MangledTypeName(from));
     e.packs.push_back(module_->AddFunction(name, e.type));
     e.packs.back()->force_inline = true;
+    e.tests.push_back(nullptr);
+    e.unpacks.push_back(nullptr);
   }
-  return b_.Call(e.packs[tag], {value});
+  return tag;
+}
+
+Value* Lowerer::LowerTypeTest(const ast::TypeTestExpr* e) {
+  Value* value = LowerExpr(e->operand);
+  const sema::Type* from = Concrete(e->operand->type);
+  const sema::Type* target = Concrete(e->target_type);
+  if (!from->IsInterface()) {
+    // A value whose type is known here (an interface-typed local or parameter).
+    Value* same = module_->ConstBool(from == target);
+    if (!e->is_cast) return same;
+    Value* held = from == target ? value : Zero(LowerType(target));
+    return b_.MakeStruct(LowerType(e->type), {same, held});
+  }
+  Existential& ex = ExistentialOf(from);
+  size_t tag = TagOf(ex, target);
+  std::string stem = MangledTypeName(ex.iface) + "." + MangledTypeName(target);
+  if (ex.tests[tag] == nullptr) {
+    ex.tests[tag] = module_->AddFunction(UniqueFunctionName(stem + ".is"), module_->Types().Bool());
+    ex.tests[tag]->force_inline = true;
+  }
+  Value* holds = b_.Call(ex.tests[tag], {value});
+  if (!e->is_cast) return holds;
+  if (ex.unpacks[tag] == nullptr) {
+    ex.unpacks[tag] = module_->AddFunction(UniqueFunctionName(stem + ".as"), LowerType(target));
+    ex.unpacks[tag]->force_inline = true;
+  }
+  Value* held = b_.Call(ex.unpacks[tag], {value});
+  // Optional<T> is `{ bool hasValue; T value; }` (stdlib/core.slang).
+  return b_.MakeStruct(LowerType(e->type), {holds, held});
 }
 
 Value* Lowerer::ZeroExistential(const ir::Type* type) {
@@ -151,6 +186,22 @@ void Lowerer::FinishExistentials() {
         parts.push_back(m == k ? value : Zero(e->type->Members()[m + 1]));
       }
       b_.Return(b_.MakeStruct(e->type, parts));
+    }
+    for (size_t k = 0; k < e->concrete.size(); ++k) {
+      // `is T`: the tag is T's; `as T`: the member holding a T.
+      for (ir::Function* f : {e->tests[k], e->unpacks[k]}) {
+        if (f == nullptr) continue;
+        func_ = f;
+        ir::Param* value = module_->AddParam(e->type, nullptr);
+        f->params.push_back(value);
+        StartBody(*module_, f, b_);
+        if (f == e->tests[k]) {
+          b_.Return(b_.Compare(ir::Op::Eq, b_.Extract(value, 0),
+                               module_->ConstInt(u32, static_cast<int64_t>(k))));
+        } else {
+          b_.Return(b_.Extract(value, static_cast<uint32_t>(k + 1)));
+        }
+      }
     }
     for (const Dispatch& d : e->dispatchers) WriteDispatcher(*e, d);
   }

@@ -147,6 +147,8 @@ Value* Lowerer::LowerExpr(const ast::Expr* e) {
       return LowerInitList(static_cast<const ast::InitListExpr*>(e));
     case ast::ExprKind::NoDiff:
       return Detach(LowerExpr(static_cast<const ast::NoDiffExpr*>(e)->operand));
+    case ast::ExprKind::TypeTest:
+      return LowerTypeTest(static_cast<const ast::TypeTestExpr*>(e));
     case ast::ExprKind::Diff:
       SLOPE_ICE("expression kind rejected by sema reached lowering");
     case ast::ExprKind::ImplicitCast: {

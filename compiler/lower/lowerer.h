@@ -153,6 +153,8 @@ class Lowerer {
   Value* LowerAssign(const ast::AssignExpr* e);
   Value* LowerShortCircuit(const ast::BinaryExpr* e);
   Value* LowerConditional(const ast::ConditionalExpr* e);
+  /// `value is T` / `value as T` on an existential (lower/lower_existential.cpp).
+  Value* LowerTypeTest(const ast::TypeTestExpr* e);
   Value* ArithmeticOp(ast::OpKind op, Value* a, Value* b);
   Value* ConvertValue(Value* v, const ir::Type* to);
   Value* Zero(const ir::Type* t);
@@ -227,6 +229,9 @@ class Lowerer {
     const ir::Type* type;
     std::vector<const sema::Type*> concrete;  ///< the packed types; the tag is the index
     std::vector<ir::Function*> packs;         ///< one per concrete type
+    /// Per concrete type, when `is` / `as` asked for it: whether the value holds that
+    /// type (-> bool), and the value of that type it holds (zero when another).
+    std::vector<ir::Function*> tests, unpacks;
     std::vector<Dispatch> dispatchers;
     ir::Function* zero = nullptr;
   };
@@ -237,6 +242,8 @@ class Lowerer {
   const ir::Type* ExistentialType(const sema::Type* iface);
   /// `value` (of the concrete type `from`) packed into the interface type `iface`.
   Value* Pack(Value* value, const sema::Type* from, const sema::Type* iface);
+  /// The tag of concrete type `from` in `e`, adding the type when it is new.
+  size_t TagOf(Existential& e, const sema::Type* from);
   /// The function that calls requirement `req` (of interface `via`) on the concrete
   /// value inside an existential of `iface`, chosen by its tag.
   ir::Function* Dispatcher(const sema::Type* iface, const ast::FuncDecl* req,

@@ -32,6 +32,9 @@ bool IsBuiltinTypeName(std::string_view name) {
 }
 
 /// Binary operator precedence (higher binds tighter); 0 = not a binary operator.
+/// `is` and `as` bind as the relational operators do.
+constexpr int kTypeTestPrecedence = 7;
+
 int Precedence(TokenKind kind, ast::OpKind* op) {
   switch (kind) {
     case TokenKind::PipePipe: *op = ast::OpKind::LogicalOr; return 1;
@@ -149,6 +152,15 @@ ast::Expr* Parser::ParseBinary(int min_prec) {
   source::SourceLoc begin = Cur().loc;
   ast::Expr* lhs = ParseUnary();
   while (true) {
+    if ((AtIdent("is") || AtIdent("as")) && kTypeTestPrecedence >= min_prec) {
+      // `value is T`, `value as T`: a type on the right, at the relational operators' level.
+      bool cast = AtIdent("as");
+      source::SourceRange op_range = Advance().Range();
+      ast::TypeExpr* type = ParseType();
+      if (type == nullptr) return lhs;
+      lhs = Grow(ctx_.New<ast::TypeTestExpr>(From(begin), lhs, type, cast), {lhs}, op_range);
+      continue;
+    }
     ast::OpKind op{};
     int prec = Precedence(Cur().kind, &op);
     if (prec == 0 || prec < min_prec) return lhs;

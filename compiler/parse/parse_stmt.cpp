@@ -135,6 +135,7 @@ ast::Stmt* Parser::ParseIf() {
     source::SourceLoc begin;
     ast::Expr* cond;
     ast::Stmt* then_stmt;
+    const Token* bound = nullptr;  ///< `if (let x = optional)`: x
   };
   std::vector<Branch> branches;
   ast::Stmt* else_stmt = nullptr;
@@ -142,12 +143,18 @@ ast::Stmt* Parser::ParseIf() {
   while (true) {
     source::SourceLoc begin = Advance().loc;  // 'if'
     Expect(TokenKind::LParen);
+    const Token* bound = nullptr;
+    if (AtIdent("let") && Peek(1).Is(TokenKind::Identifier) && Peek(2).Is(TokenKind::Equal)) {
+      Advance();  // let
+      bound = &Advance();
+      Advance();  // =
+    }
     ast::Expr* cond = ParseExpr();
     Expect(TokenKind::RParen);
     ast::Stmt* then_stmt = ParseStmt();
     // Past the limit the rest of the chain is still read, so that parsing goes on after
     // it, but dropped.
-    if (branch_depth_ <= kMaxBranchChain) branches.push_back({begin, cond, then_stmt});
+    if (branch_depth_ <= kMaxBranchChain) branches.push_back({begin, cond, then_stmt, bound});
     if (!ConsumeIdent("else")) break;
     if (!AtIdent("if") || panic_) {
       else_stmt = ParseStmt();
@@ -158,7 +165,33 @@ ast::Stmt* Parser::ParseIf() {
   branch_depth_ = outer_depth;
   for (size_t i = branches.size(); i-- > 0;) {
     const Branch& b = branches[i];
-    else_stmt = ctx_.New<ast::IfStmt>(From(b.begin), b.cond, b.then_stmt, else_stmt);
+    if (b.bound == nullptr) {
+      else_stmt = ctx_.New<ast::IfStmt>(From(b.begin), b.cond, b.then_stmt, else_stmt);
+      continue;
+    }
+    // `if (let x = opt) A else B` is `{ let x$opt = opt; if (x$opt.hasValue)
+    // { let x = x$opt.value; A } else B }`: x exists only where the Optional holds a value.
+    source::SourceRange name_range = b.bound->Range();
+    std::string name(b.bound->text);
+    auto local = [&](const std::string& n, ast::Expr* init) {
+      auto* var = ctx_.New<ast::VarDecl>(ast::VarRole::Local, n, name_range);
+      var->is_let = true;
+      var->init = init;
+      auto* decl = ctx_.New<ast::DeclStmt>(name_range);
+      decl->vars.push_back(var);
+      return decl;
+    };
+    std::string held = name + "$opt";
+    auto member = [&](const char* m) {
+      return ctx_.New<ast::MemberExpr>(name_range, ctx_.New<ast::NameExpr>(name_range, held), m,
+                                       name_range);
+    };
+    auto* then_block = ctx_.New<ast::BlockStmt>(b.then_stmt->range);
+    then_block->stmts = {local(name, member("value")), b.then_stmt};
+    auto* test = ctx_.New<ast::IfStmt>(From(b.begin), member("hasValue"), then_block, else_stmt);
+    auto* outer = ctx_.New<ast::BlockStmt>(From(b.begin));
+    outer->stmts = {local(held, b.cond), test};
+    else_stmt = outer;
   }
   return else_stmt;
 }

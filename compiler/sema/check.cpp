@@ -394,6 +394,7 @@ bool Checker::CheckConstantExpr(const ast::Expr* e) {
     case ast::ExprKind::StringLiteral:
     case ast::ExprKind::Diff:
     case ast::ExprKind::NoDiff:
+    case ast::ExprKind::TypeTest:
     case ast::ExprKind::Member:
     case ast::ExprKind::Index:
     case ast::ExprKind::Assign:

@@ -79,6 +79,8 @@ ast::Expr* Checker::CheckExpr(ast::Expr* expr) {
       return CheckDiff(static_cast<ast::DiffExpr*>(expr));
     case ast::ExprKind::NoDiff:
       return CheckNoDiff(static_cast<ast::NoDiffExpr*>(expr));
+    case ast::ExprKind::TypeTest:
+      return CheckTypeTest(static_cast<ast::TypeTestExpr*>(expr));
   }
   return expr;
 }

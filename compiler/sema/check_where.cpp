@@ -124,7 +124,10 @@ void Checker::DropShadowedCoreDecls(std::vector<ast::Decl*>& decls) {
                               other->FindAttribute("__yield_to_user") == nullptr);
     }
     decl->attributes.clear();
-    if (!shadowed) kept.push_back(decl);
+    if (!shadowed) {
+      kept.push_back(decl);
+      core_yielding_[decl->name] = decl;
+    }
   }
   decls = std::move(kept);
 }

@@ -223,6 +223,8 @@ class Checker {
   bool IsSynthesizedConformance(const Type* self, const Type* iface);
   /// `no_diff f(x)`: the call's type; the operand must be a call.
   ast::Expr* CheckNoDiff(ast::NoDiffExpr* expr);
+  /// `value is T` / `value as T` (sema/check_type_test.cpp).
+  ast::Expr* CheckTypeTest(ast::TypeTestExpr* expr);
   /// `detach(x)` (arguments checked): becomes a NoDiffExpr of `x`; x must be differentiable.
   ast::Expr* CheckDetach(ast::CallExpr* call);
   /// `printf("format", values...)` (check_printf.cpp).
@@ -661,6 +663,8 @@ class Checker {
   std::map<const ast::Decl*, const Type*> case_enums_;     ///< enumerator -> its enum
   std::vector<ast::Decl*> alias_list_;                     ///< type aliases, in order
   std::vector<const Type*> enum_list_;                     ///< enums, in order
+  /// Core-library declarations marked `[__yield_to_user]` that no user declaration hid.
+  std::map<std::string, ast::Decl*> core_yielding_;
   std::map<const ast::Decl*, int> alias_state_;            ///< 1 resolving, 2 done
   /// `out` parameters of the function being checked and whether they were written.
   std::map<const ast::VarDecl*, bool> out_written_;

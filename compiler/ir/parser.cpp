@@ -37,7 +37,7 @@ bool IsNameChar(char c) {
          c == '_' || c == '.' || c == '$';  // '$': types nested in structs
 }
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-bool IsLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+bool IsLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$'; }
 
 /// Splits IR text into tokens; `//` comments and white space separate them.
 std::vector<Token> Tokenize(std::string_view text, uint32_t* bad_offset) {

@@ -182,6 +182,7 @@ ast::Expr* Checker::CheckInitList(ast::InitListExpr* list, const Type* target) {
   if (target->IsArray()) {
     element_types.assign(target->Count(), target->Element());
   } else if (target->IsStruct() && !target->IsDependent()) {
+    GroupBaseInitializers(list, target);
     for (size_t i = 0; i < target->Info()->fields.size(); ++i) {
       element_types.push_back(types_.FieldType(target, i));
     }

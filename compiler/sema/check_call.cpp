@@ -54,7 +54,7 @@ ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
   if (const Type* owner = CurrentOwner()) {
     bool shadowed = decl != nullptr && decl->kind == ast::DeclKind::Var &&
                     static_cast<ast::VarDecl*>(decl)->role != ast::VarRole::Global;
-    if (!shadowed && !FindMethods(owner, name->name).empty()) {
+    if (!shadowed && InheritsMethod(owner, name->name)) {
       return CheckImplicitMethodCall(call, name);
     }
   }

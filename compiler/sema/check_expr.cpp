@@ -101,7 +101,7 @@ ast::Expr* Checker::CheckName(ast::NameExpr* expr) {
     bool global = decl != nullptr && scopes_.front().count(expr->name) != 0 &&
                   scopes_.front().at(expr->name) == decl;
     if (current_function_->this_param != nullptr && (decl == nullptr || global) &&
-        owner->Info()->FieldIndex(expr->name) >= 0) {
+        InheritsField(owner, expr->name)) {
       return CheckImplicitField(expr);
     }
   }

@@ -269,6 +269,7 @@ void Checker::ResolveGenericHeaders(const std::vector<ast::Decl*>& decls) {
     ContextScope scope(*this, info->decl);
     ResolveConstraints(info->params);
     for (ast::TypeExpr* base : info->decl->bases) {
+      if (ResolveInheritedStruct(info, base)) continue;
       const Type* b = ResolveInterface(base);
       if (b == nullptr) continue;
       info->bases.push_back(b);

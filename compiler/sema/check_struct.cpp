@@ -342,6 +342,10 @@ ast::Expr* Checker::CheckStructMember(ast::MemberExpr* expr) {
   const Type* base = expr->base->type;
   StructInfo* info = base->Info();
   int index = info->FieldIndex(expr->member);
+  if (index < 0 && InheritsField(BaseStructOf(base), expr->member)) {
+    expr->base = BasePart(expr->base);  // `d.x` for a field x of the struct D inherits
+    return CheckStructMember(expr);
+  }
   if (index < 0) {
     for (ast::FuncDecl* m : info->methods) {
       if (m->name != expr->member) continue;
@@ -473,6 +477,12 @@ ast::Expr* Checker::CheckMethodCallOn(ast::CallExpr* call, const Type* owner, as
                                       const std::vector<ast::TypeExpr*>& generic_args,
                                       std::vector<ast::Expr*>* generic_values) {
   std::vector<Candidate> candidates = FindMethods(owner, name);
+  if (candidates.empty() && InheritsMethod(BaseStructOf(owner), name)) {
+    // A method of the struct `owner` inherits, on the inherited part of the value.
+    ast::Expr* part = receiver != nullptr ? BasePart(receiver) : nullptr;
+    return CheckMethodCallOn(call, BaseStructOf(owner), part, name, name_range, generic_args,
+                             generic_values);
+  }
   if (candidates.empty()) {
     if (owner->IsStruct() && owner->Info()->FieldIndex(name) >= 0) {
       diags_.Report(DiagId::NotCallable, name_range, name);

@@ -223,6 +223,19 @@ class Checker {
   bool IsSynthesizedConformance(const Type* self, const Type* iface);
   /// `no_diff f(x)`: the call's type; the operand must be a call.
   ast::Expr* CheckNoDiff(ast::NoDiffExpr* expr);
+  // Struct inheritance (sema/check_inherit.cpp).
+  /// `struct D : B` with B a struct: B becomes D's first field; true when `base` names a
+  /// struct (reported when it cannot be inherited), false for anything else.
+  bool ResolveInheritedStruct(StructInfo* info, ast::TypeExpr* base);
+  /// The struct `s` inherits from, or null.
+  const Type* BaseStructOf(const Type* s);
+  /// `receiver.$base` checked: the inherited part of a struct value.
+  ast::Expr* BasePart(ast::Expr* receiver);
+  /// Whether `s` or a struct it inherits from has a field (or a method) called `name`.
+  bool InheritsField(const Type* s, const std::string& name);
+  bool InheritsMethod(const Type* s, const std::string& name);
+  /// `{a, b, c}` for `struct D : B { float c; }` with B's two fields: `{{a, b}, c}`.
+  void GroupBaseInitializers(ast::InitListExpr* list, const Type* target);
   /// `value is T` / `value as T` (sema/check_type_test.cpp).
   ast::Expr* CheckTypeTest(ast::TypeTestExpr* expr);
   /// `detach(x)` (arguments checked): becomes a NoDiffExpr of `x`; x must be differentiable.

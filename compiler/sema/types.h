@@ -45,6 +45,9 @@ struct StructInfo {
   std::vector<ast::VarDecl*> constants; ///< `static const` members
   const Type* self = nullptr;           ///< the struct applied to its own parameters
   bool checked = false;                 ///< field types resolved
+  /// `struct D : B`: fields[0] is the inherited struct B, named kBaseFieldName; D's own
+  /// fields follow. Members not found in D are looked up in B (sema/check_inherit.cpp).
+  bool has_base = false;
   /// For a differentiable struct whose Differential is another struct: per field, the
   /// index of the Differential's field holding its derivative, or -1 (`no_diff`, or a
   /// type without derivative). Empty otherwise.
@@ -53,6 +56,9 @@ struct StructInfo {
   /// The index of field `name`, or -1.
   int FieldIndex(const std::string& field_name) const;
 };
+
+/// The field of a struct that holds the struct it inherits from; no source names it.
+inline constexpr const char* kBaseFieldName = "$base";
 
 /// A generic parameter `T : IFoo` (or the `This` of an interface, or the hidden
 /// parameter that stands for the concrete type behind an interface-typed parameter).

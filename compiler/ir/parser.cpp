@@ -59,6 +59,13 @@ std::vector<Token> Tokenize(std::string_view text, uint32_t* bad_offset) {
     } else if (c == '%' || c == '@' || c == '^') {
       size_t j = i + 1;
       while (j < text.size() && IsNameChar(text[j])) ++j;
+      // `@bufs[1]`: a global for an element of an array of buffers.
+      while (c == '@' && j + 2 < text.size() && text[j] == '[' && IsDigit(text[j + 1])) {
+        size_t k = j + 1;
+        while (k < text.size() && IsDigit(text[k])) ++k;
+        if (k >= text.size() || text[k] != ']') break;
+        j = k + 1;
+      }
       TokKind k = c == '%' ? TokKind::Value : c == '@' ? TokKind::Symbol : TokKind::Block;
       push(k, i + 1, j, i);
       i = j;
@@ -433,8 +440,8 @@ bool Parser::ParseType(const Type** out) {
         !Expect(">")) {
       return false;
     }
-    if (element->IsVoid() || element->IsPointer() || element->IsBuffer() || count == 0) {
-      return Fail(DiagId::IrInvalidType, t, "an array has at least one element of a value type");
+    if (element->IsVoid() || element->IsPointer() || count == 0) {
+      return Fail(DiagId::IrInvalidType, t, "an array has at least one element of a value or buffer type");
     }
     *out = types.Array(element, count);
   } else if (w == "buffer" || w == "rwbuffer") {

@@ -285,7 +285,10 @@ void Lowerer::DeclareGlobals(const std::vector<ast::Decl*>& resources) {
       uniform_blocks_[block] = g;
       register_args = &block->register_args;
     } else if (auto* var = static_cast<ast::VarDecl*>(decl);
-               var->uniform_kind == ast::UniformKind::ResourceStruct ||
+               var->type->IsArray() && var->type->Element()->IsBuffer()) {
+      DeclareBufferArray(var, &made, &used);
+      continue;
+    } else if (var->uniform_kind == ast::UniformKind::ResourceStruct ||
                var->uniform_kind == ast::UniformKind::ParameterBlock) {
       DeclareResourceStruct(var, &made);
       for (size_t k = made.size(); k-- > 0 && made[k].second;) {
@@ -321,6 +324,30 @@ void Lowerer::DeclareGlobals(const std::vector<ast::Decl*>& resources) {
     while (used.count({0, next}) != 0) ++next;
     g->binding = next;
     used.insert({0, next});
+  }
+}
+
+void Lowerer::DeclareBufferArray(const ast::VarDecl* var,
+                                  std::vector<std::pair<ir::Global*, bool>>* made,
+                                  std::set<std::pair<uint32_t, uint32_t>>* used) {
+  const ir::Type* element = LowerType(var->type->Element());
+  std::vector<ir::Global*>& globals = buffer_arrays_[var];
+  uint32_t set = 0, binding = 0;
+  bool explicit_binding = false;
+  if (const ast::Attribute* a = var->FindAttribute("vk::binding")) {
+    IntArg(*a, 0, &binding);
+    IntArg(*a, 1, &set);
+    explicit_binding = true;
+  } else if (var->semantic == "register") {
+    explicit_binding = RegisterBinding(var->semantic_args, &binding, &set);
+  }
+  for (uint32_t k = 0; k < var->type->Count(); ++k) {
+    ir::Global* g = module_->AddGlobal(element, var->name + "[" + std::to_string(k) + "]");
+    g->set = set;
+    g->binding = binding + k;
+    if (explicit_binding) used->insert({set, binding + k});
+    made->emplace_back(g, explicit_binding);
+    globals.push_back(g);
   }
 }
 

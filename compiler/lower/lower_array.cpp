@@ -45,6 +45,9 @@ Value* Lowerer::LowerArrayIndex(const ast::IndexExpr* e) {
   }
   // A matrix row at a constant index is an `extract` of the matrix's value, which keeps
   // a local matrix promotable to SSA.
+  if (e->base->type->Element()->IsBuffer() && index->kind != ast::ExprKind::IntLiteral) {
+    return LowerBufferChoice(e);
+  }
   bool constant_row = e->base->type->IsMatrix() && index->kind == ast::ExprKind::IntLiteral;
   if (IsAddressable(e->base) && !constant_row) return LoadLValue(LowerLValue(e));
   Value* base = LowerExpr(e->base);
@@ -60,6 +63,37 @@ Value* Lowerer::LowerArrayIndex(const ast::IndexExpr* e) {
   Value* i = LowerExpr(e->index);
   Loc(e->range);
   return b_.Load(b_.IndexPtr(slot, i));
+}
+
+Value* Lowerer::LowerBufferChoice(const ast::IndexExpr* e) {
+  // `bufs[i]`: a switch on i whose cases each name one global. Once unrolling and
+  // folding make i a constant, one case is left and the buffer is that global; an index
+  // still chosen at run time is E4500 in legalize-resources.
+  Value* array = LowerExpr(e->base);
+  Value* i = LowerExpr(e->index);
+  Loc(e->range);
+  const ir::Type* buffer = array->GetType()->Element();
+  uint32_t count = array->GetType()->Count();
+  ir::Block* merge = NewBlock();
+  ir::Param* chosen = module_->AddParam(buffer, merge);
+  merge->params.push_back(chosen);
+  std::vector<ir::Block*> cases;
+  for (uint32_t k = 0; k < count; ++k) cases.push_back(NewBlock());
+  if (count == 1) {
+    b_.Br(cases[0]);
+  } else {
+    std::vector<ir::Builder::SwitchCase> labels;
+    for (uint32_t k = 0; k + 1 < count; ++k) {
+      labels.push_back({module_->ConstInt(i->GetType(), k), cases[k]});
+    }
+    b_.Switch(i, cases.back(), labels, merge);
+  }
+  for (uint32_t k = 0; k < count; ++k) {
+    Place(cases[k]);
+    b_.Br(merge, {b_.Extract(array, k)});
+  }
+  Place(merge);
+  return chosen;
 }
 
 Value* Lowerer::LowerInitList(const ast::InitListExpr* e) {

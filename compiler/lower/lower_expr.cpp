@@ -105,6 +105,11 @@ Value* Lowerer::LowerExpr(const ast::Expr* e) {
       // A global buffer is a value of buffer type: it may be stored in a local or a field
       // and passed on; legalize-resources traces those back to the global.
       if (var->role == ast::VarRole::Global && var->type->IsBuffer()) return globals_.at(var);
+      if (auto arr = buffer_arrays_.find(var); arr != buffer_arrays_.end()) {
+        // An array of the globals: `bufs[1]` folds to the second one (legalize-resources).
+        return b_.MakeArray(LowerType(var->type),
+                            std::vector<Value*>(arr->second.begin(), arr->second.end()));
+      }
       if (var->uniform_kind == ast::UniformKind::ResourceStruct ||
           var->uniform_kind == ast::UniformKind::ParameterBlock) {
         return LoadResourceStruct(var);

@@ -88,6 +88,8 @@ class Lowerer {
   /// The globals of struct global `var` holding buffers (sema's ResourceStruct or
   /// ParameterBlock), appended to `made` as (global, explicitly bound); a ParameterBlock's
   /// come with their set and bindings already chosen.
+  void DeclareBufferArray(const ast::VarDecl* var, std::vector<std::pair<ir::Global*, bool>>* made,
+                          std::set<std::pair<uint32_t, uint32_t>>* used);
   void DeclareResourceStruct(const ast::VarDecl* var,
                              std::vector<std::pair<ir::Global*, bool>>* made);
   /// The value of struct global `var` holding buffers: its members put together from
@@ -153,6 +155,8 @@ class Lowerer {
   Value* LowerAssign(const ast::AssignExpr* e);
   Value* LowerShortCircuit(const ast::BinaryExpr* e);
   Value* LowerConditional(const ast::ConditionalExpr* e);
+  /// `bufs[i]` on an array of buffers at an index not written as a constant.
+  Value* LowerBufferChoice(const ast::IndexExpr* e);
   /// `value is T` / `value as T` on an existential (lower/lower_existential.cpp).
   Value* LowerTypeTest(const ast::TypeTestExpr* e);
   Value* ArithmeticOp(ast::OpKind op, Value* a, Value* b);
@@ -316,6 +320,8 @@ class Lowerer {
   std::map<const ir::Function*, ir::Function*> bwd_functions_;
   std::map<const ir::Type*, ir::Function*> detach_functions_;   ///< type -> identity
   std::map<const ast::VarDecl*, ir::Global*> globals_;
+  /// `RWStructuredBuffer<int> bufs[2];`: one global per element, bound one after another.
+  std::map<const ast::VarDecl*, std::vector<ir::Global*>> buffer_arrays_;
   std::map<const ast::AggregateDecl*, ir::Global*> uniform_blocks_;  ///< cbuffer -> global
   std::map<const ast::FuncDecl*, ir::Global*> push_constants_;       ///< entry -> its block
   /// A global struct holding buffers (or a ParameterBlock): per member of the struct, the

@@ -48,7 +48,9 @@ bool State::FoldExtracts() {
         continue;
       }
       auto* from = static_cast<Inst*>(inst->operands[0]);
-      if (from->GetOp() == Op::MakeStruct) replace[inst] = from->operands.at(inst->imms[0]);
+      if (from->GetOp() == Op::MakeStruct || from->GetOp() == Op::MakeArray) {
+        replace[inst] = from->operands.at(inst->imms[0]);
+      }
     }
   }
   if (replace.empty()) return false;

@@ -413,7 +413,9 @@ void Checker::CheckGlobalVar(ast::VarDecl* var, CheckedModule* out) {
     if (!var->type->IsError()) CheckUniformType(var->type, var->type_expr->range);
     return;
   }
+  buffer_arrays_ok_ = out != nullptr && !var->is_static && (var->modifiers & ast::kModGroupShared) == 0;
   var->type = InferArraySize(var);  // `static const int t[] = {1, 2, 3}`
+  buffer_arrays_ok_ = false;
   if (var->type->IsError()) return;
   if (var->type_expr->name == "ConstantBuffer" && out != nullptr && !var->is_static) {
     var->uniform_kind = ast::UniformKind::ConstantBuffer;
@@ -442,6 +444,14 @@ void Checker::CheckGlobalVar(ast::VarDecl* var, CheckedModule* out) {
   if ((var->modifiers & ast::kModGroupShared) != 0) {
     if (out == nullptr) return CheckGroupSharedPlacement(var, "a struct member");
     return CheckGroupShared(var, out);
+  }
+  if (var->type->IsArray() && var->type->Element()->IsBuffer()) {
+    // `RWStructuredBuffer<int> bufs[2];`: each element is bound on its own.
+    if (var->init != nullptr) {
+      diags_.Report(DiagId::InvalidGlobal, var->init->range, "a buffer cannot have an initializer");
+    }
+    out->resources.push_back(var);
+    return;
   }
   if (var->type->IsBuffer()) {
     if (out == nullptr) {  // a struct member

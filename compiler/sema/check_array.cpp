@@ -16,7 +16,9 @@ constexpr int64_t kMaxArraySize = 1 << 20;
 
 const Type* Checker::ApplyArrayDims(ast::TypeExpr* te, const Type* element) {
   if (element->IsError()) return element;
-  if (element->IsVoid() || element->IsBuffer()) {
+  // `RWStructuredBuffer<int> bufs[2];` at global scope: one binding per element.
+  bool buffer_array = element->IsBuffer() && buffer_arrays_ok_ && te->array_dims.size() == 1;
+  if (element->IsVoid() || (element->IsBuffer() && !buffer_array)) {
     diags_.Report(DiagId::ArrayUnsupported, te->range,
                   "arrays of '" + element->Name() + "' are not supported");
     return types_.Error();

@@ -678,6 +678,8 @@ class Checker {
   std::vector<const Type*> enum_list_;                     ///< enums, in order
   /// Core-library declarations marked `[__yield_to_user]` that no user declaration hid.
   std::map<std::string, ast::Decl*> core_yielding_;
+  /// While a global's type is resolved: a one-dimensional array of buffers is allowed.
+  bool buffer_arrays_ok_ = false;
   std::map<const ast::Decl*, int> alias_state_;            ///< 1 resolving, 2 done
   /// `out` parameters of the function being checked and whether they were written.
   std::map<const ast::VarDecl*, bool> out_written_;

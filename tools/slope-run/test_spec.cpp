@@ -53,6 +53,7 @@ class Cursor {
     }
     return text_.substr(start, pos_ - start);
   }
+
   std::string_view Rest() {
     SkipSpace();
     return text_.substr(pos_);
@@ -413,8 +414,9 @@ bool ParseBufferDirective(std::string_view text, BufferRole role, BufferSpec* bu
     *message = "expected 'buffer', found '" + std::string(kind) + "'";
     return false;
   }
-  std::string_view name = cursor.Word();
-  // A buffer field of a struct global reads "m.weights".
+  std::string_view name = cursor.Name();
+  // A buffer field of a struct global reads "m.weights"; an element of an array of
+  // buffers "bufs[1]".
   if (!IsUniformName(name)) {
     *message = name.empty() ? std::string("expected a buffer name")
                             : "invalid buffer name '" + std::string(name) + "'";

@@ -112,6 +112,21 @@ void Checker::AttachWhereClauses(const std::vector<ast::Decl*>& decls,
 }
 
 void Checker::DropShadowedCoreDecls(std::vector<ast::Decl*>& decls) {
+  auto hidden = [&](const ast::Decl* decl) {
+    bool shadowed = false;
+    for (ast::Decl* other : decls) {
+      shadowed = shadowed || (other != decl && other->name == decl->name &&
+                              other->FindAttribute("__yield_to_user") == nullptr);
+    }
+    return shadowed;
+  };
+  std::set<std::string> hidden_names;
+  for (ast::Decl* decl : decls) {
+    if (decl->kind != ast::DeclKind::Extension && decl->FindAttribute("__yield_to_user") != nullptr &&
+        hidden(decl)) {
+      hidden_names.insert(decl->name);
+    }
+  }
   std::vector<ast::Decl*> kept;
   for (ast::Decl* decl : decls) {
     if (decl->FindAttribute("__yield_to_user") == nullptr) {
@@ -119,9 +134,13 @@ void Checker::DropShadowedCoreDecls(std::vector<ast::Decl*>& decls) {
       continue;
     }
     bool shadowed = false;
-    for (ast::Decl* other : decls) {
-      shadowed = shadowed || (other != decl && other->name == decl->name &&
-                              other->FindAttribute("__yield_to_user") == nullptr);
+    if (decl->kind == ast::DeclKind::Extension) {
+      // An extension that conforms a type to a hidden declaration goes with it.
+      for (const ast::TypeExpr* base : static_cast<ast::AggregateDecl*>(decl)->bases) {
+        shadowed = shadowed || hidden_names.count(base->name) != 0;
+      }
+    } else {
+      shadowed = hidden(decl);
     }
     decl->attributes.clear();
     if (!shadowed) {

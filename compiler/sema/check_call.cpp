@@ -27,6 +27,22 @@ std::string Signature(const ast::FuncDecl* f) {
   return s + ")";
 }
 
+ast::Expr* Checker::CheckGenericConversion(ast::CallExpr* call, const Type* type,
+                                           const std::string& shown) {
+  // `T(x)`, `T.Value(x)` with an arithmetic interface: a numeric conversion.
+  std::string caps = type != nullptr ? types_.CapabilitiesOf(type) : "";
+  if (type != nullptr && caps.find('a') != std::string::npos && call->args.size() == 1 &&
+      (call->args[0]->type->IsScalar() || call->args[0]->type == type)) {
+    auto* cast = ctx_.New<ast::ImplicitCastExpr>(call->range, call->args[0]);
+    cast->type = type;
+    return cast;
+  }
+  diags_.Report(DiagId::InvalidConstructor, call->range, shown,
+                "these arguments; a generic type converts one scalar when it conforms to "
+                "IArithmetic");
+  return call;
+}
+
 ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
   // The built-in `printf` (unless the program declares its own): its format is a string.
   if (call->callee->kind == ast::ExprKind::Name &&
@@ -94,18 +110,7 @@ ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
     ast::TypeExpr te;
     te.name = name->name;
     te.range = name->range;
-    const Type* type = ResolveUserTypeName(&te);
-    std::string caps = type != nullptr ? types_.CapabilitiesOf(type) : "";
-    if (type != nullptr && caps.find('a') != std::string::npos && call->args.size() == 1 &&
-        (call->args[0]->type->IsScalar() || call->args[0]->type == type)) {
-      auto* cast = ctx_.New<ast::ImplicitCastExpr>(call->range, call->args[0]);
-      cast->type = type;
-      return cast;
-    }
-    diags_.Report(DiagId::InvalidConstructor, call->range, name->name,
-                  "these arguments; a generic type converts one scalar when it conforms to "
-                  "IArithmetic");
-    return call;
+    return CheckGenericConversion(call, ResolveUserTypeName(&te), name->name);
   }
   if (!name->generic_args.empty()) {
     diags_.Report(DiagId::UnsupportedConstruct, name->range,

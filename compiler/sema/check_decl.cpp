@@ -492,9 +492,16 @@ ast::Expr* Checker::CheckScopedMember(ast::MemberExpr* expr) {
       if (it != ns->members.end()) base_decl = it->second;
     }
   }
-  if (base_decl != nullptr && base_decl->kind == ast::DeclKind::Struct) {
+  const Type* nested_struct = nullptr;
+  if (base_decl == nullptr && expr->base->kind == ast::ExprKind::Member) {
+    // `Outer.Inner.N`: a constant of a type nested in a struct.
+    const Type* t = TypeThroughMembers(expr->base);
+    if (t != nullptr && t->IsStruct()) nested_struct = t;
+  }
+  if (nested_struct != nullptr ||
+      (base_decl != nullptr && base_decl->kind == ast::DeclKind::Struct)) {
     // `S.N` / `S::N`: a `static const` member.
-    const Type* s = StructTypeOf(base_decl);
+    const Type* s = nested_struct != nullptr ? nested_struct : StructTypeOf(base_decl);
     for (ast::VarDecl* constant : s != nullptr ? s->Info()->constants : std::vector<ast::VarDecl*>{}) {
       if (constant->name != expr->member) continue;
       auto* name = ctx_.New<ast::NameExpr>(expr->range, constant->name);
@@ -564,6 +571,22 @@ ast::Expr* Checker::CheckScopedCall(ast::CallExpr* call, ast::Decl* decl) {
       if (const Type* nested = TypeThroughMembers(callee)) {
         if (nested->IsError()) return call;
         if (nested->IsStruct()) return CheckStructConstructor(call, nested);
+      }
+      // `T.Value(x)`: an associated type of a type parameter, converted to.
+      const Type* owner = TypeNamedBy(callee->base);
+      if (owner != nullptr && owner->Kind() == TypeKind::GenericParam &&
+          callee->generic_args.empty() && FindMethods(owner, callee->member).empty()) {
+        for (const Type* c : types_.DirectConformances(owner)) {
+          for (const Type* iface : WithInheritedInterfaces(c)) {
+            for (const ast::AssociatedTypeDecl* a : iface->Iface()->assocs) {
+              if (a->name != callee->member) continue;
+              ast::TypeExpr te;
+              te.name = static_cast<ast::NameExpr*>(callee->base)->name + "." + callee->member;
+              te.range = callee->range;
+              return CheckGenericConversion(call, ResolveType(&te), te.name);
+            }
+          }
+        }
       }
       return CheckArrayMethod(call, callee);
     }

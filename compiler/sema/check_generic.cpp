@@ -106,6 +106,10 @@ std::vector<const Type*> WithInherited(TypeContext& types, const Type* iface) {
 }
 }  // namespace
 
+std::vector<const Type*> Checker::WithInheritedInterfaces(const Type* iface) {
+  return WithInherited(types_, iface);
+}
+
 std::vector<const Type*> Checker::MakeGenericParams(
     const std::vector<ast::GenericParamDecl*>& params) {
   std::vector<const Type*> result;

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "compiler/base/ice.h"
-#include "compiler/targets/ctext/module.h"
 #include "compiler/targets/cuda/writer.h"
 #include "compiler/targets/glsl/writer.h"
 #include "compiler/targets/spirv/optimize.h"
@@ -75,27 +74,9 @@ void EmitCuda(EmitRequest& r) {
   cuda_options.entry_points = r.options.entries;
   cuda_options.matrix_layout = r.matrices;
   for (const BindingInfo& b : r.result.reflection.bindings) {
+    bool storage = b.kind == ResourceKind::StructuredBuffer || b.kind == ResourceKind::RWStructuredBuffer;
     cuda_options.bindings.push_back(
-        {b.name, b.kind == ResourceKind::PushConstant ? b.entry_point : std::string()});
-  }
-  // Only what the kernels written reach: an entry point not chosen is not written.
-  const std::vector<std::string>& chosen = r.options.entries;
-  std::vector<const ir::Function*> roots;
-  for (const ir::Function* f : r.module.functions) {
-    if (f->is_entry && (chosen.empty() ||
-                        std::find(chosen.begin(), chosen.end(), f->Name()) != chosen.end())) {
-      roots.push_back(f);
-    }
-  }
-  for (const ir::Function* f : targets::ctext::Reachable(r.module, roots)) {
-    for (const ir::Block* b : f->blocks) {
-      for (const ir::Inst* inst : b->insts) {
-        if (inst->GetOp() == ir::Op::BufferInfo && inst->imms.at(0) == 0) {
-          r.diags.Report(diag::DiagId::CudaBufferLength, inst->loc);
-          return;
-        }
-      }
-    }
+        {b.name, b.kind == ResourceKind::PushConstant ? b.entry_point : std::string(), storage});
   }
   std::string field = targets::cuda::FindColumnMajorMatrix(r.module, cuda_options);
   if (!field.empty()) {

@@ -249,8 +249,11 @@ class CudaDevice final : public Device {
     std::vector<Buffer*> resolved;
     if (!ResolveBindings(reflection, bindings, &resolved, error)) return false;
     // The kernel's parameters, in reflection order: a pointer per buffer and uniform
-    // buffer, and this entry point's push-constant block by value.
+    // buffer, and this entry point's push-constant block by value; then each storage
+    // buffer's size in bytes, in the same order (docs/cuda.md).
     std::vector<CUdeviceptr> pointers(reflection.bindings.size(), 0);
+    std::vector<unsigned long long> sizes(reflection.bindings.size(), 0);
+    std::vector<void*> size_params;
     std::vector<void*> params;
     std::vector<std::byte> push(options.push_constants.begin(), options.push_constants.end());
     bool pushed = false;
@@ -274,7 +277,13 @@ class CudaDevice final : public Device {
       }
       pointers[i] = static_cast<CudaBuffer*>(resolved[i])->Pointer();
       params.push_back(&pointers[i]);
+      if (b.kind == driver::ResourceKind::StructuredBuffer ||
+          b.kind == driver::ResourceKind::RWStructuredBuffer) {
+        sizes[i] = resolved[i]->Size();
+        size_params.push_back(&sizes[i]);
+      }
     }
+    params.insert(params.end(), size_params.begin(), size_params.end());
     if (!pushed && !push.empty()) {
       *error = "push constants given, but the kernel has no push-constant block";
       return false;

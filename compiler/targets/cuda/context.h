@@ -40,6 +40,8 @@ class Context {
 
   /// The name of the Context every function takes first.
   static constexpr const char* kContext = "ctx";
+  /// The Context's member holding each storage buffer's size in bytes.
+  static constexpr const char* kSizes = "SLOPE_sizes";  // SLOPE_ is reserved
   /// True once a type or intrinsic needs cuda_fp16.h (the output defines SLOPE_HALF).
   bool UsesHalf() const { return uses_half_; }
   void RequireHalf() { uses_half_ = true; }

@@ -306,14 +306,20 @@ Expr FunctionWriter::InstExpr(const ir::Inst& inst) {
       const ir::Type* s = inst.operands[0]->GetType()->Element();
       return Member(op(0), context_.MemberName(s, inst.imms[0]));
     }
-    case Op::BufferInfo:
-      // The stride under the CUDA target's scalar layout; an element count needs the
-      // buffer's size, which a kernel parameter does not carry (EmitCuda reports it).
-      if (inst.imms[0] == 0) SLOPE_ICE("cuda: a buffer's element count reached the writer");
-      return Atom(std::to_string(targets::LayoutArrayStride(inst.operands[0]->GetType()->Element(),
-                                                            targets::BufferLayout::Scalar,
-                                                            ir::MatrixLayout::RowMajor)) +
-                  "u");
+    case Op::BufferInfo: {
+      // The stride under the CUDA target's scalar layout; the element count from the
+      // size in bytes the kernel received for the buffer.
+      uint32_t stride = targets::LayoutArrayStride(inst.operands[0]->GetType()->Element(),
+                                                   targets::BufferLayout::Scalar,
+                                                   ir::MatrixLayout::RowMajor);
+      if (inst.imms[0] != 0) return Atom(std::to_string(stride) + "u");
+      if (inst.operands[0]->VKind() != ir::ValueKind::Global) {
+        SLOPE_ICE("cuda: a buffer's element count of a buffer that is not a global");
+      }
+      const auto& g = static_cast<const ir::Global&>(*inst.operands[0]);
+      return Atom("(uint)(" + std::string(Context::kContext) + "." + Context::kSizes + "." +
+                  context_.GlobalName(&g) + " / " + std::to_string(stride) + "ull)");
+    }
     case Op::Atomic:
       return AtomicExpr(inst);
     case Op::Wave:

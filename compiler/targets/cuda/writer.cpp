@@ -118,6 +118,7 @@ std::string WriteCuda(ir::Module& module, const WriterOptions& options) {
   ctext::TextWriter shared;
   ctext::TextWriter fields;
   std::map<std::string, const ir::Global*> by_name;
+  std::vector<std::string> sizes;  // the storage buffers the Context holds
   for (const ir::Global* g : module.globals) {
     by_name[g->Name()] = g;
     if (used.count(g) == 0) continue;
@@ -133,7 +134,13 @@ std::string WriteCuda(ir::Module& module, const WriterOptions& options) {
       fields.Line(context.TypeName(element, true) + "* " + name + ";  // a uniform buffer");
     } else {
       fields.Line(context.TypeName(element, true) + "* " + name + ";");
+      sizes.push_back(name);
     }
+  }
+  if (!sizes.empty()) {
+    fields.Line("struct {  // each storage buffer's size in bytes");
+    for (const std::string& name : sizes) fields.Line("  unsigned long long " + name + ";");
+    fields.Line("} " + std::string(Context::kSizes) + ";");
   }
 
   ctext::TextWriter out;
@@ -170,9 +177,15 @@ std::string WriteCuda(ir::Module& module, const WriterOptions& options) {
   for (const ir::Function* entry : entries) {
     std::vector<std::string> params;
     std::vector<std::string> sets;
+    std::vector<std::string> size_params;
     for (const Binding& b : options.bindings) {
       auto it = by_name.find(b.name);
       std::string legal = context.Names().Legal(b.name);
+      std::string size_param;
+      if (b.storage) {
+        size_param = "SLOPE_bytes_" + std::to_string(size_params.size());
+        size_params.push_back("unsigned long long " + size_param);
+      }
       if (it == by_name.end()) {
         // Reflected but gone from the module: nothing uses it.
         params.push_back("void* " + legal);
@@ -189,7 +202,11 @@ std::string WriteCuda(ir::Module& module, const WriterOptions& options) {
         params.push_back(Qualified(context.TypeName(element, true)) + "* " + name);
       }
       if (in_context) sets.push_back("ctx." + name + " = " + name + ";");
+      if (in_context && b.storage && !g->IsPushConstant() && !g->IsUniform()) {
+        sets.push_back("ctx." + std::string(Context::kSizes) + "." + name + " = " + size_param + ";");
+      }
     }
+    params.insert(params.end(), size_params.begin(), size_params.end());
     const auto& n = entry->entry.numthreads;
     out.Line("");
     out.Line("// [numthreads(" + std::to_string(n[0]) + ", " + std::to_string(n[1]) + ", " +

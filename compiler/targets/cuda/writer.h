@@ -21,6 +21,10 @@ namespace slope::targets::cuda {
 struct Binding {
   std::string name;         ///< the reflection's (and the IR global's) name
   std::string entry_point;  ///< a push-constant block's entry point; else empty
+  /// A storage buffer: after its resources, a kernel takes one `unsigned long long` per
+  /// storage buffer, in reflection order, holding the buffer's size in bytes (what
+  /// GetDimensions counts from).
+  bool storage = false;
 };
 
 struct WriterOptions {

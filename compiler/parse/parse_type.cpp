@@ -81,6 +81,14 @@ std::vector<ast::GenericParamDecl*> Parser::ParseGenericParams() {
   do {
     RejectVariadic();
     bool is_value = ConsumeIdent("let");
+    // `<int N>`, `<uint N>`, `<bool B>`: a value parameter written with its type first,
+    // the same as `<let N : int>`.
+    ast::TypeExpr* typed_value = nullptr;
+    if (!is_value && At(TokenKind::Identifier) && Peek(1).Is(TokenKind::Identifier) &&
+        (Cur().text == "int" || Cur().text == "uint" || Cur().text == "bool")) {
+      typed_value = ParseType();
+      is_value = true;
+    }
     if (!At(TokenKind::Identifier)) {
       Error(DiagId::ExpectedToken, Cur().Range(), "a generic parameter name", Describe(Cur()));
       return params;
@@ -88,7 +96,8 @@ std::vector<ast::GenericParamDecl*> Parser::ParseGenericParams() {
     const Token& name = Advance();
     auto* param = ctx_.New<ast::GenericParamDecl>(std::string(name.text), name.Range());
     param->is_value = is_value;
-    if (Consume(TokenKind::Colon)) {
+    param->constraint = typed_value;
+    if (typed_value == nullptr && Consume(TokenKind::Colon)) {
       if (is_value) {
         param->constraint = ParseType();
       } else {

@@ -184,6 +184,26 @@ void Lexer::LexNumber(Token& tok) {
     base = 16;
     pos_ += 2;
     while (std::isxdigit(static_cast<unsigned char>(Peek()))) ++pos_;
+    // A hexadecimal float, as C writes it: `0x1.8p1` is 1.5 * 2^1. The binary exponent
+    // is required.
+    bool point = Peek() == '.';
+    if (point) {
+      ++pos_;
+      while (std::isxdigit(static_cast<unsigned char>(Peek()))) ++pos_;
+    }
+    if ((Peek() == 'p' || Peek() == 'P') &&
+        (IsDigit(Peek(1)) || ((Peek(1) == '+' || Peek(1) == '-') && IsDigit(Peek(2))))) {
+      is_float = true;
+      pos_ += 2;
+      while (IsDigit(Peek())) ++pos_;
+    } else if (point) {
+      // `0x1.8` without its binary exponent.
+      while (IsIdentChar(Peek())) ++pos_;
+      tok.kind = TokenKind::IntLiteral;
+      tok.text = text_.substr(start, pos_ - start);
+      Error(diag::DiagId::InvalidNumericLiteral, Range(start, pos_), tok.text);
+      return;
+    }
   } else if (Peek() == '0' && (Peek(1) == 'b' || Peek(1) == 'B')) {
     base = 2;
     pos_ += 2;
@@ -227,7 +247,9 @@ void Lexer::LexNumber(Token& tok) {
     std::string digits(text_.substr(start, digits_end - start));
     errno = 0;
     double value = std::strtod(digits.c_str(), nullptr);
-    bool nonzero_digits = digits.find_first_of("123456789") < digits.find_first_of("eE");
+    bool nonzero_digits = base == 16 ? digits.find_first_of("123456789abcdefABCDEF", 2) <
+                                           digits.find_first_of("pP")
+                                     : digits.find_first_of("123456789") < digits.find_first_of("eE");
     double max = tok.literal_type == LiteralType::Float ? FLT_MAX
                  : tok.literal_type == LiteralType::Half ? 65504.0 : DBL_MAX;
     double min_sub = tok.literal_type == LiteralType::Float ? FLT_TRUE_MIN

@@ -615,7 +615,12 @@ struct TypeAliasDecl : Decl {
 };
 
 /// `import a.b;` (`name` is "a.b").
+/// Also the other declarations about modules, which sema never sees:
+/// `__include helpers;` / `__include "helpers.slang";` (a file of the same module),
+/// `module name;` and `implementing name;` (the module a file is, or is part of).
 struct ImportDecl : Decl {
+  enum class Form : uint8_t { Import, Include, Module, Implementing };
+  Form form = Form::Import;
   ImportDecl(std::string n, SourceRange r) : Decl(DeclKind::Import, std::move(n), r) {}
 };
 

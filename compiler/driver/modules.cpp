@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <system_error>
 
 #include "compiler/parse/parser.h"
@@ -91,6 +92,8 @@ class Loader {
       out->map.units.push_back({units_[unit].name, !UsesVisibilityModifiers(*units_[unit].ast)});
       out->map.file_starts.emplace_back(units_[unit].first_file, unit);
     }
+    // A file `__include`d is part of the module that includes it.
+    for (auto [file, unit] : included_) out->map.file_starts.emplace_back(file, unit);
     std::sort(out->map.file_starts.begin(), out->map.file_starts.end());
   }
 
@@ -111,13 +114,29 @@ class Loader {
 
   void Visit(uint32_t id) {
     stack_.push_back(id);
-    // Copied: loading a module appends to units_.
-    std::vector<ast::Decl*> decls = units_[id].ast->decls;
+    // Copied: loading a module appends to units_. Each declaration with the directory
+    // of its file: a file `__include`d adds its declarations (after the others).
     fs::path dir = fs::path(sources_.Path(units_[id].first_file)).parent_path();
-    for (ast::Decl* decl : decls) {
+    std::vector<std::pair<ast::Decl*, fs::path>> work;
+    for (ast::Decl* decl : units_[id].ast->decls) work.emplace_back(decl, dir);
+    for (size_t i = 0; i < work.size(); ++i) {
       if (diags_.LimitReached()) break;
+      ast::Decl* decl = work[i].first;
       if (decl->kind != ast::DeclKind::Import) continue;
-      std::optional<uint32_t> imported = Import(decl, dir);
+      auto form = static_cast<ast::ImportDecl*>(decl)->form;
+      if (form == ast::ImportDecl::Form::Include) {
+        fs::path from = work[i].second;  // `work` grows below
+        if (ast::Module* part = Include(decl, from, id)) {
+          fs::path part_dir = fs::path(sources_.Path(included_.back().first)).parent_path();
+          for (ast::Decl* d : part->decls) {
+            units_[id].ast->decls.push_back(d);
+            work.emplace_back(d, part_dir);
+          }
+        }
+        continue;
+      }
+      if (form != ast::ImportDecl::Form::Import) continue;  // `module` / `implementing`
+      std::optional<uint32_t> imported = Import(decl, work[i].second);
       if (imported && !units_[*imported].done) ReportCycle(decl, *imported);
     }
     stack_.pop_back();
@@ -146,6 +165,41 @@ class Loader {
     }
     diags_.Report(DiagId::ModuleNotFound, decl->name_range, DisplayName(decl->name), searched);
     return std::nullopt;
+  }
+
+  /// The file `__include NAME;` names, parsed, the first time this compile includes it;
+  /// null when it was included before (or is a module of its own), or after reporting
+  /// that it cannot be found or read.
+  ast::Module* Include(const ast::Decl* decl, const fs::path& dir, uint32_t unit) {
+    std::vector<fs::path> dirs{dir};
+    for (const std::string& p : pp_options_.include_paths) dirs.emplace_back(p);
+    std::string searched;
+    for (const fs::path& d : dirs) {
+      for (const fs::path& name : CandidateNames(decl->name)) {
+        fs::path path = d / name;
+        std::error_code ec;
+        if (!fs::is_regular_file(path, ec)) {
+          searched += (searched.empty() ? "'" : ", '") + path.string() + "'";
+          continue;
+        }
+        std::string key = Key(path);
+        if (by_key_.count(key) != 0 || !included_keys_.insert(key).second) return nullptr;
+        source::FileId file = sources_.LoadFile(path.string());
+        if (file == 0) {
+          diags_.Report(DiagId::CannotOpenFile, decl->name_range, path.string());
+          return nullptr;
+        }
+        files_read_->push_back(path.string());
+        preprocess::PreprocessResult pp_result;
+        std::vector<preprocess::Token> tokens =
+            preprocess::Preprocess(sources_, file, pp_options_, diags_, &pp_result);
+        for (std::string& inc : pp_result.included_files) files_read_->push_back(std::move(inc));
+        included_.emplace_back(file, unit);
+        return parse::ParseModule(tokens, ctx_, diags_);
+      }
+    }
+    diags_.Report(DiagId::ModuleNotFound, decl->name_range, DisplayName(decl->name), searched);
+    return nullptr;
   }
 
   std::optional<uint32_t> Load(const ast::Decl* decl, const fs::path& path) {
@@ -186,6 +240,9 @@ class Loader {
   std::map<std::string, uint32_t> by_key_;  ///< canonical path -> unit
   std::vector<uint32_t> stack_;             ///< units being loaded, outermost first
   std::vector<uint32_t> order_;             ///< units loaded, dependencies first
+  /// Files `__include`d, each with the unit it is part of, and their canonical paths.
+  std::vector<std::pair<source::FileId, uint32_t>> included_;
+  std::set<std::string> included_keys_;
 };
 
 }  // namespace

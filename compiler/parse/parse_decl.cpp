@@ -44,7 +44,20 @@ void Parser::ParseDeclInto(std::vector<ast::Decl*>& out, DeclContext context) {
   if (kw == "typealias") return finish(ParseTypeAlias());
   if (kw == "typedef") return finish(ParseTypedef());
   if (kw == "namespace") return finish(ParseNamespace());
-  if (kw == "import" || kw == "__import") return finish(ParseImport());
+  if (kw == "import" || kw == "__import") return finish(ParseImport(ast::ImportDecl::Form::Import));
+  if (kw == "__exported" && Peek(1).Is(TokenKind::Identifier) &&
+      (Peek(1).text == "import" || Peek(1).text == "__import")) {
+    // `__exported import m;`: every module's declarations reach every importer already.
+    Advance();
+    return finish(ParseImport(ast::ImportDecl::Form::Import));
+  }
+  if (kw == "__include") return finish(ParseImport(ast::ImportDecl::Form::Include));
+  if (context == DeclContext::TopLevel && (kw == "module" || kw == "implementing") &&
+      (Peek(1).Is(TokenKind::Identifier) || Peek(1).Is(TokenKind::StringLiteral)) &&
+      (Peek(2).Is(TokenKind::Semicolon) || Peek(2).Is(TokenKind::Dot))) {
+    return finish(ParseImport(kw == "module" ? ast::ImportDecl::Form::Module
+                                             : ast::ImportDecl::Form::Implementing));
+  }
   if (kw == "using") return finish(ParseUsing());
   if (kw == "associatedtype") return finish(ParseAssociatedType());
   if (kw == "cbuffer") return finish(ParseBufferBlock());
@@ -348,8 +361,8 @@ ast::Decl* Parser::ParseNamespace() {
   return decl;
 }
 
-ast::Decl* Parser::ParseImport() {
-  Advance();  // import
+ast::Decl* Parser::ParseImport(ast::ImportDecl::Form form) {
+  Advance();  // import, __include, module, implementing
   if (!At(TokenKind::Identifier) && !At(TokenKind::StringLiteral)) {
     Error(DiagId::ExpectedToken, Cur().Range(), "a module name", Describe(Cur()));
     return nullptr;
@@ -361,6 +374,7 @@ ast::Decl* Parser::ParseImport() {
     name += "." + std::string(Advance().text);
   }
   auto* decl = ctx_.New<ast::ImportDecl>(name, From(begin));
+  decl->form = form;
   Expect(TokenKind::Semicolon);
   return decl;
 }

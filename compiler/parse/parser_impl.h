@@ -98,7 +98,7 @@ class Parser {
   ast::Decl* ParseTypeAlias();
   ast::Decl* ParseTypedef();
   ast::Decl* ParseNamespace();
-  ast::Decl* ParseImport();
+  ast::Decl* ParseImport(ast::ImportDecl::Form form);
   ast::Decl* ParseUsing();
   ast::Decl* ParseAssociatedType();
   ast::Decl* ParseBufferBlock();

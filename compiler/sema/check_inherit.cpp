@@ -7,6 +7,7 @@
 // conformances: a requirement must be implemented by D itself or an extension of it.
 
 #include <functional>
+#include <set>
 
 #include "compiler/sema/checker.h"
 
@@ -50,14 +51,18 @@ ast::Expr* Checker::BasePart(ast::Expr* receiver) {
 }
 
 bool Checker::InheritsField(const Type* s, const std::string& name) {
-  for (int depth = 0; s != nullptr && depth < 64; ++depth, s = BaseStructOf(s)) {
+  // An inheritance cycle is broken where it is reported (E3031); `seen` stops at one
+  // all the same.
+  std::set<const Type*> seen;
+  for (; s != nullptr && seen.insert(s).second; s = BaseStructOf(s)) {
     if (s->Info()->FieldIndex(name) >= 0) return true;
   }
   return false;
 }
 
 bool Checker::InheritsMethod(const Type* s, const std::string& name) {
-  for (int depth = 0; s != nullptr && depth < 64; ++depth, s = BaseStructOf(s)) {
+  std::set<const Type*> seen;
+  for (; s != nullptr && seen.insert(s).second; s = BaseStructOf(s)) {
     if (!FindMethods(s, name).empty()) return true;
   }
   return false;

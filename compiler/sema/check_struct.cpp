@@ -12,6 +12,11 @@ namespace slope::sema {
 using diag::DiagId;
 
 namespace {
+/// The deepest nesting of structs SPIR-V allows.
+constexpr int kMaxStructNesting = 255;
+}  // namespace
+
+namespace {
 /// What to call a struct member this version of sema does not check; null when it does.
 const char* UnsupportedMemberName(const ast::Decl* member) {
   switch (member->kind) {
@@ -136,7 +141,11 @@ void Checker::ResolveStructFields() {
     for (ast::VarDecl* field : t->Info()->fields) {
       if (!field->type->IsStruct() || done.count(field->type) != 0) continue;
       if (active.count(field->type) != 0) {
-        diags_.Report(DiagId::RecursiveStruct, field->name_range, field->type->Name(), field->name);
+        if (field->name == kBaseFieldName) {
+          diags_.Report(DiagId::InheritanceCycle, field->name_range, field->type->Name());
+        } else {
+          diags_.Report(DiagId::RecursiveStruct, field->name_range, field->type->Name(), field->name);
+        }
         field->type = types_.Error();
         continue;
       }
@@ -148,6 +157,26 @@ void Checker::ResolveStructFields() {
   for (const Type* type : struct_list_) {
     if (done.count(type) == 0) visit(type);
     type->Info()->checked = true;
+  }
+  // SPIR-V allows structs nested 255 deep (a struct of scalars is one level): deeper is
+  // an error at the struct that passes the limit, not an invalid module.
+  std::map<const Type*, int> depth;
+  std::function<int(const Type*)> nesting = [&](const Type* t) -> int {
+    if (auto it = depth.find(t); it != depth.end()) return it->second;
+    depth[t] = 1;
+    int d = 1;
+    for (ast::VarDecl* field : t->Info()->fields) {
+      const Type* ft = field->type;
+      while (ft != nullptr && ft->IsArray()) ft = ft->Element();
+      if (ft != nullptr && ft->IsStruct()) d = std::max(d, 1 + nesting(ft));
+    }
+    depth[t] = d;
+    return d;
+  };
+  for (const Type* type : struct_list_) {
+    if (nesting(type) != kMaxStructNesting + 1) continue;
+    diags_.Report(DiagId::StructNestingTooDeep, type->Info()->decl->name_range, type->Name(),
+                  kMaxStructNesting + 1, kMaxStructNesting);
   }
 }
 

@@ -144,9 +144,9 @@ class Loader {
     order_.push_back(id);
   }
 
-  /// The unit `decl` imports, loading (and visiting) it the first time; nullopt after
-  /// reporting that it cannot be found or read.
-  std::optional<uint32_t> Import(const ast::Decl* decl, const fs::path& dir) {
+  /// The file `decl` (an import or an `__include`) names, searched next to its file
+  /// (`dir`) and then on the include path; nullopt after reporting that it is nowhere.
+  std::optional<fs::path> Find(const ast::Decl* decl, const fs::path& dir) {
     std::vector<fs::path> dirs{dir};
     for (const std::string& p : pp_options_.include_paths) dirs.emplace_back(p);
     std::string searched;
@@ -154,71 +154,59 @@ class Loader {
       for (const fs::path& name : CandidateNames(decl->name)) {
         fs::path path = d / name;
         std::error_code ec;
-        if (!fs::is_regular_file(path, ec)) {
-          searched += (searched.empty() ? "'" : ", '") + path.string() + "'";
-          continue;
-        }
-        auto known = by_key_.find(Key(path));
-        if (known != by_key_.end()) return known->second;
-        return Load(decl, path);
+        if (fs::is_regular_file(path, ec)) return path;
+        searched += (searched.empty() ? "'" : ", '") + path.string() + "'";
       }
     }
     diags_.Report(DiagId::ModuleNotFound, decl->name_range, DisplayName(decl->name), searched);
     return std::nullopt;
   }
 
-  /// The file `__include NAME;` names, parsed, the first time this compile includes it;
-  /// null when it was included before (or is a module of its own), or after reporting
-  /// that it cannot be found or read.
-  ast::Module* Include(const ast::Decl* decl, const fs::path& dir, uint32_t unit) {
-    std::vector<fs::path> dirs{dir};
-    for (const std::string& p : pp_options_.include_paths) dirs.emplace_back(p);
-    std::string searched;
-    for (const fs::path& d : dirs) {
-      for (const fs::path& name : CandidateNames(decl->name)) {
-        fs::path path = d / name;
-        std::error_code ec;
-        if (!fs::is_regular_file(path, ec)) {
-          searched += (searched.empty() ? "'" : ", '") + path.string() + "'";
-          continue;
-        }
-        std::string key = Key(path);
-        if (by_key_.count(key) != 0 || !included_keys_.insert(key).second) return nullptr;
-        source::FileId file = sources_.LoadFile(path.string());
-        if (file == 0) {
-          diags_.Report(DiagId::CannotOpenFile, decl->name_range, path.string());
-          return nullptr;
-        }
-        files_read_->push_back(path.string());
-        preprocess::PreprocessResult pp_result;
-        std::vector<preprocess::Token> tokens =
-            preprocess::Preprocess(sources_, file, pp_options_, diags_, &pp_result);
-        for (std::string& inc : pp_result.included_files) files_read_->push_back(std::move(inc));
-        included_.emplace_back(file, unit);
-        return parse::ParseModule(tokens, ctx_, diags_);
-      }
-    }
-    diags_.Report(DiagId::ModuleNotFound, decl->name_range, DisplayName(decl->name), searched);
-    return nullptr;
-  }
-
-  std::optional<uint32_t> Load(const ast::Decl* decl, const fs::path& path) {
-    source::FileId file = sources_.LoadFile(path.string());
-    if (file == 0) {
+  /// `path` read, preprocessed and parsed, its files listed as read; null after
+  /// reporting that it cannot be read.
+  ast::Module* Parse(const ast::Decl* decl, const fs::path& path, source::FileId* file) {
+    *file = sources_.LoadFile(path.string());
+    if (*file == 0) {
       diags_.Report(DiagId::CannotOpenFile, decl->name_range, path.string());
-      return std::nullopt;
+      return nullptr;
     }
     files_read_->push_back(path.string());
     preprocess::PreprocessResult pp_result;
     std::vector<preprocess::Token> tokens =
-        preprocess::Preprocess(sources_, file, pp_options_, diags_, &pp_result);
+        preprocess::Preprocess(sources_, *file, pp_options_, diags_, &pp_result);
     for (std::string& included : pp_result.included_files) {
       files_read_->push_back(std::move(included));
     }
-    ast::Module* module = parse::ParseModule(tokens, ctx_, diags_);
-    uint32_t id = AddUnit(DisplayName(decl->name), Key(path), file, module);
+    return parse::ParseModule(tokens, ctx_, diags_);
+  }
+
+  /// The unit `decl` imports, loading (and visiting) it the first time; nullopt after
+  /// reporting that it cannot be found or read.
+  std::optional<uint32_t> Import(const ast::Decl* decl, const fs::path& dir) {
+    std::optional<fs::path> path = Find(decl, dir);
+    if (!path) return std::nullopt;
+    auto known = by_key_.find(Key(*path));
+    if (known != by_key_.end()) return known->second;
+    source::FileId file = 0;
+    ast::Module* module = Parse(decl, *path, &file);
+    if (module == nullptr) return std::nullopt;
+    uint32_t id = AddUnit(DisplayName(decl->name), Key(*path), file, module);
     Visit(id);
     return id;
+  }
+
+  /// The file `__include NAME;` names, parsed, the first time this compile includes it;
+  /// null when it was included before (or is a module of its own), or after reporting
+  /// that it cannot be found or read.
+  ast::Module* Include(const ast::Decl* decl, const fs::path& dir, uint32_t unit) {
+    std::optional<fs::path> path = Find(decl, dir);
+    if (!path) return nullptr;
+    std::string key = Key(*path);
+    if (by_key_.count(key) != 0 || !included_keys_.insert(key).second) return nullptr;
+    source::FileId file = 0;
+    ast::Module* part = Parse(decl, *path, &file);
+    if (part != nullptr) included_.emplace_back(file, unit);
+    return part;
   }
 
   /// `decl` imports `target`, which is still loading: the chain from `target` through

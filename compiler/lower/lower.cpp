@@ -229,6 +229,15 @@ bool IntArg(const ast::Attribute& a, size_t i, uint32_t* out) {
   *out = static_cast<uint32_t>(static_cast<const ast::IntLiteralExpr*>(a.args[i])->value);
   return true;
 }
+
+/// `[[vk::binding(b, s)]]` on `decl`: true with its binding and set.
+bool VkBinding(const ast::Decl& decl, uint32_t* binding, uint32_t* set) {
+  const ast::Attribute* a = decl.FindAttribute("vk::binding");
+  if (a == nullptr) return false;
+  IntArg(*a, 0, binding);
+  IntArg(*a, 1, set);
+  return true;
+}
 }  // namespace
 
 namespace {
@@ -307,12 +316,8 @@ void Lowerer::DeclareGlobals(const std::vector<ast::Decl*>& resources) {
       globals_[var] = g;
       if (var->semantic == "register") register_args = &var->semantic_args;
     }
-    bool explicit_binding = false;
-    if (const ast::Attribute* a = decl->FindAttribute("vk::binding")) {
-      IntArg(*a, 0, &g->binding);
-      IntArg(*a, 1, &g->set);
-      explicit_binding = true;
-    } else if (register_args != nullptr) {
+    bool explicit_binding = VkBinding(*decl, &g->binding, &g->set);
+    if (!explicit_binding && register_args != nullptr) {
       explicit_binding = RegisterBinding(*register_args, &g->binding, &g->set);
     }
     if (explicit_binding) used.insert({g->set, g->binding});
@@ -333,12 +338,8 @@ void Lowerer::DeclareBufferArray(const ast::VarDecl* var,
   const ir::Type* element = LowerType(var->type->Element());
   std::vector<ir::Global*>& globals = buffer_arrays_[var];
   uint32_t set = 0, binding = 0;
-  bool explicit_binding = false;
-  if (const ast::Attribute* a = var->FindAttribute("vk::binding")) {
-    IntArg(*a, 0, &binding);
-    IntArg(*a, 1, &set);
-    explicit_binding = true;
-  } else if (var->semantic == "register") {
+  bool explicit_binding = VkBinding(*var, &binding, &set);
+  if (!explicit_binding && var->semantic == "register") {
     explicit_binding = RegisterBinding(var->semantic_args, &binding, &set);
   }
   for (uint32_t k = 0; k < var->type->Count(); ++k) {
@@ -384,12 +385,8 @@ void Lowerer::DeclareResourceStruct(const ast::VarDecl* var,
   // [[vk::binding(b, s)]]: the first global at binding b of set s, the rest after it. A
   // ParameterBlock without one takes the next set no other resource names explicitly.
   uint32_t set = 0, binding = 0;
-  bool explicit_binding = false;
-  if (const ast::Attribute* a = var->FindAttribute("vk::binding")) {
-    IntArg(*a, 0, &binding);
-    IntArg(*a, 1, &set);
-    explicit_binding = true;
-  } else if (var->uniform_kind == ast::UniformKind::ParameterBlock) {
+  bool explicit_binding = VkBinding(*var, &binding, &set);
+  if (!explicit_binding && var->uniform_kind == ast::UniformKind::ParameterBlock) {
     set = next_block_set_++;
     explicit_binding = true;
   }

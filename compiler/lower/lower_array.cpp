@@ -46,6 +46,9 @@ Value* Lowerer::LowerArrayIndex(const ast::IndexExpr* e) {
   // A matrix row at a constant index is an `extract` of the matrix's value, which keeps
   // a local matrix promotable to SSA.
   if (e->base->type->Element()->IsBuffer() && index->kind != ast::ExprKind::IntLiteral) {
+    if (auto fixed = fixed_choices_.find(e); fixed != fixed_choices_.end()) {
+      return b_.Extract(LowerExpr(e->base), fixed->second);
+    }
     return LowerBufferChoice(e);
   }
   bool constant_row = e->base->type->IsMatrix() && index->kind == ast::ExprKind::IntLiteral;
@@ -94,6 +97,91 @@ Value* Lowerer::LowerBufferChoice(const ast::IndexExpr* e) {
   }
   Place(merge);
   return chosen;
+}
+
+namespace {
+/// `bufs[i]` with `i` not a literal, on an array of buffers.
+bool IsBufferChoice(const ast::Expr* e) {
+  if (e->kind != ast::ExprKind::Index) return false;
+  auto* ix = static_cast<const ast::IndexExpr*>(e);
+  const ast::Expr* index = ix->index;
+  while (index->kind == ast::ExprKind::ImplicitCast) {
+    index = static_cast<const ast::ImplicitCastExpr*>(index)->operand;
+  }
+  return ix->base->type->IsArray() && ix->base->type->Element()->IsBuffer() &&
+         index->kind != ast::ExprKind::IntLiteral;
+}
+}  // namespace
+
+const ast::IndexExpr* Lowerer::BufferChoiceIn(const ast::Expr* e) {
+  if (e->type == nullptr || e->type->IsBuffer()) return nullptr;
+  // The buffer expression `e` reads or writes through, or passes on.
+  std::vector<const ast::Expr*> buffers;
+  auto element_of = [&](const ast::Expr* x) {
+    if (x->kind == ast::ExprKind::Index) {
+      auto* ix = static_cast<const ast::IndexExpr*>(x);
+      if (ix->base->type->IsBuffer()) buffers.push_back(ix->base);
+    }
+  };
+  switch (e->kind) {
+    case ast::ExprKind::Index:
+      element_of(e);
+      break;
+    case ast::ExprKind::Assign:
+      element_of(static_cast<const ast::AssignExpr*>(e)->lhs);
+      break;
+    case ast::ExprKind::Call: {
+      auto* call = static_cast<const ast::CallExpr*>(e);
+      if (call->receiver != nullptr && call->receiver->type->IsBuffer()) buffers.push_back(call->receiver);
+      for (const ast::Expr* arg : call->args) {
+        if (arg->type != nullptr && arg->type->IsBuffer()) buffers.push_back(arg);
+        element_of(arg);
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  for (const ast::Expr* b : buffers) {
+    if (IsBufferChoice(b) && fixed_choices_.count(static_cast<const ast::IndexExpr*>(b)) == 0) {
+      return static_cast<const ast::IndexExpr*>(b);
+    }
+  }
+  return nullptr;
+}
+
+Value* Lowerer::LowerPerBuffer(const ast::Expr* e, const ast::IndexExpr* choice) {
+  Value* i = LowerExpr(choice->index);
+  Loc(e->range);
+  uint32_t count = choice->base->type->Count();
+  const ir::Type* result = LowerType(e->type);
+  ir::Block* merge = NewBlock();
+  ir::Param* merged = nullptr;
+  if (!result->IsVoid()) {
+    merged = module_->AddParam(result, merge);
+    merge->params.push_back(merged);
+  }
+  std::vector<ir::Block*> cases;
+  for (uint32_t k = 0; k < count; ++k) cases.push_back(NewBlock());
+  if (count == 1) {
+    b_.Br(cases[0]);
+  } else {
+    // An index past the end picks the last buffer, as it would any one of them.
+    std::vector<ir::Builder::SwitchCase> labels;
+    for (uint32_t k = 0; k + 1 < count; ++k) {
+      labels.push_back({module_->ConstInt(i->GetType(), k), cases[k]});
+    }
+    b_.Switch(i, cases.back(), labels, merge);
+  }
+  for (uint32_t k = 0; k < count; ++k) {
+    Place(cases[k]);
+    fixed_choices_[choice] = k;
+    Value* v = LowerExpr(e);
+    fixed_choices_.erase(choice);
+    b_.Br(merge, merged != nullptr ? std::vector<Value*>{v} : std::vector<Value*>{});
+  }
+  Place(merge);
+  return merged;
 }
 
 Value* Lowerer::LowerInitList(const ast::InitListExpr* e) {

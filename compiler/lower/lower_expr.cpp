@@ -80,6 +80,7 @@ Value* Lowerer::ConvertValue(Value* v, const ir::Type* to) {
 
 Value* Lowerer::LowerExpr(const ast::Expr* e) {
   Loc(e->range);
+  if (const ast::IndexExpr* choice = BufferChoiceIn(e)) return LowerPerBuffer(e, choice);
   switch (e->kind) {
     case ast::ExprKind::IntLiteral: {
       auto* lit = static_cast<const ast::IntLiteralExpr*>(e);

@@ -157,6 +157,15 @@ class Lowerer {
   Value* LowerConditional(const ast::ConditionalExpr* e);
   /// `bufs[i]` on an array of buffers at an index not written as a constant.
   Value* LowerBufferChoice(const ast::IndexExpr* e);
+  /// The `bufs[i]` (i not a constant, not yet fixed) that `e` uses directly as the
+  /// buffer it reads, writes or passes: `bufs[i][j]`, `bufs[i][j] = v`, `f(bufs[i])`,
+  /// `InterlockedAdd(bufs[i][j], v)`; null for anything else.
+  const ast::IndexExpr* BufferChoiceIn(const ast::Expr* e);
+  /// `e` lowered once per element of the array `choice` indexes, in a switch on the
+  /// index (evaluated once): each case uses one global buffer.
+  Value* LowerPerBuffer(const ast::Expr* e, const ast::IndexExpr* choice);
+  /// The element each `bufs[i]` stands for while LowerPerBuffer lowers one case.
+  std::map<const ast::IndexExpr*, uint32_t> fixed_choices_;
   /// `value is T` / `value as T` on an existential (lower/lower_existential.cpp).
   Value* LowerTypeTest(const ast::TypeTestExpr* e);
   Value* ArithmeticOp(ast::OpKind op, Value* a, Value* b);

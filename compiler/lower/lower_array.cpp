@@ -75,28 +75,13 @@ Value* Lowerer::LowerBufferChoice(const ast::IndexExpr* e) {
   Value* array = LowerExpr(e->base);
   Value* i = LowerExpr(e->index);
   Loc(e->range);
-  const ir::Type* buffer = array->GetType()->Element();
-  uint32_t count = array->GetType()->Count();
-  ir::Block* merge = NewBlock();
-  ir::Param* chosen = module_->AddParam(buffer, merge);
-  merge->params.push_back(chosen);
-  std::vector<ir::Block*> cases;
-  for (uint32_t k = 0; k < count; ++k) cases.push_back(NewBlock());
-  if (count == 1) {
-    b_.Br(cases[0]);
-  } else {
-    std::vector<ir::Builder::SwitchCase> labels;
-    for (uint32_t k = 0; k + 1 < count; ++k) {
-      labels.push_back({module_->ConstInt(i->GetType(), k), cases[k]});
-    }
-    b_.Switch(i, cases.back(), labels, merge);
+  CaseSwitch sw = SwitchOver(i, array->GetType()->Count(), array->GetType()->Element());
+  for (uint32_t k = 0; k < sw.cases.size(); ++k) {
+    Place(sw.cases[k]);
+    b_.Br(sw.merge, {b_.Extract(array, k)});
   }
-  for (uint32_t k = 0; k < count; ++k) {
-    Place(cases[k]);
-    b_.Br(merge, {b_.Extract(array, k)});
-  }
-  Place(merge);
-  return chosen;
+  Place(sw.merge);
+  return sw.merged;
 }
 
 namespace {
@@ -153,35 +138,17 @@ const ast::IndexExpr* Lowerer::BufferChoiceIn(const ast::Expr* e) {
 Value* Lowerer::LowerPerBuffer(const ast::Expr* e, const ast::IndexExpr* choice) {
   Value* i = LowerExpr(choice->index);
   Loc(e->range);
-  uint32_t count = choice->base->type->Count();
-  const ir::Type* result = LowerType(e->type);
-  ir::Block* merge = NewBlock();
-  ir::Param* merged = nullptr;
-  if (!result->IsVoid()) {
-    merged = module_->AddParam(result, merge);
-    merge->params.push_back(merged);
-  }
-  std::vector<ir::Block*> cases;
-  for (uint32_t k = 0; k < count; ++k) cases.push_back(NewBlock());
-  if (count == 1) {
-    b_.Br(cases[0]);
-  } else {
-    // An index past the end picks the last buffer, as it would any one of them.
-    std::vector<ir::Builder::SwitchCase> labels;
-    for (uint32_t k = 0; k + 1 < count; ++k) {
-      labels.push_back({module_->ConstInt(i->GetType(), k), cases[k]});
-    }
-    b_.Switch(i, cases.back(), labels, merge);
-  }
-  for (uint32_t k = 0; k < count; ++k) {
-    Place(cases[k]);
+  // An index past the end picks the last buffer, as it would any one of them.
+  CaseSwitch sw = SwitchOver(i, choice->base->type->Count(), LowerType(e->type));
+  for (uint32_t k = 0; k < sw.cases.size(); ++k) {
+    Place(sw.cases[k]);
     fixed_choices_[choice] = k;
     Value* v = LowerExpr(e);
     fixed_choices_.erase(choice);
-    b_.Br(merge, merged != nullptr ? std::vector<Value*>{v} : std::vector<Value*>{});
+    b_.Br(sw.merge, sw.merged != nullptr ? std::vector<Value*>{v} : std::vector<Value*>{});
   }
-  Place(merge);
-  return merged;
+  Place(sw.merge);
+  return sw.merged;
 }
 
 Value* Lowerer::LowerInitList(const ast::InitListExpr* e) {

@@ -220,26 +220,10 @@ void Lowerer::WriteDispatcher(const Existential& e, const Dispatch& d) {
   Value* self = f->params[0];
   bool by_pointer = d.req->is_mutating;
   Value* tag = by_pointer ? b_.Load(b_.MemberPtr(self, 0)) : b_.Extract(self, 0);
-  ir::Block* merge = NewBlock();
-  ir::Param* merged = nullptr;
-  if (!result->IsVoid()) {
-    merged = module_->AddParam(result, merge);
-    merge->params.push_back(merged);
-  }
-  std::vector<ir::Block*> cases;
-  for (size_t k = 0; k < d.targets.size(); ++k) cases.push_back(NewBlock());
-  if (cases.size() == 1) {
-    b_.Br(cases[0]);
-  } else {
-    // The last type is the default: every tag a packed value can hold has a case.
-    std::vector<ir::Builder::SwitchCase> labels;
-    for (size_t k = 0; k + 1 < cases.size(); ++k) {
-      labels.push_back({module_->ConstInt(tag->GetType(), static_cast<int64_t>(k)), cases[k]});
-    }
-    b_.Switch(tag, cases.back(), labels, merge);
-  }
-  for (size_t k = 0; k < cases.size(); ++k) {
-    Place(cases[k]);
+  // The last type is the default: every tag a packed value can hold has a case.
+  CaseSwitch sw = SwitchOver(tag, d.targets.size(), result);
+  for (size_t k = 0; k < sw.cases.size(); ++k) {
+    Place(sw.cases[k]);
     const auto member = static_cast<uint32_t>(k + 1);
     std::vector<Value*> args;
     Value* slot = nullptr;
@@ -253,10 +237,30 @@ void Lowerer::WriteDispatcher(const Existential& e, const Dispatch& d) {
     for (size_t i = 1; i < f->params.size(); ++i) args.push_back(f->params[i]);
     Value* r = b_.Call(d.targets[k], args);
     if (by_pointer) b_.Store(b_.MemberPtr(self, member), b_.Load(slot));
-    b_.Br(merge, merged != nullptr ? std::vector<Value*>{r} : std::vector<Value*>{});
+    b_.Br(sw.merge, sw.merged != nullptr ? std::vector<Value*>{r} : std::vector<Value*>{});
   }
-  Place(merge);
-  b_.Return(merged);
+  Place(sw.merge);
+  b_.Return(sw.merged);
+}
+
+Lowerer::CaseSwitch Lowerer::SwitchOver(Value* index, size_t count, const ir::Type* result) {
+  CaseSwitch sw;
+  sw.merge = NewBlock();
+  if (!result->IsVoid()) {
+    sw.merged = module_->AddParam(result, sw.merge);
+    sw.merge->params.push_back(sw.merged);
+  }
+  for (size_t k = 0; k < count; ++k) sw.cases.push_back(NewBlock());
+  if (count == 1) {
+    b_.Br(sw.cases[0]);
+    return sw;
+  }
+  std::vector<ir::Builder::SwitchCase> labels;
+  for (size_t k = 0; k + 1 < count; ++k) {
+    labels.push_back({module_->ConstInt(index->GetType(), static_cast<int64_t>(k)), sw.cases[k]});
+  }
+  b_.Switch(index, sw.cases.back(), labels, sw.merge);
+  return sw;
 }
 
 }  // namespace slope::lower

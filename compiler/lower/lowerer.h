@@ -155,6 +155,15 @@ class Lowerer {
   Value* LowerAssign(const ast::AssignExpr* e);
   Value* LowerShortCircuit(const ast::BinaryExpr* e);
   Value* LowerConditional(const ast::ConditionalExpr* e);
+  /// A switch on `index` with `count` case blocks (the last also the default) and a new
+  /// merge block; `merged` is its parameter of type `result` (null for void). Callers
+  /// fill each case, branch to `merge` and place it.
+  struct CaseSwitch {
+    std::vector<ir::Block*> cases;
+    ir::Block* merge = nullptr;
+    ir::Param* merged = nullptr;
+  };
+  CaseSwitch SwitchOver(Value* index, size_t count, const ir::Type* result);
   /// `bufs[i]` on an array of buffers at an index not written as a constant.
   Value* LowerBufferChoice(const ast::IndexExpr* e);
   /// The `bufs[i]` (i not a constant, not yet fixed) that `e` uses directly as the

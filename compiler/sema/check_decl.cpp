@@ -575,18 +575,12 @@ ast::Expr* Checker::CheckScopedCall(ast::CallExpr* call, ast::Decl* decl) {
       // `T.Value(x)`: an associated type of a type parameter, converted to.
       const Type* owner = TypeNamedBy(callee->base);
       if (owner != nullptr && owner->Kind() == TypeKind::GenericParam &&
-          callee->generic_args.empty() && FindMethods(owner, callee->member).empty()) {
-        for (const Type* c : types_.DirectConformances(owner)) {
-          for (const Type* iface : WithInheritedInterfaces(c)) {
-            for (const ast::AssociatedTypeDecl* a : iface->Iface()->assocs) {
-              if (a->name != callee->member) continue;
-              ast::TypeExpr te;
-              te.name = static_cast<ast::NameExpr*>(callee->base)->name + "." + callee->member;
-              te.range = callee->range;
-              return CheckGenericConversion(call, ResolveType(&te), te.name);
-            }
-          }
-        }
+          callee->generic_args.empty() && FindMethods(owner, callee->member).empty() &&
+          FindAssociatedType(types_.DirectConformances(owner), callee->member) != nullptr) {
+        ast::TypeExpr te;
+        te.name = static_cast<ast::NameExpr*>(callee->base)->name + "." + callee->member;
+        te.range = callee->range;
+        return CheckGenericConversion(call, ResolveType(&te), te.name);
       }
       return CheckArrayMethod(call, callee);
     }

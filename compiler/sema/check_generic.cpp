@@ -106,8 +106,16 @@ std::vector<const Type*> WithInherited(TypeContext& types, const Type* iface) {
 }
 }  // namespace
 
-std::vector<const Type*> Checker::WithInheritedInterfaces(const Type* iface) {
-  return WithInherited(types_, iface);
+const ast::AssociatedTypeDecl* Checker::FindAssociatedType(
+    const std::vector<const Type*>& constraints, const std::string& name) {
+  for (const Type* c : constraints) {
+    for (const Type* iface : WithInherited(types_, c)) {
+      for (const ast::AssociatedTypeDecl* a : iface->Iface()->assocs) {
+        if (a->name == name) return a;
+      }
+    }
+  }
+  return nullptr;
 }
 
 std::vector<const Type*> Checker::MakeGenericParams(
@@ -166,14 +174,7 @@ void Checker::ResolveConstraints(const std::vector<const Type*>& params) {
     for (const ast::GenericParamDecl::MemberConstraint& mc : decl->member_constraints) {
       const std::string& member = mc.member;
       // `where T.Assoc : IFoo`: Assoc must be an associated type of T's constraints.
-      const ast::AssociatedTypeDecl* assoc = nullptr;
-      for (const Type* c : p->Generic()->constraints) {
-        for (const Type* iface : WithInherited(types_, c)) {
-          for (const ast::AssociatedTypeDecl* a : iface->Iface()->assocs) {
-            if (assoc == nullptr && a->name == member) assoc = a;
-          }
-        }
-      }
+      const ast::AssociatedTypeDecl* assoc = FindAssociatedType(p->Generic()->constraints, member);
       if (assoc == nullptr) {
         diags_.Report(DiagId::NoSuchAssociatedType, mc.subject->range, p->Generic()->name, member);
         continue;

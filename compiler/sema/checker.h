@@ -236,8 +236,10 @@ class Checker {
   bool InheritsMethod(const Type* s, const std::string& name);
   /// `{a, b, c}` for `struct D : B { float c; }` with B's two fields: `{{a, b}, c}`.
   void GroupBaseInitializers(ast::InitListExpr* list, const Type* target);
-  /// `iface` and every interface it inherits (sema/check_generic.cpp).
-  std::vector<const Type*> WithInheritedInterfaces(const Type* iface);
+  /// The associated type called `name` of the interfaces `constraints` (and those they
+  /// inherit), or null (sema/check_generic.cpp).
+  const ast::AssociatedTypeDecl* FindAssociatedType(const std::vector<const Type*>& constraints,
+                                                    const std::string& name);
   /// `T(x)` / `T.Value(x)` for a generic type `type`: a conversion when it is arithmetic.
   ast::Expr* CheckGenericConversion(ast::CallExpr* call, const Type* type, const std::string& shown);
   /// `value is T` / `value as T` (sema/check_type_test.cpp).

@@ -18,6 +18,10 @@ enum class Target : uint8_t {
   SpirVAsm,  ///< SPIR-V disassembly text
   Glsl,      ///< GLSL 450 compute shader text (one entry point)
   Cuda,      ///< CUDA C++ text: one `extern "C" __global__` kernel per entry point
+  Ptx,       ///< PTX text through LLVM's NVPTX backend (the LLVM plugin)
+  Host,      ///< LLVM bitcode of host kernels, which the CPU runtime JIT-compiles
+  Object,    ///< an ELF object of host kernels (cpu_abi.h's calling convention)
+  LlvmIr,    ///< LLVM IR text of host kernels
   Ir,        ///< Slope IR text (after lowering and the target's passes)
   None,      ///< check only (-no-codegen)
   Ast,       ///< the syntax tree as parsed (-dump-ast), before semantic checking
@@ -62,13 +66,16 @@ struct CompileOptions {
   /// With Target::Ir: print the IR after this pass of the target's pass list (the first
   /// time it runs) instead of right after lowering.
   std::string dump_ir_after;
+  /// -profile sm_XX: the GPU the ptx target writes for.
+  std::string gpu_arch = "sm_90";
 };
 
 /// The outcome of one compilation. `ok` is false when any error was reported.
 struct CompileResult {
   bool ok = false;
   std::vector<uint32_t> spirv;  ///< Target::SpirV
-  std::string text;             ///< Target::SpirVAsm, Glsl, Cuda and Ir
+  std::string text;             ///< Target::SpirVAsm, Glsl, Cuda, Ptx, LlvmIr and Ir
+  std::string binary;           ///< Target::Host (bitcode) and Object
   Reflection reflection;
   /// The input file, then each file #included or imported (and what it #includes), once.
   std::vector<std::string> files_read;

@@ -1,10 +1,13 @@
 #include "compiler/driver/targets.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 
 #include "compiler/base/ice.h"
 #include "compiler/targets/cuda/writer.h"
 #include "compiler/targets/glsl/writer.h"
+#include "compiler/targets/llvm/plugin_loader.h"
 #include "compiler/targets/spirv/optimize.h"
 #include "compiler/targets/spirv/raise.h"
 #include "compiler/targets/spirv/validate.h"
@@ -86,6 +89,67 @@ void EmitCuda(EmitRequest& r) {
   r.result.text = targets::cuda::WriteCuda(r.module, cuda_options);
 }
 
+/// The LLVM targets, through the plugin (opened here on first use).
+void EmitLlvm(EmitRequest& r) {
+  namespace tl = targets::llvm;
+  std::string why;
+  const tl::Api* api = tl::LoadLlvmPlugin(&why);
+  if (api == nullptr) {
+    r.diags.Report(diag::DiagId::LlvmTargetUnavailable, source::SourceRange(), why);
+    return;
+  }
+  tl::EmitOptions options;
+  Target target = r.options.target;
+  options.output = target == Target::Ptx      ? tl::Output::Ptx
+                   : target == Target::Object ? tl::Output::Object
+                   : target == Target::LlvmIr ? tl::Output::LlvmIr
+                                              : tl::Output::Bitcode;
+  options.entry_points = r.options.entries;
+  options.matrices = r.matrices;
+  options.optimization_level = std::min(r.options.optimization_level == 1 ? 2u : r.options.optimization_level, 3u);
+  options.gpu_arch = r.options.gpu_arch;
+  for (const BindingInfo& b : r.result.reflection.bindings) {
+    tl::Binding binding;
+    binding.name = b.name;
+    binding.push_constant = b.kind == ResourceKind::PushConstant;
+    binding.entry_point = binding.push_constant ? b.entry_point : std::string();
+    binding.storage = b.kind == ResourceKind::StructuredBuffer || b.kind == ResourceKind::RWStructuredBuffer;
+    options.bindings.push_back(binding);
+  }
+  if (target == Target::Ptx) {
+    for (const char* env : {"CUDA_HOME", "CUDA_PATH"}) {
+      const char* root = std::getenv(env);
+      if (root != nullptr && *root != '\0' && options.libdevice_path.empty()) {
+        std::string path = std::string(root) + "/nvvm/libdevice/libdevice.10.bc";
+        if (std::filesystem::exists(path)) options.libdevice_path = path;
+      }
+    }
+    for (const char* path : {"/usr/local/cuda/nvvm/libdevice/libdevice.10.bc",
+                             "/usr/lib/nvidia-cuda-toolkit/libdevice/libdevice.10.bc"}) {
+      if (options.libdevice_path.empty() && std::filesystem::exists(path)) options.libdevice_path = path;
+    }
+  }
+  std::string field = targets::cuda::FindColumnMajorMatrix(
+      r.module, targets::cuda::WriterOptions{r.options.entries, {}, r.matrices});
+  if (!field.empty()) {
+    r.diags.Report(diag::DiagId::LlvmColumnMajorMatrix, source::SourceRange(), field);
+    return;
+  }
+  std::string out;
+  std::vector<tl::EmitError> errors;
+  if (!api->emit(r.module, options, &out, &errors)) {
+    for (const tl::EmitError& e : errors) {
+      r.diags.Report(diag::DiagId::LlvmTargetError, source::SourceRange(e.loc, e.loc), e.message);
+    }
+    return;
+  }
+  if (target == Target::Host || target == Target::Object) {
+    r.result.binary = std::move(out);
+  } else {
+    r.result.text = std::move(out);
+  }
+}
+
 const std::vector<TargetInfo>& Targets() {
   // CUDA runs the SPIR-V pass list too: resources traced to their globals, locals in
   // SSA form, structured control flow, which the C-like writers need.
@@ -98,6 +162,15 @@ const std::vector<TargetInfo>& Targets() {
        EmitGlsl},
       {Target::Cuda, "cuda", OutputKind::Text, targets::spirv::RaisePassNames, RunRaise, EmitCuda,
        /*scalar_layout_only=*/true},
+      // The LLVM targets take the CUDA target's layout: C's, which is the scalar one.
+      {Target::Ptx, "ptx", OutputKind::Text, targets::spirv::RaisePassNames, RunRaise, EmitLlvm,
+       /*scalar_layout_only=*/true},
+      {Target::Host, "host", OutputKind::Binary, targets::spirv::RaisePassNames, RunRaise,
+       EmitLlvm, /*scalar_layout_only=*/true},
+      {Target::Object, "object", OutputKind::Binary, targets::spirv::RaisePassNames, RunRaise,
+       EmitLlvm, /*scalar_layout_only=*/true},
+      {Target::LlvmIr, "llvm-ir", OutputKind::Text, targets::spirv::RaisePassNames, RunRaise,
+       EmitLlvm, /*scalar_layout_only=*/true},
   };
   return kTargets;
 }

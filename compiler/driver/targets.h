@@ -19,6 +19,7 @@ namespace slope::driver {
 enum class OutputKind : uint8_t {
   Words,  ///< `spirv`: a SPIR-V binary
   Text,   ///< `text`: source or assembly text
+  Binary, ///< `binary`: bitcode or an object file
 };
 
 /// Everything an emitter needs from the compile.

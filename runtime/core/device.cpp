@@ -1,5 +1,6 @@
 #include "runtime/core/device.h"
 
+#include "runtime/cpu/cpu_device.h"
 #include "runtime/cuda/cuda_device.h"
 #if SLOPE_HAVE_VULKAN
 #include "runtime/vulkan/vulkan_device.h"
@@ -102,6 +103,7 @@ bool PrintfAvailable(Backend backend, std::string* why) {
 #if SLOPE_HAVE_VULKAN
   if (backend == Backend::Vulkan) return vulkan::VulkanPrintfAvailable(why);
 #endif
+  if (backend == Backend::Cpu) return true;  // the runtime formats the messages itself
   *why = std::string("the ") + BackendName(backend) + " backend cannot capture printf output";
   return false;
 }
@@ -119,8 +121,7 @@ std::unique_ptr<Device> CreateDevice(Backend backend, int device_index, std::str
     case Backend::Cuda:
       return cuda::CreateCudaDevice(device_index, error, options);
     case Backend::Cpu:
-      *error = "the cpu backend is not built in";
-      return nullptr;
+      return cpu::CreateCpuDevice(device_index, error, options);
   }
   *error = "unknown backend";
   return nullptr;

@@ -49,11 +49,13 @@ class Kernel {
   virtual Backend GetBackend() const = 0;
 };
 
-/// A compiled module in the form its backend runs: SPIR-V words (Vulkan) or PTX text
-/// (CUDA: what NVRTC or nvcc made of the CUDA C++ target's output).
+/// A compiled module in the form its backend runs: SPIR-V words (Vulkan), PTX text
+/// (CUDA: the ptx target's output, or what NVRTC or nvcc made of the CUDA C++ target's)
+/// or host LLVM bitcode (CPU: the host target's output).
 struct KernelCode {
   std::span<const uint32_t> spirv{};
   std::string_view ptx{};
+  std::string_view host{};
 };
 
 /// One buffer bound to the reflected resource called `name`.
@@ -132,8 +134,9 @@ class Device {
                                                        const driver::Reflection& reflection,
                                                        const std::string& entry,
                                                        std::string* error) {
-    if (!code.ptx.empty()) {
-      *error = std::string("the ") + BackendName(GetBackend()) + " backend does not run PTX";
+    if (!code.ptx.empty() || !code.host.empty()) {
+      *error = std::string("the ") + BackendName(GetBackend()) + " backend does not run " +
+               (code.ptx.empty() ? "host code" : "PTX");
       return nullptr;
     }
     return CreateKernel(code.spirv, reflection, entry, error);

@@ -227,6 +227,18 @@ int main(int argc, char** argv) {
     }
     code = slope::runtime::KernelCode{{}, ptx};
   }
+  if (device->GetBackend() == slope::runtime::Backend::Cpu) {
+    // The CPU backend JIT-compiles the host target's bitcode; its reflection (scalar
+    // layout) replaces the SPIR-V one.
+    options.target = slope::driver::Target::Host;
+    compiled = slope::driver::Compile(options);
+    if (!compiled.ok) return 1;
+    if (!slope::run::CheckSpecAgainstReflection(spec, compiled.reflection, &spec_error)) {
+      std::cerr << file << ":" << spec_error.line << ": error: " << spec_error.message << "\n";
+      return 1;
+    }
+    code = slope::runtime::KernelCode{{}, {}, compiled.binary};
+  }
   std::ostringstream out;
   slope::runtime::DispatchStats stats;
   if (!slope::run::RunTestSpec(spec, *device, code, compiled.reflection, entry, out, &error,

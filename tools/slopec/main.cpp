@@ -43,8 +43,15 @@ int main(int argc, char** argv) {
                  "function marked [shader])")
       ->allow_extra_args(false);
   app.add_option("--stage", stage, "shader stage (compute)");
-  app.add_option("--target", target, "spirv, spirv-asm, glsl, cuda")
-      ->check(CLI::IsMember({"spirv", "spirv-asm", "glsl", "cuda"}));
+  app.add_option("--target", target,
+                 "spirv, spirv-asm, glsl, cuda, ptx, host (also cpu, host-callable: LLVM "
+                 "bitcode the CPU runtime runs), object (an ELF object), llvm-ir")
+      ->check(CLI::IsMember({"spirv", "spirv-asm", "glsl", "cuda", "ptx", "host", "cpu",
+                             "host-callable", "object", "llvm-ir"}));
+  std::string profile;
+  app.add_option("--profile", profile,
+                 "the GPU the ptx target writes for: sm_XX (default sm_90); glsl_450 and "
+                 "spirv_1_x are accepted for the other targets");
   app.add_option("-o", output, "output file ('-' for standard output)");
   app.add_flag("--skip-spirv-validation", skip_validation, "do not validate the SPIR-V output");
   app.add_flag("--no-codegen", no_codegen, "check the source only");
@@ -127,7 +134,22 @@ int main(int argc, char** argv) {
                    : target == "spirv-asm" ? slope::driver::Target::SpirVAsm
                    : target == "glsl"      ? slope::driver::Target::Glsl
                    : target == "cuda"      ? slope::driver::Target::Cuda
+                   : target == "ptx"       ? slope::driver::Target::Ptx
+                   : target == "object"    ? slope::driver::Target::Object
+                   : target == "llvm-ir"   ? slope::driver::Target::LlvmIr
+                   : target == "host" || target == "cpu" || target == "host-callable"
+                       ? slope::driver::Target::Host
                                            : slope::driver::Target::SpirV;
+  if (profile.rfind("sm_", 0) == 0) {
+    bool digits = profile.size() > 3 &&
+                  std::all_of(profile.begin() + 3, profile.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (!digits) {
+      std::fprintf(stderr, "slopec: error: -profile '%s': expected sm_ and a number, as sm_90\n",
+                   profile.c_str());
+      return 1;
+    }
+    options.gpu_arch = profile;
+  }
   slope::driver::CompileResult result = slope::driver::Compile(options);
   if (preprocess_only) {
     if (output.empty()) output = "-";
@@ -162,8 +184,18 @@ int main(int argc, char** argv) {
     case slope::driver::Target::SpirVAsm:
     case slope::driver::Target::Glsl:
     case slope::driver::Target::Cuda:
+    case slope::driver::Target::Ptx:
+    case slope::driver::Target::LlvmIr:
       if (output.empty()) output = "-";
       if (!WriteFile(output, result.text.data(), result.text.size())) {
+        std::fprintf(stderr, "slopec: error: cannot write '%s'\n", output.c_str());
+        return 1;
+      }
+      return 0;
+    case slope::driver::Target::Host:
+    case slope::driver::Target::Object:
+      if (output.empty()) output = "-";
+      if (!WriteFile(output, result.binary.data(), result.binary.size())) {
         std::fprintf(stderr, "slopec: error: cannot write '%s'\n", output.c_str());
         return 1;
       }

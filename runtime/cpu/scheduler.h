@@ -1,0 +1,89 @@
+#pragma once
+// Runs the invocations of one workgroup on the calling thread (runtime/cpu's workers
+// each own one GroupRunner).
+//
+// A kernel without synchronizing operations runs its invocations one after another. A
+// kernel that calls slope_cpu_barrier or slope_cpu_wave runs each invocation as a fiber
+// (a ucontext with a stack of its own): an invocation runs until it reaches a barrier or
+// a wave operation, or returns. When none can run:
+// - in each wave (SLOPE_CPU_WAVE_SIZE consecutive invocations by SV_GroupIndex) whose
+//   waiting invocations wait at wave operations, those at the operation written first in
+//   the module (the lowest site number: the writer numbers sites in the order of the
+//   blocks it writes, so an operation inside an `if` comes before the one after it) are
+//   the active lanes: the operation is computed over them, in lane order, and they go on;
+// - otherwise, once every unfinished invocation waits at a barrier, all of them go on.
+// So a barrier holds until every invocation of the group reaches it, and a wave operation
+// acts on the lanes of its wave that reach it together, as on a GPU that reconverges
+// after each branch.
+
+#include <ucontext.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/targets/llvm/cpu_abi.h"
+
+namespace slope::runtime::cpu {
+
+using KernelFn = void (*)(SlopeCpuInvocation*);
+
+/// What one dispatch shares between its workgroups.
+struct DispatchContext {
+  KernelFn kernel = nullptr;
+  const SlopeCpuKernelInfo* info = nullptr;
+  void* const* resources = nullptr;
+  const uint64_t* sizes = nullptr;
+  /// Receives each printf message (called under a lock by the caller's choice).
+  std::function<void(std::string)> print;
+};
+
+class GroupRunner {
+ public:
+  GroupRunner();
+  ~GroupRunner();
+  GroupRunner(const GroupRunner&) = delete;
+  GroupRunner& operator=(const GroupRunner&) = delete;
+
+  /// Runs every invocation of workgroup `group`.
+  void Run(const DispatchContext& dispatch, const uint32_t group[3]);
+
+  // The callbacks (cpu_abi.h) land here.
+  void Barrier(SlopeCpuInvocation* inv);
+  void Wave(SlopeCpuInvocation* inv, uint32_t site, uint32_t op, uint32_t type, const void* in,
+            void* out, uint32_t lane_arg);
+  void Print(std::string message);
+
+ private:
+  enum class State : uint8_t { Ready, AtBarrier, AtWave, Done };
+  struct Lane {
+    SlopeCpuInvocation inv{};
+    ucontext_t context{};
+    State state = State::Ready;
+    uint32_t site = 0, op = 0, type = 0, lane_arg = 0;
+    const void* in = nullptr;
+    void* out = nullptr;
+    void* stack = nullptr;
+  };
+  static void Trampoline();
+  void RunFibers(size_t count);
+  void Yield(Lane& lane);
+  /// Computes one wave operation over `lanes` (the active lanes, in lane order).
+  void ComputeWave(const std::vector<Lane*>& lanes);
+
+  const DispatchContext* dispatch_ = nullptr;
+  std::vector<Lane> lanes_;
+  std::vector<uint8_t> shared_;
+  std::vector<uint8_t> private_;
+  ucontext_t scheduler_{};
+  Lane* current_ = nullptr;
+  size_t stack_bytes_ = 0;
+  // AddressSanitizer's view of the stack switches (unused without it).
+  const void* scheduler_bottom_ = nullptr;
+  size_t scheduler_size_ = 0;
+};
+
+}  // namespace slope::runtime::cpu

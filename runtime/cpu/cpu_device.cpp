@@ -320,7 +320,8 @@ class CpuDevice : public Device {
 std::unique_ptr<Device> CreateCpuDevice(int device_index, std::string* error,
                                         const DeviceOptions& options) {
   if (device_index > 0) {
-    *error = "the cpu backend has one device (0)";
+    *error = "CPU device index " + std::to_string(device_index) +
+             " is out of range (1 device(s) found: 0: the host CPU)";
     return nullptr;
   }
   const tl::Api* api = tl::LoadLlvmPlugin(error);

@@ -32,11 +32,15 @@ config.substitutions.append(("%slopec", slopec))
 # `--param via=glsl` (the lit-glsl/ ctest tests): kernels run through the GLSL writer and
 # glslang instead of the SPIR-V writer, and must print what the SPIR-V path prints.
 via_glsl = lit_config.params.get("via") == "glsl"
+# `--param via=ptx` (scripts/gpu/check.sh, with backend=cuda): kernels run through the ptx
+# target (LLVM's NVPTX backend) instead of the CUDA C++ target and NVRTC.
+via_ptx = lit_config.params.get("via") == "ptx"
 # `--param backend=cuda` (scripts/gpu/check.sh): every execution test runs on the CUDA
 # backend instead of Vulkan and must print what the Vulkan run prints; the tests' REQUIRES
 # lines then ask for a CUDA device where they name Vulkan (below).
 run_backend = lit_config.params.get("backend")
-config.substitutions.append(("%slope-run", slope_run + (" -via-glsl" if via_glsl else "")))
+config.substitutions.append(("%slope-run", slope_run + (" -via-glsl" if via_glsl else "") +
+                              (" -via-ptx" if via_ptx else "")))
 if run_backend is not None:
     config.substitutions.append(("-backend=vulkan", "-backend=" + run_backend))
 config.substitutions.append(("%slope-opt", os.path.join(tools, "slope-opt", "slope-opt")))
@@ -62,7 +66,8 @@ if nvcc is not None:
 # Forward-mode derivatives against finite differences (tests/autodiff/gradcheck.py).
 gradcheck = os.path.join(os.path.dirname(config.test_source_root), "autodiff", "gradcheck.py")
 config.substitutions.append(
-    ("%gradcheck", "%s %s --slope-run %s" % (sys.executable, gradcheck, slope_run)))
+    ("%gradcheck", "%s %s --slope-run %s%s" % (sys.executable, gradcheck, slope_run,
+                                              " --backend " + run_backend if run_backend else "")))
 
 # Keep the environment small and deterministic.
 for var in ["HOME", "VK_ICD_FILENAMES", "VK_DRIVER_FILES", "XDG_RUNTIME_DIR",
@@ -96,6 +101,11 @@ elif backend_available(run_backend):
     config.available_features.add(run_backend)
     if run_backend == "cuda":
         for feature in ["vulkan-int64-atomics", "vulkan-float-atomics", "vulkan-waves"]:
+            config.available_features.add(feature)
+    if run_backend == "cpu":
+        # The host has every feature, and the CPU runtime captures printf itself.
+        for feature in ["vulkan-int64-atomics", "vulkan-float-atomics", "vulkan-waves",
+                        "vulkan-printf"]:
             config.available_features.add(feature)
 
 # Optional device features: a small kernel that needs the feature runs, or the device

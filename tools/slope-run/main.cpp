@@ -88,6 +88,10 @@ int main(int argc, char** argv) {
   bool via_glsl = false;
   app.add_flag("--via-glsl", via_glsl,
                "compile through the GLSL writer and glslang instead of the SPIR-V writer");
+  bool via_ptx = false;
+  app.add_flag("--via-ptx", via_ptx,
+               "on the CUDA backend, run the ptx target's output (LLVM's NVPTX backend) "
+               "instead of the CUDA C++ target's compiled with NVRTC");
   std::vector<std::string> args = slope::driver::NormalizeArgs(argc, argv);
   // CLI11 takes the arguments last-first.
   std::vector<std::string> reversed(args.rbegin(), args.rend());
@@ -210,15 +214,18 @@ int main(int argc, char** argv) {
   if (device->GetBackend() == slope::runtime::Backend::Cuda) {
     // The CUDA backend runs the CUDA C++ target's output, compiled to PTX for the device
     // (NVRTC, else nvcc); its reflection (scalar layout) replaces the SPIR-V one.
-    options.target = slope::driver::Target::Cuda;
+    options.target = via_ptx ? slope::driver::Target::Ptx : slope::driver::Target::Cuda;
+    int sm = slope::runtime::cuda::CudaComputeCapability(device_index);
+    if (sm > 0) options.gpu_arch = "sm_" + std::to_string(sm);
     compiled = slope::driver::Compile(options);
     if (!compiled.ok) return 1;
     if (!slope::run::CheckSpecAgainstReflection(spec, compiled.reflection, &spec_error)) {
       std::cerr << file << ":" << spec_error.line << ": error: " << spec_error.message << "\n";
       return 1;
     }
-    int sm = slope::runtime::cuda::CudaComputeCapability(device_index);
-    if (!slope::runtime::cuda::CompileCudaToPtx(compiled.text,
+    if (via_ptx) {
+      ptx = compiled.text;
+    } else if (!slope::runtime::cuda::CompileCudaToPtx(compiled.text,
                                                  slope::targets::cuda::kPreludeName,
                                                  slope::targets::cuda::PreludeText(), sm, &ptx,
                                                  &error)) {

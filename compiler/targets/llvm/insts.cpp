@@ -3,7 +3,6 @@
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Intrinsics.h>
 
-#include "compiler/targets/layout/layout.h"
 #include "compiler/targets/llvm/writer_internal.h"
 
 namespace slope::targets::llvm {
@@ -411,7 +410,8 @@ void FunctionWriter::EmitInst(const ir::Inst& inst) {
     }
     case Op::BufferInfo: {
       const ir::Type* element = inst.operands[0]->GetType()->Element();
-      uint32_t stride = LayoutArrayStride(element, BufferLayout::Scalar, mw_.Options().matrices);
+      // The stride the element pointers step by (the scalar layout's, CheckLayouts says).
+      auto stride = static_cast<uint32_t>(mw_.Module().getDataLayout().getTypeAllocSize(mw_.MemType(element)));
       if (inst.imms[0] != 0) {
         result = b_.getInt32(stride);
         break;

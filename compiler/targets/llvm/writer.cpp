@@ -143,10 +143,7 @@ L::Type* ModuleWriter::MemType(const ir::Type* t) {
       mem_types_[t] = s;  // before the members: they never hold the struct itself
       std::vector<L::Type*> members;
       for (const ir::Type* m : t->Members()) members.push_back(MemType(m));
-      // An empty struct still takes a byte, as in C++ (and the scalar layout's size 0
-      // never reaches memory the host reads).
-      if (members.empty()) members.push_back(L::Type::getInt8Ty(context_));
-      s->setBody(members);
+      s->setBody(members);  // an empty struct takes no bytes, as in the scalar layout
       return s;
     }
     default: out = RegType(t); break;
@@ -163,8 +160,22 @@ bool ModuleWriter::CheckLayouts() {
   // The memory types follow C's layout, which for these types is the scalar block
   // layout the reflection reports; a difference would be wrong data, so it is checked.
   const L::DataLayout& dl = module_->getDataLayout();
+  // The structs buffers, uniform buffers and push-constant blocks hold.
+  std::set<const ir::Type*> visible;
+  std::vector<const ir::Type*> work;
+  for (const ir::Global* g : ir_.globals) {
+    const ir::Type* t = g->GetType();
+    if (t->IsBuffer() || g->IsUniform() || g->IsPushConstant()) work.push_back(t->Element());
+  }
+  while (!work.empty()) {
+    const ir::Type* t = work.back();
+    work.pop_back();
+    while (t->IsArray()) t = t->Element();
+    if (!t->IsStruct() || !visible.insert(t).second) continue;
+    for (const ir::Type* m : t->Members()) work.push_back(m);
+  }
   for (const ir::Type* s : ir_.Types().Structs()) {
-    if (s->Members().empty()) continue;
+    if (s->Members().empty() || visible.count(s) == 0) continue;
     auto* st = L::cast<L::StructType>(MemType(s));
     const L::StructLayout* sl = dl.getStructLayout(st);
     std::vector<uint32_t> want =

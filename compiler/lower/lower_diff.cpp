@@ -84,7 +84,9 @@ ir::Function* Lowerer::FwdDiffFunction(const ast::DiffExpr* diff) {
   ir::Function* primal = nullptr;
   bool bound_this = false;
   if (diff->operand->kind == ast::ExprKind::Diff) {
-    primal = FwdDiffFunction(static_cast<const ast::DiffExpr*>(diff->operand));
+    // Higher order: the derivative of the function the operand denotes.
+    auto* operand = static_cast<const ast::DiffExpr*>(diff->operand);
+    primal = operand->backward ? BwdDiffFunction(operand) : FwdDiffFunction(operand);
   } else {
     // The function as a call of it would name it: specialized, a method in its
     // struct's context, a requirement through its witness or dispatcher.

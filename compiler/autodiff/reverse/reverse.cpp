@@ -44,7 +44,7 @@ class Reverser {
   struct LoopInfo;
   const ir::Type* Diff(const ir::Type* t) { return DifferentialType(types_, t); }
   void Error(source::SourceLoc loc, const std::string& what) {
-    passes::ReportError(ctx_.options, diag::DiagId::NoBackwardDerivative, loc, f_->Name(), what);
+    passes::ReportError(ctx_.options, diag::DiagId::NoBackwardDerivative, loc, SourceName(*f_), what);
     failed_ = true;
   }
   Function* Stub(Function* callee);
@@ -332,7 +332,7 @@ bool Reverser::WalkLoop(Block* header) {
   if (term->imms.size() > 1) {
     info.bound = term->imms[1];
   } else if (!ProveTripCount(header, &info.bound)) {
-    passes::ReportError(ctx_.options, diag::DiagId::ReverseLoopUnbounded, term->loc, f_->Name());
+    passes::ReportError(ctx_.options, diag::DiagId::ReverseLoopUnbounded, term->loc, SourceName(*f_));
     failed_ = true;
     return false;
   }
@@ -982,6 +982,7 @@ void Reverser::Run() {
     b_.Return();
     return;
   }
+  if (ctx_.ensure_body) ctx_.ensure_body(f_);
   // Linearize.
   forward::JvpContext jvp_context{ctx_.module, ctx_.options, [this](Function* c) { return Stub(c); }, true};
   jvp_ = forward::DeclareJvp(ctx_.module, f_);

@@ -13,6 +13,8 @@ void Lowerer::MarkDifferentiable(const ast::FuncDecl* decl, ir::Function* f,
     if (decl->FindAttribute(name) != nullptr) f->differentiable = true;
   }
   if (decl->FindAttribute("TreatAsDifferentiable") != nullptr) f->zero_derivative = true;
+  if (decl->FindAttribute("PreferRecompute") != nullptr) f->prefer_recompute = true;
+  f->loc = decl->name_range.begin;
   // A generic function's custom derivative has generic parameters matching its own
   // (sema checked them), so it takes the same arguments.
   if (decl->fwd_derivative != nullptr) f->custom_fwd = Instance(decl->fwd_derivative, args);

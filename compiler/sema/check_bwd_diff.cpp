@@ -106,7 +106,8 @@ ast::Expr* Checker::CheckBwdDiffCall(ast::CallExpr* call) {
   const ast::FuncDecl* f = nullptr;
   for (const Candidate& c : target.candidates) {
     if (!IsDifferentiableFunction(c.func)) continue;
-    if (f == nullptr || DiffChainSignatures(c.func, chain).front().params.size() == call->args.size()) {
+    if (f == nullptr ||
+        DiffChainSignatures(c.func, chain).front().params.size() == call->args.size()) {
       f = c.func;
     }
   }

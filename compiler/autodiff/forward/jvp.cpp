@@ -189,7 +189,8 @@ void Transcriber::CheckNoSilentZero(const Inst& inst, const Function* callee) {
       ctx_.options.diags->Report(diag::DiagId::CallWithoutDerivative, inst.loc, SourceName(*f_),
                                  callee->Name());
     } else {
-      SLOPE_ICE("forward mode: the derivative of '" + SourceName(*f_) + "' calls '" + callee->Name() +
+      SLOPE_ICE("forward mode: the derivative of '" + SourceName(*f_) + "' calls '" +
+                callee->Name() +
                 "', which has no derivative, with an argument that carries one");
     }
     return;
@@ -276,7 +277,8 @@ void Transcriber::AtomicRule(Inst& inst) {
   // Memory other invocations update concurrently has no tangent to follow: a float
   // atomic in differentiated code needs a custom derivative (integers carry none).
   if (Diff(inst.GetType()) == nullptr) return;
-  passes::ReportError(ctx_.options, diag::DiagId::NoForwardDerivative, inst.loc, SourceName(*f_),
+  passes::ReportError(ctx_.options, diag::DiagId::NoForwardDerivative, inst.loc,
+                      SourceName(*f_),
                       std::string("this atomic operation on '") + inst.GetType()->Name() + "'");
 }
 
@@ -294,7 +296,8 @@ void Transcriber::WaveRule(Inst& inst) {
       return Bind(inst, b_.Emit(Op::Wave, dt, std::move(operands), inst.imms));
     }
     case ir::WaveDiff::None:
-      passes::ReportError(ctx_.options, diag::DiagId::NoForwardDerivative, inst.loc, SourceName(*f_),
+      passes::ReportError(ctx_.options, diag::DiagId::NoForwardDerivative, inst.loc,
+                          SourceName(*f_),
                           std::string("wave operation '") + info.mnemonic + "' on '" +
                               inst.GetType()->Name() + "'");
       return;
@@ -392,7 +395,8 @@ void Transcriber::IntrinsicRule(Inst& inst, Inst* r) {
   auto which = static_cast<ir::Intrinsic>(inst.imms.at(0));
   if (any && !IsDifferentiable(which)) {
     // The bits of a value that carries a derivative: `detach` it first.
-    passes::ReportError(ctx_.options, diag::DiagId::NoForwardDerivative, inst.loc, SourceName(*f_),
+    passes::ReportError(ctx_.options, diag::DiagId::NoForwardDerivative, inst.loc,
+                        SourceName(*f_),
                         std::string("'") + ir::GetIntrinsicInfo(which).mnemonic +
                             "' of a value that carries a derivative");
     return;
@@ -455,7 +459,8 @@ void Transcriber::CallRule(Inst& inst) {
   if (jvp == nullptr && f_->bwd_diff_of != nullptr && IsCustomBackward(callee)) {
     // A backward derivative differentiated in forward mode (fwd_diff(bwd_diff(f)))
     // calls a custom backward derivative: its derivative must be written too.
-    passes::ReportError(ctx_.options, diag::DiagId::NoForwardDerivative, inst.loc, SourceName(*f_),
+    passes::ReportError(ctx_.options, diag::DiagId::NoForwardDerivative, inst.loc,
+                        SourceName(*f_),
                         "the custom backward derivative '" + callee->Name() +
                             "' (not [Differentiable])");
     Clone(inst);

@@ -44,7 +44,8 @@ class Reverser {
   struct LoopInfo;
   const ir::Type* Diff(const ir::Type* t) { return DifferentialType(types_, t); }
   void Error(source::SourceLoc loc, const std::string& what) {
-    passes::ReportError(ctx_.options, diag::DiagId::NoBackwardDerivative, loc, SourceName(*f_), what);
+    passes::ReportError(ctx_.options, diag::DiagId::NoBackwardDerivative, loc, SourceName(*f_),
+                        what);
     failed_ = true;
   }
   Function* Stub(Function* callee);
@@ -325,7 +326,8 @@ void Reverser::ReportStored() {
   uint64_t total = 0;
   for (const Stored& s : stored_) total += s.bytes;
   std::string summary = stored_.empty()
-                            ? "nothing stored (what it needs is kept from the forward sweep or recomputed)"
+                            ? "nothing stored (what it needs is kept from the forward sweep or "
+                              "recomputed)"
                             : std::to_string(stored_.size()) + " stored value(s)";
   diags->Report(diag::DiagId::CheckpointTotal, f_->loc, name, total, summary);
   // Per source line, in line order; each note at the first place on its line.
@@ -475,7 +477,8 @@ bool Reverser::WalkLoop(Block* header) {
   if (term->imms.size() > 1) {
     info.bound = term->imms[1];
   } else if (!ProveTripCount(header, &info.bound)) {
-    passes::ReportError(ctx_.options, diag::DiagId::ReverseLoopUnbounded, term->loc, SourceName(*f_));
+    passes::ReportError(ctx_.options, diag::DiagId::ReverseLoopUnbounded, term->loc,
+                        SourceName(*f_));
     failed_ = true;
     return false;
   }

@@ -79,4 +79,10 @@ ir::Value* ZeroOf(ir::Builder& b, ir::Function& f, const ir::Type* type) {
   return b.MakeArray(type, std::move(parts));
 }
 
+std::string SourceName(const ir::Function& f) {
+  if (f.fwd_diff_of != nullptr) return "fwd_diff(" + SourceName(*f.fwd_diff_of) + ")";
+  if (f.bwd_diff_of != nullptr) return "bwd_diff(" + SourceName(*f.bwd_diff_of) + ")";
+  return f.Name();
+}
+
 }  // namespace slope::autodiff

@@ -2,6 +2,8 @@
 // Differential types on the IR: which IR types carry a derivative and of what type.
 // Shared by forward mode (forward/) and, later, reverse mode.
 
+#include <string>
+
 #include "compiler/ir/builder.h"
 #include "compiler/ir/ir.h"
 
@@ -25,5 +27,9 @@ int DifferentialMember(ir::TypeTable& types, const ir::Type* t, uint32_t index);
 /// The zero of `type` (a differential type), built at `b`'s position in `f` (scalar and
 /// vector zeros are shared, at the start of `f`).
 ir::Value* ZeroOf(ir::Builder& b, ir::Function& f, const ir::Type* type);
+
+/// How diagnostics name `f`: its name, or for a derivative a pass writes, the
+/// operators that denote it (`fwd_diff(bwd_diff(f))`).
+std::string SourceName(const ir::Function& f);
 
 }  // namespace slope::autodiff

@@ -42,10 +42,18 @@ std::string DiagCode(DiagId id);
 /// Output format of the engine.
 enum class Format : uint8_t { Text, Json };
 
+/// Reports a compile gives as notes only when asked for.
+enum class Remark : uint8_t {
+  /// -report-checkpoint-intermediates: what each backward derivative keeps per thread
+  /// for its reverse sweep (autodiff/reverse).
+  CheckpointIntermediates,
+};
+
 /// Engine settings.
 struct Options {
   Format format = Format::Text;
   uint32_t error_limit = 20;  ///< 0 = unlimited
+  std::vector<Remark> remarks;  ///< the optional reports asked for
 };
 
 /// A fully formed diagnostic, before rendering.
@@ -127,6 +135,13 @@ class DiagEngine {
   bool LimitReached() const { return limit_reached_; }
 
   const source::SourceManager& Sources() const { return sources_; }
+  /// Whether the optional report `r` was asked for.
+  bool Wants(Remark r) const {
+    for (Remark want : options_.remarks) {
+      if (want == r) return true;
+    }
+    return false;
+  }
 
  private:
   void RenderText(const Diagnostic& diag, bool is_note);

@@ -204,6 +204,9 @@ CompileResult CompileOnThisThread(const CompileOptions& options) {
   diag::Options diag_options;
   diag_options.format = options.diag_format == DiagFormat::Json ? diag::Format::Json : diag::Format::Text;
   diag_options.error_limit = options.error_limit;
+  if (options.report_checkpoint_intermediates) {
+    diag_options.remarks.push_back(diag::Remark::CheckpointIntermediates);
+  }
   diag::DiagEngine diags(sources, diag_out, diag_options);
   auto finish = [&]() -> CompileResult& {
     result.error_count = diags.ErrorCount();

@@ -62,6 +62,9 @@ struct CompileOptions {
   DiagFormat diag_format = DiagFormat::Text;
   bool diag_color = false;
   uint32_t error_limit = 20;       ///< stop after this many errors
+  /// -report-checkpoint-intermediates: notes saying what each backward derivative keeps
+  /// per thread for its reverse sweep, in bytes, per function and source line.
+  bool report_checkpoint_intermediates = false;
   std::ostream* diag_out = nullptr;  ///< where diagnostics go; nullptr = std::cerr
   /// With Target::Ir: print the IR after this pass of the target's pass list (the first
   /// time it runs) instead of right after lowering.

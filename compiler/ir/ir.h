@@ -412,6 +412,11 @@ class Function {
   /// `[Differentiable]`: calls of it in code being differentiated are differentiated;
   /// calls of other functions carry no derivative.
   bool differentiable = false;
+  /// `[PreferRecompute]`: where a backward derivative's reverse sweep needs the result
+  /// of a call of it, the call is made again instead of keeping the result.
+  bool prefer_recompute = false;
+  /// Where the function is declared in the source (unset for functions passes make).
+  source::SourceLoc loc;
   /// Derivatives through calls of it are zero by intent: `detach`'s identity and
   /// `[TreatAsDifferentiable]` functions. Any other call without a derivative that a
   /// derivative would flow through is a compile error, never a silent zero.

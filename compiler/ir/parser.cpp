@@ -650,6 +650,10 @@ bool Parser::ParseFunction() {
     Next();
     f->zero_derivative = true;
   }
+  if (IsIdent("prefer_recompute")) {
+    Next();
+    f->prefer_recompute = true;
+  }
   if (IsIdent("fwd_diff")) {
     Next();
     if (!ParseFunctionRef(&f->fwd_diff_of)) return false;

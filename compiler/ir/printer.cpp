@@ -131,6 +131,7 @@ void Printer::PrintFunction(const Function& f) {
   if (f.precise) out_ += " precise";
   if (f.differentiable) out_ += " differentiable";
   if (f.zero_derivative) out_ += " zero_derivative";
+  if (f.prefer_recompute) out_ += " prefer_recompute";
   if (f.fwd_diff_of != nullptr) out_ += " fwd_diff(@" + f.fwd_diff_of->Name() + ")";
   if (f.custom_fwd != nullptr) out_ += " custom_fwd(@" + f.custom_fwd->Name() + ")";
   if (f.primal_substitute != nullptr) out_ += " primal_subst(@" + f.primal_substitute->Name() + ")";

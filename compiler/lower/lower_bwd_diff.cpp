@@ -1,5 +1,6 @@
 // Lowering of `bwd_diff(f)(args)`: a call of a bodiless function marked `bwd_diff(@f)`
-// that the reverse-mode pass (compiler/autodiff/reverse) writes.
+// that the reverse-mode pass (compiler/autodiff/reverse) writes. Nested operators nest:
+// `bwd_diff(fwd_diff(f))` is `bwd_diff(@f.fwd)`, `fwd_diff(bwd_diff(f))` `fwd_diff(@f.bwd)`.
 
 #include "compiler/lower/lowerer.h"
 
@@ -31,7 +32,11 @@ Value* Lowerer::LowerBwdDiffCall(const ast::CallExpr* call) {
 }
 
 ir::Function* Lowerer::BwdDiffFunction(const ast::DiffExpr* diff) {
-  ir::Function* primal = Instance(diff->func, {});
+  // `bwd_diff(fwd_diff(f))` differentiates the function `fwd_diff(f)` denotes.
+  auto* operand = diff->operand->kind == ast::ExprKind::Diff
+                      ? static_cast<const ast::DiffExpr*>(diff->operand)
+                      : nullptr;
+  ir::Function* primal = operand != nullptr ? FwdDiffFunction(operand) : Instance(diff->func, {});
   auto it = bwd_functions_.find(primal);
   if (it != bwd_functions_.end()) return it->second;
   ir::Function* f = module_->AddFunction(UniqueFunctionName(primal->Name() + ".bwd"),

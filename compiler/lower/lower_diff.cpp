@@ -13,6 +13,8 @@ void Lowerer::MarkDifferentiable(const ast::FuncDecl* decl, ir::Function* f,
     if (decl->FindAttribute(name) != nullptr) f->differentiable = true;
   }
   if (decl->FindAttribute("TreatAsDifferentiable") != nullptr) f->zero_derivative = true;
+  if (decl->FindAttribute("PreferRecompute") != nullptr) f->prefer_recompute = true;
+  f->loc = decl->name_range.begin;
   // A generic function's custom derivative has generic parameters matching its own
   // (sema checked them), so it takes the same arguments.
   if (decl->fwd_derivative != nullptr) f->custom_fwd = Instance(decl->fwd_derivative, args);
@@ -84,7 +86,9 @@ ir::Function* Lowerer::FwdDiffFunction(const ast::DiffExpr* diff) {
   ir::Function* primal = nullptr;
   bool bound_this = false;
   if (diff->operand->kind == ast::ExprKind::Diff) {
-    primal = FwdDiffFunction(static_cast<const ast::DiffExpr*>(diff->operand));
+    // Higher order: the derivative of the function the operand denotes.
+    auto* operand = static_cast<const ast::DiffExpr*>(diff->operand);
+    primal = operand->backward ? BwdDiffFunction(operand) : FwdDiffFunction(operand);
   } else {
     // The function as a call of it would name it: specialized, a method in its
     // struct's context, a requirement through its witness or dispatcher.

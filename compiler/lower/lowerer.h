@@ -305,8 +305,9 @@ class Lowerer {
   ir::Function* FwdDiffFunction(const ast::DiffExpr* diff);
   /// `bwd_diff(f)(args)`: a call of the function BwdDiffFunction makes (lower_bwd_diff.cpp).
   Value* LowerBwdDiffCall(const ast::CallExpr* call);
-  /// The IR function `bwd_diff(f)` denotes: bodiless, marked `bwd_diff(@f)` for the
-  /// reverse-mode pass to write; one per differentiated function.
+  /// The IR function `bwd_diff(f)` (or `bwd_diff(fwd_diff(f))`) denotes: bodiless,
+  /// marked `bwd_diff(@f)` for the reverse-mode pass to write; one per differentiated
+  /// function.
   ir::Function* BwdDiffFunction(const ast::DiffExpr* diff);
   /// `v` without its derivative (`detach`, `no_diff`): a call of an identity function
   /// that is not [Differentiable], one per type.

@@ -4,12 +4,16 @@
 // has type `void (inout DifferentialPair<T0>, inout DifferentialPair<T1>,
 // T2.Differential, U, R.Differential)`: each differentiable input is a pair whose `.d`
 // receives its gradient, each differentiable `out` parameter becomes the gradient of
-// that output, and the gradient of the result comes last. A function named by
+// that output, and the gradient of the result comes last. `fwd_diff` and `bwd_diff`
+// nest, with one `bwd_diff` at most: each applies its rule to the type of its operand
+// (`fwd_diff(bwd_diff(f))` is the forward derivative of the backward one). A function named by
 // `[BackwardDerivative(g)]` (or carrying `[BackwardDerivativeOf(f)]`) must have exactly
 // that type.
 
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "compiler/sema/checker.h"
 
@@ -17,59 +21,115 @@ namespace slope::sema {
 
 using diag::DiagId;
 
-FwdSignature Checker::BwdDiffSignature(const ast::FuncDecl* f) {
-  FwdSignature sig;
-  sig.result = types_.Void();
-  for (const ast::VarDecl* p : f->params) {
-    bool no_diff = (p->modifiers & ast::kModNoDiff) != 0;
-    if (no_diff || !IsDifferentiableType(p->type)) {
-      sig.params.push_back(p->type);
-      sig.directions.push_back(p->direction);
-    } else if (p->direction == ast::ParamDirection::Out) {
-      sig.params.push_back(DifferentialOf(p->type));
-      sig.directions.push_back(ast::ParamDirection::In);
+FwdSignature Checker::ApplyDiffLevel(const FwdSignature& sig, std::vector<bool>* no_diff,
+                                    bool backward) {
+  FwdSignature out;
+  std::vector<bool> out_no_diff;
+  if (!backward) {
+    out = sig;
+    for (size_t i = 0; i < sig.params.size(); ++i) {
+      if (!(*no_diff)[i] && IsDifferentiableType(sig.params[i])) {
+        out.params[i] = DifferentialPairOf(sig.params[i]);
+      }
+    }
+    if (IsDifferentiableType(sig.result)) out.result = DifferentialPairOf(sig.result);
+    return out;
+  }
+  out.result = types_.Void();
+  for (size_t i = 0; i < sig.params.size(); ++i) {
+    const Type* t = sig.params[i];
+    out_no_diff.push_back((*no_diff)[i]);
+    if ((*no_diff)[i] || !IsDifferentiableType(t)) {
+      out.params.push_back(t);
+      out.directions.push_back(sig.directions[i]);
+    } else if (sig.directions[i] == ast::ParamDirection::Out) {
+      out.params.push_back(DifferentialOf(t));
+      out.directions.push_back(ast::ParamDirection::In);
     } else {
-      sig.params.push_back(DifferentialPairOf(p->type));
-      sig.directions.push_back(ast::ParamDirection::InOut);
+      out.params.push_back(DifferentialPairOf(t));
+      out.directions.push_back(ast::ParamDirection::InOut);
     }
   }
-  if (IsDifferentiableType(f->result_type)) {
-    sig.params.push_back(DifferentialOf(f->result_type));
-    sig.directions.push_back(ast::ParamDirection::In);
+  if (IsDifferentiableType(sig.result)) {
+    out.params.push_back(DifferentialOf(sig.result));
+    out.directions.push_back(ast::ParamDirection::In);
+    out_no_diff.push_back(false);
   }
-  return sig;
+  *no_diff = std::move(out_no_diff);
+  return out;
+}
+
+FwdSignature Checker::BwdDiffSignature(const ast::FuncDecl* f) {
+  std::vector<bool> no_diff;
+  for (const ast::VarDecl* p : f->params) no_diff.push_back((p->modifiers & ast::kModNoDiff) != 0);
+  return ApplyDiffLevel(FwdDiffSignature(f, 0, nullptr, false), &no_diff, true);
+}
+
+std::vector<FwdSignature> Checker::DiffChainSignatures(const ast::FuncDecl* f,
+                                                       const std::vector<ast::DiffExpr*>& chain) {
+  std::vector<bool> no_diff;
+  for (const ast::VarDecl* p : f->params) no_diff.push_back((p->modifiers & ast::kModNoDiff) != 0);
+  std::vector<FwdSignature> levels(chain.size());
+  FwdSignature sig = FwdDiffSignature(f, 0, nullptr, false);
+  for (size_t i = chain.size(); i-- > 0;) {
+    sig = ApplyDiffLevel(sig, &no_diff, chain[i]->backward);
+    levels[i] = sig;
+  }
+  return levels;
 }
 
 ast::Expr* Checker::CheckBwdDiffCall(ast::CallExpr* call) {
   auto* diff = static_cast<ast::DiffExpr*>(call->callee);
-  if (diff->operand->kind == ast::ExprKind::Diff) {
+  // The operators, the outermost first; reverse mode applies once at most.
+  std::vector<ast::DiffExpr*> chain{diff};
+  while (chain.back()->operand->kind == ast::ExprKind::Diff) {
+    chain.push_back(static_cast<ast::DiffExpr*>(chain.back()->operand));
+  }
+  size_t backward = 0;
+  for (const ast::DiffExpr* d : chain) backward += d->backward ? 1 : 0;
+  if (backward > 1) {
     diags_.Report(DiagId::UnsupportedConstruct, diff->range,
-                  "'bwd_diff' of a derivative and derivatives of 'bwd_diff'", "are");
+                  "'bwd_diff' of a backward derivative (reverse mode applied twice)", "is");
     return call;
   }
-  if (diff->operand->kind != ast::ExprKind::Name) {
-    diags_.Report(DiagId::UnsupportedConstruct, diff->operand->range,
+  ast::DiffExpr* inner = chain.back();
+  if (inner->operand->kind != ast::ExprKind::Name) {
+    diags_.Report(DiagId::UnsupportedConstruct, inner->operand->range,
                   "'bwd_diff' of methods", "are");
     return call;
   }
   for (const ast::Expr* a : call->args) {
     if (a->type->IsError()) return call;
   }
-  DiffTarget target = DiffTargetOf(diff);
+  DiffTarget target = DiffTargetOf(inner);
   // Of several differentiable overloads, the one taking as many arguments.
   const ast::FuncDecl* f = nullptr;
   for (const Candidate& c : target.candidates) {
     if (!IsDifferentiableFunction(c.func)) continue;
-    if (f == nullptr || BwdDiffSignature(c.func).params.size() == call->args.size()) f = c.func;
+    if (f == nullptr ||
+        DiffChainSignatures(c.func, chain).front().params.size() == call->args.size()) {
+      f = c.func;
+    }
   }
   if (f == nullptr) return call;
   if (!f->generic_context.empty() || f->parent != nullptr) {
-    diags_.Report(DiagId::UnsupportedConstruct, diff->operand->range,
+    diags_.Report(DiagId::UnsupportedConstruct, inner->operand->range,
                   "'bwd_diff' of generic functions and methods", "are");
     return call;
   }
-  std::string shown = "bwd_diff(" + target.name + ")";
-  FwdSignature sig = BwdDiffSignature(f);
+  std::string shown = target.name;
+  for (size_t i = chain.size(); i-- > 0;) {
+    shown = std::string(chain[i]->backward ? "bwd_diff(" : "fwd_diff(") + shown + ")";
+  }
+  // fwd_diff over bwd_diff(f) differentiates f's custom backward derivative, if any.
+  if (inner->backward && chain.size() > 1 && f->bwd_derivative != nullptr &&
+      !IsDifferentiableFunction(f->bwd_derivative)) {
+    diags_.Report(DiagId::DiffOfNonDifferentiable, diff->range, shown, f->bwd_derivative->name)
+        .Note(DiagId::DeclaredHere, f->bwd_derivative->name_range, f->bwd_derivative->name);
+    return call;
+  }
+  std::vector<FwdSignature> levels = DiffChainSignatures(f, chain);
+  const FwdSignature& sig = levels.front();
   if (call->args.size() != sig.params.size()) {
     diags_.Report(DiagId::WrongArgumentCount, call->range, shown, sig.params.size(),
                   call->args.size());
@@ -85,13 +145,17 @@ ast::Expr* Checker::CheckBwdDiffCall(ast::CallExpr* call) {
     }
     NoteWritten(call->args[i]);
   }
-  diff->generic_args.clear();
-  diff->param_types = sig.params;
-  diff->param_directions = sig.directions;
-  diff->result_type = sig.result;
-  diff->func = f;
-  diff->explicit_this = false;
-  diff->type = types_.Error();
+  // Each level's type, for lowering.
+  for (size_t i = 0; i < chain.size(); ++i) {
+    ast::DiffExpr* d = chain[i];
+    d->generic_args.clear();
+    d->param_types = levels[i].params;
+    d->param_directions = levels[i].directions;
+    d->result_type = levels[i].result;
+    d->func = f;
+    d->explicit_this = false;
+    d->type = types_.Error();
+  }
   call->type = sig.result;
   return call;
 }

@@ -323,7 +323,15 @@ class Checker {
   /// The type of `bwd_diff(f)` (AUTODIFF.md): pairs for differentiable inputs, the
   /// differential of each differentiable `out` parameter, the result's differential last.
   FwdSignature BwdDiffSignature(const ast::FuncDecl* f);
-  /// `bwd_diff(f)(args)` (arguments checked): typed by BwdDiffSignature.
+  /// One operator applied to the type `sig` of its operand, whose parameters
+  /// `*no_diff` marks (updated for the result): `fwd_diff` pairs each differentiable
+  /// parameter and the result; `bwd_diff` as BwdDiffSignature.
+  FwdSignature ApplyDiffLevel(const FwdSignature& sig, std::vector<bool>* no_diff, bool backward);
+  /// The type of each operator of `chain` (outermost first, innermost naming `f`).
+  std::vector<FwdSignature> DiffChainSignatures(const ast::FuncDecl* f,
+                                                const std::vector<ast::DiffExpr*>& chain);
+  /// `bwd_diff(f)(args)` and nests of `fwd_diff`/`bwd_diff` holding one `bwd_diff`
+  /// (arguments checked): typed by DiffChainSignatures, each level's type recorded.
   ast::Expr* CheckBwdDiffCall(ast::CallExpr* call);
   /// Links `[BackwardDerivative(g)]` / `[BackwardDerivativeOf(f)]` on `func` (sets
   /// bwd_derivative) after checking the derivative's type against BwdDiffSignature.

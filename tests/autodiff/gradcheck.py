@@ -35,6 +35,19 @@ fwd_diff(f), the right side from the gradients bwd_diff(f) accumulates into the 
 one run; the identity holds up to rounding (atol 1e-5, rtol 1e-4 in float; 1e-12,
 1e-10 in double). Each gradient component is also compared with ybar times the
 central finite difference, with the forward-mode tolerances.
+
+Second order: a line
+
+    //HVPCHECK: f(x=0.3, y=1.2)
+
+checks the Hessian-vector product H v for a random v two ways, forward over reverse
+(fwd_diff(bwd_diff(f)): the tangent of the gradient) and reverse over forward
+(bwd_diff(fwd_diff(f)): the gradient of the directional derivative), against each
+other (the identity tolerances: both are exact up to rounding), and each component
+against the central finite difference of the gradient bwd_diff(f) gives at x +- h v
+(the forward-mode tolerances). The gradient both return is compared with bwd_diff(f)'s,
+and the symmetry of H with u . (H v) = v . (H u) for a second random u. Every
+accumulator starts at 0.25, so a value written over instead of added shows.
 """
 
 import argparse
@@ -47,6 +60,7 @@ import tempfile
 
 CHECK_RE = re.compile(r"^\s*//GRADCHECK:\s*([\w.<>]+)\s*\((.*)\)\s*$")
 BWD_RE = re.compile(r"^\s*//BWDCHECK:\s*([\w.<>]+)\s*\((.*)\)\s*$")
+HVP_RE = re.compile(r"^\s*//HVPCHECK:\s*([\w.<>]+)\s*\((.*)\)\s*$")
 # Tolerances of the reverse/forward identity per REAL: atol, rtol.
 IDENTITY = {"float": (1e-5, 1e-4), "double": (1e-12, 1e-10)}
 # What a gradient's `.d` holds before bwd_diff adds to it.
@@ -70,10 +84,10 @@ def parse_checks(text, regex=CHECK_RE):
     return checks
 
 
-def kernel(checks, h, rng, real_type, bwd_checks=()):
+def kernel(checks, h, rng, real_type, bwd_checks=(), hvp_checks=()):
     """The kernel source and, per check, where its values land and its random tangent."""
     body, layout, slot = [], [], 0
-    bwd_layout = []
+    bwd_layout, hvp_layout = [], []
     suffix = SETTINGS[real_type][3]
 
     def real(v):
@@ -121,11 +135,55 @@ def kernel(checks, h, rng, real_type, bwd_checks=()):
             entry["grad"].append(emit("gc_p%d.d" % i))
         body.append("  }")
         bwd_layout.append(entry)
+    def gradient(fn, xs, label):
+        """Emits bwd_diff(fn) at xs with output gradient 1; the slots of the gradient."""
+        body.append("  {")
+        for i, x in enumerate(xs):
+            body.append("    DifferentialPair<REAL> gc_%s%d = diffPair(%s, %s);" % (label, i, real(x), real(START)))
+        body.append("    bwd_diff(%s)(%s);" % (fn, ", ".join(["gc_%s%d" % (label, i) for i in range(len(xs))] + [real(1.0)])))
+        slots = [emit("gc_%s%d.d" % (label, i)) for i in range(len(xs))]
+        body.append("  }")
+        return slots
+
+    def fwd_over_bwd(fn, xs, v):
+        """fwd_diff(bwd_diff(fn)) along v: the slots of the gradient and of H v."""
+        body.append("  {")
+        for i, (x, t) in enumerate(zip(xs, v)):
+            body.append("    DifferentialPair<DifferentialPair<REAL>> gc_h%d = diffPair(diffPair(%s, %s), diffPair(%s, %s));"
+                        % (i, real(x), real(START), real(t), real(START)))
+        one = "diffPair(%s, %s)" % (real(1.0), real(0.0))
+        body.append("    fwd_diff(bwd_diff(%s))(%s);" % (fn, ", ".join(["gc_h%d" % i for i in range(len(xs))] + [one])))
+        grad = [emit("gc_h%d.p.d" % i) for i in range(len(xs))]
+        hv = [emit("gc_h%d.d.d" % i) for i in range(len(xs))]
+        body.append("  }")
+        return grad, hv
+
+    for fn, args in hvp_checks:
+        xs = [v for _, v in args]
+        n = len(xs)
+        entry = {"fn": fn, "args": args}
+        entry["v"] = [rng.uniform(-1.0, 1.0) for _ in xs]
+        entry["u"] = [rng.uniform(-1.0, 1.0) for _ in xs]
+        entry["grad"] = gradient(fn, xs, "g")
+        entry["plus"] = gradient(fn, [x + h * t for x, t in zip(xs, entry["v"])], "gp")
+        entry["minus"] = gradient(fn, [x - h * t for x, t in zip(xs, entry["v"])], "gm")
+        entry["fob_grad"], entry["fob_hv"] = fwd_over_bwd(fn, xs, entry["v"])
+        _, entry["hu"] = fwd_over_bwd(fn, xs, entry["u"])
+        body.append("  {")
+        for i, (x, t) in enumerate(zip(xs, entry["v"])):
+            body.append("    DifferentialPair<DifferentialPair<REAL>> gc_r%d = diffPair(diffPair(%s, %s), diffPair(%s, %s));"
+                        % (i, real(x), real(t), real(START), real(START)))
+        seed = "diffPair(%s, %s)" % (real(0.0), real(1.0))
+        body.append("    bwd_diff(fwd_diff(%s))(%s);" % (fn, ", ".join(["gc_r%d" % i for i in range(n)] + [seed])))
+        entry["bof_hv"] = [emit("gc_r%d.d.p" % i) for i in range(n)]
+        entry["bof_grad"] = [emit("gc_r%d.d.d" % i) for i in range(n)]
+        body.append("  }")
+        hvp_layout.append(entry)
     src = ["", "//OUTPUT: buffer gc_out %s %d" % (real_type, slot),
            "RWStructuredBuffer<REAL> gc_out;",
            '[shader("compute")] [numthreads(1, 1, 1)]',
            "void gc_main(uint3 gc_tid : SV_DispatchThreadID) {"] + body + ["}"]
-    return "\n".join(src) + "\n", layout, bwd_layout
+    return "\n".join(src) + "\n", layout, bwd_layout, hvp_layout
 
 
 def run(slope_run, source, backend):
@@ -152,6 +210,41 @@ def compare(label, ad, fd, atol, rtol):
     return ok
 
 
+def check_hvp(e, out, h, atol, rtol, id_atol, id_rtol):
+    """The second-order checks of one //HVPCHECK: point (see the module comment)."""
+    where = "%s(%s)" % (e["fn"], ", ".join("%s=%g" % kv for kv in e["args"]))
+    good = True
+
+    def close(a, b, at, rt):
+        return abs(a - b) <= at + rt * abs(b)
+
+    grad = [out[g] - START for g in e["grad"]]
+    fob = [out[s] - START for s in e["fob_hv"]]
+    bof = [out[s] - START for s in e["bof_hv"]]
+    for (name, _), g, s1, s2 in zip(e["args"], grad, e["fob_grad"], e["bof_grad"]):
+        for label, other in (("fwd_diff(bwd_diff)", out[s1] - START), ("bwd_diff(fwd_diff)", out[s2] - START)):
+            ok = close(other, g, id_atol, id_rtol)
+            print("%s gradient d%s/d%s from %s at %s: %.9g, bwd_diff %.9g" %
+                  ("ok  " if ok else "FAIL", e["fn"], name, label, where, other, g))
+            good &= ok
+    for (name, _), a, b, pl, mi in zip(e["args"], fob, bof, e["plus"], e["minus"]):
+        fd = (out[pl] - out[mi]) / (2 * h)
+        ok = close(a, b, id_atol, id_rtol)
+        print("%s (H v)[%s] at %s: forward over reverse %.9g, reverse over forward %.9g" %
+              ("ok  " if ok else "FAIL", name, where, a, b))
+        good &= ok
+        ok = close(a, fd, atol, rtol)
+        print("%s (H v)[%s] at %s: forward over reverse %.9g, finite difference of the gradient %.9g" %
+              ("ok  " if ok else "FAIL", name, where, a, fd))
+        good &= ok
+    hu = [out[s] - START for s in e["hu"]]
+    lhs = sum(u * x for u, x in zip(e["u"], fob))
+    rhs = sum(v * x for v, x in zip(e["v"], hu))
+    ok = close(lhs, rhs, id_atol, id_rtol)
+    print("%s u . (H v) = v . (H u) at %s: %.9g, %.9g" % ("ok  " if ok else "FAIL", where, lhs, rhs))
+    return good and ok
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("test")
@@ -165,8 +258,9 @@ def main():
     text = open(a.test).read()
     checks = parse_checks(text)
     bwd_checks = parse_checks(text, BWD_RE)
-    if not checks and not bwd_checks:
-        sys.exit("gradcheck: no //GRADCHECK: or //BWDCHECK: lines in " + a.test)
+    hvp_checks = parse_checks(text, HVP_RE)
+    if not checks and not bwd_checks and not hvp_checks:
+        sys.exit("gradcheck: no //GRADCHECK:, //BWDCHECK: or //HVPCHECK: lines in " + a.test)
     m = REAL_RE.search(text)
     real_type = m.group(1) if m else "float"
     h, atol, rtol, _ = SETTINGS[real_type]
@@ -175,7 +269,8 @@ def main():
     # The test's own RUN/CHECK lines are no directives for slope-run.
     body = "\n".join("" if re.match(r"^\s*//\s*(RUN|CHECK|REQUIRES)", l) else l
                      for l in text.splitlines())
-    src, layout, bwd_layout = kernel(checks, h, random.Random(a.seed), real_type, bwd_checks)
+    src, layout, bwd_layout, hvp_layout = kernel(checks, h, random.Random(a.seed), real_type,
+                                                 bwd_checks, hvp_checks)
     out = run(a.slope_run, prelude + body + "\n" + src, a.backend)
     good = True
     for e in layout:
@@ -201,6 +296,8 @@ def main():
         print("%s <ybar, J xdot> = <J^T ybar, xdot> at %s: %.9g, %.9g" %
               ("ok  " if ok else "FAIL", where, lhs, rhs))
         good &= ok
+    for e in hvp_layout:
+        good &= check_hvp(e, out, h, atol, rtol, id_atol, id_rtol)
     print("gradcheck: %s" % ("all derivatives match" if good else "derivatives differ"))
     return 0 if good else 1
 

@@ -78,6 +78,10 @@ int main(int argc, char** argv) {
   app.add_option("--diagnostic-format", diag_format, "text or json")
       ->check(CLI::IsMember({"text", "json"}));
   app.add_option("--error-limit", error_limit, "stop after this many errors (0 = no limit)");
+  bool report_checkpoints = false;
+  app.add_flag("--report-checkpoint-intermediates", report_checkpoints,
+               "note, per backward derivative and source line, the bytes per thread it keeps "
+               "for its reverse sweep");
   std::vector<std::string> include_paths, defines;
   bool preprocess_only = false;
   app.add_option("-I", include_paths, "add a directory to the #include search path")
@@ -122,6 +126,7 @@ int main(int argc, char** argv) {
   options.diag_format = diag_format == "json" ? slope::driver::DiagFormat::Json
                                               : slope::driver::DiagFormat::Text;
   options.error_limit = error_limit;
+  options.report_checkpoint_intermediates = report_checkpoints;
   options.include_paths = include_paths;
   options.defines = defines;
   options.preprocess_only = preprocess_only;

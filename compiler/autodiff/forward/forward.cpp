@@ -1,12 +1,17 @@
 // The forward-mode pass: writes the body of every function lowering made for a
 // `fwd_diff(f)` (marked `fwd_diff(@f)`, empty until now), and the JVP of every function
-// those reach. See compiler/autodiff/README.md.
+// those reach. A function differentiated that has no body yet gets it first: a
+// `bwd_diff(@f)` one from the reverse-mode writer (fwd_diff(bwd_diff(f)): the Hessian
+// times a vector). See compiler/autodiff/README.md.
 
 #include <map>
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include "compiler/autodiff/differential.h"
 #include "compiler/autodiff/forward/jvp.h"
+#include "compiler/autodiff/reverse/reverse.h"
 #include "compiler/base/ice.h"
 #include "compiler/ir/builder.h"
 #include "compiler/autodiff/passes.h"
@@ -36,11 +41,7 @@ class State {
     }
     for (Function* f : pending) FillPairForm(f);
     // Building one JVP may request more; each is built once.
-    for (size_t i = 0; i < queue_.size(); ++i) {
-      auto [primal, jvp] = queue_[i];
-      if (primal->fwd_diff_of != nullptr && primal->blocks.empty()) FillPairForm(primal);
-      autodiff::forward::BuildJvp(context_, primal, jvp);
-    }
+    for (size_t i = 0; i < queue_.size(); ++i) Ensure(queue_[i].second);
     return !pending.empty();
   }
 
@@ -51,8 +52,31 @@ class State {
     if (inserted) {
       it->second = autodiff::forward::DeclareJvp(module_, f);
       queue_.push_back({f, it->second});
+      primal_of_[it->second] = f;
     }
     return it->second;
+  }
+
+  /// Gives `f` its body when a pass has declared it without one yet: a pair form, a
+  /// queued JVP (its function's body first), or a backward derivative (written by the
+  /// reverse-mode writer, for fwd_diff(bwd_diff(f))).
+  void Ensure(Function* f) {
+    if (!f->blocks.empty()) return;
+    if (f->fwd_diff_of != nullptr) return FillPairForm(f);
+    if (f->bwd_diff_of != nullptr) return Backward().Write(f);
+    auto it = primal_of_.find(f);
+    if (it == primal_of_.end()) return;
+    Function* primal = it->second;
+    Ensure(primal);
+    autodiff::forward::BuildJvp(context_, primal, f);
+  }
+
+  reverse::BackwardWriter& Backward() {
+    if (backward_ == nullptr) {
+      backward_ = std::make_unique<reverse::BackwardWriter>(module_, options_,
+                                                            [this](Function* f) { Ensure(f); });
+    }
+    return *backward_;
   }
 
   void FillPairForm(Function* pair_form);
@@ -62,7 +86,9 @@ class State {
   const Options& options_;
   autodiff::forward::JvpContext context_;
   std::map<Function*, Function*> jvps_;
+  std::map<const Function*, Function*> primal_of_;  ///< JVP -> its function
   std::vector<std::pair<Function*, Function*>> queue_;
+  std::unique_ptr<reverse::BackwardWriter> backward_;
 };
 
 /// `fwd_diff(f)` in DifferentialPair form: unpacks each pair, calls the split-form JVP

@@ -81,6 +81,11 @@ class Transcriber {
   void MemoryRule(Inst& inst);
   void CallRule(Inst& inst);
   void CallCustom(Inst& inst, Function* custom);
+  /// Whether some function names `callee` as its custom backward derivative.
+  bool IsCustomBackward(const Function* callee) const {
+    return std::any_of(ctx_.module.functions.begin(), ctx_.module.functions.end(),
+                       [&](const Function* g) { return g->custom_bwd == callee; });
+  }
   /// Reports a call of `callee` (which has no derivative) when a derivative would flow
   /// through it: a value argument carries one and its result feeds more than `detach`.
   void CheckNoSilentZero(const Inst& inst, const Function* callee);
@@ -181,10 +186,11 @@ void Transcriber::CheckNoSilentZero(const Inst& inst, const Function* callee) {
   for (Value* v : inst.operands) {
     if (v->GetType()->IsPointer() || T(v) == nullptr) continue;
     if (ctx_.options.diags != nullptr) {
-      ctx_.options.diags->Report(diag::DiagId::CallWithoutDerivative, inst.loc, f_->Name(),
+      ctx_.options.diags->Report(diag::DiagId::CallWithoutDerivative, inst.loc, SourceName(*f_),
                                  callee->Name());
     } else {
-      SLOPE_ICE("forward mode: the derivative of '" + f_->Name() + "' calls '" + callee->Name() +
+      SLOPE_ICE("forward mode: the derivative of '" + SourceName(*f_) + "' calls '" +
+                callee->Name() +
                 "', which has no derivative, with an argument that carries one");
     }
     return;
@@ -271,7 +277,8 @@ void Transcriber::AtomicRule(Inst& inst) {
   // Memory other invocations update concurrently has no tangent to follow: a float
   // atomic in differentiated code needs a custom derivative (integers carry none).
   if (Diff(inst.GetType()) == nullptr) return;
-  passes::ReportError(ctx_.options, diag::DiagId::NoForwardDerivative, inst.loc, f_->Name(),
+  passes::ReportError(ctx_.options, diag::DiagId::NoForwardDerivative, inst.loc,
+                      SourceName(*f_),
                       std::string("this atomic operation on '") + inst.GetType()->Name() + "'");
 }
 
@@ -289,7 +296,8 @@ void Transcriber::WaveRule(Inst& inst) {
       return Bind(inst, b_.Emit(Op::Wave, dt, std::move(operands), inst.imms));
     }
     case ir::WaveDiff::None:
-      passes::ReportError(ctx_.options, diag::DiagId::NoForwardDerivative, inst.loc, f_->Name(),
+      passes::ReportError(ctx_.options, diag::DiagId::NoForwardDerivative, inst.loc,
+                          SourceName(*f_),
                           std::string("wave operation '") + info.mnemonic + "' on '" +
                               inst.GetType()->Name() + "'");
       return;
@@ -387,7 +395,8 @@ void Transcriber::IntrinsicRule(Inst& inst, Inst* r) {
   auto which = static_cast<ir::Intrinsic>(inst.imms.at(0));
   if (any && !IsDifferentiable(which)) {
     // The bits of a value that carries a derivative: `detach` it first.
-    passes::ReportError(ctx_.options, diag::DiagId::NoForwardDerivative, inst.loc, f_->Name(),
+    passes::ReportError(ctx_.options, diag::DiagId::NoForwardDerivative, inst.loc,
+                        SourceName(*f_),
                         std::string("'") + ir::GetIntrinsicInfo(which).mnemonic +
                             "' of a value that carries a derivative");
     return;
@@ -415,7 +424,7 @@ void Transcriber::MemoryRule(Inst& inst) {
     bool global = ptr->GetType()->IsPointer() &&
                   ptr->GetType()->Space() != ir::AddressSpace::Function;
     if (global && Diff(inst.GetType()) != nullptr && ctx_.options.diags != nullptr) {
-      ctx_.options.diags->Report(diag::DiagId::GlobalLoadInDerivative, inst.loc, f_->Name());
+      ctx_.options.diags->Report(diag::DiagId::GlobalLoadInDerivative, inst.loc, SourceName(*f_));
     }
   } else if (op == Op::Store) {
     if (T(ptr) != nullptr) b_.Store(T(ptr), TOrZero(inst.operands[1], T(ptr)->GetType()->Element()));
@@ -435,10 +444,28 @@ void Transcriber::CallRule(Inst& inst) {
       inst.callee->primal_substitute != nullptr ? inst.callee->primal_substitute : inst.callee;
   if (callee->custom_fwd != nullptr && !ctx_.for_reverse) return CallCustom(inst, callee->custom_fwd);
   bool custom = callee->custom_fwd != nullptr || callee->custom_bwd != nullptr;
+  if (ctx_.for_reverse && callee->bwd_diff_of != nullptr) {
+    // Its transpose would be the backward derivative of a backward derivative.
+    passes::ReportError(ctx_.options, diag::DiagId::NoBackwardDerivative, inst.loc, SourceName(*f_),
+                        "this call of " + SourceName(*callee) +
+                            " would need reverse mode applied twice, which is not supported yet");
+    Clone(inst);
+    return;
+  }
   Function* jvp = callee->differentiable || callee->fwd_diff_of != nullptr ||
-                          (ctx_.for_reverse && custom)
+                          callee->bwd_diff_of != nullptr || (ctx_.for_reverse && custom)
                       ? ctx_.jvp_of(callee)
                       : nullptr;
+  if (jvp == nullptr && f_->bwd_diff_of != nullptr && IsCustomBackward(callee)) {
+    // A backward derivative differentiated in forward mode (fwd_diff(bwd_diff(f)))
+    // calls a custom backward derivative: its derivative must be written too.
+    passes::ReportError(ctx_.options, diag::DiagId::NoForwardDerivative, inst.loc,
+                        SourceName(*f_),
+                        "the custom backward derivative '" + callee->Name() +
+                            "' (not [Differentiable])");
+    Clone(inst);
+    return;
+  }
   if (jvp == nullptr) {
     // No derivative flows through the call; what it writes through pointers has none.
     CheckNoSilentZero(inst, callee);
@@ -538,7 +565,8 @@ void Transcriber::Terminator(Inst& inst) {
 ir::Function* DeclareJvp(ir::Module& module, const ir::Function* f) {
   ir::Function* g = module.AddFunction(f->Name() + ".jvp", f->ResultType());
   // A JVP is differentiable where its function is: fwd_diff(fwd_diff(f)) differentiates it.
-  g->differentiable = f->differentiable || f->fwd_diff_of != nullptr;
+  // So are the derivatives the passes write (fwd_diff(bwd_diff(f))).
+  g->differentiable = f->differentiable || f->fwd_diff_of != nullptr || f->bwd_diff_of != nullptr;
   ir::TypeTable& types = module.Types();
   for (uint32_t i = 0; i < f->params.size(); ++i) {
     const ir::Param* p = f->params[i];
@@ -560,7 +588,7 @@ ir::Function* DeclareJvp(ir::Module& module, const ir::Function* f) {
 
 void BuildJvp(const JvpContext& context, ir::Function* f, ir::Function* jvp) {
   Transcriber t(context, f, jvp);
-  if (f->differentiable || f->fwd_diff_of != nullptr) {
+  if (f->differentiable || f->fwd_diff_of != nullptr || f->bwd_diff_of != nullptr) {
     t.Run();
   } else {
     t.RunZero();

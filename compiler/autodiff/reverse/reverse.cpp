@@ -44,7 +44,8 @@ class Reverser {
   struct LoopInfo;
   const ir::Type* Diff(const ir::Type* t) { return DifferentialType(types_, t); }
   void Error(source::SourceLoc loc, const std::string& what) {
-    passes::ReportError(ctx_.options, diag::DiagId::NoBackwardDerivative, loc, f_->Name(), what);
+    passes::ReportError(ctx_.options, diag::DiagId::NoBackwardDerivative, loc, SourceName(*f_),
+                        what);
     failed_ = true;
   }
   Function* Stub(Function* callee);
@@ -75,8 +76,22 @@ class Reverser {
   void ReverseRegion(const std::vector<Block*>& chain);
   void ReverseBlock(Block* block);
   /// A forward-sweep value for use in the reverse sweep: values of blocks that do not
-  /// dominate the reverse sweep (inside if/switch arms) go through a `var`.
+  /// dominate the reverse sweep (inside if/switch arms) go through a `var`, those of
+  /// loop blocks through a per-iteration array, unless Recomputed gives them again.
   Value* Spilled(Value* copy);
+  /// `copy` computed again at the builder's position in the reverse sweep instead of
+  /// kept: a load of read-only memory (a StructuredBuffer, a uniform or push constant)
+  /// and the pointer it reads through, `detach` of such a value, and the result of a
+  /// call of a [PreferRecompute] function that takes no pointer; null for the rest.
+  /// Operands come through Spilled (kept, or recomputed in turn).
+  Value* Recomputed(Value* copy);
+  /// Whether `ptr` (a forward-sweep pointer) is an element or member path into a
+  /// global nothing writes: a read-only buffer, a uniform or a push constant.
+  bool ReadOnlyPath(const Value* ptr) const;
+  /// Records what Spilled keeps, for -report-checkpoint-intermediates.
+  void NoteStored(Value* copy, uint32_t copies);
+  /// Reports the records as notes: the function's total, then one per source line.
+  void ReportStored();
   void ForwardCall(Inst& call);
   void Transpose(Inst& inst);
   void TransposeIntrinsic(Inst& inst, Value* a);
@@ -144,6 +159,13 @@ class Reverser {
   const LoopInfo* reverse_loop_ = nullptr;         ///< loop whose tape index is current
   Value* reverse_index_ = nullptr;
   std::map<const Value*, Inst*> tapes_;            ///< forward value -> array var
+  /// What the forward sweep keeps for the reverse one: where, how many bytes, what.
+  struct Stored {
+    source::SourceLoc loc;
+    uint64_t bytes = 0;
+    std::string what;
+  };
+  std::vector<Stored> stored_;
   std::map<const Inst*, std::map<size_t, Value*>> saved_inout_;  ///< call -> param -> input
   /// Per parameter of f: how the backward function takes it.
   enum class ParamKind { Plain, Pair, InOutPair, OutGradient };
@@ -164,12 +186,14 @@ Value* Reverser::Spilled(Value* copy) {
   if (copy->VKind() == ir::ValueKind::Inst) block = static_cast<Inst*>(copy)->block;
   if (copy->VKind() == ir::ValueKind::Param) block = static_cast<ir::Param*>(copy)->GetBlock();
   if (block == nullptr || top_level_.count(block) != 0) return copy;
+  if (Value* again = Recomputed(copy)) return again;
   auto loop = loop_of_.find(block);
   if (loop != loop_of_.end()) {
     // Per iteration: an array indexed by the iteration (clamped to the bound).
     const LoopInfo* info = loop->second;
     auto [tape, fresh] = tapes_.emplace(copy, nullptr);
     if (fresh) {
+      NoteStored(copy, info->bound + 1);
       tape->second = b_.Var(bwd_, types_.Array(copy->GetType(), info->bound + 1));
       Value* index = forward_index_.at(block);
       Inst* ptr = ctx_.module.NewInst(Op::ElementPtr, types_.Pointer(ir::AddressSpace::Function, copy->GetType()));
@@ -192,6 +216,7 @@ Value* Reverser::Spilled(Value* copy) {
   }
   auto [it, inserted] = spills_.emplace(copy, nullptr);
   if (inserted) {
+    NoteStored(copy, 1);
     it->second = b_.Var(bwd_, copy->GetType());
     Inst* store = ctx_.module.NewInst(Op::Store, types_.Void());
     store->operands = {it->second, copy};
@@ -203,6 +228,126 @@ Value* Reverser::Spilled(Value* copy) {
     block->insts.insert(at, store);
   }
   return b_.Load(it->second);
+}
+
+bool Reverser::ReadOnlyPath(const Value* ptr) const {
+  while (ptr->VKind() == ir::ValueKind::Inst) {
+    const auto* inst = static_cast<const Inst*>(ptr);
+    if (inst->GetOp() != Op::ElementPtr && inst->GetOp() != Op::MemberPtr) return false;
+    ptr = inst->operands.at(0);
+  }
+  if (ptr->VKind() != ir::ValueKind::Global) return false;
+  const auto* global = static_cast<const ir::Global*>(ptr);
+  const ir::Type* t = global->GetType();
+  return (t->IsBuffer() && !t->IsWritable()) || global->IsUniform() || global->IsPushConstant();
+}
+
+namespace {
+
+/// `detach`'s identity: a function that returns its only parameter.
+bool IsIdentity(const Function* f) {
+  if (!f->zero_derivative || f->params.size() != 1 || f->blocks.size() != 1) return false;
+  const Block* b = f->blocks.front();
+  return b->insts.size() == 1 && b->insts[0]->GetOp() == Op::Return &&
+         b->insts[0]->operands.size() == 1 && b->insts[0]->operands[0] == f->params[0];
+}
+
+/// The bytes a value of `t` takes in function memory (no padding).
+uint64_t StoredBytes(const ir::Type* t) {
+  if (t->IsBool()) return 4;
+  if (t->IsInt() || t->IsFloat()) return t->Width() / 8;
+  if (t->IsVector() || t->IsMatrix() || t->IsArray()) return t->Count() * StoredBytes(t->Element());
+  uint64_t sum = 0;
+  if (t->IsStruct()) {
+    for (const ir::Type* m : t->Members()) sum += StoredBytes(m);
+  }
+  return sum;
+}
+
+}  // namespace
+
+Value* Reverser::Recomputed(Value* copy) {
+  if (copy->VKind() != ir::ValueKind::Inst) return nullptr;
+  auto* inst = static_cast<Inst*>(copy);
+  auto operand = [&](Value* v) {
+    bool fixed = v->VKind() == ir::ValueKind::Constant || v->VKind() == ir::ValueKind::Global;
+    return fixed ? v : Spilled(v);
+  };
+  switch (inst->GetOp()) {
+    case Op::Load:
+    case Op::ElementPtr:
+    case Op::MemberPtr: {
+      if (!ReadOnlyPath(inst->GetOp() == Op::Load ? inst->operands[0] : inst)) return nullptr;
+      // The same instruction (a buffer's element pointer has the buffer as its base).
+      std::vector<Value*> operands;
+      for (Value* v : inst->operands) operands.push_back(operand(v));
+      return b_.Emit(inst->GetOp(), inst->GetType(), std::move(operands), inst->imms);
+    }
+    case Op::Call: {
+      if (!inst->callee->prefer_recompute && !IsIdentity(inst->callee)) return nullptr;
+      for (const Value* v : inst->operands) {
+        if (v->GetType()->IsPointer()) return nullptr;
+      }
+      // detach of a value that is itself kept costs nothing to keep instead.
+      if (!inst->callee->prefer_recompute && inst->operands[0]->VKind() == ir::ValueKind::Inst &&
+          static_cast<Inst*>(inst->operands[0])->GetOp() != Op::Load) {
+        return nullptr;
+      }
+      std::vector<Value*> args;
+      for (Value* v : inst->operands) args.push_back(operand(v));
+      return b_.Call(inst->callee, std::move(args));
+    }
+    default: return nullptr;
+  }
+}
+
+void Reverser::NoteStored(Value* copy, uint32_t copies) {
+  Stored s;
+  const ir::Type* t = copy->GetType();
+  s.bytes = StoredBytes(t) * copies;
+  if (copy->VKind() == ir::ValueKind::Inst) {
+    s.loc = static_cast<Inst*>(copy)->loc;
+  } else if (copy->VKind() == ir::ValueKind::Param) {
+    // A block parameter: where its loop or selection is.
+    Block* block = static_cast<ir::Param*>(copy)->GetBlock();
+    auto loop = loop_of_.find(block);
+    if (loop != loop_of_.end()) s.loc = loop->second->header->Terminator()->loc;
+  }
+  s.what = copies > 1 ? "an array of " + std::to_string(copies) + " " + t->Name() +
+                            " (one per iteration, and the exit)"
+                      : "a " + t->Name() + " in a variable";
+  stored_.push_back(std::move(s));
+}
+
+void Reverser::ReportStored() {
+  diag::DiagEngine* diags = ctx_.options.diags;
+  if (diags == nullptr || !diags->Wants(diag::Remark::CheckpointIntermediates)) return;
+  std::string name = SourceName(*bwd_);
+  uint64_t total = 0;
+  for (const Stored& s : stored_) total += s.bytes;
+  std::string summary = stored_.empty()
+                            ? "nothing stored (what it needs is kept from the forward sweep or "
+                              "recomputed)"
+                            : std::to_string(stored_.size()) + " stored value(s)";
+  diags->Report(diag::DiagId::CheckpointTotal, f_->loc, name, total, summary);
+  // Per source line, in line order; each note at the first place on its line.
+  const source::SourceManager& sources = diags->Sources();
+  std::map<std::pair<source::FileId, uint32_t>, std::vector<const Stored*>> lines;
+  for (const Stored& s : stored_) {
+    uint32_t line = s.loc.IsValid() ? sources.GetPhysicalLineCol(s.loc).line : 0;
+    lines[{s.loc.file, line}].push_back(&s);
+  }
+  for (auto& [key, list] : lines) {
+    uint64_t bytes = 0;
+    std::string what;
+    const Stored* first = list.front();
+    for (const Stored* s : list) {
+      bytes += s->bytes;
+      what += (what.empty() ? "" : ", ") + s->what;
+      if (s->loc.offset < first->loc.offset) first = s;
+    }
+    diags->Report(diag::DiagId::CheckpointHere, first->loc, name, bytes, what);
+  }
 }
 
 Value* Reverser::AdjPtr(Value* ptr) {
@@ -332,7 +477,8 @@ bool Reverser::WalkLoop(Block* header) {
   if (term->imms.size() > 1) {
     info.bound = term->imms[1];
   } else if (!ProveTripCount(header, &info.bound)) {
-    passes::ReportError(ctx_.options, diag::DiagId::ReverseLoopUnbounded, term->loc, f_->Name());
+    passes::ReportError(ctx_.options, diag::DiagId::ReverseLoopUnbounded, term->loc,
+                        SourceName(*f_));
     failed_ = true;
     return false;
   }
@@ -982,6 +1128,7 @@ void Reverser::Run() {
     b_.Return();
     return;
   }
+  if (ctx_.ensure_body) ctx_.ensure_body(f_);
   // Linearize.
   forward::JvpContext jvp_context{ctx_.module, ctx_.options, [this](Function* c) { return Stub(c); }, true};
   jvp_ = forward::DeclareJvp(ctx_.module, f_);
@@ -1011,6 +1158,7 @@ void Reverser::Run() {
       in_reverse_ = true;
       ReverseRegion(chain);
       if (!failed_) WriteGradients();
+      if (!failed_) ReportStored();
     }
   }
   if (b_.IsTerminated()) {

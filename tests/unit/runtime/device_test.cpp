@@ -101,10 +101,22 @@ TEST(BackendTest, NamesRoundTrip) {
   EXPECT_FALSE(ParseBackend("").has_value());
 }
 
-TEST(BackendTest, UnbuiltBackendsSaySo) {
+// The CPU backend loads the LLVM plugin, which the build makes: it opens device 0 only and
+// runs host code, not SPIR-V.
+TEST(BackendTest, CpuOpensAndRefusesSpirv) {
   std::string error;
-  EXPECT_EQ(CreateDevice(Backend::Cpu, -1, &error), nullptr);
-  EXPECT_NE(error.find("not built"), std::string::npos) << error;
+  std::unique_ptr<Device> device = CreateDevice(Backend::Cpu, -1, &error);
+  ASSERT_NE(device, nullptr) << error;
+  EXPECT_EQ(device->GetBackend(), Backend::Cpu);
+  EXPECT_FALSE(device->Name().empty());
+  std::vector<uint32_t> words = {0x07230203u};
+  driver::Reflection reflection;
+  reflection.entry_points.push_back({"main", {1, 1, 1}});
+  EXPECT_EQ(device->CreateKernel(words, reflection, "", &error), nullptr);
+  EXPECT_NE(error.find("host code"), std::string::npos) << error;
+  error.clear();
+  EXPECT_EQ(CreateDevice(Backend::Cpu, 3, &error), nullptr);
+  EXPECT_FALSE(error.empty());
 }
 
 // The CUDA backend is always built (it loads libcuda.so.1 with dlopen): without an NVIDIA

@@ -129,12 +129,6 @@ void EmitLlvm(EmitRequest& r) {
       if (options.libdevice_path.empty() && std::filesystem::exists(path)) options.libdevice_path = path;
     }
   }
-  std::string field = targets::cuda::FindColumnMajorMatrix(
-      r.module, targets::cuda::WriterOptions{r.options.entries, {}, r.matrices});
-  if (!field.empty()) {
-    r.diags.Report(diag::DiagId::LlvmColumnMajorMatrix, source::SourceRange(), field);
-    return;
-  }
   std::string out;
   std::vector<tl::EmitError> errors;
   if (!api->emit(r.module, options, &out, &errors)) {

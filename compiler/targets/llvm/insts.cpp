@@ -19,6 +19,16 @@ L::Value* FunctionWriter::Splat(const ir::Type* t, double v) {
   return L::PoisonValue::get(mw_.RegType(t));
 }
 
+namespace {
+
+/// Memory whose layout the reflection reports (and the host or another kernel reads).
+bool BufferVisible(ir::AddressSpace space) {
+  return space == ir::AddressSpace::StorageBuffer || space == ir::AddressSpace::Uniform ||
+         space == ir::AddressSpace::PushConstant;
+}
+
+}  // namespace
+
 L::Value* FunctionWriter::ToMem(L::Value* v, const ir::Type* t) {
   if (t->IsBool()) return b_.CreateZExt(v, b_.getInt32Ty());
   if (t->IsVector()) {
@@ -106,12 +116,155 @@ L::Value* FunctionWriter::Index64(const ir::Value* index) {
 L::Value* FunctionWriter::ElementPtr(const ir::Inst& inst) {
   const ir::Type* base = inst.operands[0]->GetType();
   L::Value* index = Index64(inst.operands[1]);
+  if (auto row = rows_.find(inst.operands[0]); row != rows_.end()) {
+    // Element c of row r of a column-major matrix: scalar c * rows + r.
+    const RowPtr& r = row->second;
+    L::Value* flat = b_.CreateAdd(b_.CreateMul(index, b_.getInt64(r.type->Count())), r.row);
+    return b_.CreateInBoundsGEP(mw_.MemType(r.type->Scalar()), r.matrix, {flat});
+  }
+  if (base->IsPointer() && base->Element()->IsMatrix() && BufferVisible(base->Space()) &&
+      PointerLayout(inst.operands[0]) == ir::MatrixLayout::ColumnMajor) {
+    rows_[&inst] = RowPtr{Val(inst.operands[0]), index, base->Element()};
+    return nullptr;
+  }
   if (base->IsBuffer()) {
     return b_.CreateInBoundsGEP(mw_.MemType(base->Element()), Val(inst.operands[0]), {index});
   }
   // A pointer to an array, a vector (one of its lanes) or a matrix (one of its rows).
   return b_.CreateInBoundsGEP(mw_.MemType(base->Element()), Val(inst.operands[0]),
                               {b_.getInt64(0), index});
+}
+
+// Column-major matrices in buffer memory. Values (registers, and structs and arrays in
+// memory form, wherever they are) hold matrices row by row; a matrix that storage,
+// uniform or push-constant memory lays out column by column is permuted as it is loaded
+// or stored, and a pointer to one of its rows (not contiguous there) is the matrix's
+// address and the row index, which loads, stores and element pointers use.
+
+ir::MatrixLayout FunctionWriter::Resolve(ir::MatrixLayout layout) const {
+  if (layout == ir::MatrixLayout::Default) layout = mw_.Options().matrices;
+  return layout == ir::MatrixLayout::ColumnMajor ? layout : ir::MatrixLayout::RowMajor;
+}
+
+bool FunctionWriter::HoldsColumnMajor(const ir::Type* t, ir::MatrixLayout bare) const {
+  if (t->IsMatrix()) return bare == ir::MatrixLayout::ColumnMajor;
+  if (t->IsArray()) return HoldsColumnMajor(t->Element(), bare);
+  if (!t->IsStruct()) return false;
+  for (size_t i = 0; i < t->Members().size(); ++i) {
+    if (HoldsColumnMajor(t->Members()[i], Resolve(t->MemberMatrixLayout(i)))) return true;
+  }
+  return false;
+}
+
+/// The layout of the matrices `ptr` points at (through arrays): a struct field's own, or
+/// the compile's.
+ir::MatrixLayout FunctionWriter::PointerLayout(const ir::Value* ptr) {
+  if (ptr->VKind() == ir::ValueKind::Global) return Resolve(ir::MatrixLayout::Default);
+  if (ptr->VKind() == ir::ValueKind::Inst) {
+    const auto& inst = static_cast<const ir::Inst&>(*ptr);
+    const ir::Type* base = inst.operands.empty() ? nullptr : inst.operands[0]->GetType();
+    if (inst.GetOp() == Op::MemberPtr) {
+      return Resolve(base->Element()->MemberMatrixLayout(inst.imms[0]));
+    }
+    if (inst.GetOp() == Op::ElementPtr && base->IsBuffer()) return Resolve(ir::MatrixLayout::Default);
+    if (inst.GetOp() == Op::ElementPtr && base->IsPointer() && base->Element()->IsArray()) {
+      return PointerLayout(inst.operands[0]);
+    }
+  }
+  // A pointer from a parameter or a branch: its field is not known here.
+  const ir::Type* pointee = ptr->GetType()->Element();
+  bool any = mw_.Options().matrices == ir::MatrixLayout::ColumnMajor;
+  for (const ir::Type* s : ir_.Types().Structs()) {
+    for (size_t i = 0; i < s->Members().size() && !any; ++i) {
+      any = s->MemberMatrixLayout(i) == ir::MatrixLayout::ColumnMajor;
+    }
+  }
+  if (any && HoldsColumnMajor(pointee, ir::MatrixLayout::ColumnMajor)) {
+    mw_.Error(loc_, "the LLVM targets cannot follow a pointer to matrices in buffer memory "
+                    "through a function parameter or a branch when a column-major layout is in use");
+  }
+  return Resolve(ir::MatrixLayout::Default);
+}
+
+/// `v` (memory form) between the row-by-row order of values and the order buffer memory
+/// holds it in: element (r, c) of a column-major matrix is its scalar c * rows + r.
+L::Value* FunctionWriter::Permute(L::Value* v, const ir::Type* t, ir::MatrixLayout bare,
+                                  bool to_buffer) {
+  if (!HoldsColumnMajor(t, bare)) return v;
+  L::Value* out = L::PoisonValue::get(v->getType());
+  if (t->IsMatrix()) {
+    uint32_t rows = t->Count(), cols = t->Cols();
+    for (uint32_t r = 0; r < rows; ++r) {
+      for (uint32_t c = 0; c < cols; ++c) {
+        uint32_t flat = c * rows + r;
+        std::vector<unsigned> value_at = {r, c}, buffer_at = {flat / cols, flat % cols};
+        const auto& from = to_buffer ? value_at : buffer_at;
+        const auto& into = to_buffer ? buffer_at : value_at;
+        out = b_.CreateInsertValue(out, b_.CreateExtractValue(v, from), into);
+      }
+    }
+    return out;
+  }
+  if (t->IsArray()) {
+    constexpr uint32_t kMaxElements = 4096;
+    if (t->Count() > kMaxElements) {
+      mw_.Error(loc_, "the LLVM targets load or store an array of " + std::to_string(t->Count()) +
+                          " elements holding column-major matrices whole only up to " +
+                          std::to_string(kMaxElements) + " elements; access its elements instead");
+      return v;
+    }
+    for (uint32_t i = 0; i < t->Count(); ++i) {
+      out = b_.CreateInsertValue(out, Permute(b_.CreateExtractValue(v, {i}), t->Element(), bare, to_buffer), {i});
+    }
+    return out;
+  }
+  for (size_t i = 0; i < t->Members().size(); ++i) {
+    auto k = static_cast<unsigned>(i);
+    out = b_.CreateInsertValue(out, Permute(b_.CreateExtractValue(v, {k}), t->Members()[i],
+                                            Resolve(t->MemberMatrixLayout(i)), to_buffer), {k});
+  }
+  return out;
+}
+
+L::Value* FunctionWriter::LoadThrough(const ir::Value* ptr, const ir::Type* t) {
+  if (auto row = rows_.find(ptr); row != rows_.end()) {
+    const RowPtr& r = row->second;
+    L::Value* out = L::PoisonValue::get(mw_.RegType(t));
+    for (uint32_t c = 0; c < t->Count(); ++c) {
+      L::Value* flat = b_.CreateAdd(r.row, b_.getInt64(uint64_t{c} * r.type->Count()));
+      L::Value* at = b_.CreateInBoundsGEP(mw_.MemType(t->Element()), r.matrix, {flat});
+      out = b_.CreateInsertElement(out, Load(at, t->Element()), c);
+    }
+    return out;
+  }
+  L::Value* p = Val(ptr);
+  const ir::Type* pt = ptr->GetType();
+  if (!pt->IsPointer() || !BufferVisible(pt->Space())) return Load(p, t);
+  ir::MatrixLayout bare = PointerLayout(ptr);
+  if (!HoldsColumnMajor(t, bare)) return Load(p, t);
+  L::Value* v = b_.CreateAlignedLoad(mw_.MemType(t), p, mw_.AlignOf(t));
+  return ToReg(Permute(v, t, bare, /*to_buffer=*/false), t);
+}
+
+void FunctionWriter::StoreThrough(const ir::Value* ptr, L::Value* v, const ir::Type* t) {
+  if (auto row = rows_.find(ptr); row != rows_.end()) {
+    const RowPtr& r = row->second;
+    for (uint32_t c = 0; c < t->Count(); ++c) {
+      L::Value* flat = b_.CreateAdd(r.row, b_.getInt64(uint64_t{c} * r.type->Count()));
+      L::Value* at = b_.CreateInBoundsGEP(mw_.MemType(t->Element()), r.matrix, {flat});
+      Store(at, b_.CreateExtractElement(v, c), t->Element());
+    }
+    return;
+  }
+  L::Value* p = Val(ptr);
+  const ir::Type* pt = ptr->GetType();
+  ir::MatrixLayout bare = pt->IsPointer() && BufferVisible(pt->Space()) ? PointerLayout(ptr)
+                                                                        : ir::MatrixLayout::RowMajor;
+  if (!HoldsColumnMajor(t, bare)) {
+    Store(p, v, t);
+    return;
+  }
+  b_.CreateAlignedStore(Permute(ToMem(v, t), t, bare, /*to_buffer=*/true), p, mw_.AlignOf(t));
 }
 
 L::Value* FunctionWriter::IntDivRem(Op op, bool is_signed, L::Value* a, L::Value* d) {
@@ -235,6 +388,7 @@ L::Value* FunctionWriter::Componentwise(const ir::Inst& inst, const ir::Type* t,
 
 void FunctionWriter::EmitInst(const ir::Inst& inst) {
   const ir::Type* t = inst.GetType();
+  loc_ = inst.loc;
   auto op = [&](size_t i) { return Val(inst.operands[i]); };
   L::Value* result = nullptr;
   switch (inst.GetOp()) {
@@ -395,10 +549,10 @@ void FunctionWriter::EmitInst(const ir::Inst& inst) {
       break;
     }
     case Op::Load:
-      result = Load(op(0), t);
+      result = LoadThrough(inst.operands[0], t);
       break;
     case Op::Store:
-      Store(op(0), op(1), inst.operands[1]->GetType());
+      StoreThrough(inst.operands[0], op(1), inst.operands[1]->GetType());
       return;
     case Op::ElementPtr:
       result = ElementPtr(inst);

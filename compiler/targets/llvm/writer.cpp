@@ -480,6 +480,11 @@ L::Value* FunctionWriter::Val(const ir::Value* v) {
     case ir::ValueKind::Global: return GlobalValue(static_cast<const ir::Global&>(*v));
     default: break;
   }
+  if (rows_.count(v) != 0) {
+    mw_.Error(loc_, "the LLVM targets cannot pass a pointer to a row of a column-major matrix in "
+                    "buffer memory to a function or through a branch; load the row first");
+    return L::PoisonValue::get(mw_.RegType(v->GetType()));
+  }
   auto it = values_.find(v);
   if (it == values_.end()) {
     mw_.Error({}, "internal error: a value is used before it is defined");

@@ -124,6 +124,13 @@ class FunctionWriter {
   L::Value* ToReg(L::Value* v, const ir::Type* t);
   L::Value* Index64(const ir::Value* index);
   L::Value* ElementPtr(const ir::Inst& inst);
+  // Column-major matrices in buffer memory (insts.cpp).
+  ir::MatrixLayout Resolve(ir::MatrixLayout layout) const;
+  bool HoldsColumnMajor(const ir::Type* t, ir::MatrixLayout bare) const;
+  ir::MatrixLayout PointerLayout(const ir::Value* ptr);
+  L::Value* Permute(L::Value* v, const ir::Type* t, ir::MatrixLayout bare, bool to_buffer);
+  L::Value* LoadThrough(const ir::Value* ptr, const ir::Type* t);
+  void StoreThrough(const ir::Value* ptr, L::Value* v, const ir::Type* t);
   L::Value* Splat(const ir::Type* t, double v);
   L::Value* IntDivRem(ir::Op op, bool is_signed, L::Value* a, L::Value* b);
 
@@ -153,6 +160,15 @@ class FunctionWriter {
   L::LLVMContext& ctx_;
   L::IRBuilder<> b_;
   std::map<const ir::Value*, L::Value*> values_;
+  /// A pointer to a row of a column-major matrix in buffer memory (not contiguous there):
+  /// the matrix's address and the row. Only loads, stores and element pointers use it.
+  struct RowPtr {
+    L::Value* matrix;
+    L::Value* row;
+    const ir::Type* type;  ///< the matrix
+  };
+  std::map<const ir::Value*, RowPtr> rows_;
+  source::SourceLoc loc_;  ///< of the instruction being written
   std::map<const ir::Block*, L::BasicBlock*> blocks_;
   std::map<const ir::Global*, L::Value*> globals_;
   L::BasicBlock* alloca_block_ = nullptr;

@@ -81,11 +81,6 @@ void EmitCuda(EmitRequest& r) {
     cuda_options.bindings.push_back(
         {b.name, b.kind == ResourceKind::PushConstant ? b.entry_point : std::string(), storage});
   }
-  std::string field = targets::cuda::FindColumnMajorMatrix(r.module, cuda_options);
-  if (!field.empty()) {
-    r.diags.Report(diag::DiagId::CudaColumnMajorMatrix, source::SourceRange(), field);
-    return;
-  }
   r.result.text = targets::cuda::WriteCuda(r.module, cuda_options);
 }
 

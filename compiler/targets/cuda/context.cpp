@@ -34,7 +34,7 @@ const std::vector<std::string_view>& ReservedWords() {
       "atomicAdd", "atomicSub", "atomicMin", "atomicMax", "atomicAnd", "atomicOr", "atomicXor",
       "atomicExch", "atomicCAS", "atomicInc", "atomicDec",
       // The prelude.
-      "ctx", "Context", "vec", "mat", "arr", "b32", "make_vec", "make_mat", "bit_cast",
+      "ctx", "Context", "vec", "mat", "arr", "cmat", "crow", "col_value", "to_cols", "b32", "make_vec", "make_mat", "bit_cast",
       "kWaveSize", "TensorView", "int8_t", "uint8_t", "int16_t", "uint16_t", "uint", "int64_t",
       "uint64_t", "sqrt", "floor", "ceil", "trunc", "round_even", "exp", "exp2", "log", "log2",
       "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "pow", "atan2",
@@ -114,6 +114,22 @@ std::string Context::TypeName(const ir::Type* t, bool memory) {
       return TypeName(t->Element(), true) + "*";
   }
   SLOPE_ICE("unknown type kind");
+}
+
+std::string Context::StorageTypeName(const ir::Type* t, ir::MatrixLayout layout) {
+  if (layout != ir::MatrixLayout::ColumnMajor) return TypeName(t, true);
+  if (t->IsArray()) {
+    return "arr<" + StorageTypeName(t->Element(), layout) + ", " + std::to_string(t->Count()) +
+           ">";
+  }
+  if (!t->IsMatrix()) return TypeName(t, true);
+  return "cmat<" + ScalarName(t->Scalar(), true) + ", " + std::to_string(t->Count()) + ", " +
+         std::to_string(t->Cols()) + ">";
+}
+
+ir::MatrixLayout Context::MemberLayout(const ir::Type* s, size_t i) const {
+  ir::MatrixLayout own = s->MemberMatrixLayout(i);
+  return own == ir::MatrixLayout::Default ? options_.matrix_layout : own;
 }
 
 std::string Context::Declare(const ir::Type* t, const std::string& name, bool memory) {

@@ -21,6 +21,13 @@ class Context {
   /// `memory`, a bool is a `b32` (four bytes, as buffers hold it); members of structs
   /// and elements of arrays are always spelled so.
   std::string TypeName(const ir::Type* t, bool memory = false);
+  /// The type as memory laid out with `layout` spells it: a matrix held column by column
+  /// is a `cmat<float, 3, 4>` (also as an array's element), anything else as TypeName
+  /// with `memory` spells it.
+  std::string StorageTypeName(const ir::Type* t, ir::MatrixLayout layout);
+  /// How the matrices of struct member `i` of `s` are laid out: its own `row_major` /
+  /// `column_major`, else the compile's default.
+  ir::MatrixLayout MemberLayout(const ir::Type* s, size_t i) const;
   /// A declaration of `name`: `float3 name`.
   std::string Declare(const ir::Type* t, const std::string& name, bool memory = false);
   /// A literal of scalar type `t` from a constant's bits (integers zero-extended, floats

@@ -110,6 +110,44 @@ Expr FunctionWriter::Cast(const ir::Type* t, const ir::Type* from, const Expr& x
   return Call(context_.TypeName(t), {x});
 }
 
+namespace {
+
+/// Whether `t`, under its arrays, is a matrix.
+bool HoldsMatrix(const ir::Type* t) {
+  while (t->IsArray()) t = t->Element();
+  return t->IsMatrix();
+}
+
+}  // namespace
+
+bool FunctionWriter::ColumnPlace(const ir::Value* ptr) const {
+  if (ptr->VKind() == ir::ValueKind::Global) {
+    const auto& g = static_cast<const ir::Global&>(*ptr);
+    return !g.IsWorkgroup() && !g.IsPrivate() &&
+           context_.options_.matrix_layout == ir::MatrixLayout::ColumnMajor;
+  }
+  if (ptr->VKind() != ir::ValueKind::Inst) return false;
+  const auto& inst = static_cast<const ir::Inst&>(*ptr);
+  const ir::Type* base = inst.operands.empty() ? nullptr : inst.operands[0]->GetType();
+  switch (inst.GetOp()) {
+    case Op::MemberPtr:
+      return context_.MemberLayout(base->Element(), inst.imms[0]) ==
+             ir::MatrixLayout::ColumnMajor;
+    case Op::ElementPtr:
+      return !base->Element()->IsMatrix() && !base->Element()->IsVector() &&
+             ColumnPlace(inst.operands[0]);
+    default:
+      return false;
+  }
+}
+
+bool FunctionWriter::ColumnRow(const ir::Value* ptr) const {
+  if (ptr->VKind() != ir::ValueKind::Inst) return false;
+  const auto& inst = static_cast<const ir::Inst&>(*ptr);
+  return inst.GetOp() == Op::ElementPtr &&
+         inst.operands[0]->GetType()->Element()->IsMatrix() && ColumnPlace(inst.operands[0]);
+}
+
 Expr FunctionWriter::Aggregate(const ir::Type* t, const std::vector<Expr>& parts) {
   std::string text = context_.TypeName(t) + (t->IsArray() ? "{{" : "{");
   for (size_t i = 0; i < parts.size(); ++i) {
@@ -271,7 +309,12 @@ Expr FunctionWriter::InstExpr(const ir::Inst& inst) {
       return Call("make_mat", ops);
     case Op::MakeStruct:
     case Op::MakeArray:
-      for (size_t i = 0; i < inst.operands.size(); ++i) ops.push_back(op(i));
+      for (size_t i = 0; i < inst.operands.size(); ++i) {
+        // A member held column by column is initialized from its storage form.
+        bool columns = t->IsStruct() && HoldsMatrix(t->Members()[i]) &&
+                       context_.MemberLayout(t, i) == ir::MatrixLayout::ColumnMajor;
+        ops.push_back(columns ? Call("to_cols", {op(i)}) : op(i));
+      }
       if (t->IsStruct() && t->Members().empty()) ops.push_back(Atom("0"));
       return Aggregate(t, ops);
     case Op::Splat:
@@ -279,7 +322,11 @@ Expr FunctionWriter::InstExpr(const ir::Inst& inst) {
     case Op::Extract: {
       const ir::Type* from = inst.operands[0]->GetType();
       if (from->IsVector()) return Lane(op(0), inst.imms[0]);
-      if (from->IsStruct()) return Member(op(0), context_.MemberName(from, inst.imms[0]));
+      if (from->IsStruct()) {
+        Expr member = Member(op(0), context_.MemberName(from, inst.imms[0]));
+        bool columns = context_.MemberLayout(from, inst.imms[0]) == ir::MatrixLayout::ColumnMajor;
+        return columns && HoldsMatrix(t) ? Call("col_value", {member}) : member;
+      }
       return Index(op(0), Atom(std::to_string(inst.imms[0])));
     }
     case Op::ExtractDynamic:
@@ -298,8 +345,13 @@ Expr FunctionWriter::InstExpr(const ir::Inst& inst) {
       return Call(context_.FunctionName(inst.callee), ops);
     case Op::Var:
       return Atom(ResultName(inst));
-    case Op::Load:
+    case Op::Load: {
+      const ir::Value* place = inst.operands[0];
+      if ((HoldsMatrix(t) && ColumnPlace(place)) || ColumnRow(place)) {
+        return Call("col_value", {op(0)});
+      }
       return op(0);
+    }
     case Op::ElementPtr:
       return Index(op(0), op(1));
     case Op::MemberPtr: {

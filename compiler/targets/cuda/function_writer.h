@@ -45,6 +45,12 @@ class FunctionWriter : public ctext::FunctionEmitter {
   /// Component `i` of a vector expression (`.x`, `.y`, ...).
   static Expr Lane(const Expr& v, uint32_t i);
   Expr Splat(const ir::Type* t, double v);
+  /// Whether the place `ptr` points at holds its matrices column by column (cmat in the
+  /// text): a member declared or defaulted so, a buffer's element under a column-major
+  /// default, an element of an array that is such a place.
+  bool ColumnPlace(const ir::Value* ptr) const;
+  /// Whether `ptr` points at a row of a matrix held column by column (a crow).
+  bool ColumnRow(const ir::Value* ptr) const;
   /// `TYPE{a, b, ...}`: an aggregate (struct or array) from its parts.
   Expr Aggregate(const ir::Type* t, const std::vector<Expr>& parts);
 

@@ -163,6 +163,13 @@ struct arr {
   T v[N];
   __device__ T& operator[](long long i) { return v[i]; }
   __device__ const T& operator[](long long i) const { return v[i]; }
+  /// Element by element from an array of another spelling of the same values (an
+  /// array of column-major matrices from one of row-major ones, and back).
+  template <typename U>
+  __device__ arr& operator=(const arr<U, N>& o) {
+    for (int i = 0; i < N; ++i) v[i] = o.v[i];
+    return *this;
+  }
 };
 
 // ---- Matrices: R rows of C columns, held row by row.
@@ -172,6 +179,84 @@ struct mat {
   __device__ vec<T, C>& operator[](long long r) { return rows[r]; }
   __device__ const vec<T, C>& operator[](long long r) const { return rows[r]; }
 };
+
+// ---- Column-major storage: cmat<T, R, C> holds the same matrix column by column, as a
+// buffer laid out with `column_major` (or -matrix-layout-column-major) does. It appears
+// only as a buffer element, a struct member or an array element in such memory; values
+// are always mat<T, R, C>. The writer reads one with col_value() and writes one by
+// assignment; m[r] is a row of it (a crow), whose lanes are the matrix's elements.
+template <typename T, int R, int C>
+struct cmat;
+
+template <typename T, int R, int C>
+struct crow {
+  cmat<T, R, C>* m;
+  long long r;
+  __device__ T& operator[](long long c) const { return m->cols[c][r]; }
+  __device__ const crow& operator=(const vec<T, C>& v) const {
+    for (int c = 0; c < C; ++c) m->cols[c][r] = v[c];
+    return *this;
+  }
+};
+
+template <typename T, int R, int C>
+struct cmat {
+  vec<T, R> cols[C];
+  __device__ crow<T, R, C> operator[](long long r) { return crow<T, R, C>{this, r}; }
+  __device__ cmat& operator=(const mat<T, R, C>& m) {
+    for (int r = 0; r < R; ++r)
+      for (int c = 0; c < C; ++c) cols[c][r] = m[r][c];
+    return *this;
+  }
+};
+
+/// The value a place holds: a matrix from column-major storage, a row of one, an array
+/// of them; anything else as it is.
+template <typename T>
+__device__ inline const T& col_value(const T& v) {
+  return v;
+}
+template <typename T, int R, int C>
+__device__ inline mat<T, R, C> col_value(const cmat<T, R, C>& s) {
+  mat<T, R, C> m;
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < C; ++c) m[r][c] = s.cols[c][r];
+  return m;
+}
+template <typename T, int R, int C>
+__device__ inline vec<T, C> col_value(const crow<T, R, C>& row) {
+  vec<T, C> v;
+  for (int c = 0; c < C; ++c) v[c] = row[c];
+  return v;
+}
+template <typename T, int R, int C, int N>
+__device__ inline arr<mat<T, R, C>, N> col_value(const arr<cmat<T, R, C>, N>& a) {
+  arr<mat<T, R, C>, N> out;
+  for (int i = 0; i < N; ++i) out[i] = col_value(a[i]);
+  return out;
+}
+template <typename T, int R, int C, int N, int M>
+__device__ inline arr<arr<mat<T, R, C>, M>, N> col_value(
+    const arr<arr<cmat<T, R, C>, M>, N>& a) {
+  arr<arr<mat<T, R, C>, M>, N> out;
+  for (int i = 0; i < N; ++i) out[i] = col_value(a[i]);
+  return out;
+}
+
+/// Column-major storage of a matrix value, or of an array of them (a struct's member
+/// initialized from a value).
+template <typename T, int R, int C>
+__device__ inline cmat<T, R, C> to_cols(const mat<T, R, C>& m) {
+  cmat<T, R, C> s;
+  s = m;
+  return s;
+}
+template <typename T, int N>
+__device__ inline auto to_cols(const arr<T, N>& a) {
+  arr<decltype(to_cols(a[0])), N> out;
+  for (int i = 0; i < N; ++i) out[i] = to_cols(a[i]);
+  return out;
+}
 
 /// A matrix from its rows.
 template <typename T, int C, typename... Rows>

@@ -27,24 +27,6 @@ std::vector<const ir::Function*> ChosenEntries(const ir::Module& module,
   return out;
 }
 
-/// The first column-major matrix field under `t`, or "".
-std::string FindField(const ir::Type* t, ir::MatrixLayout layout) {
-  while (t->IsArray()) t = t->Element();
-  if (!t->IsStruct()) return "";
-  for (size_t i = 0; i < t->Members().size(); ++i) {
-    const ir::Type* m = t->Members()[i];
-    while (m->IsArray()) m = m->Element();
-    ir::MatrixLayout own = t->MemberMatrixLayout(i);
-    if (own == ir::MatrixLayout::Default) own = layout;
-    if (m->IsMatrix() && own == ir::MatrixLayout::ColumnMajor) {
-      return t->StructName() + "." + t->MemberNames()[i];
-    }
-    std::string inner = FindField(m, layout);
-    if (!inner.empty()) return inner;
-  }
-  return "";
-}
-
 /// `type` spelled outside namespace slope: each name the prelude or the module declares
 /// qualified (`slope::arr<slope::uint, 4>`), C++'s own types as they are.
 std::string Qualified(const std::string& type) {
@@ -72,23 +54,6 @@ std::string Qualified(const std::string& type) {
 
 }  // namespace
 
-std::string FindColumnMajorMatrix(const ir::Module& module, const WriterOptions& options) {
-  std::set<const ir::Global*> used = ctext::UsedGlobals(
-      ctext::Reachable(module, ChosenEntries(module, options)));
-  for (const ir::Global* g : module.globals) {
-    if (g->IsWorkgroup() || g->IsPrivate() || used.count(g) == 0) continue;
-    const ir::Type* element = g->GetType()->Element();
-    const ir::Type* inner = element;
-    while (inner->IsArray()) inner = inner->Element();
-    if (inner->IsMatrix() && options.matrix_layout == ir::MatrixLayout::ColumnMajor) {
-      return g->Name();
-    }
-    std::string field = FindField(element, options.matrix_layout);
-    if (!field.empty()) return field;
-  }
-  return "";
-}
-
 std::string WriteCuda(ir::Module& module, const WriterOptions& options) {
   Context context(module, options);
   std::vector<const ir::Function*> entries = ChosenEntries(module, options);
@@ -108,7 +73,8 @@ std::string WriteCuda(ir::Module& module, const WriterOptions& options) {
   decls.Append(ctext::WriteStructs(
       module, context.ModuleNames(),
       [&](const ir::Type* s, size_t i) {
-        return context.Declare(s->Members()[i], context.MemberName(s, i), true) + ";";
+        return context.StorageTypeName(s->Members()[i], context.MemberLayout(s, i)) + " " +
+               context.MemberName(s, i) + ";";
       },
       ""));
   std::string structs = decls.Text();
@@ -124,16 +90,19 @@ std::string WriteCuda(ir::Module& module, const WriterOptions& options) {
     if (used.count(g) == 0) continue;
     const std::string& name = context.GlobalName(g);
     const ir::Type* element = g->GetType()->Element();
+    // Buffers, uniform buffers and push constants hold matrices as the compile lays
+    // them out; a thread's and a group's own memory holds them as values.
+    std::string storage = context.StorageTypeName(element, options.matrix_layout);
     if (g->IsWorkgroup()) {
       shared.Line("__shared__ " + context.Declare(element, name, true) + ";");
     } else if (g->IsPrivate()) {
       fields.Line(context.Declare(element, name) + ";  // static: each thread's own");
     } else if (g->IsPushConstant()) {
-      fields.Line(context.Declare(element, name, true) + ";  // the kernel's uniform parameters");
+      fields.Line(storage + " " + name + ";  // the kernel's uniform parameters");
     } else if (g->IsUniform()) {
-      fields.Line(context.TypeName(element, true) + "* " + name + ";  // a uniform buffer");
+      fields.Line(storage + "* " + name + ";  // a uniform buffer");
     } else {
-      fields.Line(context.TypeName(element, true) + "* " + name + ";");
+      fields.Line(storage + "* " + name + ";");
       sizes.push_back(name);
     }
   }
@@ -195,11 +164,12 @@ std::string WriteCuda(ir::Module& module, const WriterOptions& options) {
       const std::string& name = context.GlobalName(g);
       const ir::Type* element = g->GetType()->Element();
       bool in_context = used.count(g) != 0;
+      std::string storage = Qualified(context.StorageTypeName(element, options.matrix_layout));
       if (g->IsPushConstant()) {
         if (b.entry_point != entry->Name()) continue;  // another kernel's parameters
-        params.push_back(Qualified(context.TypeName(element, true)) + " " + name);
+        params.push_back(storage + " " + name);
       } else {
-        params.push_back(Qualified(context.TypeName(element, true)) + "* " + name);
+        params.push_back(storage + "* " + name);
       }
       if (in_context) sets.push_back("ctx." + name + " = " + name + ";");
       if (in_context && b.storage && !g->IsPushConstant() && !g->IsUniform()) {

@@ -40,9 +40,4 @@ struct WriterOptions {
 /// have passed the verifier and the SPIR-V pass list.
 std::string WriteCuda(ir::Module& module, const WriterOptions& options);
 
-/// The prelude holds matrices row by row: returns the first matrix in buffer memory that
-/// the compile lays out column by column (`-matrix-layout-column-major` or a
-/// `column_major` field), as `Struct.field` or the buffer's name, or "" when none is.
-std::string FindColumnMajorMatrix(const ir::Module& module, const WriterOptions& options);
-
 }  // namespace slope::targets::cuda

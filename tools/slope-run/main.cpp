@@ -4,7 +4,12 @@
 // unavailable (the test is unsupported here, not passed).
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <iterator>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -19,6 +24,7 @@
 #include "compiler/targets/cuda/prelude.h"
 #include "runtime/core/device.h"
 #include "runtime/cuda/cuda_device.h"
+#include "tools/slope-run/compare.h"
 #include "tools/slope-run/run_spec.h"
 #include "tools/slope-run/test_spec.h"
 #include "tools/slope-run/via_glsl.h"
@@ -58,6 +64,145 @@ bool ReadFile(const std::string& path, std::string* text) {
   return static_cast<bool>(in) || in.eof();
 }
 
+/// Runs the compiled test on `chosen` (the default device when none) and puts what it
+/// prints into `*printed`: 0, or the exit code of a failure with its message on stderr.
+/// `options` and `compiled` are the SPIR-V compile's; the CUDA and CPU backends compile
+/// again for their targets.
+int RunOn(std::optional<slope::runtime::Backend> chosen, int device_index, bool via_ptx,
+          bool time, const std::string& file, const slope::run::TestSpec& spec,
+          const std::string& entry, slope::driver::CompileOptions& run_options,
+          slope::driver::CompileResult& run_compiled, std::string* printed) {
+  slope::run::SpecError spec_error;
+  std::string error;
+  slope::runtime::DeviceOptions device_options;
+  device_options.debug_printf = UsesPrintf(run_compiled.spirv);
+  if (device_options.debug_printf) {
+    // Only the Vulkan backend prints; without a backend named, printf picks it.
+    if (!chosen) chosen = slope::runtime::Backend::Vulkan;
+    std::string why;
+    if (!slope::runtime::PrintfAvailable(*chosen, &why)) {
+      std::cerr << "slope-run: the kernel calls printf, which needs what is missing here: " << why
+                << "\n";
+      return kExitNoPrintf;
+    }
+  }
+  std::unique_ptr<slope::runtime::Device> device =
+      chosen ? slope::runtime::CreateDevice(*chosen, device_index, &error, device_options)
+              : slope::runtime::CreateDefaultDevice(&error);
+  if (device == nullptr) {
+    if (chosen) {
+      std::cerr << "slope-run: backend '" << slope::runtime::BackendName(*chosen)
+                << "' unavailable: " << error << "\n";
+    } else {
+      std::cerr << "slope-run: " << error << "\n";
+    }
+    return kExitUnsupported;
+  }
+
+  slope::runtime::KernelCode code{run_compiled.spirv, {}};
+  std::string ptx;
+  if (device->GetBackend() == slope::runtime::Backend::Cuda) {
+    // The CUDA backend runs the CUDA C++ target's output, run_compiled to PTX for the device
+    // (NVRTC, else nvcc); its reflection (scalar layout) replaces the SPIR-V one.
+    run_options.target = via_ptx ? slope::driver::Target::Ptx : slope::driver::Target::Cuda;
+    int sm = slope::runtime::cuda::CudaComputeCapability(device_index);
+    if (sm > 0) run_options.gpu_arch = "sm_" + std::to_string(sm);
+    run_compiled = slope::driver::Compile(run_options);
+    if (!run_compiled.ok) return 1;
+    if (!slope::run::CheckSpecAgainstReflection(spec, run_compiled.reflection, &spec_error)) {
+      std::cerr << file << ":" << spec_error.line << ": error: " << spec_error.message << "\n";
+      return 1;
+    }
+    if (via_ptx) {
+      ptx = run_compiled.text;
+    } else if (!slope::runtime::cuda::CompileCudaToPtx(run_compiled.text,
+                                                 slope::targets::cuda::kPreludeName,
+                                                 slope::targets::cuda::PreludeText(), sm, &ptx,
+                                                 &error)) {
+      std::cerr << "slope-run: error: " << error << "\n--- CUDA C++ ---\n" << run_compiled.text;
+      return 1;
+    }
+    code = slope::runtime::KernelCode{{}, ptx};
+  }
+  if (device->GetBackend() == slope::runtime::Backend::Cpu) {
+    // The CPU backend JIT-compiles the host target's bitcode; its reflection (scalar
+    // layout) replaces the SPIR-V one.
+    run_options.target = slope::driver::Target::Host;
+    run_compiled = slope::driver::Compile(run_options);
+    if (!run_compiled.ok) return 1;
+    if (!slope::run::CheckSpecAgainstReflection(spec, run_compiled.reflection, &spec_error)) {
+      std::cerr << file << ":" << spec_error.line << ": error: " << spec_error.message << "\n";
+      return 1;
+    }
+    code = slope::runtime::KernelCode{{}, {}, run_compiled.binary};
+  }
+  std::ostringstream out;
+  slope::runtime::DispatchStats stats;
+  if (!slope::run::RunTestSpec(spec, *device, code, run_compiled.reflection, entry, out, &error,
+                               time ? &stats : nullptr)) {
+    std::cerr << "slope-run: error: " << error << "\n";
+    return 1;
+  }
+  std::string text = out.str();
+  // What the kernel printed, after the outputs, one message a line.
+  for (const std::string& message : device->TakePrintfMessages()) text += message + "\n";
+  if (time) {
+    if (stats.kernel_ms >= 0) {
+      text += "kernel time: " + std::to_string(stats.kernel_ms) + " ms\n";
+    } else {
+      text += "kernel time: unavailable (the device's queue has no timestamps)\n";
+    }
+  }
+  *printed = text;
+  return 0;
+}
+
+using RunFn = std::function<int(std::optional<slope::runtime::Backend>, std::string*)>;
+
+/// -backend=all: runs on every backend that has a device, prints the first one's output
+/// (and each one's -time line), and fails when another's disagrees with it.
+int RunEverywhere(const RunFn& run_on, double tolerance) {
+  using slope::runtime::Backend;
+  using slope::runtime::BackendName;
+  std::vector<std::pair<Backend, std::string>> ran;
+  for (Backend b : {Backend::Vulkan, Backend::Cuda, Backend::Cpu}) {
+    std::string out;
+    int rc = run_on(b, &out);
+    if (rc == kExitUnsupported || rc == kExitNoPrintf) continue;  // said why on stderr
+    if (rc != 0) {
+      std::cerr << "slope-run: error: -backend=all: the " << BackendName(b)
+                << " backend failed\n";
+      return rc;
+    }
+    ran.emplace_back(b, out);
+  }
+  if (ran.empty()) {
+    std::cerr << "slope-run: no backend has a usable device here\n";
+    return kExitUnsupported;
+  }
+  for (const std::string& line : slope::run::ResultLines(ran.front().second)) std::cout << line << "\n";
+  int rc = 0;
+  std::string names = BackendName(ran.front().first);
+  for (size_t i = 1; i < ran.size(); ++i) {
+    names += std::string(", ") + BackendName(ran[i].first);
+    std::string diff = slope::run::FirstDifference(ran.front().second, ran[i].second, tolerance);
+    if (!diff.empty()) {
+      std::cerr << "slope-run: error: the " << BackendName(ran[i].first) << " and "
+                << BackendName(ran.front().first) << " backends disagree at " << diff << "\n";
+      rc = 1;
+    }
+  }
+  for (const auto& [b, out] : ran) {
+    std::istringstream in(out);
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind("kernel time:", 0) == 0) std::cout << BackendName(b) << " " << line << "\n";
+    }
+  }
+  if (rc == 0) std::cerr << "slope-run: " << names << ": the outputs agree\n";
+  std::cout << std::flush;
+  return rc;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -72,7 +217,13 @@ int main(int argc, char** argv) {
   app.add_option("file", file, "the test source file");
   app.add_flag("--probe", probe,
                "only check that the backend has a usable device (exit 0, else 77)");
-  app.add_option("--backend", backend_text, "vulkan, cuda or cpu (default: the first that works)");
+  app.add_option("--backend", backend_text,
+                 "vulkan, cuda or cpu (default: the first that works); all: every backend "
+                 "that has a device, failing when their outputs disagree");
+  double tolerance = 1e-5;
+  app.add_option("--tolerance", tolerance,
+                 "with -backend=all, how far floats of two backends may differ, relative to "
+                 "the larger magnitude (at least 1); integers must be equal");
   app.add_option("--entry", entry,
                  "the entry point to run, which needs only [numthreads] (default: //ENTRY:, "
                  "else the first function marked [shader])");
@@ -102,17 +253,23 @@ int main(int argc, char** argv) {
   }
 
   std::optional<slope::runtime::Backend> backend;
-  if (!backend_text.empty()) {
+  bool all_backends = backend_text == "all";
+  if (!backend_text.empty() && !all_backends) {
     backend = slope::runtime::ParseBackend(backend_text);
     if (!backend) {
       std::cerr << "slope-run: error: unknown backend '" << backend_text
-                << "' (expected vulkan, cuda or cpu)\n";
+                << "' (expected vulkan, cuda, cpu or all)\n";
       return 1;
     }
   }
 
   if (device_index >= 0 && !backend) {
-    std::cerr << "slope-run: error: -device needs -backend\n";
+    std::cerr << "slope-run: error: -device needs -backend=vulkan, cuda or cpu\n";
+    return 1;
+  }
+  if (all_backends && (probe || via_ptx)) {
+    std::cerr << "slope-run: error: -backend=all does not combine with "
+              << (probe ? "-probe" : "-via-ptx") << "\n";
     return 1;
   }
 
@@ -183,86 +340,19 @@ int main(int argc, char** argv) {
     }
   }
 
-  std::string error;
-  slope::runtime::DeviceOptions device_options;
-  device_options.debug_printf = UsesPrintf(compiled.spirv);
-  if (device_options.debug_printf) {
-    // Only the Vulkan backend prints; without a backend named, printf picks it.
-    if (!backend) backend = slope::runtime::Backend::Vulkan;
-    std::string why;
-    if (!slope::runtime::PrintfAvailable(*backend, &why)) {
-      std::cerr << "slope-run: the kernel calls printf, which needs what is missing here: " << why
-                << "\n";
-      return kExitNoPrintf;
-    }
+  // Runs on `chosen` (the default device when none), the outputs into `out`: 0, or the
+  // exit code of a failure, with its message on stderr.
+  auto run_on = [&](std::optional<slope::runtime::Backend> chosen, std::string* out) -> int {
+    slope::driver::CompileOptions run_options = options;
+    slope::driver::CompileResult run_compiled = compiled;
+    return RunOn(chosen, device_index, via_ptx, time, file, spec, entry, run_options,
+                 run_compiled, out);
+  };
+  if (!all_backends) {
+    std::string out;
+    int rc = run_on(backend, &out);
+    std::cout << out << std::flush;
+    return rc;
   }
-  std::unique_ptr<slope::runtime::Device> device =
-      backend ? slope::runtime::CreateDevice(*backend, device_index, &error, device_options)
-              : slope::runtime::CreateDefaultDevice(&error);
-  if (device == nullptr) {
-    if (backend) {
-      std::cerr << "slope-run: backend '" << slope::runtime::BackendName(*backend)
-                << "' unavailable: " << error << "\n";
-    } else {
-      std::cerr << "slope-run: " << error << "\n";
-    }
-    return kExitUnsupported;
-  }
-
-  slope::runtime::KernelCode code{compiled.spirv, {}};
-  std::string ptx;
-  if (device->GetBackend() == slope::runtime::Backend::Cuda) {
-    // The CUDA backend runs the CUDA C++ target's output, compiled to PTX for the device
-    // (NVRTC, else nvcc); its reflection (scalar layout) replaces the SPIR-V one.
-    options.target = via_ptx ? slope::driver::Target::Ptx : slope::driver::Target::Cuda;
-    int sm = slope::runtime::cuda::CudaComputeCapability(device_index);
-    if (sm > 0) options.gpu_arch = "sm_" + std::to_string(sm);
-    compiled = slope::driver::Compile(options);
-    if (!compiled.ok) return 1;
-    if (!slope::run::CheckSpecAgainstReflection(spec, compiled.reflection, &spec_error)) {
-      std::cerr << file << ":" << spec_error.line << ": error: " << spec_error.message << "\n";
-      return 1;
-    }
-    if (via_ptx) {
-      ptx = compiled.text;
-    } else if (!slope::runtime::cuda::CompileCudaToPtx(compiled.text,
-                                                 slope::targets::cuda::kPreludeName,
-                                                 slope::targets::cuda::PreludeText(), sm, &ptx,
-                                                 &error)) {
-      std::cerr << "slope-run: error: " << error << "\n--- CUDA C++ ---\n" << compiled.text;
-      return 1;
-    }
-    code = slope::runtime::KernelCode{{}, ptx};
-  }
-  if (device->GetBackend() == slope::runtime::Backend::Cpu) {
-    // The CPU backend JIT-compiles the host target's bitcode; its reflection (scalar
-    // layout) replaces the SPIR-V one.
-    options.target = slope::driver::Target::Host;
-    compiled = slope::driver::Compile(options);
-    if (!compiled.ok) return 1;
-    if (!slope::run::CheckSpecAgainstReflection(spec, compiled.reflection, &spec_error)) {
-      std::cerr << file << ":" << spec_error.line << ": error: " << spec_error.message << "\n";
-      return 1;
-    }
-    code = slope::runtime::KernelCode{{}, {}, compiled.binary};
-  }
-  std::ostringstream out;
-  slope::runtime::DispatchStats stats;
-  if (!slope::run::RunTestSpec(spec, *device, code, compiled.reflection, entry, out, &error,
-                               time ? &stats : nullptr)) {
-    std::cerr << "slope-run: error: " << error << "\n";
-    return 1;
-  }
-  std::cout << out.str();
-  // What the kernel printed, after the outputs, one message a line.
-  for (const std::string& message : device->TakePrintfMessages()) std::cout << message << "\n";
-  if (time) {
-    if (stats.kernel_ms >= 0) {
-      std::cout << "kernel time: " << stats.kernel_ms << " ms\n";
-    } else {
-      std::cout << "kernel time: unavailable (the device's queue has no timestamps)\n";
-    }
-  }
-  std::cout << std::flush;
-  return 0;
+  return RunEverywhere(run_on, tolerance);
 }

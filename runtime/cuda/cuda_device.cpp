@@ -47,6 +47,7 @@ struct Driver {
   CUresult (*cuMemFree)(CUdeviceptr);
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void*, size_t);
   CUresult (*cuMemcpyDtoH)(void*, CUdeviceptr, size_t);
+  CUresult (*cuMemcpyDtoD)(CUdeviceptr, CUdeviceptr, size_t);
   CUresult (*cuModuleLoadDataEx)(CUmodule*, const void*, unsigned, int*, void**);
   CUresult (*cuModuleUnload)(CUmodule);
   CUresult (*cuModuleGetFunction)(CUfunction*, CUmodule, const char*);
@@ -87,6 +88,7 @@ const Driver& GetDriver() {
               Resolve(lib, "cuMemFree_v2", &d.cuMemFree) &&
               Resolve(lib, "cuMemcpyHtoD_v2", &d.cuMemcpyHtoD) &&
               Resolve(lib, "cuMemcpyDtoH_v2", &d.cuMemcpyDtoH) &&
+              Resolve(lib, "cuMemcpyDtoD_v2", &d.cuMemcpyDtoD) &&
               Resolve(lib, "cuModuleLoadDataEx", &d.cuModuleLoadDataEx) &&
               Resolve(lib, "cuModuleUnload", &d.cuModuleUnload) &&
               Resolve(lib, "cuModuleGetFunction", &d.cuModuleGetFunction) &&
@@ -538,6 +540,36 @@ std::unique_ptr<Device> CreateCudaDevice(int device_index, std::string* error,
     return nullptr;
   }
   return std::make_unique<CudaDevice>(device, context, name);
+}
+
+bool TimedDeviceCopy(Device& device, const Buffer& src, Buffer& dst, size_t bytes, float* ms,
+                     std::string* error) {
+  auto* from = dynamic_cast<const CudaBuffer*>(&src);
+  auto* to = dynamic_cast<CudaBuffer*>(&dst);
+  if (device.GetBackend() != Backend::Cuda || from == nullptr || to == nullptr) {
+    *error = "a timed device copy needs a CUDA device and two of its buffers";
+    return false;
+  }
+  if (bytes > src.Size() || bytes > dst.Size()) {
+    *error = "a copy of " + std::to_string(bytes) + " bytes does not fit the buffers";
+    return false;
+  }
+  const Driver& d = GetDriver();
+  CUevent start = nullptr, stop = nullptr;
+  d.cuEventCreate(&start, 0);
+  d.cuEventCreate(&stop, 0);
+  d.cuEventRecord(start, nullptr);
+  CUresult r = d.cuMemcpyDtoD(to->Pointer(), from->Pointer(), bytes);
+  if (r == kSuccess) d.cuEventRecord(stop, nullptr);
+  CUresult done = r == kSuccess ? d.cuCtxSynchronize() : r;
+  *ms = -1.0f;
+  if (done == kSuccess && d.cuEventSynchronize(stop) == kSuccess) {
+    d.cuEventElapsedTime(ms, start, stop);
+  }
+  d.cuEventDestroy(start);
+  d.cuEventDestroy(stop);
+  if (done != kSuccess) *error = Failed("cuMemcpyDtoD", done);
+  return done == kSuccess;
 }
 
 }  // namespace slope::runtime::cuda

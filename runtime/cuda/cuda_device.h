@@ -31,4 +31,11 @@ bool CompileCudaToPtx(const std::string& source, std::string_view prelude_name,
 /// H100 or H200), or 0 when there is none.
 int CudaComputeCapability(int device_index);
 
+/// Copies the first `bytes` of `src` to `dst` on the device (cuMemcpyDtoD) and puts the
+/// device time between events around it in `*ms` (-1 when the events fail): the baseline
+/// a memory-bound kernel's bandwidth is measured against. `device` and both buffers must
+/// be CUDA ones.
+bool TimedDeviceCopy(Device& device, const Buffer& src, Buffer& dst, size_t bytes, float* ms,
+                     std::string* error);
+
 }  // namespace slope::runtime::cuda

@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
-# Runs every execution test (tests/lit/exec) on an NVIDIA GPU through the CUDA backend:
-# each kernel goes through the CUDA C++ target, NVRTC (or nvcc) and the driver API, and
-# must print what its CHECK lines expect of the Vulkan run (lit --param backend=cuda
-# turns the tests' -backend=vulkan into -backend=cuda). Prints the machine, the toolkit
-# and the pass / fail / unsupported counts with the failing tests' names.
+# Runs every test that runs a kernel (the lit tests with `-backend=vulkan` or
+# `%gradcheck`: tests/lit/exec, compat, autodiff, ...) on an NVIDIA GPU through the CUDA
+# backend, twice: through the CUDA C++ target (NVRTC, else nvcc) and through the ptx
+# target (LLVM's NVPTX backend). Each must print what its CHECK lines expect of the
+# Vulkan run (lit --param backend=cuda turns the tests' -backend=vulkan into
+# -backend=cuda; --param via=ptx adds -via-ptx). Then the bandwidth benchmark
+# (tests/bench/saxpy): SAXPY over 256M floats through both targets, as a fraction of a
+# device-to-device copy. Prints the machine, the toolkit, the pass / fail / unsupported
+# counts per path with the failing tests' names, and the benchmark's figures.
 #
 #   scripts/gpu/check.sh                    build (make build), then run
 #   scripts/gpu/check.sh --prebuilt DIR     use binaries built elsewhere: DIR holds
-#       tools/slopec/slopec, tools/slope-run/slope-run, bin/FileCheck, bin/not,
-#       lit/lit.py, lib/ (shared libraries the binaries need that the machine lacks) and
-#       optionally bin/spirv-val and bin/spirv-dis
-#   BACKEND=vulkan scripts/gpu/check.sh     the same suite on another backend
+#       pack.tar.xz from scripts/gpu/pack.sh, or its contents: tools/slopec/slopec,
+#       tools/slope-run/slope-run, tests/bench/saxpy_bench, bin/FileCheck, bin/not,
+#       lit/lit.py, lib/ (libslope_llvm.so and the shared libraries the binaries need
+#       that the machine lacks) and optionally bin/spirv-val and bin/spirv-dis
+#   BACKEND=vulkan scripts/gpu/check.sh     the same suite on another backend (one path)
+#   TESTS="exec" scripts/gpu/check.sh       only the tests under tests/lit/exec
 #
 # Installs nothing. Exit status: 0 all ran tests passed, 1 a test failed, 77 no device.
 set -u
@@ -24,8 +30,16 @@ while [ $# -gt 0 ]; do
   esac
 done
 
+if [ -n "$PREBUILT" ] && [ -f "$PREBUILT/pack.tar.xz" ]; then
+  UNPACKED=$(mktemp -d /tmp/slope-gpu-prebuilt-XXXXXX)
+  tar -C "$UNPACKED" -xJf "$PREBUILT/pack.tar.xz" || { echo "check.sh: bad pack" >&2; exit 1; }
+  PREBUILT=$UNPACKED
+fi
+trap 'rm -rf "${SITE:-}" "${UNPACKED:-}"' EXIT
 if [ -n "$PREBUILT" ]; then
   BIN=$PREBUILT
+  BENCH=$PREBUILT/tests/bench/saxpy_bench
+  export SLOPE_LLVM_PLUGIN=$PREBUILT/lib/libslope_llvm.so
   FILECHECK=$PREBUILT/bin/FileCheck
   LIT=$PREBUILT/lit/lit.py
   export LD_LIBRARY_PATH="$PREBUILT/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -34,6 +48,7 @@ if [ -n "$PREBUILT" ]; then
 else
   make -C "$ROOT" build >/dev/null || { echo "check.sh: the build failed" >&2; exit 1; }
   BIN=${BUILD_DIR:-$ROOT/build}
+  BENCH=$BIN/tests/bench/saxpy_bench
   FILECHECK=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["filecheck"])' \
               "$BIN/tests/lit/paths.json")
   LIT=$(sed -n 's/^SLOPE_LIT:[A-Z]*=//p' "$BIN/CMakeCache.txt")
@@ -61,29 +76,57 @@ fi
 
 # lit reads the binaries' places from SITE/paths.json.
 SITE=$(mktemp -d /tmp/slope-gpu-check-XXXXXX)
-trap 'rm -rf "$SITE"' EXIT
+
 cat >"$SITE/paths.json" <<JSON
 {"src_root": "$ROOT", "bin_dir": "$BIN", "filecheck": "$FILECHECK", "sanitize": ""}
 JSON
 
-echo "== tests/lit/exec on $BACKEND"
-LOG=$SITE/lit.log
-start=$(date +%s)
-python3 "$LIT" -v --param site="$SITE" --param backend="$BACKEND" --param run=gpu \
-  "$ROOT/tests/lit/exec" >"$LOG" 2>&1
-end=$(date +%s)
-passed=$(grep -c '^PASS: ' "$LOG")
-failed=$(grep -c '^FAIL: ' "$LOG")
-unsupported=$(grep -c '^UNSUPPORTED: ' "$LOG")
-if [ "$failed" -ne 0 ]; then
-  echo "-- failures"
-  # Each failing test's name, then the first lines that say why.
-  awk '/^\*\*\*\*\*\*\*\*\*\* TEST .* FAILED/ {show = 40; print; next}
-       show > 0 && /(error|Error|FAIL|expected|note: scanning|^[A-Za-z]+: )/ {print "   " $0; show--}
-       /^\*\*\*\*\*\*\*\*\*\*$/ {show = 0}' "$LOG" | head -200
+# The tests that run a kernel, as the lit-cpu ctest tests choose them.
+cd "$ROOT/tests/lit"
+if [ -n "${TESTS:-}" ]; then
+  FILES=$(grep -rlE --include='*.slang' --include='*.test' -e '-backend=vulkan|%gradcheck' $TESTS \
+          | grep -v '/Inputs/' | sort)
+else
+  FILES=$(grep -rlE --include='*.slang' --include='*.test' -e '-backend=vulkan|%gradcheck' . \
+          | grep -v '/Inputs/' | sed 's|^\./||' | sort)
 fi
-grep '^UNSUPPORTED: ' "$LOG" | sed 's/^/  /'
-grep '^FAIL: ' "$LOG" | sed 's/^/  /'
-echo "== $BACKEND: $passed passed, $failed failed, $unsupported unsupported ($((end - start)) s)"
-[ -n "${OUT:-}" ] && cp "$LOG" "$OUT/lit-$BACKEND.log"
-[ "$failed" -eq 0 ]
+cd - >/dev/null
+PATHS=""
+[ "$BACKEND" = cuda ] && PATHS="cuda ptx" || PATHS="$BACKEND"
+any_failed=0
+for via in $PATHS; do
+  label=$BACKEND
+  params=(--param site="$SITE" --param backend="$BACKEND" --param run=gpu)
+  if [ "$via" = ptx ]; then
+    label="cuda via ptx (LLVM NVPTX)"
+    params+=(--param via=ptx)
+  elif [ "$via" = cuda ]; then
+    label="cuda via CUDA C++ (NVRTC)"
+  fi
+  echo "== $(echo "$FILES" | wc -l) tests on $label"
+  LOG=$SITE/lit-$via.log
+  start=$(date +%s)
+  (cd "$ROOT/tests/lit" && python3 "$LIT" -v "${params[@]}" $FILES) >"$LOG" 2>&1
+  end=$(date +%s)
+  passed=$(grep -c '^PASS: ' "$LOG")
+  failed=$(grep -c '^FAIL: ' "$LOG")
+  unsupported=$(grep -c '^UNSUPPORTED: ' "$LOG")
+  if [ "$failed" -ne 0 ]; then
+    any_failed=1
+    echo "-- failures"
+    # Each failing test's name, then the first lines that say why.
+    awk '/^\*\*\*\*\*\*\*\*\*\* TEST .* FAILED/ {show = 40; print; next}
+         show > 0 && /(error|Error|FAIL|expected|note: scanning|^[A-Za-z]+: )/ {print "   " $0; show--}
+         /^\*\*\*\*\*\*\*\*\*\*$/ {show = 0}' "$LOG" | head -200
+  fi
+  grep '^UNSUPPORTED: ' "$LOG" | sed 's/^/  /'
+  grep '^FAIL: ' "$LOG" | sed 's/^/  /'
+  echo "== $label: $passed passed, $failed failed, $unsupported unsupported ($((end - start)) s)"
+  [ -n "${OUT:-}" ] && cp "$LOG" "$OUT/lit-$via.log"
+done
+
+if [ "$BACKEND" = cuda ]; then
+  echo "== bandwidth: SAXPY over 256M floats vs a device-to-device copy"
+  "$BENCH" "$ROOT/tests/bench/saxpy/saxpy.slang" || any_failed=1
+fi
+[ "$any_failed" -eq 0 ]

@@ -70,7 +70,7 @@ config.substitutions.append(
                                               " --backend " + run_backend if run_backend else "")))
 
 # Keep the environment small and deterministic.
-for var in ["HOME", "VK_ICD_FILENAMES", "VK_DRIVER_FILES", "XDG_RUNTIME_DIR",
+for var in ["HOME", "VK_ICD_FILENAMES", "VK_DRIVER_FILES", "XDG_RUNTIME_DIR", "SLOPE_LLVM_PLUGIN",
             "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"]:
     if var in os.environ:
         config.environment[var] = os.environ[var]

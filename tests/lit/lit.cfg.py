@@ -63,6 +63,10 @@ nvcc = nvcc_path.find_nvcc()
 if nvcc is not None:
     config.available_features.add("nvcc")
     config.substitutions.append(("%nvcc", nvcc + " --ptx -arch=sm_90"))
+    ptxas = os.path.join(os.path.dirname(nvcc), "ptxas")
+    if os.path.exists(ptxas):
+        config.available_features.add("ptxas")
+        config.substitutions.append(("%ptxas", ptxas + " -arch=sm_90"))
 # Forward-mode derivatives against finite differences (tests/autodiff/gradcheck.py).
 gradcheck = os.path.join(os.path.dirname(config.test_source_root), "autodiff", "gradcheck.py")
 config.substitutions.append(

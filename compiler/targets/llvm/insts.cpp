@@ -489,6 +489,27 @@ void FunctionWriter::EmitInst(const ir::Inst& inst) {
       // An index past the end is undefined in the source: clamped, never out of bounds.
       L::Value* index = Index64(inst.operands[insert ? 2 : 1]);
       index = b_.CreateBinaryIntrinsic(L::Intrinsic::umin, index, b_.getInt64(agg->Count() - 1));
+      if (agg->IsVector() && mw_.Gpu()) {
+        // Lane by lane with selects: NVPTX turns a dynamic extractelement of a loaded
+        // vector into a load through the address it came from, and from a local array
+        // (a frame index) it then loads a generic address from the local window.
+        L::Value* v = op(0);
+        if (insert) {
+          result = v;
+          for (uint32_t i = 0; i < agg->Count(); ++i) {
+            L::Value* here = b_.CreateICmpEQ(index, b_.getInt64(i));
+            L::Value* lane = b_.CreateSelect(here, op(1), b_.CreateExtractElement(v, uint64_t{i}));
+            result = b_.CreateInsertElement(result, lane, uint64_t{i});
+          }
+        } else {
+          result = b_.CreateExtractElement(v, uint64_t{0});
+          for (uint32_t i = 1; i < agg->Count(); ++i) {
+            L::Value* here = b_.CreateICmpEQ(index, b_.getInt64(i));
+            result = b_.CreateSelect(here, b_.CreateExtractElement(v, uint64_t{i}), result);
+          }
+        }
+        break;
+      }
       if (agg->IsVector()) {
         result = insert ? b_.CreateInsertElement(op(0), op(1), index) : b_.CreateExtractElement(op(0), index);
         break;

@@ -191,14 +191,36 @@ L::Value* FunctionWriter::GpuWave(const ir::Inst& inst) {
                        : op == W::Product || op == W::PrefixProduct ? Splat(operand, 1)
                                                                     : nullptr;
   acc = identity != nullptr ? identity : shuffle_value(x, first);
-  for (uint32_t i = 0; i < 32; ++i) {
-    L::Value* active = b_.CreateICmpNE(b_.CreateAnd(mask, b_.getInt32(1u << i)), b_.getInt32(0));
-    if (prefix) active = b_.CreateAnd(active, b_.CreateICmpULT(b_.getInt32(i), lane));
-    L::Value* v = shuffle_value(x, b_.getInt32(i));
-    acc = b_.CreateSelect(active, combine(acc, v), acc);
-  }
+  // A loop over the 32 lanes, kept a loop (unrolled, a function with many wave operations
+  // grows past what ptxas's register allocator takes at -O2 and above). Every active lane
+  // runs each iteration, so each shuffle has the whole active mask converged.
+  L::Function* fn = b_.GetInsertBlock()->getParent();
+  L::BasicBlock* before = b_.GetInsertBlock();
+  L::BasicBlock* body = L::BasicBlock::Create(ctx_, "wave.fold", fn);
+  L::BasicBlock* done = L::BasicBlock::Create(ctx_, "wave.done", fn);
+  b_.CreateBr(body);
+  b_.SetInsertPoint(body);
+  L::PHINode* i = b_.CreatePHI(i32, 2);
+  L::PHINode* so_far = b_.CreatePHI(acc->getType(), 2);
+  i->addIncoming(b_.getInt32(0), before);
+  so_far->addIncoming(acc, before);
+  L::Value* bit = b_.CreateAnd(b_.CreateLShr(mask, i), b_.getInt32(1));
+  L::Value* active = b_.CreateICmpNE(bit, b_.getInt32(0));
+  if (prefix) active = b_.CreateAnd(active, b_.CreateICmpULT(i, lane));
+  L::Value* v = shuffle_value(x, i);
+  L::Value* next = b_.CreateSelect(active, combine(so_far, v), so_far);
+  L::Value* i_next = b_.CreateAdd(i, b_.getInt32(1));
+  L::BranchInst* back = b_.CreateCondBr(b_.CreateICmpULT(i_next, b_.getInt32(32)), body, done);
+  L::MDNode* no_unroll =
+      L::MDNode::get(ctx_, {L::MDString::get(ctx_, "llvm.loop.unroll.disable")});
+  L::MDNode* loop = L::MDNode::getDistinct(ctx_, {nullptr, no_unroll});
+  loop->replaceOperandWith(0, loop);
+  back->setMetadata(L::LLVMContext::MD_loop, loop);
+  i->addIncoming(i_next, body);
+  so_far->addIncoming(next, body);
+  b_.SetInsertPoint(done);
   (void)t;
-  return acc;
+  return next;
 }
 
 void FunctionWriter::Printf(const ir::Inst& inst) {

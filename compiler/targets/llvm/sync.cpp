@@ -187,9 +187,11 @@ L::Value* FunctionWriter::GpuWave(const ir::Inst& inst) {
   }
   // acc = fold over active lanes i (below this lane's for a prefix operation).
   L::Value* acc = nullptr;
-  L::Value* identity = op == W::Sum || op == W::PrefixSum   ? Splat(operand, 0)
-                       : op == W::Product || op == W::PrefixProduct ? Splat(operand, 1)
-                                                                    : nullptr;
+  // Min, max, and, or start from the first active lane's value, which folding in again
+  // does not change; sum, product and xor start from their identity.
+  L::Value* identity = op == W::Sum || op == W::PrefixSum || op == W::BitXor ? Splat(operand, 0)
+                       : op == W::Product || op == W::PrefixProduct          ? Splat(operand, 1)
+                                                                             : nullptr;
   acc = identity != nullptr ? identity : shuffle_value(x, first);
   // A loop over the 32 lanes, kept a loop (unrolled, a function with many wave operations
   // grows past what ptxas's register allocator takes at -O2 and above). Every active lane

@@ -104,6 +104,7 @@ bool PrintfAvailable(Backend backend, std::string* why) {
   if (backend == Backend::Vulkan) return vulkan::VulkanPrintfAvailable(why);
 #endif
   if (backend == Backend::Cpu) return true;  // the runtime formats the messages itself
+  if (backend == Backend::Cuda) return true;  // device printf, read from standard output
   *why = std::string("the ") + BackendName(backend) + " backend cannot capture printf output";
   return false;
 }

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -124,6 +125,50 @@ std::string Failed(const char* what, CUresult r) {
   return std::string(what) + " failed: " + (text != nullptr ? text : "error " + std::to_string(r));
 }
 
+/// Standard output (file descriptor 1) sent to a temporary file between Start and
+/// Finish, which returns what was written there and puts standard output back.
+class StdoutCapture {
+ public:
+  StdoutCapture() = default;
+  StdoutCapture(const StdoutCapture&) = delete;
+  StdoutCapture& operator=(const StdoutCapture&) = delete;
+  ~StdoutCapture() { Finish(); }
+
+  bool Start(std::string* error) {
+    std::fflush(stdout);
+    file_ = std::tmpfile();
+    saved_ = file_ != nullptr ? dup(1) : -1;
+    if (saved_ < 0 || dup2(fileno(file_), 1) < 0) {
+      *error = std::string("cannot capture the kernel's printf output: ") + std::strerror(errno);
+      if (saved_ >= 0) close(saved_);
+      if (file_ != nullptr) std::fclose(file_);
+      saved_ = -1;
+      file_ = nullptr;
+      return false;
+    }
+    return true;
+  }
+
+  std::string Finish() {
+    if (saved_ < 0) return "";
+    std::fflush(stdout);
+    dup2(saved_, 1);
+    close(saved_);
+    saved_ = -1;
+    std::string text;
+    std::rewind(file_);
+    char chunk[4096];
+    for (size_t n; (n = std::fread(chunk, 1, sizeof(chunk), file_)) > 0;) text.append(chunk, n);
+    std::fclose(file_);
+    file_ = nullptr;
+    return text;
+  }
+
+ private:
+  std::FILE* file_ = nullptr;
+  int saved_ = -1;
+};
+
 class CudaBuffer final : public Buffer {
  public:
   CudaBuffer(CUdeviceptr ptr, size_t size) : ptr_(ptr), size_(size) {}
@@ -162,8 +207,9 @@ class CudaKernel final : public Kernel {
 
 class CudaDevice final : public Device {
  public:
-  CudaDevice(CUdevice device, CUcontext context, std::string name)
-      : device_(device), context_(context), name_(std::move(name)) {}
+  CudaDevice(CUdevice device, CUcontext context, std::string name, bool capture_printf)
+      : device_(device), context_(context), name_(std::move(name)),
+        capture_printf_(capture_printf) {}
   ~CudaDevice() override { GetDriver().cuDevicePrimaryCtxRelease(device_); }
   CudaDevice(const CudaDevice&) = delete;
   CudaDevice& operator=(const CudaDevice&) = delete;
@@ -299,10 +345,24 @@ class CudaDevice final : public Device {
       d.cuEventCreate(&stop, 0);
       d.cuEventRecord(start, nullptr);
     }
+    // Device printf goes to the process's standard output when the context synchronizes:
+    // while capturing, that is a temporary file, read back into messages.
+    StdoutCapture capture;
+    if (capture_printf_ && !capture.Start(error)) return false;
     CUresult r = d.cuLaunchKernel(k.Function(), groups.x, groups.y, groups.z, n[0], n[1], n[2], 0,
                                   nullptr, params.data(), nullptr);
     if (r == kSuccess && timed) d.cuEventRecord(stop, nullptr);
     CUresult done = r == kSuccess ? d.cuCtxSynchronize() : r;
+    if (capture_printf_) {
+      std::string text = capture.Finish();
+      size_t start = 0;
+      while (start < text.size()) {
+        size_t end = text.find('\n', start);
+        if (end == std::string::npos) end = text.size();
+        printf_messages_.push_back(text.substr(start, end - start));
+        start = end + 1;
+      }
+    }
     if (timed) {
       float ms = -1.0f;
       if (done == kSuccess && d.cuEventSynchronize(stop) == kSuccess &&
@@ -323,6 +383,12 @@ class CudaDevice final : public Device {
     return true;
   }
 
+  std::vector<std::string> TakePrintfMessages() override {
+    std::vector<std::string> out;
+    out.swap(printf_messages_);
+    return out;
+  }
+
  private:
   /// `buffer` as this backend's, when [offset, offset + size) lies in it.
   static CudaBuffer* Own(Buffer& buffer, size_t offset, size_t size, std::string* error) {
@@ -341,6 +407,8 @@ class CudaDevice final : public Device {
   CUdevice device_;
   CUcontext context_;
   std::string name_;
+  bool capture_printf_;
+  std::vector<std::string> printf_messages_;
 };
 
 // ---- NVRTC, loaded with dlopen.
@@ -494,10 +562,6 @@ std::unique_ptr<Device> CreateCudaDevice(int device_index, std::string* error,
     *error = d.why;
     return nullptr;
   }
-  if (options.debug_printf) {
-    *error = "the cuda backend cannot capture printf output";
-    return nullptr;
-  }
   int count = 0;
   CUresult r = d.cuDeviceGetCount(&count);
   if (r != kSuccess || count == 0) {
@@ -539,7 +603,7 @@ std::unique_ptr<Device> CreateCudaDevice(int device_index, std::string* error,
     *error = Failed("cuCtxSetCurrent", r);
     return nullptr;
   }
-  return std::make_unique<CudaDevice>(device, context, name);
+  return std::make_unique<CudaDevice>(device, context, name, options.debug_printf);
 }
 
 bool TimedDeviceCopy(Device& device, const Buffer& src, Buffer& dst, size_t bytes, float* ms,

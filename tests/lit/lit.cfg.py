@@ -99,12 +99,13 @@ if run_backend is None:
             config.available_features.add(backend)
 elif backend_available(run_backend):
     # The tests say `REQUIRES: vulkan` and the features of a Vulkan device; a CUDA device
-    # (sm_70 or later) has each of them but printf capture, whose output CUDA writes to the
-    # process's own standard output, out of order with the buffers.
+    # (sm_70 or later) has each of them (printf: the runtime reads device printf from
+    # standard output while the kernel runs).
     config.available_features.add("vulkan")
     config.available_features.add(run_backend)
     if run_backend == "cuda":
-        for feature in ["vulkan-int64-atomics", "vulkan-float-atomics", "vulkan-waves"]:
+        for feature in ["vulkan-int64-atomics", "vulkan-float-atomics", "vulkan-waves",
+                        "vulkan-printf"]:
             config.available_features.add(feature)
     if run_backend == "cpu":
         # The host has every feature, and the CPU runtime captures printf itself.

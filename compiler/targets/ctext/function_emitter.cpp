@@ -58,6 +58,7 @@ void FunctionEmitter::PlanFolding() {
     auto it = uses_.find(inst);
     if (it == uses_.end() || it->second != 1) return false;
     if (user.at(inst)->block != inst->block || !IsExpression(*inst)) return false;
+    if (KeepsNamed(*user.at(inst), *inst)) return false;
     return !ir::GetOpInfo(inst->GetOp()).has_side_effects;
   };
   std::vector<const ir::Inst*> loads;

@@ -60,6 +60,9 @@ class FunctionEmitter {
   /// False when no value may be folded into its use (every result then goes through a
   /// variable, so that a qualifier on the variables reaches every operation).
   virtual bool FoldsValues() const { return true; }
+  /// Whether `value`, used once by `user`, must still be a named variable (a writer that
+  /// prints it several times in `user`'s text).
+  virtual bool KeepsNamed(const ir::Inst& user, const ir::Inst& value) const { return false; }
   /// The language's boolean type and literal spelling.
   virtual std::string BoolType() const { return "bool"; }
 

@@ -1,6 +1,7 @@
 #include "compiler/targets/cuda/function_writer.h"
 
 #include "compiler/base/ice.h"
+#include "compiler/base/printf_format.h"
 #include "compiler/targets/layout/layout.h"
 
 namespace slope::targets::cuda {
@@ -379,6 +380,7 @@ Expr FunctionWriter::InstExpr(const ir::Inst& inst) {
     case Op::Printf: {
       std::string format;
       if (!ir::UnpackString(inst.imms, &format)) SLOPE_ICE("printf without a format");
+      format = base::ExpandVectorConversions(format);  // %v3f: three conversions
       std::string literal = "\"";
       for (char c : format) {
         if (c == '\n') {
@@ -394,14 +396,20 @@ Expr FunctionWriter::InstExpr(const ir::Inst& inst) {
       }
       ops.push_back(Atom(literal + "\""));
       for (size_t i = 0; i < inst.operands.size(); ++i) {
-        const ir::Type* a = inst.operands[i]->GetType();
-        // printf's `...` takes no half and reads a bool as an int.
-        if (a->IsFloat() && a->Width() == 16) {
-          ops.push_back(Call("double", {Call("float", {op(i)})}));
-        } else if (a->IsBool()) {
-          ops.push_back(Call("int", {op(i)}));
-        } else {
-          ops.push_back(op(i));
+        const ir::Type* t = inst.operands[i]->GetType();
+        const ir::Type* a = t->Scalar();
+        // A vector passes its components; printf's `...` takes no half and reads a bool
+        // as an int.
+        uint32_t n = t->IsVector() ? t->Count() : 1;
+        for (uint32_t k = 0; k < n; ++k) {
+          Expr v = t->IsVector() ? Lane(op(i), k) : op(i);
+          if (a->IsFloat() && a->Width() == 16) {
+            ops.push_back(Call("double", {Call("float", {v})}));
+          } else if (a->IsBool()) {
+            ops.push_back(Call("int", {v}));
+          } else {
+            ops.push_back(v);
+          }
         }
       }
       return Call("printf", ops);

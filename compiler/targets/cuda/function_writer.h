@@ -29,6 +29,10 @@ class FunctionWriter : public ctext::FunctionEmitter {
   std::string CaseLabel(const ir::Constant& c) override;
   ctext::Expr SwitchSelector(const ir::Value* selector) override;
   bool FoldsValues() const override { return !function_.precise; }
+  /// A vector printf passes lane by lane: it stays a variable.
+  bool KeepsNamed(const ir::Inst& user, const ir::Inst& value) const override {
+    return user.GetOp() == ir::Op::Printf && value.GetType()->IsVector();
+  }
 
  private:
   using Expr = ctext::Expr;

@@ -5,6 +5,7 @@
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
+#include "compiler/base/printf_format.h"
 #include "compiler/targets/llvm/cpu_abi.h"
 #include "compiler/targets/llvm/writer_internal.h"
 
@@ -263,9 +264,9 @@ void FunctionWriter::Printf(const ir::Inst& inst) {
       }
       args = slot;
     }
-    // Vulkan's %vNf spellings are written out as N conversions by the CPU runtime; CUDA
-    // prints the format as C's printf reads it.
-    L::Value* text = b_.CreateGlobalStringPtr(format);
+    // CUDA prints the format as C's printf reads it: Vulkan's %vNf becomes N conversions
+    // (the values above are already the components).
+    L::Value* text = b_.CreateGlobalStringPtr(base::ExpandVectorConversions(format));
     b_.CreateCall(mw_.Callback("vprintf", L::FunctionType::get(b_.getInt32Ty(), {ptr, ptr}, false)), {text, args});
     return;
   }

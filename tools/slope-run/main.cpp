@@ -64,6 +64,27 @@ bool ReadFile(const std::string& path, std::string* text) {
   return static_cast<bool>(in) || in.eof();
 }
 
+/// What one run prints: the output buffers' lines, the kernel's printf messages (after
+/// the buffers, one a line) and the -time line.
+struct Printed {
+  std::string buffers;
+  std::vector<std::string> messages;
+  std::string time;
+  std::string Text() const {
+    std::string text = buffers;
+    for (const std::string& m : messages) text += m + "\n";
+    return text + time;
+  }
+};
+
+/// `lines`, sorted, one a line.
+std::string SortedLines(std::vector<std::string> lines) {
+  std::sort(lines.begin(), lines.end());
+  std::string text;
+  for (const std::string& line : lines) text += line + "\n";
+  return text;
+}
+
 /// Runs the compiled test on `chosen` (the default device when none) and puts what it
 /// prints into `*printed`: 0, or the exit code of a failure with its message on stderr.
 /// `options` and `compiled` are the SPIR-V compile's; the CUDA and CPU backends compile
@@ -71,13 +92,13 @@ bool ReadFile(const std::string& path, std::string* text) {
 int RunOn(std::optional<slope::runtime::Backend> chosen, int device_index, bool via_ptx,
           bool time, const std::string& file, const slope::run::TestSpec& spec,
           const std::string& entry, slope::driver::CompileOptions& run_options,
-          slope::driver::CompileResult& run_compiled, std::string* printed) {
+          slope::driver::CompileResult& run_compiled, Printed* printed) {
   slope::run::SpecError spec_error;
   std::string error;
   slope::runtime::DeviceOptions device_options;
   device_options.debug_printf = UsesPrintf(run_compiled.spirv);
   if (device_options.debug_printf) {
-    // Only the Vulkan backend prints; without a backend named, printf picks it.
+    // Without a backend named, a kernel that prints runs on Vulkan, whose layer prints.
     if (!chosen) chosen = slope::runtime::Backend::Vulkan;
     std::string why;
     if (!slope::runtime::PrintfAvailable(*chosen, &why)) {
@@ -143,30 +164,28 @@ int RunOn(std::optional<slope::runtime::Backend> chosen, int device_index, bool 
     std::cerr << "slope-run: error: " << error << "\n";
     return 1;
   }
-  std::string text = out.str();
-  // What the kernel printed, after the outputs, one message a line.
-  for (const std::string& message : device->TakePrintfMessages()) text += message + "\n";
+  printed->buffers = out.str();
+  printed->messages = device->TakePrintfMessages();
   if (time) {
     if (stats.kernel_ms >= 0) {
-      text += "kernel time: " + std::to_string(stats.kernel_ms) + " ms\n";
+      printed->time = "kernel time: " + std::to_string(stats.kernel_ms) + " ms\n";
     } else {
-      text += "kernel time: unavailable (the device's queue has no timestamps)\n";
+      printed->time = "kernel time: unavailable (the device's queue has no timestamps)\n";
     }
   }
-  *printed = text;
   return 0;
 }
 
-using RunFn = std::function<int(std::optional<slope::runtime::Backend>, std::string*)>;
+using RunFn = std::function<int(std::optional<slope::runtime::Backend>, Printed*)>;
 
 /// -backend=all: runs on every backend that has a device, prints the first one's output
 /// (and each one's -time line), and fails when another's disagrees with it.
 int RunEverywhere(const RunFn& run_on, double tolerance) {
   using slope::runtime::Backend;
   using slope::runtime::BackendName;
-  std::vector<std::pair<Backend, std::string>> ran;
+  std::vector<std::pair<Backend, Printed>> ran;
   for (Backend b : {Backend::Vulkan, Backend::Cuda, Backend::Cpu}) {
-    std::string out;
+    Printed out;
     int rc = run_on(b, &out);
     if (rc == kExitUnsupported || rc == kExitNoPrintf) continue;  // said why on stderr
     if (rc != 0) {
@@ -180,12 +199,20 @@ int RunEverywhere(const RunFn& run_on, double tolerance) {
     std::cerr << "slope-run: no backend has a usable device here\n";
     return kExitUnsupported;
   }
-  for (const std::string& line : slope::run::ResultLines(ran.front().second)) std::cout << line << "\n";
+  std::cout << ran.front().second.buffers;
+  for (const std::string& m : ran.front().second.messages) std::cout << m << "\n";
   int rc = 0;
   std::string names = BackendName(ran.front().first);
   for (size_t i = 1; i < ran.size(); ++i) {
     names += std::string(", ") + BackendName(ran[i].first);
-    std::string diff = slope::run::FirstDifference(ran.front().second, ran[i].second, tolerance);
+    // Buffers line by line; printf messages as a set (threads print in no fixed order).
+    std::string diff =
+        slope::run::FirstDifference(ran.front().second.buffers, ran[i].second.buffers, tolerance);
+    if (diff.empty()) {
+      diff = slope::run::FirstDifference(SortedLines(ran.front().second.messages),
+                                         SortedLines(ran[i].second.messages), tolerance);
+      if (!diff.empty()) diff = "the printf messages (sorted): " + diff;
+    }
     if (!diff.empty()) {
       std::cerr << "slope-run: error: the " << BackendName(ran[i].first) << " and "
                 << BackendName(ran.front().first) << " backends disagree at " << diff << "\n";
@@ -193,10 +220,7 @@ int RunEverywhere(const RunFn& run_on, double tolerance) {
     }
   }
   for (const auto& [b, out] : ran) {
-    std::istringstream in(out);
-    for (std::string line; std::getline(in, line);) {
-      if (line.rfind("kernel time:", 0) == 0) std::cout << BackendName(b) << " " << line << "\n";
-    }
+    if (!out.time.empty()) std::cout << BackendName(b) << " " << out.time;
   }
   if (rc == 0) std::cerr << "slope-run: " << names << ": the outputs agree\n";
   std::cout << std::flush;
@@ -342,16 +366,16 @@ int main(int argc, char** argv) {
 
   // Runs on `chosen` (the default device when none), the outputs into `out`: 0, or the
   // exit code of a failure, with its message on stderr.
-  auto run_on = [&](std::optional<slope::runtime::Backend> chosen, std::string* out) -> int {
+  auto run_on = [&](std::optional<slope::runtime::Backend> chosen, Printed* out) -> int {
     slope::driver::CompileOptions run_options = options;
     slope::driver::CompileResult run_compiled = compiled;
     return RunOn(chosen, device_index, via_ptx, time, file, spec, entry, run_options,
                  run_compiled, out);
   };
   if (!all_backends) {
-    std::string out;
+    Printed out;
     int rc = run_on(backend, &out);
-    std::cout << out << std::flush;
+    std::cout << out.Text() << std::flush;
     return rc;
   }
   return RunEverywhere(run_on, tolerance);

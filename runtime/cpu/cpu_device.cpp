@@ -207,6 +207,9 @@ class CpuDevice : public Device {
     std::vector<std::pair<std::string, void*>> symbols = {
         {"slope_cpu_barrier", reinterpret_cast<void*>(&slope_cpu_barrier)},
         {"slope_cpu_wave", reinterpret_cast<void*>(&slope_cpu_wave)},
+        {"slope_cpu_enter", reinterpret_cast<void*>(&slope_cpu_enter)},
+        {"slope_cpu_next", reinterpret_cast<void*>(&slope_cpu_next)},
+        {"slope_cpu_leave", reinterpret_cast<void*>(&slope_cpu_leave)},
         {"slope_cpu_printf", reinterpret_cast<void*>(&slope_cpu_printf)},
     };
     tl::Jit* jit = api_->jit_create(code.host, symbols, error);

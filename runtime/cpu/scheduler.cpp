@@ -183,6 +183,7 @@ void GroupRunner::Run(const DispatchContext& dispatch, const uint32_t group[3]) 
     inv.local_index = index;
     inv.lane = index % SLOPE_CPU_WAVE_SIZE;
     inv.scheduler = this;
+    lanes_[i].place.clear();
   }
   g_runner = this;
   if (!fibers) {
@@ -262,14 +263,15 @@ void GroupRunner::RunFibers(size_t count) {
     bool released = false;
     for (size_t wave = 0; wave < count; wave += SLOPE_CPU_WAVE_SIZE) {
       size_t end = std::min(count, wave + SLOPE_CPU_WAVE_SIZE);
-      uint32_t site = UINT32_MAX;
+      const Lane* first = nullptr;
       for (size_t i = wave; i < end; ++i) {
-        if (lanes_[i].state == State::AtWave) site = std::min(site, lanes_[i].site);
+        if (lanes_[i].state != State::AtWave) continue;
+        if (first == nullptr || Behind(lanes_[i], *first)) first = &lanes_[i];
       }
-      if (site == UINT32_MAX) continue;
+      if (first == nullptr) continue;
       std::vector<Lane*> active;
       for (size_t i = wave; i < end; ++i) {
-        if (lanes_[i].state == State::AtWave && lanes_[i].site == site) active.push_back(&lanes_[i]);
+        if (lanes_[i].state == State::AtWave && SamePlace(lanes_[i], *first)) active.push_back(&lanes_[i]);
       }
       ComputeWave(active);
       for (Lane* lane : active) lane->state = State::Ready;
@@ -285,6 +287,40 @@ void GroupRunner::RunFibers(size_t count) {
     }
     if (!waiting) break;  // every invocation has returned
   }
+}
+
+bool GroupRunner::Behind(const Lane& a, const Lane& b) {
+  size_t n = std::min(a.place.size(), b.place.size());
+  for (size_t i = 0; i < n; ++i) {
+    if (a.place[i] != b.place[i]) return a.place[i] < b.place[i];
+  }
+  // One place is a prefix of the other: the next entry of the longer (a loop's or a
+  // call's position) against the other's site.
+  if (a.place.size() < b.place.size()) return a.site < b.place[n];
+  if (b.place.size() < a.place.size()) return a.place[n] < b.site;
+  return a.site < b.site;
+}
+
+bool GroupRunner::SamePlace(const Lane& a, const Lane& b) {
+  return a.site == b.site && a.place == b.place;
+}
+
+uint32_t GroupRunner::Enter(SlopeCpuInvocation* inv, uint32_t position) {
+  Lane& lane = lanes_[inv->local_index];
+  auto depth = static_cast<uint32_t>(lane.place.size() / 2);
+  lane.place.push_back(position);
+  lane.place.push_back(0);
+  return depth;
+}
+
+void GroupRunner::Next(SlopeCpuInvocation* inv) {
+  Lane& lane = lanes_[inv->local_index];
+  if (!lane.place.empty()) ++lane.place.back();
+}
+
+void GroupRunner::Leave(SlopeCpuInvocation* inv, uint32_t depth) {
+  Lane& lane = lanes_[inv->local_index];
+  if (lane.place.size() > 2 * size_t{depth}) lane.place.resize(2 * size_t{depth});
 }
 
 void GroupRunner::Barrier(SlopeCpuInvocation* inv) {
@@ -410,4 +446,16 @@ extern "C" void slope_cpu_barrier(SlopeCpuInvocation* inv) {
 extern "C" void slope_cpu_wave(SlopeCpuInvocation* inv, uint32_t site, uint32_t op, uint32_t type,
                                const void* in, void* out, uint32_t lane_arg) {
   static_cast<slope::runtime::cpu::GroupRunner*>(inv->scheduler)->Wave(inv, site, op, type, in, out, lane_arg);
+}
+
+extern "C" uint32_t slope_cpu_enter(SlopeCpuInvocation* inv, uint32_t position) {
+  return static_cast<slope::runtime::cpu::GroupRunner*>(inv->scheduler)->Enter(inv, position);
+}
+
+extern "C" void slope_cpu_next(SlopeCpuInvocation* inv) {
+  static_cast<slope::runtime::cpu::GroupRunner*>(inv->scheduler)->Next(inv);
+}
+
+extern "C" void slope_cpu_leave(SlopeCpuInvocation* inv, uint32_t depth) {
+  static_cast<slope::runtime::cpu::GroupRunner*>(inv->scheduler)->Leave(inv, depth);
 }

@@ -7,10 +7,15 @@
 // (a ucontext with a stack of its own): an invocation runs until it reaches a barrier or
 // a wave operation, or returns. When none can run:
 // - in each wave (SLOPE_CPU_WAVE_SIZE consecutive invocations by SV_GroupIndex) whose
-//   waiting invocations wait at wave operations, those at the operation written first in
-//   the module (the lowest site number: the writer numbers sites in the order of the
-//   blocks it writes, so an operation inside an `if` comes before the one after it) are
-//   the active lanes: the operation is computed over them, in lane order, and they go on;
+//   waiting invocations wait at wave operations, those furthest behind act together:
+//   each lane's place is the positions of the loops and calls it is in with the loops'
+//   iteration counts (slope_cpu_enter/next/leave), then the site of its operation. The
+//   writer numbers loops, calls and sites in the order of the blocks it writes, so an
+//   operation inside an `if` comes before the one after it, a loop before what follows
+//   it, and an earlier iteration before a later one. The lanes at the smallest place
+//   (compared lexicographically) are the active lanes: the operation is computed over
+//   them, in lane order, and they go on; lanes at the same site in different
+//   iterations of a loop never act together;
 // - otherwise, once every unfinished invocation waits at a barrier, all of them go on.
 // So a barrier holds until every invocation of the group reaches it, and a wave operation
 // acts on the lanes of its wave that reach it together, as on a GPU that reconverges
@@ -56,6 +61,9 @@ class GroupRunner {
   void Wave(SlopeCpuInvocation* inv, uint32_t site, uint32_t op, uint32_t type, const void* in,
             void* out, uint32_t lane_arg);
   void Print(std::string message);
+  uint32_t Enter(SlopeCpuInvocation* inv, uint32_t position);
+  void Next(SlopeCpuInvocation* inv);
+  void Leave(SlopeCpuInvocation* inv, uint32_t depth);
 
  private:
   enum class State : uint8_t { Ready, AtBarrier, AtWave, Done };
@@ -67,7 +75,12 @@ class GroupRunner {
     const void* in = nullptr;
     void* out = nullptr;
     void* stack = nullptr;
+    /// (position, iteration) per loop or call the lane is in, outermost first.
+    std::vector<uint32_t> place;
   };
+  /// Whether `a` is behind `b`: its place, then its site, compared lexicographically.
+  static bool Behind(const Lane& a, const Lane& b);
+  static bool SamePlace(const Lane& a, const Lane& b);
   static void Trampoline();
   void RunFibers(size_t count);
   void Yield(Lane& lane);

@@ -56,6 +56,14 @@ void slope_cpu_wave(SlopeCpuInvocation* inv, uint32_t site, uint32_t op, uint32_
 
 /// printf: `format`, then `count` operands, operand i of type `types[i]` (as for waves)
 /// at `values[i]`.
+/// Where an invocation is in the loops and calls it runs, for kernels with wave
+/// operations: entering a loop or a call pushes (position, 0) and returns the depth
+/// before; a loop's back edge adds one to the innermost iteration count; leaving sets the
+/// depth back. Lanes act together at a wave operation only at the same positions and
+/// iteration counts.
+uint32_t slope_cpu_enter(SlopeCpuInvocation* inv, uint32_t position);
+void slope_cpu_next(SlopeCpuInvocation* inv);
+void slope_cpu_leave(SlopeCpuInvocation* inv, uint32_t depth);
 void slope_cpu_printf(SlopeCpuInvocation* inv, const char* format, uint32_t count,
                       const uint32_t* types, const void* const* values);
 

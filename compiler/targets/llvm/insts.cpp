@@ -559,7 +559,9 @@ void FunctionWriter::EmitInst(const ir::Inst& inst) {
     case Op::Call: {
       std::vector<L::Value*> args{Inv()};
       for (size_t i = 0; i < inst.operands.size(); ++i) args.push_back(op(i));
+      L::Value* depth = mw_.TracksWaves() ? EnterTracked(mw_.NextWaveSite()) : nullptr;
       result = b_.CreateCall(mw_.FunctionFor(inst.callee), args);
+      if (depth != nullptr) LeaveTracked(depth);
       break;
     }
     case Op::Var: {

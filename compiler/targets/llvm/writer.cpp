@@ -238,6 +238,13 @@ std::unique_ptr<L::Module> ModuleWriter::Write() {
   }
   std::vector<const ir::Function*> functions = Reachable(entries);
   for (const ir::Function* f : functions) {
+    for (const ir::Block* block : f->blocks) {
+      for (const ir::Inst* inst : block->insts) {
+        if (!gpu_ && inst->GetOp() == ir::Op::Wave) tracks_waves_ = true;
+      }
+    }
+  }
+  for (const ir::Function* f : functions) {
     std::vector<L::Type*> params{ptr};
     for (const ir::Param* p : f->params) params.push_back(RegType(p->GetType()));
     auto* type = L::FunctionType::get(RegType(f->ResultType()), params, false);
@@ -497,6 +504,14 @@ void FunctionWriter::Write() {
   alloca_block_ = L::BasicBlock::Create(ctx_, "allocas", out_);
   for (size_t i = 0; i < f_.params.size(); ++i) values_[f_.params[i]] = out_->getArg(i + 1);
   ir::DomTree dom(f_);
+  if (mw_.TracksWaves()) {
+    for (const ir::Block* block : f_.blocks) {
+      const ir::Inst* term = block->insts.empty() ? nullptr : block->insts.back();
+      if (term == nullptr || term->GetOp() != ir::Op::Loop) continue;
+      loop_of_header_[block] = term;
+      header_of_merge_[term->targets[1]] = block;
+    }
+  }
   for (const ir::Block* block : dom.ReversePostOrder()) {
     L::BasicBlock* bb = L::BasicBlock::Create(ctx_, "", out_);
     blocks_[block] = bb;
@@ -513,6 +528,12 @@ void FunctionWriter::Write() {
 }
 
 void FunctionWriter::EmitBlock(const ir::Block& block) {
+  // A loop's merge block: the lanes leaving the loop are where they were before it.
+  auto merge = header_of_merge_.find(&block);
+  if (merge != header_of_merge_.end()) {
+    auto slot = loop_depth_.find(merge->second);
+    if (slot != loop_depth_.end()) LeaveTracked(b_.CreateLoad(b_.getInt32Ty(), slot->second));
+  }
   for (const ir::Inst* inst : block.insts) {
     if (inst->IsTerminator()) {
       EmitTerminator(*inst);
@@ -531,11 +552,41 @@ void FunctionWriter::AddIncoming(const ir::Inst& term, size_t edge, L::BasicBloc
   }
 }
 
+bool FunctionWriter::EdgeHasHook(const ir::Block* from, const ir::Block* to) const {
+  return loop_of_header_.count(to) != 0;
+}
+
+L::Value* FunctionWriter::EnterTracked(uint32_t position) {
+  L::Type* i32 = b_.getInt32Ty();
+  auto* type = L::FunctionType::get(i32, {L::PointerType::get(ctx_, 0), i32}, false);
+  return b_.CreateCall(mw_.Callback("slope_cpu_enter", type), {Inv(), b_.getInt32(position)});
+}
+
+void FunctionWriter::LeaveTracked(L::Value* depth) {
+  L::Type* i32 = b_.getInt32Ty();
+  auto* type = L::FunctionType::get(b_.getVoidTy(), {L::PointerType::get(ctx_, 0), i32}, false);
+  b_.CreateCall(mw_.Callback("slope_cpu_leave", type), {Inv(), depth});
+}
+
+void FunctionWriter::EmitEdgeHook(const ir::Block* from, const ir::Block* to) {
+  const ir::Inst* loop = loop_of_header_.at(to);
+  if (from == loop->targets[2]) {  // the back edge: the next iteration
+    auto* type = L::FunctionType::get(b_.getVoidTy(), {L::PointerType::get(ctx_, 0)}, false);
+    b_.CreateCall(mw_.Callback("slope_cpu_next", type), {Inv()});
+    return;
+  }
+  L::AllocaInst*& slot = loop_depth_[to];
+  if (slot == nullptr) slot = EntryAlloca(b_.getInt32Ty());
+  b_.CreateStore(EnterTracked(mw_.NextWaveSite()), slot);
+}
+
 void FunctionWriter::EmitTerminator(const ir::Inst& inst) {
   using ir::Op;
+  const ir::Block* here = inst.block;
   switch (inst.GetOp()) {
     case Op::Br: {
       AddIncoming(inst, 0, b_.GetInsertBlock());
+      if (EdgeHasHook(here, inst.targets[0])) EmitEdgeHook(here, inst.targets[0]);
       b_.CreateBr(blocks_.at(inst.targets[0]));
       return;
     }
@@ -546,7 +597,16 @@ void FunctionWriter::EmitTerminator(const ir::Inst& inst) {
       L::BasicBlock* dest[2];
       for (size_t e = 0; e < 2; ++e) {
         dest[e] = blocks_.at(inst.targets[e]);
-        if (inst.GetOp() == Op::CondBr && inst.targets[0] == inst.targets[1] &&
+        if (EdgeHasHook(here, inst.targets[e])) {
+          // Entering or repeating a loop: the tracking call on the edge alone.
+          L::BasicBlock* hop = L::BasicBlock::Create(ctx_, "", out_);
+          b_.SetInsertPoint(hop);
+          EmitEdgeHook(here, inst.targets[e]);
+          b_.CreateBr(dest[e]);
+          b_.SetInsertPoint(from);
+          if (inst.GetOp() == Op::CondBr) AddIncoming(inst, e, hop);
+          dest[e] = hop;
+        } else if (inst.GetOp() == Op::CondBr && inst.targets[0] == inst.targets[1] &&
             !inst.targets[e]->params.empty()) {
           // Both edges reach one block with their own arguments: each through a block
           // of its own, since a phi takes one value per predecessor.

@@ -56,8 +56,14 @@ class ModuleWriter {
   int SlotOf(const ir::Global* g) const;
   /// The byte offset of a groupshared or static global in its block.
   uint64_t OffsetOf(const ir::Global* g) const { return offsets_.at(g); }
-  /// A site number for a wave operation (the scheduler groups lanes by it).
+  /// A site number for a wave operation (the scheduler groups lanes by it), also given
+  /// to loops and calls in the order they are written (see TracksWaves).
   uint32_t NextWaveSite() { return wave_sites_++; }
+  /// The CPU target, writing a module with wave operations: each invocation tells the
+  /// scheduler where it is in the loops and calls it runs (slope_cpu_enter on entering a
+  /// loop or a call, slope_cpu_next on a loop's back edge, slope_cpu_leave on leaving),
+  /// so that only lanes at the same dynamic instance of a wave operation act together.
+  bool TracksWaves() const { return tracks_waves_; }
   /// A declaration of the runtime callback or C library function `name`.
   L::FunctionCallee Callback(const std::string& name, L::FunctionType* type);
 
@@ -87,6 +93,7 @@ class ModuleWriter {
   L::StructType* invocation_ = nullptr;
   L::GlobalVariable* gpu_shared_ = nullptr;
   uint32_t wave_sites_ = 0;
+  bool tracks_waves_ = false;
 };
 
 /// What a function's instructions use that the module writer tracks.
@@ -109,6 +116,15 @@ class FunctionWriter {
   void EmitBlock(const ir::Block& block);
   void EmitTerminator(const ir::Inst& inst);
   void AddIncoming(const ir::Inst& term, size_t edge, L::BasicBlock* target_bb);
+  // Wave tracking on the CPU (ModuleWriter::TracksWaves), writer.cpp.
+  /// Whether the edge from `from` to `to` needs code of its own: it enters or repeats a
+  /// loop whose header is `to`.
+  bool EdgeHasHook(const ir::Block* from, const ir::Block* to) const;
+  /// Emits that code at the builder's place.
+  void EmitEdgeHook(const ir::Block* from, const ir::Block* to);
+  /// slope_cpu_enter(inv, position): the depth before; slope_cpu_leave(inv, depth).
+  L::Value* EnterTracked(uint32_t position);
+  void LeaveTracked(L::Value* depth);
   L::AllocaInst* EntryAlloca(L::Type* t);
 
   // insts.cpp
@@ -170,6 +186,11 @@ class FunctionWriter {
   std::map<const ir::Value*, RowPtr> rows_;
   source::SourceLoc loc_;  ///< of the instruction being written
   std::map<const ir::Block*, L::BasicBlock*> blocks_;
+  // Wave tracking: each loop header's loop instruction, the block its loop continues
+  // from, the headers by merge block, and the slot holding the depth before the loop.
+  std::map<const ir::Block*, const ir::Inst*> loop_of_header_;
+  std::map<const ir::Block*, const ir::Block*> header_of_merge_;
+  std::map<const ir::Block*, L::AllocaInst*> loop_depth_;
   std::map<const ir::Global*, L::Value*> globals_;
   L::BasicBlock* alloca_block_ = nullptr;
 };

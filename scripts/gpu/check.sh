@@ -7,7 +7,9 @@
 # Vulkan run (lit --param backend=cuda turns the tests' -backend=vulkan into
 # -backend=cuda; --param via=ptx adds -via-ptx). Then the bandwidth benchmark
 # (tests/bench/saxpy): SAXPY over 256M floats through both targets, as a fraction of a
-# device-to-device copy. Prints the machine, the toolkit, the pass / fail / unsupported
+# device-to-device copy, and the reverse-mode benchmark (tests/bench/autodiff): the 2-D
+# box filter's backward time over its forward time, its forward bandwidth against a copy,
+# and one atomic per thread against AccumulateWaveReduced under full contention. Prints the machine, the toolkit, the pass / fail / unsupported
 # counts per path with the failing tests' names, and the benchmark's figures.
 #
 #   scripts/gpu/check.sh                    build (make build), then run
@@ -40,6 +42,7 @@ trap 'rm -rf "${SITE:-}" "${UNPACKED:-}"' EXIT
 if [ -n "$PREBUILT" ]; then
   BIN=$PREBUILT
   BENCH=$PREBUILT/tests/bench/saxpy_bench
+  AD_BENCH=$PREBUILT/tests/bench/autodiff_bench
   export SLOPE_LLVM_PLUGIN=$PREBUILT/lib/libslope_llvm.so
   FILECHECK=$PREBUILT/bin/FileCheck
   LIT=$PREBUILT/lit/lit.py
@@ -50,6 +53,7 @@ else
   make -C "$ROOT" build >/dev/null || { echo "check.sh: the build failed" >&2; exit 1; }
   BIN=${BUILD_DIR:-$ROOT/build}
   BENCH=$BIN/tests/bench/saxpy_bench
+  AD_BENCH=$BIN/tests/bench/autodiff_bench
   FILECHECK=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["filecheck"])' \
               "$BIN/tests/lit/paths.json")
   LIT=$(sed -n 's/^SLOPE_LIT:[A-Z]*=//p' "$BIN/CMakeCache.txt")
@@ -131,5 +135,7 @@ done
 if [ "$BACKEND" = cuda ]; then
   echo "== bandwidth: SAXPY over 256M floats vs a device-to-device copy"
   "$BENCH" "$ROOT/tests/bench/saxpy/saxpy.slang" || any_failed=1
+  echo "== reverse mode: the 2-D box filter's backward over forward; accumulation under contention"
+  "$AD_BENCH" "$ROOT/tests/bench/autodiff" || any_failed=1
 fi
 [ "$any_failed" -eq 0 ]

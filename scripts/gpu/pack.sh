@@ -18,6 +18,7 @@ mkdir -p "$OUT/tools/slopec" "$OUT/tools/slope-run" "$OUT/tests/bench" "$OUT/bin
 strip -o "$OUT/tools/slopec/slopec" "$BUILD/tools/slopec/slopec"
 strip -o "$OUT/tools/slope-run/slope-run" "$BUILD/tools/slope-run/slope-run"
 strip -o "$OUT/tests/bench/saxpy_bench" "$BUILD/tests/bench/saxpy_bench"
+strip -o "$OUT/tests/bench/autodiff_bench" "$BUILD/tests/bench/autodiff_bench"
 strip -o "$OUT/lib/libslope_llvm.so" "$BUILD/lib/libslope_llvm.so"
 cp "$LLVM/bin/FileCheck" "$LLVM/bin/not" "$OUT/bin/"
 for tool in spirv-val spirv-dis; do

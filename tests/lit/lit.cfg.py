@@ -93,7 +93,12 @@ def backend_available(name):
     except Exception:
         return False
 
+# `structured-waves`: a wave operation acts only on the lanes at the same dynamic instance
+# of it (the same loop iteration), as SPIR-V says and the CPU scheduler does. The CUDA
+# targets take the warp's converged lanes (__activemask), which a GPU compiler may merge
+# where lanes leave a loop at different iterations (docs/cuda.md).
 if run_backend is None:
+    config.available_features.add("structured-waves")
     for backend in ["vulkan", "cuda", "cpu"]:
         if backend_available(backend):
             config.available_features.add(backend)
@@ -103,6 +108,8 @@ elif backend_available(run_backend):
     # standard output while the kernel runs).
     config.available_features.add("vulkan")
     config.available_features.add(run_backend)
+    if run_backend == "cpu":
+        config.available_features.add("structured-waves")
     if run_backend == "cuda":
         for feature in ["vulkan-int64-atomics", "vulkan-float-atomics", "vulkan-waves",
                         "vulkan-printf"]:

@@ -10,15 +10,12 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "compiler/driver/compile.h"
-#include "compiler/targets/cuda/prelude.h"
 #include "runtime/core/device.h"
 #include "runtime/cuda/cuda_device.h"
+#include "tests/bench/cuda_bench.h"
 
 namespace {
 
@@ -28,30 +25,6 @@ constexpr float kA = 2.5f;  // the kernel's constant
 
 float InitialX(size_t i) { return static_cast<float>(i % 1000) * 0.001f; }
 float InitialY(size_t i) { return 1.0f - static_cast<float>(i % 7) * 0.25f; }
-
-/// Compiles `source` for `target` (Ptx or Cuda) and returns PTX, or "" after printing why.
-std::string CompileToPtx(const std::string& path, const std::string& source,
-                         slope::driver::Target target, int sm,
-                         slope::driver::Reflection* reflection) {
-  slope::driver::CompileOptions options;
-  options.input_path = path;
-  options.source_text = source;
-  options.entries = {"saxpy"};
-  options.stage = "compute";
-  options.target = target;
-  options.gpu_arch = "sm_" + std::to_string(sm);
-  slope::driver::CompileResult compiled = slope::driver::Compile(options);
-  if (!compiled.ok) return "";
-  *reflection = compiled.reflection;
-  if (target == slope::driver::Target::Ptx) return compiled.text;
-  std::string ptx, error;
-  if (!rt::cuda::CompileCudaToPtx(compiled.text, slope::targets::cuda::kPreludeName,
-                                  slope::targets::cuda::PreludeText(), sm, &ptx, &error)) {
-    std::fprintf(stderr, "saxpy_bench: %s\n", error.c_str());
-    return "";
-  }
-  return ptx;
-}
 
 }  // namespace
 
@@ -68,13 +41,8 @@ int main(int argc, char** argv) {
       path = argv[i];
     }
   }
-  std::ifstream in(path);
-  if (!in) {
-    std::fprintf(stderr, "saxpy_bench: cannot read %s\n", path.c_str());
-    return 1;
-  }
-  std::stringstream text;
-  text << in.rdbuf();
+  std::string text = slope::bench::ReadSource(path);
+  if (text.empty()) return 1;
 
   std::string error;
   std::unique_ptr<rt::Device> device = rt::CreateDevice(rt::Backend::Cuda, -1, &error, {});
@@ -121,7 +89,8 @@ int main(int argc, char** argv) {
   for (auto [target, name] : {std::pair{slope::driver::Target::Ptx, "ptx (LLVM NVPTX)"},
                               std::pair{slope::driver::Target::Cuda, "cuda (CUDA C++, NVRTC)"}}) {
     slope::driver::Reflection reflection;
-    std::string ptx = CompileToPtx(path, text.str(), target, sm, &reflection);
+    std::string ptx =
+        slope::bench::CompileToPtx(path, text, "saxpy", target, sm, &reflection);
     if (ptx.empty()) {
       std::printf("saxpy %s: FAILED to compile\n", name);
       status = 1;

@@ -117,10 +117,21 @@ int main(int argc, char** argv) {
                                              {"filtered", b_out.get()},
                                              {"filteredGrad", b_grad.get()},
                                              {"imageGrad", b_image_grad.get()}};
-  rt::GroupCount groups{kSide / 16, kSide / 16, 1};
-  for (auto [target, name] : {std::pair{Target::Ptx, "ptx"}, std::pair{Target::Cuda, "cuda"}}) {
-    auto fwd = Build(*device, box_path, box_source, "forward", target, sm);
-    auto bwd = Build(*device, box_path, box_source, "backward", target, sm);
+  struct Shape {
+    const char* forward;
+    const char* backward;
+    const char* what;
+    rt::GroupCount groups;
+  };
+  const Shape shapes[] = {{"forward", "backward", "16x16 groups", {kSide / 16, kSide / 16, 1}},
+                          {"forwardRows", "backwardRows", "32x8 groups", {kSide / 32, kSide / 8, 1}}};
+  for (const Shape& shape : shapes) {
+  for (auto [target, target_name] : {std::pair{Target::Ptx, "ptx"}, std::pair{Target::Cuda, "cuda"}}) {
+    std::string label = std::string(target_name) + ", " + shape.what;
+    const char* name = label.c_str();
+    rt::GroupCount groups = shape.groups;
+    auto fwd = Build(*device, box_path, box_source, shape.forward, target, sm);
+    auto bwd = Build(*device, box_path, box_source, shape.backward, target, sm);
     if (!fwd || !bwd || !device->WriteBuffer(*b_image_grad, 0,
                                              std::span<const std::byte>(
                                                  reinterpret_cast<const std::byte*>(zeros.data()),
@@ -157,6 +168,8 @@ int main(int argc, char** argv) {
     std::printf("box filter %s: forward %.3f ms (%.1f GB/s = %.3f of the copy), backward %.3f ms "
                 "= %.2fx forward (results checked)\n",
                 name, fwd_ms, fwd_gbs, fwd_gbs / copy_gbs, bwd_ms, bwd_ms / fwd_ms);
+  }
+
   }
 
   // Contention: 16M threads add 1, 2 or 3 to one uint, then to eight.

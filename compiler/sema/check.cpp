@@ -73,6 +73,12 @@ bool LiteralUInt(const ast::Expr* e, uint32_t* out) {
 }  // namespace
 
 const Type* Checker::ResolveType(ast::TypeExpr* te) {
+  const Type* type = ResolveTypeExpr(te);
+  RecordGenericUse(type);
+  return type;
+}
+
+const Type* Checker::ResolveTypeExpr(ast::TypeExpr* te) {
   if (te == nullptr) return types_.Error();
   if (!te->array_dims.empty()) {
     // `T[N][M]`: the element type first, then the dimensions (check_array.cpp).
@@ -342,6 +348,7 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
   CheckRequestedEntries(decls, *out);
   CheckRecursion(out->functions);
   CheckConstantCycles();
+  CheckGenericArraySizes();
   scopes_.pop_back();
   return !diags_.HasErrors();
 }

@@ -210,8 +210,10 @@ ast::Expr* Checker::CheckArrayIndex(ast::IndexExpr* expr) {
   const Type* base = expr->base->type;
   expr->type = base->Element();
   int64_t index = 0;
+  // A size a generic parameter gives (`int a[N]`) is known only once specialized.
+  bool known_size = base->LengthParam() == nullptr;
   if (!expr->index->type->IsError() && EvaluateIntConstant(expr->index, &index) &&
-      (index < 0 || index >= static_cast<int64_t>(base->Count()))) {
+      (index < 0 || (known_size && index >= static_cast<int64_t>(base->Count())))) {
     diags_.Report(DiagId::ArrayIndexOutOfRange, expr->index->range, index, base->Count());
   }
   return expr;

@@ -345,7 +345,10 @@ class Checker {
   void CheckDifferentiableBody(ast::FuncDecl* func);
 
   // check.cpp
+  /// The type `type_expr` names; a dependent one named in a function body is recorded
+  /// for CheckGenericArraySizes.
   const Type* ResolveType(ast::TypeExpr* type_expr);
+  const Type* ResolveTypeExpr(ast::TypeExpr* type_expr);
 
   // check_intrinsic.cpp: intrinsic functions and the typing rules they need.
   /// Checks `[__intrinsic_op("name")]` on `func`: a known intrinsic, no body; sets
@@ -411,6 +414,44 @@ class Checker {
   /// Checks the `static const` globals `e` (not yet checked) names, so that constant
   /// expressions may use constants declared later (array sizes, enumerator values).
   void CheckConstantsUsedBy(const ast::Expr* e);
+  // check_generic_sizes.cpp: array sizes that generic value arguments give.
+  /// Checks the arrays of every generic struct and function used with concrete
+  /// arguments (recorded while checking, walked once every body is checked): each size
+  /// a generic value parameter gives must be 1 to the array limit (E3048), or lowering
+  /// would build arrays of billions of elements.
+  void CheckGenericArraySizes();
+  /// Walks `pattern` (a type in terms of generic parameters) under `subst`; reports an
+  /// array whose generic size is out of range at `at`, naming `owner`. False once
+  /// reported.
+  bool GenericSizesFit(const Type* pattern, const Subst& subst, const std::string& owner,
+                       source::SourceRange at, std::set<const Type*>* structs_seen);
+  /// Records that `te` resolved to `type`: a dependent type named in a generic body.
+  void RecordGenericUse(const Type* type);
+  /// Records call `call` of `func` with `bindings` (its generic parameters' arguments).
+  void RecordGenericCall(ast::FuncDecl* func, const Subst& bindings, source::SourceRange at);
+  /// Per generic function: the dependent types its body names and the generic calls it
+  /// makes with arguments in terms of its own parameters.
+  struct GenericUses {
+    std::vector<const Type*> types;
+    std::set<const Type*> seen;
+    std::vector<std::pair<ast::FuncDecl*, Subst>> calls;
+  };
+  std::unordered_map<const ast::FuncDecl*, GenericUses> generic_uses_;
+  /// Generic structs, aliases and calls used with concrete arguments, where they are used.
+  struct ConcreteType {
+    const Type* pattern;  ///< with `bindings`, the type used
+    Subst bindings;
+    std::string name;  ///< as written
+    source::SourceRange at;
+  };
+  std::vector<ConcreteType> concrete_types_;
+  struct ConcreteCall {
+    ast::FuncDecl* func;
+    Subst bindings;
+    source::SourceRange at;
+  };
+  std::vector<ConcreteCall> concrete_calls_;
+
   /// `a[i]` on an array: reports constant indices out of range.
   ast::Expr* CheckArrayIndex(ast::IndexExpr* expr);
   /// `a.getCount()` on an array: an int literal; null when the callee is no such call

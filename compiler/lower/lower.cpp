@@ -609,11 +609,14 @@ std::vector<uint32_t> LoopImmsOf(const ast::Stmt& loop) {
 }
 }  // namespace
 
-void Lowerer::StartDeadBlock() { Place(NewBlock()); }
+void Lowerer::StartDeadBlock() {
+  dead_block_ = NewBlock();
+  Place(dead_block_);
+}
 
 bool Lowerer::InsertBlockUnreachable() const {
   const ir::Block* block = b_.GetInsertBlock();
-  if (b_.IsTerminated()) return true;
+  if (b_.IsTerminated() || block == dead_block_) return true;
   const ir::Function* f = block->GetFunction();
   if (!f->blocks.empty() && f->blocks[0] == block) return false;
   for (const ir::Block* other : f->blocks) {
@@ -762,7 +765,9 @@ void Lowerer::LowerSwitch(const ast::SwitchStmt* s) {
   loops_.push_back({merge, loops_.empty() ? nullptr : loops_.back().continue_target});
   for (size_t i = 0; i < clauses.size(); ++i) {
     Place(clauses[i].block);
-    for (size_t j = i; j < clauses.size() && !InsertBlockUnreachable(); ++j) {
+    // The clause's own block is a target of the switch; only the blocks its statements
+    // end in need the (whole-function) reachability test.
+    for (size_t j = i; j < clauses.size() && (j == i || !InsertBlockUnreachable()); ++j) {
       for (const ast::Stmt* stmt : clauses[j].stmts) LowerStmt(stmt);
     }
     if (!b_.IsTerminated()) b_.Br(merge);

@@ -344,6 +344,9 @@ class Checker {
   /// functions and `no_diff` stores of values that carry a derivative.
   void CheckDifferentiableBody(ast::FuncDecl* func);
 
+  /// E0004 at the start of the file compiled, saying what it holds; a note per function
+  /// (a few) that lacks the attributes of an entry point.
+  void ReportNoEntryPoint(const std::vector<ast::Decl*>& decls, source::SourceRange file_start);
   // check.cpp
   /// The type `type_expr` names; a dependent one named in a function body is recorded
   /// for CheckGenericArraySizes.

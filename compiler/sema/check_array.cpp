@@ -46,8 +46,15 @@ const Type* Checker::ApplyArrayDims(ast::TypeExpr* te, const Type* element) {
         continue;
       }
     }
-    if (!EvaluateIntConstant(dim, &n) || dim->type->IsEnum() || dim->type == types_.Bool() ||
-        n <= 0) {
+    constant_wrapped_ = false;
+    bool constant = EvaluateIntConstant(dim, &n);
+    if (constant && n <= 0 && constant_wrapped_ && !dim->type->IsEnum() &&
+        dim->type != types_.Bool()) {
+      // `int a[65536 * 65536]`, `float f[1 << 31]`: too large, not "not positive".
+      diags_.Report(DiagId::ArraySizeOverflow, dim->range, dim->type->Name(), n, kMaxArraySize);
+      return types_.Error();
+    }
+    if (!constant || dim->type->IsEnum() || dim->type == types_.Bool() || n <= 0) {
       diags_.Report(DiagId::ArraySizeNotConstant, dim->range);
       return types_.Error();
     }

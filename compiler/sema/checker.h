@@ -615,6 +615,9 @@ class Checker {
   /// const_values_), so constants built from constants cost linear time; a constant met
   /// again while it is being evaluated (a cycle, see CheckConstantCycles) has no value.
   bool EvaluateIntConstant(const ast::Expr* expr, int64_t* out, int depth = 0);
+  /// Set by EvaluateIntConstant when an operation's exact result did not fit its type
+  /// (the value wrapped); callers that care clear it first.
+  bool constant_wrapped_ = false;
   /// Reports every cycle of `static const` definitions that refer to themselves or to each
   /// other (E3090 naming the cycle). Iterative: a chain of any length is fine.
   void CheckConstantCycles();

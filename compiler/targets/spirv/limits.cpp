@@ -34,9 +34,36 @@ bool IsBufferMemory(const ir::Type* pointer) {
                                   pointer->Space() == ir::AddressSpace::PushConstant);
 }
 
-source::SourceLoc LocOf(const ir::Inst* inst) {
+/// Where `f` is declared; for a function a pass made (a derivative, `f.jvp`), where it
+/// is first called, or where the function it was made from is.
+source::SourceLoc FunctionLoc(const ir::Module& module, const ir::Function* f) {
+  if (f->loc.IsValid()) return f->loc;
+  for (const ir::Function* caller : module.functions) {
+    for (const ir::Block* block : caller->blocks) {
+      for (const ir::Inst* inst : block->insts) {
+        if (inst->GetOp() == Op::Call && inst->callee == f && inst->loc.IsValid()) {
+          return inst->loc;
+        }
+      }
+    }
+  }
+  for (const ir::Function* from : {f->fwd_diff_of, f->bwd_diff_of}) {
+    if (from != nullptr && from->loc.IsValid()) return from->loc;
+  }
+  // Uncalled: the function whose name it extends (`f` of `f.jvp.jvp`).
+  std::string name = f->Name();
+  for (size_t dot = name.rfind('.'); dot != std::string::npos && dot > 0; dot = name.rfind('.')) {
+    name.resize(dot);
+    for (const ir::Function* g : module.functions) {
+      if (g->Name() == name && g->loc.IsValid()) return g->loc;
+    }
+  }
+  return f->loc;
+}
+
+source::SourceLoc LocOf(const ir::Module& module, const ir::Inst* inst) {
   if (inst->loc.IsValid() || inst->block == nullptr) return inst->loc;
-  return inst->block->GetFunction()->loc;
+  return FunctionLoc(module, inst->block->GetFunction());
 }
 
 }  // namespace
@@ -92,8 +119,8 @@ bool CheckLimits(const ir::Module& module, diag::DiagEngine& diags) {
   std::unordered_map<const ir::Value*, bool> zero_memo;
   for (const ir::Function* f : module.functions) {
     if (!f->is_entry && f->params.size() > kMaxFunctionParams) {
-      diags.Report(DiagId::SpirvTooManyParams, source::SourceRange(f->loc), f->Name(),
-                   f->params.size(), kMaxFunctionParams);
+      diags.Report(DiagId::SpirvTooManyParams, source::SourceRange(FunctionLoc(module, f)),
+                   f->Name(), f->params.size(), kMaxFunctionParams);
     }
     for (const ir::Block* block : f->blocks) {
       for (const ir::Inst* inst : block->insts) {
@@ -102,7 +129,7 @@ bool CheckLimits(const ir::Module& module, diag::DiagEngine& diags) {
           case Op::MakeStruct:
             // A composite of zeros is written as OpConstantNull, of any size.
             if (inst->operands.size() > kMaxCompositeValues && !IsZeroValue(inst, &zero_memo)) {
-              diags.Report(DiagId::SpirvCompositeTooLarge, source::SourceRange(LocOf(inst)),
+              diags.Report(DiagId::SpirvCompositeTooLarge, source::SourceRange(LocOf(module, inst)),
                            "a value of type '" + inst->GetType()->Name() + "'",
                            inst->operands.size(), kMaxCompositeValues);
             }
@@ -110,7 +137,7 @@ bool CheckLimits(const ir::Module& module, diag::DiagEngine& diags) {
           case Op::Load:
             if (IsBufferMemory(inst->operands[0]->GetType()) &&
                 WidestLevel(inst->GetType()) > kMaxCompositeValues) {
-              diags.Report(DiagId::SpirvCompositeTooLarge, source::SourceRange(LocOf(inst)),
+              diags.Report(DiagId::SpirvCompositeTooLarge, source::SourceRange(LocOf(module, inst)),
                            "loading a value of type '" + inst->GetType()->Name() +
                                "' from buffer memory",
                            WidestLevel(inst->GetType()), kMaxCompositeValues);
@@ -119,14 +146,14 @@ bool CheckLimits(const ir::Module& module, diag::DiagEngine& diags) {
           case Op::Printf: {
             std::string format;
             if (ir::UnpackString(inst->imms, &format) && format.size() > kMaxStringBytes) {
-              diags.Report(DiagId::SpirvStringTooLong, source::SourceRange(LocOf(inst)),
+              diags.Report(DiagId::SpirvStringTooLong, source::SourceRange(LocOf(module, inst)),
                            format.size(), kMaxStringBytes);
             }
             break;
           }
           case Op::Switch:
             if (inst->operands.size() - 1 > kMaxSwitchCases) {
-              diags.Report(DiagId::SpirvSwitchTooLarge, source::SourceRange(LocOf(inst)),
+              diags.Report(DiagId::SpirvSwitchTooLarge, source::SourceRange(LocOf(module, inst)),
                            inst->operands.size() - 1, kMaxSwitchCases);
             }
             break;

@@ -243,6 +243,15 @@ ast::Expr* Checker::CheckArrayMethod(ast::CallExpr* call, ast::MemberExpr* calle
     diags_.Report(DiagId::WrongArgumentCount, call->range, "getCount", 0, call->args.size());
     return call;
   }
+  // `int a[N]` in generic code: the count is the parameter's value, known once
+  // specialized (lowering reads it from the specialization, as for `N` itself).
+  const Type* length = receiver->type->LengthParam();
+  if (length != nullptr && length->IsGenericParam() && length->Generic()->decl != nullptr) {
+    auto* param = ctx_.New<ast::NameExpr>(call->range, length->Generic()->name);
+    param->decl = length->Generic()->decl;
+    param->type = types_.Int();
+    return param;
+  }
   auto* count = ctx_.New<ast::IntLiteralExpr>(call->range, receiver->type->Count(), false);
   count->type = types_.Int();
   return count;

@@ -207,10 +207,19 @@ bool Checker::EvaluateIntConstant(const ast::Expr* e, int64_t* out, int depth) {
       // `depth` counts constants named through constants; expressions are bounded by the
       // parser's height limit.
       auto memo = const_values_.find(var);
-      if (memo != const_values_.end()) return memo->second.has_value() && result(*memo->second);
+      if (memo != const_values_.end()) {
+        if (wrapped_consts_.count(var) != 0) constant_wrapped_ = true;
+        return memo->second.has_value() && result(*memo->second);
+      }
       if (depth > kMaxConstantChain) return false;
       const_values_[var] = std::nullopt;  // in progress: a cycle finds no value
-      if (!EvaluateIntConstant(var->init, &a, depth + 1)) {
+      // Whether this constant's own arithmetic wrapped, remembered with its value.
+      bool wrapped_before = constant_wrapped_;
+      constant_wrapped_ = false;
+      bool evaluated = EvaluateIntConstant(var->init, &a, depth + 1);
+      if (evaluated && constant_wrapped_) wrapped_consts_.insert(var);
+      constant_wrapped_ = constant_wrapped_ || wrapped_before;
+      if (!evaluated) {
         const_values_.erase(var);  // may have a value once its initializer is checked
         return false;
       }

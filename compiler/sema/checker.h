@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "compiler/ast/ast.h"
@@ -618,6 +619,8 @@ class Checker {
   /// Set by EvaluateIntConstant when an operation's exact result did not fit its type
   /// (the value wrapped); callers that care clear it first.
   bool constant_wrapped_ = false;
+  /// The constants whose values wrapped so (memoized with const_values_).
+  std::unordered_set<const ast::VarDecl*> wrapped_consts_;
   /// Reports every cycle of `static const` definitions that refer to themselves or to each
   /// other (E3090 naming the cycle). Iterative: a chain of any length is fine.
   void CheckConstantCycles();

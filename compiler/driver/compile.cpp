@@ -271,6 +271,7 @@ CompileResult CompileOnThisThread(const CompileOptions& options) {
   entry_request.stage = options.stage;
   const TargetInfo* target = FindTarget(options.target);
   entry_request.require_one = target != nullptr;
+  entry_request.file = file;
   if (!sema::CheckModule(*module, ast_ctx, types, diags, &checked, &graph.map, &entry_request)) {
     return finish();
   }
@@ -316,7 +317,8 @@ CompileResult CompileOnThisThread(const CompileOptions& options) {
 
   // The target's writer.
   if (checked.entry_points.empty()) {
-    diags.Report(diag::DiagId::NoEntryPoints, source::SourceRange());
+    diags.Report(diag::DiagId::NoEntryPoints, source::SourceRange(source::SourceLoc{file, 0}),
+                 "no function has [numthreads] or [shader(\"compute\")]");
     return finish();
   }
   EmitRequest request{*ir_module, options,  checked.entry_points.size(), rules, matrices,

@@ -8,6 +8,7 @@
 #include "compiler/targets/cuda/writer.h"
 #include "compiler/targets/glsl/writer.h"
 #include "compiler/targets/llvm/plugin_loader.h"
+#include "compiler/targets/spirv/limits.h"
 #include "compiler/targets/spirv/optimize.h"
 #include "compiler/targets/spirv/raise.h"
 #include "compiler/targets/spirv/validate.h"
@@ -35,6 +36,8 @@ void EmitSpirv(EmitRequest& r) {
     writer_options.debug_sources = &r.sources;
     writer_options.debug_file = r.file;
   }
+  // What SPIR-V cannot express is an error at its source, not an invalid module.
+  if (!targets::spirv::CheckLimits(r.module, r.diags)) return;
   std::vector<uint32_t>& words = r.result.spirv;
   words = targets::spirv::WriteSpirv(r.module, writer_options);
   if (options.validate_spirv && !ValidateOutput(words, r.diags, options.scalar_layout)) return;

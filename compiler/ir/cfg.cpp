@@ -98,15 +98,21 @@ DomTree::DomTree(const Function& f) {
   // Reverse post-order of the reachable blocks (iterative depth-first search).
   std::vector<Block*> post;
   std::set<const Block*> seen{f.blocks.front()};
-  std::vector<std::pair<Block*, size_t>> stack{{f.blocks.front(), 0}};
+  // Each frame keeps its block's successors: a switch of n cases visits them in n steps.
+  struct Frame {
+    Block* block;
+    std::vector<Block*> succ;
+    size_t next = 0;
+  };
+  std::vector<Frame> stack;
+  stack.push_back({f.blocks.front(), Successors(*f.blocks.front())});
   while (!stack.empty()) {
-    Block* b = stack.back().first;
-    std::vector<Block*> succ = Successors(*b);
-    if (stack.back().second < succ.size()) {
-      Block* s = succ[stack.back().second++];
-      if (seen.insert(s).second) stack.push_back({s, 0});
+    Frame& top = stack.back();
+    if (top.next < top.succ.size()) {
+      Block* s = top.succ[top.next++];
+      if (seen.insert(s).second) stack.push_back({s, Successors(*s)});
     } else {
-      post.push_back(b);
+      post.push_back(top.block);
       stack.pop_back();
     }
   }

@@ -124,6 +124,13 @@ class TypeTable {
   void SetMemberMatrixLayouts(const Type* s, std::vector<MatrixLayout> layouts);
   /// The struct named `name`, or null.
   const Type* FindStruct(const std::string& name) const;
+  /// Where struct `s` is declared in the source (lowering records it; unset for the
+  /// structs lowering and passes make).
+  void SetStructLoc(const Type* s, source::SourceLoc loc) { struct_locs_[s] = loc; }
+  source::SourceLoc StructLoc(const Type* s) const {
+    auto it = struct_locs_.find(s);
+    return it == struct_locs_.end() ? source::SourceLoc() : it->second;
+  }
   /// Every struct type, in creation order (members before the structs holding them).
   const std::vector<const Type*>& Structs() const { return struct_order_; }
   /// A scalar, vector or matrix type with the scalar replaced.
@@ -151,6 +158,7 @@ class TypeTable {
   std::map<std::string, std::unique_ptr<Type>> structs_;
   std::vector<const Type*> struct_order_;
   std::map<const Type*, DifferentialLayout> differentials_;
+  std::map<const Type*, source::SourceLoc> struct_locs_;
 };
 
 // ---------------------------------------------------------------------------------------
@@ -342,6 +350,8 @@ class Global : public Value {
   }
   uint32_t set = 0;
   uint32_t binding = 0;
+  /// Where the variable is declared in the source (unset for globals passes make).
+  source::SourceLoc loc;
 
  private:
   std::string name_;

@@ -2,6 +2,7 @@
 
 #include <map>
 #include <set>
+#include <unordered_set>
 
 #include "compiler/base/ice.h"
 #include "compiler/ir/cfg.h"
@@ -291,6 +292,7 @@ void Lowerer::DeclareGlobals(const std::vector<ast::Decl*>& resources) {
       }
       const ir::Type* s = module_->Types().Struct(block->name + ".cbuffer", members, names);
       g = module_->AddGlobal(module_->Types().Pointer(ir::AddressSpace::Uniform, s), block->name);
+      g->loc = block->name_range.begin;
       uniform_blocks_[block] = g;
       register_args = &block->register_args;
     } else if (auto* var = static_cast<ast::VarDecl*>(decl);
@@ -313,6 +315,7 @@ void Lowerer::DeclareGlobals(const std::vector<ast::Decl*>& resources) {
         t = module_->Types().Pointer(ir::AddressSpace::Uniform, block);
       }
       g = module_->AddGlobal(t, var->name);
+      g->loc = var->name_range.begin;
       globals_[var] = g;
       if (var->semantic == "register") register_args = &var->semantic_args;
     }
@@ -344,6 +347,7 @@ void Lowerer::DeclareBufferArray(const ast::VarDecl* var,
   }
   for (uint32_t k = 0; k < var->type->Count(); ++k) {
     ir::Global* g = module_->AddGlobal(element, var->name + "[" + std::to_string(k) + "]");
+    g->loc = var->name_range.begin;
     g->set = set;
     g->binding = binding + k;
     if (explicit_binding) used->insert({set, binding + k});
@@ -369,6 +373,7 @@ void Lowerer::DeclareResourceStruct(const ast::VarDecl* var,
     const ir::Type* block = module_->Types().Struct(var->name + ".uniforms", plain, plain_names);
     uniforms = module_->AddGlobal(module_->Types().Pointer(ir::AddressSpace::Uniform, block),
                                   var->name);
+    uniforms->loc = var->name_range.begin;
     order.push_back(uniforms);
   }
   ResourceStructGlobals& globals = resource_structs_[var];
@@ -379,6 +384,7 @@ void Lowerer::DeclareResourceStruct(const ast::VarDecl* var,
       continue;
     }
     ir::Global* g = module_->AddGlobal(s->Members()[i], var->name + "." + s->MemberNames()[i]);
+    g->loc = var->name_range.begin;
     globals.members.emplace_back(g, 0);
     order.push_back(g);
   }
@@ -423,6 +429,7 @@ ir::Global* Lowerer::PushConstantsOf(const ast::FuncDecl* decl) {
   const ir::Type* s = module_->Types().Struct(decl->name + ".uniforms", members, names);
   ir::Global* g = module_->AddGlobal(
       module_->Types().Pointer(ir::AddressSpace::PushConstant, s), decl->name + ".uniforms");
+  g->loc = decl->name_range.begin;
   push_constants_[decl] = g;
   return g;
 }
@@ -432,20 +439,21 @@ void Lowerer::DeclareGroupShared(const std::vector<ast::VarDecl*>& vars) {
     const ir::Type* t = LowerType(var->type);
     globals_[var] = module_->AddGlobal(
         module_->Types().Pointer(ir::AddressSpace::Workgroup, t), var->name);
+    globals_[var]->loc = var->name_range.begin;
   }
 }
 
 void Lowerer::DeclareStatics(const std::vector<ast::VarDecl*>& vars) {
+  std::unordered_set<std::string> taken;
+  for (const ir::Global* g : module_->globals) taken.insert(g->Name());
   for (ast::VarDecl* var : vars) {
     // Statics of different namespaces may share a name; IR globals may not.
     std::string name = var->name;
-    for (int n = 1; std::any_of(module_->globals.begin(), module_->globals.end(),
-                                [&](const ir::Global* g) { return g->Name() == name; });
-         ++n) {
-      name = var->name + "." + std::to_string(n);
-    }
+    for (int n = 1; taken.count(name) != 0; ++n) name = var->name + "." + std::to_string(n);
+    taken.insert(name);
     const ir::Type* t = LowerType(var->type);
     globals_[var] = module_->AddGlobal(module_->Types().Pointer(ir::AddressSpace::Private, t), name);
+    globals_[var]->loc = var->name_range.begin;
     statics_.push_back(var);
   }
 }
@@ -601,11 +609,14 @@ std::vector<uint32_t> LoopImmsOf(const ast::Stmt& loop) {
 }
 }  // namespace
 
-void Lowerer::StartDeadBlock() { Place(NewBlock()); }
+void Lowerer::StartDeadBlock() {
+  dead_block_ = NewBlock();
+  Place(dead_block_);
+}
 
 bool Lowerer::InsertBlockUnreachable() const {
   const ir::Block* block = b_.GetInsertBlock();
-  if (b_.IsTerminated()) return true;
+  if (b_.IsTerminated() || block == dead_block_) return true;
   const ir::Function* f = block->GetFunction();
   if (!f->blocks.empty() && f->blocks[0] == block) return false;
   for (const ir::Block* other : f->blocks) {
@@ -754,7 +765,9 @@ void Lowerer::LowerSwitch(const ast::SwitchStmt* s) {
   loops_.push_back({merge, loops_.empty() ? nullptr : loops_.back().continue_target});
   for (size_t i = 0; i < clauses.size(); ++i) {
     Place(clauses[i].block);
-    for (size_t j = i; j < clauses.size() && !InsertBlockUnreachable(); ++j) {
+    // The clause's own block is a target of the switch; only the blocks its statements
+    // end in need the (whole-function) reachability test.
+    for (size_t j = i; j < clauses.size() && (j == i || !InsertBlockUnreachable()); ++j) {
       for (const ast::Stmt* stmt : clauses[j].stmts) LowerStmt(stmt);
     }
     if (!b_.IsTerminated()) b_.Br(merge);

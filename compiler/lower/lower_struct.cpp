@@ -37,6 +37,9 @@ const ir::Type* Lowerer::LowerStructType(const sema::Type* t) {
   for (const sema::Type* a : t->Args()) name += "." + MangledTypeName(a);
   const ir::Type* made = module_->Types().Struct(name, std::move(members), std::move(names));
   if (any_layout) module_->Types().SetMemberMatrixLayouts(made, std::move(layouts));
+  if (t->Info()->decl != nullptr) {
+    module_->Types().SetStructLoc(made, t->Info()->decl->name_range.begin);
+  }
   // A Differential other than the members' own (sema chose it): the forward-mode pass
   // needs its layout.
   const std::vector<int>& map = t->Info()->derivative_members;

@@ -126,6 +126,8 @@ class Lowerer {
   /// Whether no branch reaches the insertion block yet (after a jump, or after an `if`
   /// whose branches all jumped) or it is already terminated.
   bool InsertBlockUnreachable() const;
+  /// The block StartDeadBlock placed last: no branch targets it.
+  ir::Block* dead_block_ = nullptr;
   ir::Block* NewBlock() { return module_->AddBlock(func_); }
   void Place(ir::Block* block) {
     func_->blocks.push_back(block);

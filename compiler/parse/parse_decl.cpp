@@ -13,11 +13,29 @@ const Token* Parser::ExpectName(const char* what) {
   return nullptr;
 }
 
+bool Parser::RejectInternalKeyword() {
+  // Slang's core library declares its built-in types and target code with these; Slope's
+  // core library needs none of them, and a program cannot use them in either compiler.
+  static constexpr std::string_view kInternal[] = {
+      "__magic_type",     "__intrinsic_type", "__intrinsic_asm",         "__target_intrinsic",
+      "__builtin",        "__builtin_type",   "__attributeTarget",       "__specialized_for_target",
+      "__glsl_extension", "__glsl_version",   "__spirv_version",         "__cuda_sm_version",
+      "__requiresNVAPI",  "__prefix",         "__postfix",               "__implicit_conversion"};
+  if (!At(TokenKind::Identifier)) return false;
+  for (std::string_view keyword : kInternal) {
+    if (Cur().text != keyword) continue;
+    Error(DiagId::InternalKeyword, Cur().Range(), keyword);
+    return true;
+  }
+  return false;
+}
+
 void Parser::ParseDeclInto(std::vector<ast::Decl*>& out, DeclContext context) {
   std::vector<ast::Attribute> attrs = ParseAttributes();
   if (panic_) return;
   if (Consume(TokenKind::Semicolon)) return;
   uint32_t mods = ParseModifiers();
+  if (RejectInternalKeyword()) return;
   // `__generic<T : I>` puts generic parameters in front of the declaration it opens.
   std::vector<ast::GenericParamDecl*> generics;
   if (AtIdent("__generic") && Peek(1).Is(TokenKind::Less)) {

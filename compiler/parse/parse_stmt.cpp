@@ -65,6 +65,8 @@ ast::Stmt* Parser::ParseStmt() {
                     : ctx_.New<ast::ContinueStmt>(From(begin));
   } else if (AtIdent("__target_switch")) {
     stmt = ParseTargetSwitch();
+  } else if (RejectInternalKeyword()) {
+    return nullptr;
   } else if (AtIdent("discard") || AtIdent("goto")) {
     Error(DiagId::UnsupportedConstruct, Cur().Range(),
           "'" + std::string(Cur().text) + "' statements", "are");

@@ -47,6 +47,9 @@ class Parser {
   }
   bool At(TokenKind kind) const { return Cur().kind == kind; }
   bool AtIdent(std::string_view s) const { return Cur().IsIdent(s); }
+  /// At a keyword that Slang keeps for its own core library (`__magic_type`,
+  /// `__intrinsic_asm`, `__target_intrinsic`, ...): reports that it is internal (E2012).
+  bool RejectInternalKeyword();
   const Token& Advance();
   bool Consume(TokenKind kind);
   bool ConsumeIdent(std::string_view s);

@@ -73,6 +73,12 @@ bool LiteralUInt(const ast::Expr* e, uint32_t* out) {
 }  // namespace
 
 const Type* Checker::ResolveType(ast::TypeExpr* te) {
+  const Type* type = ResolveTypeExpr(te);
+  RecordGenericUse(type);
+  return type;
+}
+
+const Type* Checker::ResolveTypeExpr(ast::TypeExpr* te) {
   if (te == nullptr) return types_.Error();
   if (!te->array_dims.empty()) {
     // `T[N][M]`: the element type first, then the dimensions (check_array.cpp).
@@ -342,6 +348,7 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
   CheckRequestedEntries(decls, *out);
   CheckRecursion(out->functions);
   CheckConstantCycles();
+  CheckGenericArraySizes();
   scopes_.pop_back();
   return !diags_.HasErrors();
 }
@@ -587,6 +594,8 @@ void Checker::CheckRequestedEntries(const std::vector<ast::Decl*>& decls,
       candidates.push_back(func);
     }
   }
+  // An entry point that is nowhere is reported at the start of the file compiled.
+  const source::SourceRange file_start(source::SourceLoc{entry_request_->file, 0});
   for (const std::string& name : entry_request_->names) {
     bool found = std::any_of(checked.entry_points.begin(), checked.entry_points.end(),
                              [&](const ast::FuncDecl* f) { return f->name == name; });
@@ -594,7 +603,7 @@ void Checker::CheckRequestedEntries(const std::vector<ast::Decl*>& decls,
     std::string names;
     for (const ast::FuncDecl* c : candidates) names += (names.empty() ? "" : ", ") + c->name;
     auto report = diags_.Report(
-        DiagId::EntryPointNotFound, source::SourceRange(), name,
+        DiagId::EntryPointNotFound, file_start, name,
         names.empty() ? "no function has [numthreads] or [shader]"
                       : "functions with [numthreads]: " + names);
     for (const ast::FuncDecl* c : candidates) {
@@ -606,11 +615,52 @@ void Checker::CheckRequestedEntries(const std::vector<ast::Decl*>& decls,
     return;
   }
   if (candidates.empty()) {
-    diags_.Report(DiagId::NoEntryPoints, source::SourceRange());
+    ReportNoEntryPoint(decls, file_start);
     return;
   }
   for (const ast::FuncDecl* c : candidates) {
     diags_.Report(DiagId::EntryPointNotMarked, c->name_range, c->name, c->name);
+  }
+}
+
+void Checker::ReportNoEntryPoint(const std::vector<ast::Decl*>& decls,
+                                 source::SourceRange file_start) {
+  // Say where the compiler looked and what it found there: nothing, no function, or
+  // functions without the attributes (each named in a note).
+  const source::FileId file = entry_request_->file;
+  std::vector<const ast::FuncDecl*> functions;
+  bool any_decl = false;
+  for (const ast::Decl* decl : decls) {
+    if (file == 0 || decl->name_range.begin.file != file) continue;  // the core library
+    any_decl = true;
+    if (decl->kind != ast::DeclKind::Func) continue;
+    auto* func = static_cast<const ast::FuncDecl*>(decl);
+    if (func->owner == nullptr && func->body != nullptr) functions.push_back(func);
+  }
+  std::string_view text = file != 0 ? diags_.Sources().Text(file) : std::string_view();
+  bool blank = std::all_of(text.begin(), text.end(), [](char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+  });
+  std::string found;
+  if (text.empty()) {
+    found = "the file is empty";
+  } else if (blank) {
+    found = "the file holds only white space";
+  } else if (!any_decl) {
+    found = "the file declares nothing";
+  } else if (functions.empty()) {
+    found = "the file declares no function with a body";
+  } else {
+    found = "no function has [numthreads] or [shader(\"compute\")]";
+  }
+  auto report = diags_.Report(DiagId::NoEntryPoints, file_start, found);
+  // Up to a few functions, the last ones first: an entry point usually ends the file.
+  constexpr size_t kMaxNotes = 4;
+  for (size_t i = 0; i < functions.size() && i < kMaxNotes; ++i) {
+    const ast::FuncDecl* f = functions[functions.size() - 1 - i];
+    source::LineCol at = diags_.Sources().GetLineCol(f->name_range.begin);
+    report.Note(DiagId::FunctionWithoutShader, f->name_range, f->name,
+                std::to_string(at.line) + ":" + std::to_string(at.column));
   }
 }
 

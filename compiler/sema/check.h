@@ -54,6 +54,9 @@ struct EntryRequest {
   std::vector<std::string> names;  ///< -entry, in order; may be empty
   std::string stage = "compute";   ///< -stage, for entries without [shader]
   bool require_one = false;        ///< code is generated: no entry point at all is an error
+  /// The file compiled: errors about entry points that are nowhere point at its start
+  /// (0: unknown, unpositioned).
+  source::FileId file = 0;
 };
 
 /// Checks `module`. Returns false when an error was reported. With `modules`, a

@@ -46,8 +46,15 @@ const Type* Checker::ApplyArrayDims(ast::TypeExpr* te, const Type* element) {
         continue;
       }
     }
-    if (!EvaluateIntConstant(dim, &n) || dim->type->IsEnum() || dim->type == types_.Bool() ||
-        n <= 0) {
+    constant_wrapped_ = false;
+    bool constant = EvaluateIntConstant(dim, &n);
+    if (constant && n <= 0 && constant_wrapped_ && !dim->type->IsEnum() &&
+        dim->type != types_.Bool()) {
+      // `int a[65536 * 65536]`, `float f[1 << 31]`: too large, not "not positive".
+      diags_.Report(DiagId::ArraySizeOverflow, dim->range, dim->type->Name(), n, kMaxArraySize);
+      return types_.Error();
+    }
+    if (!constant || dim->type->IsEnum() || dim->type == types_.Bool() || n <= 0) {
       diags_.Report(DiagId::ArraySizeNotConstant, dim->range);
       return types_.Error();
     }
@@ -210,8 +217,10 @@ ast::Expr* Checker::CheckArrayIndex(ast::IndexExpr* expr) {
   const Type* base = expr->base->type;
   expr->type = base->Element();
   int64_t index = 0;
+  // A size a generic parameter gives (`int a[N]`) is known only once specialized.
+  bool known_size = base->LengthParam() == nullptr;
   if (!expr->index->type->IsError() && EvaluateIntConstant(expr->index, &index) &&
-      (index < 0 || index >= static_cast<int64_t>(base->Count()))) {
+      (index < 0 || (known_size && index >= static_cast<int64_t>(base->Count())))) {
     diags_.Report(DiagId::ArrayIndexOutOfRange, expr->index->range, index, base->Count());
   }
   return expr;
@@ -233,6 +242,15 @@ ast::Expr* Checker::CheckArrayMethod(ast::CallExpr* call, ast::MemberExpr* calle
   if (!call->args.empty()) {
     diags_.Report(DiagId::WrongArgumentCount, call->range, "getCount", 0, call->args.size());
     return call;
+  }
+  // `int a[N]` in generic code: the count is the parameter's value, known once
+  // specialized (lowering reads it from the specialization, as for `N` itself).
+  const Type* length = receiver->type->LengthParam();
+  if (length != nullptr && length->IsGenericParam() && length->Generic()->decl != nullptr) {
+    auto* param = ctx_.New<ast::NameExpr>(call->range, length->Generic()->name);
+    param->decl = length->Generic()->decl;
+    param->type = types_.Int();
+    return param;
   }
   auto* count = ctx_.New<ast::IntLiteralExpr>(call->range, receiver->type->Count(), false);
   count->type = types_.Int();

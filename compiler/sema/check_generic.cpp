@@ -639,8 +639,19 @@ const Type* Checker::ApplyGeneric(ast::TypeExpr* te, ast::Decl* decl) {
   if (headers_resolved_ && !CheckConstraints(params, bindings, te->name, te->range, true)) {
     return types_.Error();
   }
-  if (alias_pattern != nullptr) return types_.Substitute(alias_pattern, bindings);
-  return sinfo != nullptr ? types_.StructOf(sinfo, args) : types_.InterfaceOf(iinfo, args);
+  if (alias_pattern != nullptr) {
+    const Type* aliased = types_.Substitute(alias_pattern, bindings);
+    if (!aliased->IsDependent()) {
+      concrete_types_.push_back({alias_pattern, bindings, te->name, te->range});
+    }
+    return aliased;
+  }
+  if (sinfo == nullptr) return types_.InterfaceOf(iinfo, args);
+  const Type* applied = types_.StructOf(sinfo, args);
+  if (!applied->IsDependent()) {
+    concrete_types_.push_back({applied, {}, applied->Name(), te->range});
+  }
+  return applied;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -960,6 +971,7 @@ bool Checker::ResolveCall(ast::CallExpr* call, const std::vector<Candidate>& can
     call->generic_args.push_back(arg);
     if (arg->IsInterface() && !CheckExistentialArgument(call, arg)) return false;
   }
+  RecordGenericCall(f, v.bindings, call->range);
   call->type = f->func_kind == ast::FuncKind::Init ? types_.Substitute(f->owner, v.bindings)
                                                    : types_.Substitute(f->result_type, v.bindings);
   if (current_function_ != nullptr) calls_[current_function_].emplace_back(f, call->range);

@@ -185,6 +185,14 @@ bool Checker::EvaluateIntConstant(const ast::Expr* e, int64_t* out, int depth) {
                               : WrapToWidth(v, width, t->Kind() == TypeKind::Int);
     return true;
   };
+  // Arithmetic whose exact result the type cannot hold (`65536 * 65536` in an int):
+  // recorded for messages that would otherwise show only the wrapped value.
+  auto arithmetic = [&](int64_t v) {
+    if (t != types_.Bool() && WrapToWidth(v, width, t->Kind() == TypeKind::Int) != v) {
+      constant_wrapped_ = true;
+    }
+    return result(v);
+  };
   int64_t a = 0, b = 0, c = 0;
   switch (e->kind) {
     case ast::ExprKind::IntLiteral:
@@ -199,10 +207,19 @@ bool Checker::EvaluateIntConstant(const ast::Expr* e, int64_t* out, int depth) {
       // `depth` counts constants named through constants; expressions are bounded by the
       // parser's height limit.
       auto memo = const_values_.find(var);
-      if (memo != const_values_.end()) return memo->second.has_value() && result(*memo->second);
+      if (memo != const_values_.end()) {
+        if (wrapped_consts_.count(var) != 0) constant_wrapped_ = true;
+        return memo->second.has_value() && result(*memo->second);
+      }
       if (depth > kMaxConstantChain) return false;
       const_values_[var] = std::nullopt;  // in progress: a cycle finds no value
-      if (!EvaluateIntConstant(var->init, &a, depth + 1)) {
+      // Whether this constant's own arithmetic wrapped, remembered with its value.
+      bool wrapped_before = constant_wrapped_;
+      constant_wrapped_ = false;
+      bool evaluated = EvaluateIntConstant(var->init, &a, depth + 1);
+      if (evaluated && constant_wrapped_) wrapped_consts_.insert(var);
+      constant_wrapped_ = constant_wrapped_ || wrapped_before;
+      if (!evaluated) {
         const_values_.erase(var);  // may have a value once its initializer is checked
         return false;
       }
@@ -220,7 +237,7 @@ bool Checker::EvaluateIntConstant(const ast::Expr* e, int64_t* out, int depth) {
       const auto* u = static_cast<const ast::UnaryExpr*>(e);
       if (!EvaluateIntConstant(u->operand, &a, depth)) return false;
       switch (u->op) {
-        case ast::OpKind::Neg: return result(WrapNeg(a));
+        case ast::OpKind::Neg: return arithmetic(WrapNeg(a));
         case ast::OpKind::Plus: return result(a);
         case ast::OpKind::BitNot: return result(~a);
         case ast::OpKind::Not: return result(a == 0 ? 1 : 0);
@@ -239,15 +256,15 @@ bool Checker::EvaluateIntConstant(const ast::Expr* e, int64_t* out, int depth) {
                                                      : bin->lhs->type;
       bool unsigned64 = operand->Kind() == TypeKind::UInt && operand->Width() == 64;
       switch (bin->op) {
-        case ast::OpKind::Add: return result(WrapAdd(a, b));
-        case ast::OpKind::Sub: return result(WrapAdd(a, WrapNeg(b)));
-        case ast::OpKind::Mul: return result(WrapMul(a, b));
+        case ast::OpKind::Add: return arithmetic(WrapAdd(a, b));
+        case ast::OpKind::Sub: return arithmetic(WrapAdd(a, WrapNeg(b)));
+        case ast::OpKind::Mul: return arithmetic(WrapMul(a, b));
         case ast::OpKind::Div:
         case ast::OpKind::Rem: return Divide(bin->op, a, b, unsigned64, &c) && result(c);
         case ast::OpKind::BitAnd: return result(a & b);
         case ast::OpKind::BitOr: return result(a | b);
         case ast::OpKind::BitXor: return result(a ^ b);
-        case ast::OpKind::Shl: return b >= 0 && b < width && result(a << b);
+        case ast::OpKind::Shl: return b >= 0 && b < width && arithmetic(a << b);
         case ast::OpKind::Shr: return b >= 0 && b < width && result(a >> b);
         case ast::OpKind::LogicalAnd: return result(a != 0 && b != 0);
         case ast::OpKind::LogicalOr: return result(a != 0 || b != 0);

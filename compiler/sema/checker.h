@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "compiler/ast/ast.h"
@@ -344,8 +345,14 @@ class Checker {
   /// functions and `no_diff` stores of values that carry a derivative.
   void CheckDifferentiableBody(ast::FuncDecl* func);
 
+  /// E0004 at the start of the file compiled, saying what it holds; a note per function
+  /// (a few) that lacks the attributes of an entry point.
+  void ReportNoEntryPoint(const std::vector<ast::Decl*>& decls, source::SourceRange file_start);
   // check.cpp
+  /// The type `type_expr` names; a dependent one named in a function body is recorded
+  /// for CheckGenericArraySizes.
   const Type* ResolveType(ast::TypeExpr* type_expr);
+  const Type* ResolveTypeExpr(ast::TypeExpr* type_expr);
 
   // check_intrinsic.cpp: intrinsic functions and the typing rules they need.
   /// Checks `[__intrinsic_op("name")]` on `func`: a known intrinsic, no body; sets
@@ -411,6 +418,44 @@ class Checker {
   /// Checks the `static const` globals `e` (not yet checked) names, so that constant
   /// expressions may use constants declared later (array sizes, enumerator values).
   void CheckConstantsUsedBy(const ast::Expr* e);
+  // check_generic_sizes.cpp: array sizes that generic value arguments give.
+  /// Checks the arrays of every generic struct and function used with concrete
+  /// arguments (recorded while checking, walked once every body is checked): each size
+  /// a generic value parameter gives must be 1 to the array limit (E3048), or lowering
+  /// would build arrays of billions of elements.
+  void CheckGenericArraySizes();
+  /// Walks `pattern` (a type in terms of generic parameters) under `subst`; reports an
+  /// array whose generic size is out of range at `at`, naming `owner`. False once
+  /// reported.
+  bool GenericSizesFit(const Type* pattern, const Subst& subst, const std::string& owner,
+                       source::SourceRange at, std::set<const Type*>* structs_seen);
+  /// Records that `te` resolved to `type`: a dependent type named in a generic body.
+  void RecordGenericUse(const Type* type);
+  /// Records call `call` of `func` with `bindings` (its generic parameters' arguments).
+  void RecordGenericCall(ast::FuncDecl* func, const Subst& bindings, source::SourceRange at);
+  /// Per generic function: the dependent types its body names and the generic calls it
+  /// makes with arguments in terms of its own parameters.
+  struct GenericUses {
+    std::vector<const Type*> types;
+    std::set<const Type*> seen;
+    std::vector<std::pair<ast::FuncDecl*, Subst>> calls;
+  };
+  std::unordered_map<const ast::FuncDecl*, GenericUses> generic_uses_;
+  /// Generic structs, aliases and calls used with concrete arguments, where they are used.
+  struct ConcreteType {
+    const Type* pattern;  ///< with `bindings`, the type used
+    Subst bindings;
+    std::string name;  ///< as written
+    source::SourceRange at;
+  };
+  std::vector<ConcreteType> concrete_types_;
+  struct ConcreteCall {
+    ast::FuncDecl* func;
+    Subst bindings;
+    source::SourceRange at;
+  };
+  std::vector<ConcreteCall> concrete_calls_;
+
   /// `a[i]` on an array: reports constant indices out of range.
   ast::Expr* CheckArrayIndex(ast::IndexExpr* expr);
   /// `a.getCount()` on an array: an int literal; null when the callee is no such call
@@ -571,6 +616,11 @@ class Checker {
   /// const_values_), so constants built from constants cost linear time; a constant met
   /// again while it is being evaluated (a cycle, see CheckConstantCycles) has no value.
   bool EvaluateIntConstant(const ast::Expr* expr, int64_t* out, int depth = 0);
+  /// Set by EvaluateIntConstant when an operation's exact result did not fit its type
+  /// (the value wrapped); callers that care clear it first.
+  bool constant_wrapped_ = false;
+  /// The constants whose values wrapped so (memoized with const_values_).
+  std::unordered_set<const ast::VarDecl*> wrapped_consts_;
   /// Reports every cycle of `static const` definitions that refer to themselves or to each
   /// other (E3090 naming the cycle). Iterative: a chain of any length is fine.
   void CheckConstantCycles();

@@ -10,11 +10,14 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <string>
+#include <unordered_map>
 
 #include "compiler/base/half.h"
 #include "compiler/base/ice.h"
 #include "compiler/ir/cfg.h"
 #include "compiler/targets/spirv/debug_info.h"
+#include "compiler/targets/spirv/limits.h"
 
 namespace slope::targets::spirv {
 
@@ -30,6 +33,11 @@ class Section {
     Emit(op, std::vector<uint32_t>(operands));
   }
   void Emit(SpvOp op, const std::vector<uint32_t>& operands) {
+    // CheckLimits rejected every instruction that would not fit before writing began.
+    if (operands.size() + 1 > kMaxInstructionWords) {
+      SLOPE_ICE("a SPIR-V instruction of " + std::to_string(operands.size() + 1) +
+                " words, more than its 16-bit word count can say");
+    }
     words_.push_back(static_cast<uint32_t>(operands.size() + 1) << 16 | static_cast<uint32_t>(op));
     words_.insert(words_.end(), operands.begin(), operands.end());
   }
@@ -48,6 +56,17 @@ std::vector<uint32_t> StringWords(const std::string& s) {
   std::vector<uint32_t> words((s.size() + 4) / 4, 0);
   std::memcpy(words.data(), s.data(), s.size());
   return words;
+}
+
+/// A debug name (OpName, OpMemberName) as literal words, cut at a UTF-8 character
+/// boundary when it would not fit in OpMemberName's word count: names do not change what
+/// the module computes, so a longer one is shortened rather than rejected.
+std::vector<uint32_t> NameWords(const std::string& s) {
+  constexpr size_t kMaxBytes = (kMaxInstructionWords - 3) * 4 - 1;  // the nul ends it
+  if (s.size() <= kMaxBytes) return StringWords(s);
+  size_t cut = kMaxBytes;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  return StringWords(s.substr(0, cut));
 }
 
 std::vector<uint32_t> Concat(std::vector<uint32_t> a, const std::vector<uint32_t>& b) {
@@ -154,6 +173,9 @@ class Writer {
   std::map<std::pair<uint32_t, std::vector<uint32_t>>, uint32_t> function_types_;
   std::map<const ir::Constant*, uint32_t> constants_;
   std::map<std::pair<const ir::Type*, uint64_t>, uint32_t> typed_consts_;
+  /// OpConstantNull per type, for zero composites too large for one instruction.
+  std::map<const ir::Type*, uint32_t> null_consts_;
+  std::unordered_map<const ir::Value*, bool> zero_memo_;
   std::map<std::string, uint32_t> builtins_;
   std::map<const ir::Value*, uint32_t> values_;
   std::map<const ir::Block*, uint32_t> labels_;
@@ -284,11 +306,11 @@ uint32_t Writer::StructTypeId(const ir::Type* t, std::optional<BufferLayout> rul
   if (members.empty() && !rules) members.push_back(TypeId(module_.Types().Int(32, false)));
   uint32_t id = NewId();
   globals_.Emit(SpvOp::OpTypeStruct, Concat({id}, members));
-  names_.Emit(SpvOp::OpName, Concat({id}, StringWords(t->StructName())));
+  names_.Emit(SpvOp::OpName, Concat({id}, NameWords(t->StructName())));
   std::vector<uint32_t> offsets;
   if (rules) offsets = LayoutMemberOffsets(t, *rules, options_.matrix_layout);
   for (uint32_t i = 0; i < t->Members().size(); ++i) {
-    names_.Emit(SpvOp::OpMemberName, Concat({id, i}, StringWords(t->MemberNames()[i])));
+    names_.Emit(SpvOp::OpMemberName, Concat({id, i}, NameWords(t->MemberNames()[i])));
     if (rules) {
       decorations_.Emit(SpvOp::OpMemberDecorate,
                         {id, i, static_cast<uint32_t>(spv::Decoration::Offset), offsets[i]});
@@ -503,7 +525,7 @@ void Writer::DeclareUniformGlobal(const ir::Global* g) {
     decorations_.Emit(SpvOp::OpDecorate,
                       {var, static_cast<uint32_t>(spv::Decoration::Binding), g->binding});
   }
-  names_.Emit(SpvOp::OpName, Concat({var}, StringWords(g->Name())));
+  names_.Emit(SpvOp::OpName, Concat({var}, NameWords(g->Name())));
   values_[g] = var;
 }
 
@@ -515,7 +537,7 @@ void Writer::DeclareGlobal(const ir::Global* g) {
     uint32_t var = NewId();
     spv::StorageClass sc = g->IsPrivate() ? spv::StorageClass::Private : spv::StorageClass::Workgroup;
     globals_.Emit(SpvOp::OpVariable, {TypeId(g->GetType()), var, static_cast<uint32_t>(sc)});
-    names_.Emit(SpvOp::OpName, Concat({var}, StringWords(g->Name())));
+    names_.Emit(SpvOp::OpName, Concat({var}, NameWords(g->Name())));
     values_[g] = var;
     return;
   }
@@ -544,7 +566,7 @@ void Writer::DeclareGlobal(const ir::Global* g) {
   globals_.Emit(SpvOp::OpVariable, {ptr, var, static_cast<uint32_t>(spv::StorageClass::StorageBuffer)});
   decorations_.Emit(SpvOp::OpDecorate, {var, static_cast<uint32_t>(spv::Decoration::DescriptorSet), g->set});
   decorations_.Emit(SpvOp::OpDecorate, {var, static_cast<uint32_t>(spv::Decoration::Binding), g->binding});
-  names_.Emit(SpvOp::OpName, Concat({var}, StringWords(g->Name())));
+  names_.Emit(SpvOp::OpName, Concat({var}, NameWords(g->Name())));
   values_[g] = var;
 }
 
@@ -646,7 +668,7 @@ void Writer::WriteFunction(const ir::Function& f) {
     for (const ir::Param* p : f.params) param_types.push_back(TypeId(p->GetType()));
   }
   uint32_t ftype = FunctionTypeId(result, param_types);
-  names_.Emit(SpvOp::OpName, Concat({fid}, StringWords(f.Name())));
+  names_.Emit(SpvOp::OpName, Concat({fid}, NameWords(f.Name())));
   if (debug_) debug_->DeclareFunction(f, fid);
   functions_.Emit(SpvOp::OpFunction, {result, fid, 0, ftype});
   if (!f.is_entry) {
@@ -1361,6 +1383,17 @@ void Writer::WriteInst(const ir::Inst& inst) {
     case Op::MakeStruct:
     case Op::MakeArray:
     case Op::MakeMatrix: {
+      // `int a[70000];` is zeroed by a composite too large for OpCompositeConstruct: a
+      // copy of OpConstantNull, of any size (CheckLimits rejected other large ones).
+      if (inst.operands.size() > kMaxCompositeValues && IsZeroValue(&inst, &zero_memo_)) {
+        auto [null, added] = null_consts_.emplace(t, 0);
+        if (added) {
+          null->second = NewId();
+          globals_.Emit(SpvOp::OpConstantNull, {TypeId(t), null->second});
+        }
+        functions_.Emit(SpvOp::OpCopyObject, {TypeId(t), ValueId(&inst), null->second});
+        return;
+      }
       std::vector<uint32_t> ops{TypeId(t), ValueId(&inst)};
       for (size_t i = 0; i < inst.operands.size(); ++i) ops.push_back(operand(i));
       if (t->IsStruct() && t->Members().empty()) {  // the placeholder member (StructTypeId)

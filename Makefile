@@ -22,6 +22,10 @@ export CCACHE_NOHASHDIR ?= true
 # Sanitizer runtime settings for every process the tests start.
 export ASAN_OPTIONS ?= detect_leaks=1:abort_on_error=0:strict_string_checks=1
 export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
+# LeakSanitizer does not scan thread-local storage: with GCC 12's libasan on glibc 2.36
+# its walk of the dynamic TLS that the LLVM plugin leaves on the CPU backend's worker
+# threads crashes the leak check itself ("Tracer caught signal 11").
+export LSAN_OPTIONS ?= use_tls=0
 
 .PHONY: all deps configure build test demo bench fuzz clean
 

@@ -83,6 +83,8 @@ class GroupRunner {
   static bool SamePlace(const Lane& a, const Lane& b);
   static void Trampoline();
   void RunFibers(size_t count);
+  /// Gives `lane` a fresh context that starts in Trampoline on its own stack.
+  void MakeFiber(Lane& lane);
   void Yield(Lane& lane);
   /// Computes one wave operation over `lanes` (the active lanes, in lane order).
   void ComputeWave(const std::vector<Lane*>& lanes);

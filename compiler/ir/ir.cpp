@@ -1,5 +1,7 @@
 #include "compiler/ir/ir.h"
 
+#include <algorithm>
+
 #include <functional>
 #include <set>
 
@@ -294,6 +296,17 @@ Global* Module::AddGlobal(const Type* type, std::string name) {
   values_.push_back(std::move(g));
   globals.push_back(raw);
   return raw;
+}
+
+std::vector<const Function*> Module::EntryPoints(const std::vector<std::string>& names) const {
+  std::vector<const Function*> out;
+  for (const Function* f : functions) {
+    if (!f->is_entry) continue;
+    if (names.empty() || std::find(names.begin(), names.end(), f->Name()) != names.end()) {
+      out.push_back(f);
+    }
+  }
+  return out;
 }
 
 Function* Module::AddFunction(std::string name, const Type* result) {

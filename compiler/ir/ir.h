@@ -472,6 +472,10 @@ class Module {
   Param* AddParam(const Type* type, Block* block);
   Inst* NewInst(Op op, const Type* type);
 
+  /// The entry points named in `names` (every one when it is empty), in module order:
+  /// what a writer asked for some of them writes.
+  std::vector<const Function*> EntryPoints(const std::vector<std::string>& names) const;
+
   std::vector<Global*> globals;
   std::vector<Function*> functions;
 

@@ -13,20 +13,6 @@
 namespace slope::targets::cuda {
 namespace {
 
-/// The entry points `options` chooses, in module order.
-std::vector<const ir::Function*> ChosenEntries(const ir::Module& module,
-                                               const WriterOptions& options) {
-  std::vector<const ir::Function*> out;
-  for (const ir::Function* f : module.functions) {
-    if (!f->is_entry) continue;
-    const auto& names = options.entry_points;
-    if (names.empty() || std::find(names.begin(), names.end(), f->Name()) != names.end()) {
-      out.push_back(f);
-    }
-  }
-  return out;
-}
-
 /// `type` spelled outside namespace slope: each name the prelude or the module declares
 /// qualified (`slope::arr<slope::uint, 4>`), C++'s own types as they are.
 std::string Qualified(const std::string& type) {
@@ -56,7 +42,7 @@ std::string Qualified(const std::string& type) {
 
 std::string WriteCuda(ir::Module& module, const WriterOptions& options) {
   Context context(module, options);
-  std::vector<const ir::Function*> entries = ChosenEntries(module, options);
+  std::vector<const ir::Function*> entries = module.EntryPoints(options.entry_points);
   if (entries.empty()) SLOPE_ICE("no entry point to write");
   std::vector<const ir::Function*> functions = ctext::Reachable(module, entries);
   std::set<const ir::Global*> used = ctext::UsedGlobals(functions);

@@ -15,20 +15,6 @@
 namespace slope::targets::llvm {
 namespace {
 
-/// The entry points `options` chooses, in module order.
-std::vector<const ir::Function*> ChosenEntries(const ir::Module& module,
-                                               const EmitOptions& options) {
-  std::vector<const ir::Function*> out;
-  for (const ir::Function* f : module.functions) {
-    if (!f->is_entry) continue;
-    const auto& names = options.entry_points;
-    if (names.empty() || std::find(names.begin(), names.end(), f->Name()) != names.end()) {
-      out.push_back(f);
-    }
-  }
-  return out;
-}
-
 /// Every function reachable from `roots` through calls, callees first is not needed:
 /// LLVM functions are declared before any body is written.
 std::vector<const ir::Function*> Reachable(const std::vector<const ir::Function*>& roots) {
@@ -231,7 +217,7 @@ std::unique_ptr<L::Module> ModuleWriter::Write() {
     gpu_shared_->setAlignment(L::Align(16));
   }
 
-  std::vector<const ir::Function*> entries = ChosenEntries(ir_, options_);
+  std::vector<const ir::Function*> entries = ir_.EntryPoints(options_.entry_points);
   if (entries.empty()) {
     Error({}, "no entry point to write");
     return nullptr;

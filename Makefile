@@ -2,7 +2,7 @@
 #   make demo   build, then run the box-filter demo on the default device
 #   make test   install missing packages, configure, build, run every test (ctest)
 #   make test SANITIZE=address,undefined   the same under ASan+UBSan (own build folder)
-# Other targets: make build, make bench, make clean.
+# Other targets: make build, make bench, make patho, make clean.
 
 SANITIZE ?=
 JOBS ?= $(shell nproc)
@@ -27,7 +27,7 @@ export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 # threads crashes the leak check itself ("Tracer caught signal 11").
 export LSAN_OPTIONS ?= use_tls=0
 
-.PHONY: all deps configure build test demo bench fuzz clean
+.PHONY: all deps configure build test demo bench fuzz patho clean
 
 all: build
 
@@ -48,6 +48,10 @@ test: build
 
 demo: build
 	@$(BUILD_DIR)/examples/box_filter_demo examples/box_filter.slang
+
+# The pathological-input matrix at every size (CI runs the sizes that fit: ctest patho/matrix).
+patho: build
+	@python3 tests/patho/patho.py $(BUILD_DIR)/tools/slopec/slopec
 
 # The compile fuzzer (clang + libFuzzer + ASan/UBSan) for FUZZ_SECONDS.
 FUZZ_SECONDS ?= 60

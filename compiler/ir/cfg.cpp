@@ -148,6 +148,24 @@ DomTree::DomTree(const Function& f) {
     }
   }
   for (size_t i = 1; i < rpo_.size(); ++i) children_[idom_.at(rpo_[i])].push_back(rpo_[i]);
+  // Numbers from a walk of the dominator tree: `a` dominates `b` when b's interval lies
+  // inside a's, an answer in constant time however deep the tree (a function of many
+  // loops in sequence is a chain as long as the function).
+  size_t counter = 0;
+  std::vector<std::pair<const Block*, size_t>> walk{{rpo_[0], 0}};
+  interval_[rpo_[0]].first = counter++;
+  while (!walk.empty()) {
+    auto& [block, next] = walk.back();
+    const std::vector<Block*>& kids = Children(block);
+    if (next < kids.size()) {
+      const Block* kid = kids[next++];
+      interval_[kid].first = counter++;
+      walk.push_back({kid, 0});
+    } else {
+      interval_[block].second = counter++;
+      walk.pop_back();
+    }
+  }
   // Frontiers: walk up from each predecessor of a join to the join's idom.
   std::map<const Block*, std::set<const Block*>> in_frontier;
   for (Block* b : rpo_) {
@@ -172,13 +190,10 @@ const std::vector<Block*>& DomTree::Children(const Block* b) const {
 }
 
 bool DomTree::Dominates(const Block* a, const Block* b) const {
-  if (!IsReachable(a) || !IsReachable(b)) return false;
-  while (true) {
-    if (a == b) return true;
-    const Block* up = idom_.at(b);
-    if (up == b) return false;
-    b = up;
-  }
+  auto ia = interval_.find(a);
+  auto ib = interval_.find(b);
+  if (ia == interval_.end() || ib == interval_.end()) return false;
+  return ia->second.first <= ib->second.first && ib->second.second <= ia->second.second;
 }
 
 std::vector<Block*> DomTree::Frontier(const Block* b) const {

@@ -11,6 +11,8 @@
 
 #include <cstddef>
 #include <map>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "compiler/ir/ir.h"
@@ -69,6 +71,8 @@ class DomTree {
   std::map<const Block*, std::vector<Block*>> children_;
   std::map<const Block*, std::vector<Block*>> frontier_;
   std::vector<Block*> no_children_;
+  /// Each reachable block's entry and exit numbers in a walk of the dominator tree.
+  std::unordered_map<const Block*, std::pair<size_t, size_t>> interval_;
 };
 
 /// Replaces every use of a key of `replacements` in `f` by its value, following chains

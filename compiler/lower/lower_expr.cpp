@@ -9,20 +9,36 @@ using ir::Op;
 using ir::Value;
 
 Value* Lowerer::Zero(const ir::Type* t) {
+  std::map<const ir::Type*, Value*> made;
+  return Zero(t, &made);
+}
+
+Value* Lowerer::Zero(const ir::Type* t, std::map<const ir::Type*, Value*>* made) {
+  // Each type's zero is made once per call: a struct whose members share a type (a
+  // generic struct nested in itself) takes instructions linear in its distinct types,
+  // not in its leaves.
+  auto found = made->find(t);
+  if (found != made->end()) return found->second;
+  Value* zero = ZeroOnce(t, made);
+  made->emplace(t, zero);
+  return zero;
+}
+
+Value* Lowerer::ZeroOnce(const ir::Type* t, std::map<const ir::Type*, Value*>* made) {
   if (t->IsBuffer()) {
     // No buffer is "zero": a read of a slot nothing was stored into. Unused, it goes;
     // used, legalize-resources reports the resource it cannot trace to a global.
     return b_.Load(b_.Var(func_, t));
   }
   if (t->IsArray()) {
-    std::vector<Value*> elements(t->Count(), Zero(t->Element()));
+    std::vector<Value*> elements(t->Count(), Zero(t->Element(), made));
     return b_.MakeArray(t, elements);
   }
-  if (t->IsMatrix()) return SplatMatrix(Zero(t->Scalar()), t);
+  if (t->IsMatrix()) return SplatMatrix(Zero(t->Scalar(), made), t);
   if (t->IsStruct()) {
     if (ExistentialByType(t) != nullptr) return ZeroExistential(t);
     std::vector<Value*> members;
-    for (const ir::Type* m : t->Members()) members.push_back(Zero(m));
+    for (const ir::Type* m : t->Members()) members.push_back(Zero(m, made));
     return b_.MakeStruct(t, members);
   }
   const ir::Type* s = t->Scalar();

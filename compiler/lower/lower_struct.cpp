@@ -66,9 +66,25 @@ std::string Lowerer::FunctionName(const ast::FuncDecl* decl) const {
   return decl->parent->name + "." + name;
 }
 
+bool Lowerer::HasFieldInitializers(const sema::Type* t) {
+  auto found = has_field_inits_.find(t);
+  if (found != has_field_inits_.end()) return found->second;
+  bool any = false;
+  for (size_t i = 0; i < t->Info()->fields.size() && !any; ++i) {
+    const sema::Type* field_type = Concrete(types_.FieldType(t, i));
+    any = t->Info()->fields[i]->init != nullptr ||
+          (field_type->IsStruct() && HasFieldInitializers(field_type));
+  }
+  has_field_inits_.emplace(t, any);
+  return any;
+}
+
 Value* Lowerer::DefaultValue(const sema::Type* t) {
   t = Concrete(t);
   const ir::Type* type = LowerType(t);
+  // Without a field initializer anywhere inside, the default is the zero value, made
+  // once per distinct member type (linear in a generic struct nested in itself).
+  if (!HasFieldInitializers(t)) return Zero(type);
   std::vector<Value*> members;
   // Field defaults are written in terms of the struct's generic parameters.
   sema::Subst saved = subst_;

@@ -182,6 +182,11 @@ class Lowerer {
   Value* ArithmeticOp(ast::OpKind op, Value* a, Value* b);
   Value* ConvertValue(Value* v, const ir::Type* to);
   Value* Zero(const ir::Type* t);
+  /// Whether a field of struct `t`, or of a struct field inside it, has an initializer.
+  bool HasFieldInitializers(const sema::Type* t);
+  std::map<const sema::Type*, bool> has_field_inits_;
+  Value* Zero(const ir::Type* t, std::map<const ir::Type*, Value*>* made);
+  Value* ZeroOnce(const ir::Type* t, std::map<const ir::Type*, Value*>* made);
   Value* One(const ir::Type* t);
   LValue LowerLValue(const ast::Expr* e);
   Value* LoadLValue(const LValue& lv);

@@ -17,6 +17,7 @@
 
 #include "compiler/base/ice.h"
 #include "compiler/ir/cfg.h"
+#include "compiler/ir/type_walk.h"
 #include "compiler/passes/passes.h"
 
 namespace slope::passes {
@@ -37,6 +38,8 @@ class State {
   /// Places parameters for var `v`; false when some join cannot take one.
   bool Place(size_t v, const ir::DomTree& dom,
              const std::map<const Block*, std::vector<ir::Edge>>& preds);
+  /// Fills accesses_: the blocks that load or store each var, in reverse post-order.
+  void FindAccesses(const ir::DomTree& dom);
   void SplitIfEdges();
   void Rename();
   void RemoveTrivialParams();
@@ -48,6 +51,14 @@ class State {
   ir::Function& f_;
   std::vector<Inst*> vars_;  ///< promoted, in entry-block order
   std::map<const Value*, size_t> var_index_;
+  /// A block's loads and stores of one var: whether it stores, and whether it loads
+  /// before its first store (the var is live into the block).
+  struct Access {
+    const Block* block;
+    bool stored = false;
+    bool upward_load = false;
+  };
+  std::vector<std::vector<Access>> accesses_;
   /// Blocks that take a parameter for each var (filled by Place).
   std::map<const Block*, std::vector<size_t>> placed_;
   /// The parameters added, per block, with the var each one carries.
@@ -58,11 +69,13 @@ class State {
 };
 
 /// Whether a value of type `t` has a zero: numbers, and structs and arrays of them.
-bool HasZero(const ir::Type* t) {
-  if (t->IsScalar() || t->IsVector() || t->IsMatrix()) return true;
-  if (t->IsArray()) return HasZero(t->Element());
-  if (!t->IsStruct()) return false;
-  return std::all_of(t->Members().begin(), t->Members().end(), HasZero);
+bool HasZero(const ir::Type* root) {
+  return ir::FoldType<bool>(root, [](const ir::Type* t, const auto& recurse) {
+    if (t->IsScalar() || t->IsVector() || t->IsMatrix()) return true;
+    if (t->IsArray()) return recurse(t->Element());
+    if (!t->IsStruct()) return false;
+    return std::all_of(t->Members().begin(), t->Members().end(), recurse);
+  });
 }
 
 /// Buffers, and values with a zero. Structs and arrays are promoted as whole values
@@ -97,14 +110,9 @@ bool State::Place(size_t v, const ir::DomTree& dom,
   const Inst* var = vars_[v];
   std::set<const Block*> defs, live_in;
   std::vector<const Block*> work;
-  for (Block* b : dom.ReversePostOrder()) {
-    bool stored = false;
-    for (const Inst* inst : b->insts) {
-      if (inst->operands.empty() || inst->operands[0] != var) continue;
-      if (inst->GetOp() == Op::Store) stored = true;
-      if (inst->GetOp() == Op::Load && !stored && live_in.insert(b).second) work.push_back(b);
-    }
-    if (stored) defs.insert(b);
+  for (const Access& a : accesses_[v]) {
+    if (a.upward_load && live_in.insert(a.block).second) work.push_back(a.block);
+    if (a.stored) defs.insert(a.block);
   }
   // Live-in: upward-exposed loads, propagated backwards through blocks without stores.
   while (!work.empty()) {
@@ -143,10 +151,27 @@ bool State::Place(size_t v, const ir::DomTree& dom,
       if (!ok) return false;
     }
   }
-  for (Block* b : f_.blocks) {
-    if (has_param.count(b) != 0) placed_[b].push_back(v);
-  }
+  for (const Block* b : has_param) placed_[b].push_back(v);
   return true;
+}
+
+void State::FindAccesses(const ir::DomTree& dom) {
+  // One walk for every var: a function of many vars and blocks takes time linear in
+  // its instructions, not their product.
+  accesses_.assign(vars_.size(), {});
+  for (Block* b : dom.ReversePostOrder()) {
+    for (const Inst* inst : b->insts) {
+      if (inst->operands.empty()) continue;
+      if (inst->GetOp() != Op::Store && inst->GetOp() != Op::Load) continue;
+      auto it = var_index_.find(inst->operands[0]);
+      if (it == var_index_.end()) continue;
+      std::vector<Access>& list = accesses_[it->second];
+      if (list.empty() || list.back().block != b) list.push_back({b});
+      Access& a = list.back();
+      if (inst->GetOp() == Op::Store) a.stored = true;
+      if (inst->GetOp() == Op::Load && !a.stored) a.upward_load = true;
+    }
+  }
 }
 
 void State::SplitIfEdges() {
@@ -210,10 +235,21 @@ void State::Rename() {
       params_[b].push_back({v, p});
     }
   }
-  // Values at the end of each block; nullptr stands for "never stored" (zero).
-  std::map<const Block*, std::vector<Value*>> out;
-  auto process = [&](Block* b, std::vector<Value*> cur) {
-    for (auto& [v, p] : params_[b]) cur[v] = p;
+  // Each var's current value (nullptr stands for "never stored": zero) while the
+  // dominator tree is walked; a block's changes are undone when its subtree is done,
+  // so the walk takes time linear in the blocks plus the loads and stores, however
+  // many vars the function has.
+  std::vector<Value*> cur(vars_.size(), nullptr);
+  std::vector<std::pair<size_t, Value*>> undo;
+  auto set = [&](size_t v, Value* value) {
+    undo.emplace_back(v, cur[v]);
+    cur[v] = value;
+  };
+  auto undo_to = [&](size_t mark) {
+    for (; undo.size() > mark; undo.pop_back()) cur[undo.back().first] = undo.back().second;
+  };
+  auto process = [&](Block* b) {
+    for (auto& [v, p] : params_[b]) set(v, p);
     std::vector<Inst*> insts = b->insts;  // ZeroValue may insert into the entry block
     for (Inst* inst : insts) {
       if (inst->IsTerminator()) break;
@@ -223,7 +259,7 @@ void State::Rename() {
       if (inst->GetOp() == Op::Load) {
         replace_[inst] = Materialize(var->second, cur[var->second]);
       } else {
-        cur[var->second] = inst->operands[1];
+        set(var->second, inst->operands[1]);
       }
       remove_.insert(inst);
     }
@@ -239,15 +275,32 @@ void State::Rename() {
       }
       if (grew) ir::SetEdgeArgs(*t, args);
     }
-    out[b] = std::move(cur);
   };
-  std::vector<Value*> none(vars_.size(), nullptr);
-  for (Block* b : dom.ReversePostOrder()) {
-    process(b, b == f_.blocks.front() ? none : out.at(dom.Idom(b)));
+  struct Frame {
+    Block* block;
+    size_t mark;  ///< undo entries before the block's own
+    size_t next = 0;
+  };
+  std::vector<Frame> walk;
+  walk.push_back({f_.blocks.front(), 0});
+  process(f_.blocks.front());
+  while (!walk.empty()) {
+    Block* block = walk.back().block;
+    const std::vector<Block*>& kids = dom.Children(block);
+    if (walk.back().next < kids.size()) {
+      Block* kid = kids[walk.back().next++];
+      walk.push_back({kid, undo.size()});
+      process(kid);
+    } else {
+      undo_to(walk.back().mark);
+      walk.pop_back();
+    }
   }
   // Unreachable blocks read zeros: nothing they compute is ever used.
   for (Block* b : f_.blocks) {
-    if (!dom.IsReachable(b)) process(b, none);
+    if (dom.IsReachable(b)) continue;
+    process(b);
+    undo_to(0);
   }
 }
 
@@ -307,13 +360,10 @@ bool State::Run() {
     std::map<const Block*, std::vector<ir::Edge>> preds = ir::Predecessors(f_);
     std::vector<Inst*> kept;
     std::vector<size_t> kept_index;
+    FindAccesses(dom);
+    // Place adds to placed_ only when it succeeds.
     for (size_t v = 0; v < vars_.size(); ++v) {
-      std::map<const Block*, std::vector<size_t>> before = placed_;
-      if (Place(v, dom, preds)) {
-        kept.push_back(vars_[v]);
-      } else {
-        placed_ = before;
-      }
+      if (Place(v, dom, preds)) kept.push_back(vars_[v]);
     }
     // Renumber the kept vars (placements refer to indices into vars_).
     std::map<size_t, size_t> renumber;

@@ -1,15 +1,18 @@
 #include "compiler/passes/passes.h"
 
+#include <algorithm>
+
+#include "compiler/ir/type_walk.h"
+
 namespace slope::passes {
 
-bool ContainsResource(const ir::Type* type) {
-  if (type->IsBuffer()) return true;
-  if (type->IsPointer() || type->IsArray()) return ContainsResource(type->Element());
-  if (!type->IsStruct()) return false;
-  for (const ir::Type* m : type->Members()) {
-    if (ContainsResource(m)) return true;
-  }
-  return false;
+bool ContainsResource(const ir::Type* root) {
+  return ir::FoldType<bool>(root, [](const ir::Type* type, const auto& recurse) {
+    if (type->IsBuffer()) return true;
+    if (type->IsPointer() || type->IsArray()) return recurse(type->Element());
+    if (!type->IsStruct()) return false;
+    return std::any_of(type->Members().begin(), type->Members().end(), recurse);
+  });
 }
 
 bool TouchesResources(const ir::Function& f) {

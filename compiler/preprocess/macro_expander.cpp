@@ -266,7 +266,13 @@ bool Preprocessor::CollectArgs(const PpToken& name, const Macro& macro,
       return false;
     }
     if (t.tok.Is(TokenKind::LParen)) {
-      ++depth;
+      // Parentheses nested past the argument limit are stopped here, where the
+      // arguments are read, not after each level has copied the rest of them.
+      if (++depth >= kMaxMacroArgNesting) {
+        if (!aborted_) diags_.Report(DiagId::MacroNestingTooDeep, t.tok.Range(), kMaxMacroArgNesting);
+        Abort();
+        return false;
+      }
     } else if (t.tok.Is(TokenKind::RParen)) {
       if (depth == 0) break;
       --depth;

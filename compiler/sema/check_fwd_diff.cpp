@@ -39,6 +39,11 @@ ast::DiffExpr* Innermost(ast::DiffExpr* diff, size_t* order) {
   return diff;
 }
 
+/// Nested `fwd_diff`/`bwd_diff` operators allowed on one function: each level doubles
+/// the derivative's parameters and code, and eight levels already pass SPIR-V's 255
+/// parameters (E5004); more would take exponential time before any target refused them.
+constexpr size_t kMaxDiffOrder = 8;
+
 bool AnyBackward(const ast::DiffExpr* diff) {
   for (const ast::Expr* e = diff; e->kind == ast::ExprKind::Diff;
        e = static_cast<const ast::DiffExpr*>(e)->operand) {
@@ -154,6 +159,12 @@ ast::Expr* Checker::CheckDiffCall(ast::CallExpr* call) {
   diff->type = types_.Error();
   call->type = types_.Error();
   for (ast::Expr*& a : call->args) a = CheckExpr(a);
+  size_t depth = 0;
+  Innermost(diff, &depth);
+  if (depth > kMaxDiffOrder) {
+    diags_.Report(DiagId::DiffNestedTooDeep, diff->range, depth, kMaxDiffOrder);
+    return call;
+  }
   if (!CheckDiffOperand(diff)) return call;
   if (AnyBackward(diff)) return CheckBwdDiffCall(call);
   for (const ast::Expr* a : call->args) {

@@ -22,6 +22,7 @@
 #include "compiler/autodiff/forward/jvp.h"
 #include "compiler/base/ice.h"
 #include "compiler/ir/builder.h"
+#include "compiler/ir/type_walk.h"
 
 namespace slope::autodiff::reverse {
 
@@ -253,15 +254,17 @@ bool IsIdentity(const Function* f) {
 }
 
 /// The bytes a value of `t` takes in function memory (no padding).
-uint64_t StoredBytes(const ir::Type* t) {
-  if (t->IsBool()) return 4;
-  if (t->IsInt() || t->IsFloat()) return t->Width() / 8;
-  if (t->IsVector() || t->IsMatrix() || t->IsArray()) return t->Count() * StoredBytes(t->Element());
-  uint64_t sum = 0;
-  if (t->IsStruct()) {
-    for (const ir::Type* m : t->Members()) sum += StoredBytes(m);
-  }
-  return sum;
+uint64_t StoredBytes(const ir::Type* root) {
+  return ir::FoldType<uint64_t>(root, [](const ir::Type* t, const auto& recurse) -> uint64_t {
+    if (t->IsBool()) return 4;
+    if (t->IsInt() || t->IsFloat()) return t->Width() / 8;
+    if (t->IsVector() || t->IsMatrix() || t->IsArray()) return t->Count() * recurse(t->Element());
+    uint64_t sum = 0;
+    if (t->IsStruct()) {
+      for (const ir::Type* m : t->Members()) sum += recurse(m);
+    }
+    return sum;
+  });
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "compiler/ir/type_walk.h"
 #include "compiler/targets/ctext/text_writer.h"
 
 namespace slope::targets::ctext {
@@ -42,11 +43,13 @@ std::set<const ir::Global*> UsedGlobals(const std::vector<const ir::Function*>& 
   return used;
 }
 
-bool HoldsBuffer(const ir::Type* t) {
-  while (t->IsArray()) t = t->Element();
-  if (t->IsBuffer()) return true;
-  if (!t->IsStruct()) return false;
-  return std::any_of(t->Members().begin(), t->Members().end(), HoldsBuffer);
+bool HoldsBuffer(const ir::Type* root) {
+  return ir::FoldType<bool>(root, [](const ir::Type* t, const auto& recurse) {
+    while (t->IsArray()) t = t->Element();
+    if (t->IsBuffer()) return true;
+    if (!t->IsStruct()) return false;
+    return std::any_of(t->Members().begin(), t->Members().end(), recurse);
+  });
 }
 
 ModuleNames::ModuleNames(const ir::Module& module, std::vector<std::string_view> reserved_words,

@@ -1,7 +1,10 @@
 #include "compiler/targets/spirv/limits.h"
 
+#include <algorithm>
 #include <set>
 #include <string>
+
+#include "compiler/ir/type_walk.h"
 
 namespace slope::targets::spirv {
 
@@ -13,19 +16,21 @@ namespace {
 /// Values a composite instruction builds in one piece: its operands; for a load of a
 /// struct or array from buffer memory the writer builds each level member by member
 /// (LoadStorageStruct), so the widest level counts.
-uint32_t WidestLevel(const ir::Type* t) {
-  uint32_t widest = 0;
-  while (t->IsArray() || t->IsStruct()) {
-    if (t->IsArray()) {
-      widest = std::max(widest, t->Count());
-      t = t->Element();
-      continue;
+uint32_t WidestLevel(const ir::Type* root) {
+  return ir::FoldType<uint32_t>(root, [](const ir::Type* t, const auto& recurse) {
+    uint32_t widest = 0;
+    while (t->IsArray() || t->IsStruct()) {
+      if (t->IsArray()) {
+        widest = std::max(widest, t->Count());
+        t = t->Element();
+        continue;
+      }
+      widest = std::max(widest, static_cast<uint32_t>(t->Members().size()));
+      for (const ir::Type* m : t->Members()) widest = std::max(widest, recurse(m));
+      break;
     }
-    widest = std::max(widest, static_cast<uint32_t>(t->Members().size()));
-    for (const ir::Type* m : t->Members()) widest = std::max(widest, WidestLevel(m));
-    break;
-  }
-  return widest;
+    return widest;
+  });
 }
 
 bool IsBufferMemory(const ir::Type* pointer) {
@@ -96,12 +101,39 @@ bool IsZeroValue(const ir::Value* v, std::unordered_map<const ir::Value*, bool>*
   return zero;
 }
 
+namespace {
+
+/// The members a struct reaches through nested struct fields, once per path, stopping
+/// at 2 * kMaxNestedMembers + 1 (the count doubles per level and would overflow).
+uint64_t NestedMembers(const ir::Type* root) {
+  return ir::FoldType<uint64_t>(root, [](const ir::Type* t, const auto& recurse) -> uint64_t {
+    while (t->IsArray()) t = t->Element();
+    if (!t->IsStruct()) return 1;
+    uint64_t sum = 0;
+    for (const ir::Type* m : t->Members()) sum = std::min(sum + recurse(m), kMaxNestedMembers * 2 + 1);
+    return std::max<uint64_t>(sum, 1);
+  });
+}
+
+}  // namespace
+
 bool CheckLimits(const ir::Module& module, diag::DiagEngine& diags) {
   uint32_t errors = diags.ErrorCount();
   for (const ir::Type* s : module.Types().Structs()) {
-    if (s->Members().size() <= kMaxStructMembers) continue;
-    diags.Report(DiagId::SpirvStructTooLarge, source::SourceRange(module.Types().StructLoc(s)),
-                 s->StructName(), s->Members().size(), kMaxStructMembers);
+    if (s->Members().size() > kMaxStructMembers) {
+      diags.Report(DiagId::SpirvStructTooLarge, source::SourceRange(module.Types().StructLoc(s)),
+                   s->StructName(), s->Members().size(), kMaxStructMembers);
+    }
+  }
+  // The first struct (in declaration order) whose nested members pass the limit; the
+  // structs holding it pass it too and are not reported again.
+  for (const ir::Type* s : module.Types().Structs()) {
+    uint64_t paths = NestedMembers(s);
+    if (paths <= kMaxNestedMembers) continue;
+    diags.Report(DiagId::SpirvStructTooDeepWide, source::SourceRange(module.Types().StructLoc(s)),
+                 s->StructName(), paths > kMaxNestedMembers * 2 ? "more than " + std::to_string(kMaxNestedMembers * 2) : std::to_string(paths),
+                 kMaxNestedMembers);
+    break;
   }
   // The writer declares a built-in input variable per distinct system-value semantic.
   std::set<std::string> builtins;

@@ -19,6 +19,11 @@ inline constexpr uint32_t kMaxCompositeValues = kMaxInstructionWords - 3;
 inline constexpr uint32_t kMaxStructMembers = kMaxInstructionWords - 2;
 /// (literal, label) pairs of one OpSwitch.
 inline constexpr uint32_t kMaxSwitchCases = 16383;
+/// Members reached through nested struct fields, once per path (an array counts its
+/// element once). Not a SPIR-V limit: SPIRV-Tools checks a struct type by walking
+/// every such path, in time that doubles with each level of a struct holding two of
+/// the level below, so Slope stops well before the validator would take seconds.
+inline constexpr uint64_t kMaxNestedMembers = uint64_t{1} << 18;
 /// Parameters of one OpTypeFunction.
 inline constexpr uint32_t kMaxFunctionParams = 255;
 /// Global OpVariables (any storage class but Function) in a module.

@@ -678,6 +678,17 @@ void Writer::WriteFunction(const ir::Function& f) {
     }
   }
   for (const ir::Block* b : f.blocks) labels_[b] = NewId();
+  // The branches passing arguments into each block, one per predecessor block (the
+  // verifier rules out two edges from one block to the same target), in block order.
+  std::unordered_map<const ir::Block*, std::vector<std::pair<const ir::Block*, size_t>>> incoming;
+  for (const ir::Block* pred : f.blocks) {
+    const ir::Inst* t = pred->Terminator();
+    if (!ir::EdgeTakesArgs(*t)) continue;
+    for (size_t edge = 0; edge < ir::EdgeCount(*t); ++edge) {
+      auto& list = incoming[t->targets[edge]];
+      if (list.empty() || list.back().first != pred) list.emplace_back(pred, edge);
+    }
+  }
   for (const ir::Block* b : f.blocks) {
     functions_.Emit(SpvOp::OpLabel, {labels_.at(b)});
     size_t first = 0;
@@ -713,15 +724,9 @@ void Writer::WriteFunction(const ir::Function& f) {
       // Block parameters become OpPhi over every branch that passes arguments here.
       std::vector<uint32_t> ops{TypeId(p->GetType()), ValueId(p)};
       size_t index = std::find(b->params.begin(), b->params.end(), p) - b->params.begin();
-      for (const ir::Block* pred : f.blocks) {
-        const ir::Inst* t = pred->Terminator();
-        if (!ir::EdgeTakesArgs(*t)) continue;
-        for (size_t edge = 0; edge < ir::EdgeCount(*t); ++edge) {
-          if (t->targets[edge] != b) continue;
-          ops.push_back(ValueId(ir::EdgeArgs(*t, edge).at(index)));
-          ops.push_back(labels_.at(pred));
-          break;  // one entry per predecessor block (the verifier rules out two edges)
-        }
+      for (const auto& [pred, edge] : incoming[b]) {
+        ops.push_back(ValueId(ir::EdgeArgs(*pred->Terminator(), edge).at(index)));
+        ops.push_back(labels_.at(pred));
       }
       functions_.Emit(SpvOp::OpPhi, ops);
     }

@@ -272,6 +272,8 @@ struct DiffExpr : Expr {
   const sema::Type* via_interface = nullptr;
   /// sema: `S.method` of an instance method: `this` is the first parameter (a
   /// DifferentialPair unless [NoDiffThis]; `inout` for a [mutating] method).
+  /// `bwd_diff(obj.method)` (with `receiver`) records the same type, `this` first, which
+  /// the call's arguments leave out: lowering passes the receiver there.
   bool explicit_this = false;
   DiffExpr(SourceRange r, bool bwd, Expr* e) : Expr(ExprKind::Diff, r), backward(bwd), operand(e) {}
 };

@@ -11,9 +11,27 @@ Value* Lowerer::LowerBwdDiffCall(const ast::CallExpr* call) {
   ir::Function* target = BwdDiffFunction(diff);
   std::vector<OutArg> outs;
   std::vector<Value*> args;
+  // `bwd_diff(obj.method)`: `obj` is `this`, carrying no derivative: the backward
+  // derivative of the method is the one `bwd_diff(S.method)` names, given a pair with a
+  // zero derivative (whose gradient is dropped) or the plain object. Neither writes the
+  // object back: a backward derivative leaves primal values as they were.
+  size_t first = 0;
+  if (diff->receiver != nullptr) {
+    first = 1;
+    Value* object = LowerExpr(diff->receiver);
+    const ir::Type* t = LowerType(diff->param_types.at(0));
+    if (t != object->GetType()) object = b_.MakeStruct(t, {object, Zero(t->Members().at(1))});
+    if (diff->param_directions.at(0) == ast::ParamDirection::In) {
+      args.push_back(object);
+    } else {
+      Value* slot = b_.Var(func_, t);
+      b_.Store(slot, object);
+      args.push_back(slot);
+    }
+  }
   for (size_t i = 0; i < call->args.size(); ++i) {
     const ast::Expr* a = call->args[i];
-    ast::ParamDirection direction = diff->param_directions.at(i);
+    ast::ParamDirection direction = diff->param_directions.at(first + i);
     if (direction == ast::ParamDirection::In) {
       args.push_back(LowerExpr(a));
       continue;
@@ -32,11 +50,22 @@ Value* Lowerer::LowerBwdDiffCall(const ast::CallExpr* call) {
 }
 
 ir::Function* Lowerer::BwdDiffFunction(const ast::DiffExpr* diff) {
-  // `bwd_diff(fwd_diff(f))` differentiates the function `fwd_diff(f)` denotes.
-  auto* operand = diff->operand->kind == ast::ExprKind::Diff
-                      ? static_cast<const ast::DiffExpr*>(diff->operand)
-                      : nullptr;
-  ir::Function* primal = operand != nullptr ? FwdDiffFunction(operand) : Instance(diff->func, {});
+  ir::Function* primal = nullptr;
+  if (diff->operand->kind == ast::ExprKind::Diff) {
+    // `bwd_diff(fwd_diff(f))` differentiates the function `fwd_diff(f)` denotes.
+    primal = FwdDiffFunction(static_cast<const ast::DiffExpr*>(diff->operand));
+  } else {
+    // The function as a call of it would name it: specialized, a method in its
+    // struct's context, a requirement through its witness or dispatcher.
+    ast::CallExpr probe(diff->range, nullptr, {});
+    probe.func = const_cast<ast::FuncDecl*>(diff->func);
+    probe.generic_args = diff->generic_args;
+    probe.receiver = diff->receiver;
+    probe.static_owner = diff->static_owner;
+    probe.via_interface = diff->via_interface;
+    bool plain = diff->func->parent == nullptr && diff->generic_args.empty();
+    primal = plain ? Instance(diff->func, {}) : Callee(&probe);
+  }
   auto it = bwd_functions_.find(primal);
   if (it != bwd_functions_.end()) return it->second;
   ir::Function* f = module_->AddFunction(UniqueFunctionName(primal->Name() + ".bwd"),

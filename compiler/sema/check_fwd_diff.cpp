@@ -340,11 +340,6 @@ bool Checker::MatchGenericDerivative(const ast::FuncDecl* primal, const ast::Fun
 
 void Checker::LinkForwardDerivative(ast::FuncDecl* primal, ast::FuncDecl* derivative,
                                     const ast::Attribute& attr) {
-  if (primal->own_generic_begin != 0 || derivative->own_generic_begin != 0) {
-    diags_.Report(DiagId::UnsupportedConstruct, attr.range,
-                  "custom derivatives of methods of generic types", "are");
-    return;
-  }
   // A generic derivative has the primal's generic parameters (same kinds, same
   // constraints, in order); its signature is compared with them renamed to the primal's.
   Subst to_primal;

@@ -92,10 +92,7 @@ std::vector<FwdSignature> Checker::DiffChainSignatures(const ast::FuncDecl* f,
   return levels;
 }
 
-namespace {
-
-/// `bwd_diff(fwd_diff(name))` for the operators of `chain`, the outermost first.
-std::string ShownChain(const std::vector<ast::DiffExpr*>& chain, const std::string& name) {
+std::string DiffChainName(const std::vector<ast::DiffExpr*>& chain, const std::string& name) {
   std::string shown = name;
   for (size_t i = chain.size(); i-- > 0;) {
     shown = std::string(chain[i]->backward ? "bwd_diff(" : "fwd_diff(") + shown + ")";
@@ -103,7 +100,15 @@ std::string ShownChain(const std::vector<ast::DiffExpr*>& chain, const std::stri
   return shown;
 }
 
-}  // namespace
+FwdSignature Checker::BoundThisBwdSignature(const ast::FuncDecl* f, const Type* receiver,
+                                            const Subst& bindings) {
+  FwdSignature primal = FwdDiffSignature(f, 0, &bindings, false);
+  primal.params.insert(primal.params.begin(), receiver);
+  primal.directions.insert(primal.directions.begin(),
+                           f->is_mutating ? ast::ParamDirection::InOut : ast::ParamDirection::In);
+  std::vector<bool> no_diff = NoDiffParams(f, true);
+  return ApplyDiffLevel(primal, &no_diff, true);
+}
 
 ast::Expr* Checker::CheckBwdDiffCall(ast::CallExpr* call) {
   auto* diff = static_cast<ast::DiffExpr*>(call->callee);
@@ -139,12 +144,19 @@ ast::Expr* Checker::CheckBwdDiffCall(ast::CallExpr* call) {
   if (chosen == nullptr) return call;
   const ast::FuncDecl* f = chosen->func;
   bool explicit_this = target.by_type && f->this_param != nullptr;
-  std::string shown = ShownChain(chain, target.name);
+  std::string shown = DiffChainName(chain, target.name);
   // fwd_diff over bwd_diff(f) differentiates f's custom backward derivative, if any.
   if (inner->backward && chain.size() > 1 && f->bwd_derivative != nullptr &&
       !IsDifferentiableFunction(f->bwd_derivative)) {
     diags_.Report(DiagId::DiffOfNonDifferentiable, diff->range, shown, f->bwd_derivative->name)
         .Note(DiagId::DeclaredHere, f->bwd_derivative->name_range, f->bwd_derivative->name);
+    return call;
+  }
+  if (inner->receiver != nullptr && chain.size() > 1) {
+    diags_.Report(DiagId::UnsupportedConstruct, inner->operand->range,
+                  "nested 'fwd_diff'/'bwd_diff' of a method bound to an object (name the method "
+                  "by its type: '" + f->owner->Name() + "." + f->name + "')",
+                  "are");
     return call;
   }
   Subst bindings;
@@ -161,25 +173,9 @@ ast::Expr* Checker::CheckBwdDiffCall(ast::CallExpr* call) {
     }
     NoteWritten(call->args[i]);
   }
+  // `bwd_diff(obj.m)`: lowering calls the backward derivative `bwd_diff(S.m)` names.
   if (inner->receiver != nullptr) {
-    // `bwd_diff(obj.m)`: lowering calls the backward derivative `bwd_diff(S.m)` names,
-    // `this` first, of the receiver's type (a pair when it is differentiable).
-    if (chain.size() > 1) {
-      std::string member_name =
-          f->owner->Name() + "." + static_cast<ast::MemberExpr*>(inner->operand)->member;
-      diags_.Report(DiagId::UnsupportedConstruct, inner->operand->range,
-                    "nested 'fwd_diff'/'bwd_diff' of a method bound to an object (name the "
-                    "method by its type: '" + member_name + "')",
-                    "are");
-      return call;
-    }
-    FwdSignature primal = FwdDiffSignature(f, 0, &bindings, false);
-    primal.params.insert(primal.params.begin(), inner->receiver->type);
-    primal.directions.insert(primal.directions.begin(), f->is_mutating
-                                                            ? ast::ParamDirection::InOut
-                                                            : ast::ParamDirection::In);
-    std::vector<bool> no_diff = NoDiffParams(f, true);
-    levels.front() = ApplyDiffLevel(primal, &no_diff, true);
+    levels.front() = BoundThisBwdSignature(f, inner->receiver->type, bindings);
   }
   // How the innermost operator's function is instantiated, and each level's type, for
   // lowering.

@@ -110,10 +110,7 @@ bool Checker::BindDiffGenerics(ast::CallExpr* call, const DiffTarget& target,
   Subst& bindings = *out;
   bindings = chosen.context;
   const ast::FuncDecl* f = chosen.func;
-  std::string shown = target.name;
-  for (size_t i = chain.size(); i-- > 0;) {
-    shown = std::string(chain[i]->backward ? "bwd_diff(" : "fwd_diff(") + shown + ")";
-  }
+  std::string shown = DiffChainName(chain, target.name);
   std::vector<const Type*> own(f->generic_context.begin() + static_cast<long>(f->own_generic_begin),
                                f->generic_context.end());
   std::vector<const Type*> explicit_args;

@@ -55,6 +55,9 @@ bool IsDifferentiableFunction(const ast::FuncDecl* f);
 /// `<T : IFloat, let N : int> ` for a function with generic parameters (its own and its
 /// type's), "" otherwise: how derivative mismatches show a generic type.
 std::string GenericHeader(const ast::FuncDecl* f);
+/// `bwd_diff(fwd_diff(name))`: the operators of `chain` (the outermost first) applied
+/// to `name`, as diagnostics show them.
+std::string DiffChainName(const std::vector<ast::DiffExpr*>& chain, const std::string& name);
 
 class Checker {
  public:
@@ -340,6 +343,10 @@ class Checker {
   std::vector<FwdSignature> DiffChainSignatures(const ast::FuncDecl* f,
                                                 const std::vector<ast::DiffExpr*>& chain,
                                                 const Subst* bindings, bool explicit_this);
+  /// The type of `bwd_diff(obj.m)` as lowering calls it: that of `bwd_diff(S.m)` with
+  /// `this` of the receiver's type first (a pair when it is differentiable).
+  FwdSignature BoundThisBwdSignature(const ast::FuncDecl* f, const Type* receiver,
+                                     const Subst& bindings);
   /// `bwd_diff(f)(args)` and nests of `fwd_diff`/`bwd_diff` holding one `bwd_diff`
   /// (arguments checked): typed by DiffChainSignatures, each level's type recorded.
   ast::Expr* CheckBwdDiffCall(ast::CallExpr* call);

@@ -19,9 +19,10 @@ Value* Lowerer::LowerBwdDiffCall(const ast::CallExpr* call) {
   if (diff->receiver != nullptr) {
     first = 1;
     Value* object = LowerExpr(diff->receiver);
-    const ir::Type* t = LowerType(diff->param_types.at(0));
+    ast::ParamDirection direction;
+    const ir::Type* t = LowerType(BoundThisType(diff, &direction));
     if (t != object->GetType()) object = b_.MakeStruct(t, {object, Zero(t->Members().at(1))});
-    if (diff->param_directions.at(0) == ast::ParamDirection::In) {
+    if (direction == ast::ParamDirection::In) {
       args.push_back(object);
     } else {
       Value* slot = b_.Var(func_, t);
@@ -49,6 +50,17 @@ Value* Lowerer::LowerBwdDiffCall(const ast::CallExpr* call) {
   return result;
 }
 
+const sema::Type* Lowerer::BoundThisType(const ast::DiffExpr* diff,
+                                         ast::ParamDirection* direction) {
+  *direction = diff->param_directions.at(0);
+  if (diff->this_pair == nullptr ||
+      !types_.Conforms(Concrete(diff->receiver->type), diff->differentiable)) {
+    return diff->param_types.at(0);
+  }
+  *direction = ast::ParamDirection::InOut;
+  return diff->this_pair;
+}
+
 ir::Function* Lowerer::BwdDiffFunction(const ast::DiffExpr* diff) {
   ir::Function* primal = nullptr;
   if (diff->operand->kind == ast::ExprKind::Diff) {
@@ -71,8 +83,11 @@ ir::Function* Lowerer::BwdDiffFunction(const ast::DiffExpr* diff) {
   ir::Function* f = module_->AddFunction(UniqueFunctionName(primal->Name() + ".bwd"),
                                          LowerType(diff->result_type));
   for (size_t i = 0; i < diff->param_types.size(); ++i) {
-    const ir::Type* t = LowerType(diff->param_types[i]);
-    if (diff->param_directions.at(i) != ast::ParamDirection::In) {
+    const sema::Type* type = diff->param_types[i];
+    ast::ParamDirection direction = diff->param_directions.at(i);
+    if (i == 0 && diff->receiver != nullptr) type = BoundThisType(diff, &direction);
+    const ir::Type* t = LowerType(type);
+    if (direction != ast::ParamDirection::In) {
       t = module_->Types().Pointer(ir::AddressSpace::Function, t);
     }
     f->params.push_back(module_->AddParam(t, nullptr));

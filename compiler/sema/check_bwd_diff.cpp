@@ -175,7 +175,14 @@ ast::Expr* Checker::CheckBwdDiffCall(ast::CallExpr* call) {
   }
   // `bwd_diff(obj.m)`: lowering calls the backward derivative `bwd_diff(S.m)` names.
   if (inner->receiver != nullptr) {
-    levels.front() = BoundThisBwdSignature(f, inner->receiver->type, bindings);
+    const Type* receiver = inner->receiver->type;
+    levels.front() = BoundThisBwdSignature(f, receiver, bindings);
+    if (receiver->IsDependent() && !IsDifferentiableType(receiver) &&
+        f->FindAttribute("NoDiffThis") == nullptr) {
+      // Known once specialized: the type may conform to IDifferentiable.
+      inner->this_pair = DifferentialPairOf(receiver);
+      inner->differentiable = DifferentiableInterface();
+    }
   }
   // How the innermost operator's function is instantiated, and each level's type, for
   // lowering.

@@ -1,6 +1,8 @@
 // Lowering of `bwd_diff(f)(args)`: a call of a bodiless function marked `bwd_diff(@f)`
-// that the reverse-mode pass (compiler/autodiff/reverse) writes. Nested operators nest:
-// `bwd_diff(fwd_diff(f))` is `bwd_diff(@f.fwd)`, `fwd_diff(bwd_diff(f))` `fwd_diff(@f.bwd)`.
+// that the reverse-mode pass (compiler/autodiff/reverse) writes, one per function `f`
+// names as a call would (a specialization, a method, a witness or a dispatcher). Nested
+// operators nest: `bwd_diff(fwd_diff(f))` is `bwd_diff(@f.fwd)`, `fwd_diff(bwd_diff(f))`
+// `fwd_diff(@f.bwd)`.
 
 #include "compiler/lower/lowerer.h"
 

@@ -272,7 +272,15 @@ struct DiffExpr : Expr {
   const sema::Type* via_interface = nullptr;
   /// sema: `S.method` of an instance method: `this` is the first parameter (a
   /// DifferentialPair unless [NoDiffThis]; `inout` for a [mutating] method).
+  /// `bwd_diff(obj.method)` (with `receiver`) records the same type, `this` first, which
+  /// the call's arguments leave out: lowering passes the receiver there.
   bool explicit_this = false;
+  /// sema, `bwd_diff(obj.method)` where `obj` has a generic parameter's type that is not
+  /// known to be differentiable: DifferentialPair over that type, and IDifferentiable.
+  /// Lowering pairs `this` when the type the parameter stands for conforms, as
+  /// `bwd_diff(S.method)` does.
+  const sema::Type* this_pair = nullptr;
+  const sema::Type* differentiable = nullptr;
   DiffExpr(SourceRange r, bool bwd, Expr* e) : Expr(ExprKind::Diff, r), backward(bwd), operand(e) {}
 };
 

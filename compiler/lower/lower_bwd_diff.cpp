@@ -1,6 +1,8 @@
 // Lowering of `bwd_diff(f)(args)`: a call of a bodiless function marked `bwd_diff(@f)`
-// that the reverse-mode pass (compiler/autodiff/reverse) writes. Nested operators nest:
-// `bwd_diff(fwd_diff(f))` is `bwd_diff(@f.fwd)`, `fwd_diff(bwd_diff(f))` `fwd_diff(@f.bwd)`.
+// that the reverse-mode pass (compiler/autodiff/reverse) writes, one per function `f`
+// names as a call would (a specialization, a method, a witness or a dispatcher). Nested
+// operators nest: `bwd_diff(fwd_diff(f))` is `bwd_diff(@f.fwd)`, `fwd_diff(bwd_diff(f))`
+// `fwd_diff(@f.bwd)`.
 
 #include "compiler/lower/lowerer.h"
 
@@ -11,9 +13,28 @@ Value* Lowerer::LowerBwdDiffCall(const ast::CallExpr* call) {
   ir::Function* target = BwdDiffFunction(diff);
   std::vector<OutArg> outs;
   std::vector<Value*> args;
+  // `bwd_diff(obj.method)`: `obj` is `this`, carrying no derivative: the backward
+  // derivative of the method is the one `bwd_diff(S.method)` names, given a pair with a
+  // zero derivative (whose gradient is dropped) or the plain object. Neither writes the
+  // object back: a backward derivative leaves primal values as they were.
+  size_t first = 0;
+  if (diff->receiver != nullptr) {
+    first = 1;
+    Value* object = LowerExpr(diff->receiver);
+    ast::ParamDirection direction;
+    const ir::Type* t = LowerType(BoundThisType(diff, &direction));
+    if (t != object->GetType()) object = b_.MakeStruct(t, {object, Zero(t->Members().at(1))});
+    if (direction == ast::ParamDirection::In) {
+      args.push_back(object);
+    } else {
+      Value* slot = b_.Var(func_, t);
+      b_.Store(slot, object);
+      args.push_back(slot);
+    }
+  }
   for (size_t i = 0; i < call->args.size(); ++i) {
     const ast::Expr* a = call->args[i];
-    ast::ParamDirection direction = diff->param_directions.at(i);
+    ast::ParamDirection direction = diff->param_directions.at(first + i);
     if (direction == ast::ParamDirection::In) {
       args.push_back(LowerExpr(a));
       continue;
@@ -31,19 +52,44 @@ Value* Lowerer::LowerBwdDiffCall(const ast::CallExpr* call) {
   return result;
 }
 
+const sema::Type* Lowerer::BoundThisType(const ast::DiffExpr* diff,
+                                         ast::ParamDirection* direction) {
+  *direction = diff->param_directions.at(0);
+  if (diff->this_pair == nullptr ||
+      !types_.Conforms(Concrete(diff->receiver->type), diff->differentiable)) {
+    return diff->param_types.at(0);
+  }
+  *direction = ast::ParamDirection::InOut;
+  return diff->this_pair;
+}
+
 ir::Function* Lowerer::BwdDiffFunction(const ast::DiffExpr* diff) {
-  // `bwd_diff(fwd_diff(f))` differentiates the function `fwd_diff(f)` denotes.
-  auto* operand = diff->operand->kind == ast::ExprKind::Diff
-                      ? static_cast<const ast::DiffExpr*>(diff->operand)
-                      : nullptr;
-  ir::Function* primal = operand != nullptr ? FwdDiffFunction(operand) : Instance(diff->func, {});
+  ir::Function* primal = nullptr;
+  if (diff->operand->kind == ast::ExprKind::Diff) {
+    // `bwd_diff(fwd_diff(f))` differentiates the function `fwd_diff(f)` denotes.
+    primal = FwdDiffFunction(static_cast<const ast::DiffExpr*>(diff->operand));
+  } else {
+    // The function as a call of it would name it: specialized, a method in its
+    // struct's context, a requirement through its witness or dispatcher.
+    ast::CallExpr probe(diff->range, nullptr, {});
+    probe.func = const_cast<ast::FuncDecl*>(diff->func);
+    probe.generic_args = diff->generic_args;
+    probe.receiver = diff->receiver;
+    probe.static_owner = diff->static_owner;
+    probe.via_interface = diff->via_interface;
+    bool plain = diff->func->parent == nullptr && diff->generic_args.empty();
+    primal = plain ? Instance(diff->func, {}) : Callee(&probe);
+  }
   auto it = bwd_functions_.find(primal);
   if (it != bwd_functions_.end()) return it->second;
   ir::Function* f = module_->AddFunction(UniqueFunctionName(primal->Name() + ".bwd"),
                                          LowerType(diff->result_type));
   for (size_t i = 0; i < diff->param_types.size(); ++i) {
-    const ir::Type* t = LowerType(diff->param_types[i]);
-    if (diff->param_directions.at(i) != ast::ParamDirection::In) {
+    const sema::Type* type = diff->param_types[i];
+    ast::ParamDirection direction = diff->param_directions.at(i);
+    if (i == 0 && diff->receiver != nullptr) type = BoundThisType(diff, &direction);
+    const ir::Type* t = LowerType(type);
+    if (direction != ast::ParamDirection::In) {
       t = module_->Types().Pointer(ir::AddressSpace::Function, t);
     }
     f->params.push_back(module_->AddParam(t, nullptr));

@@ -109,8 +109,11 @@ ir::Function* Lowerer::FwdDiffFunction(const ast::DiffExpr* diff) {
   ir::Function* f =
       module_->AddFunction(UniqueFunctionName(primal->Name() + ".fwd"), LowerType(diff->result_type));
   if (bound_this) {
-    // `this` carries no derivative: the pair form takes it as the primal does.
-    f->params.push_back(module_->AddParam(primal->params.at(0)->GetType(), nullptr));
+    // `this` carries no derivative: the pair form takes it as the primal does (whose
+    // parameters a specialization lowered on demand does not have yet).
+    const ir::Type* t = LowerType(inner->receiver->type);
+    if (inner->func->is_mutating) t = module_->Types().Pointer(ir::AddressSpace::Function, t);
+    f->params.push_back(module_->AddParam(t, nullptr));
   }
   for (size_t i = 0; i < diff->param_types.size(); ++i) {
     const ir::Type* t = LowerType(diff->param_types[i]);

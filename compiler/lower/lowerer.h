@@ -316,6 +316,10 @@ class Lowerer {
   /// marked `bwd_diff(@f)` for the reverse-mode pass to write; one per differentiated
   /// function.
   ir::Function* BwdDiffFunction(const ast::DiffExpr* diff);
+  /// The type of `this` in the backward derivative `bwd_diff(obj.method)` calls (that of
+  /// `bwd_diff(S.method)`: a pair when the receiver's type, once specialized, is
+  /// differentiable), and its direction.
+  const sema::Type* BoundThisType(const ast::DiffExpr* diff, ast::ParamDirection* direction);
   /// `v` without its derivative (`detach`, `no_diff`): a call of an identity function
   /// that is not [Differentiable], one per type.
   Value* Detach(Value* v);

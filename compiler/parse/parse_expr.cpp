@@ -266,7 +266,10 @@ ast::Expr* Parser::ParsePostfix(ast::Expr* base) {
       m->is_static = is_static;
       if (At(TokenKind::Less)) {
         size_t end = ScanGenericArgs(pos_);
-        if (end != 0 && end < tokens_.size() && tokens_[end].Is(TokenKind::LParen)) {
+        // `obj.f<float>(x)`; `fwd_diff(obj.f<float>)` closes the list at the operator's ')'.
+        if (end != 0 && end < tokens_.size() &&
+            (tokens_[end].Is(TokenKind::LParen) ||
+             (in_diff_operand_ && tokens_[end].Is(TokenKind::RParen)))) {
           ParseGenericArgs(m->generic_args, &m->generic_values);
           m->range = From(begin);
         }
@@ -419,7 +422,11 @@ ast::Expr* Parser::ParseDiffOperand() {
       return name;
     }
   }
-  return ParseExpr();
+  bool saved = in_diff_operand_;
+  in_diff_operand_ = true;
+  ast::Expr* operand = ParseExpr();
+  in_diff_operand_ = saved;
+  return operand;
 }
 
 }  // namespace slope::parse

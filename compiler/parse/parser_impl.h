@@ -194,6 +194,8 @@ class Parser {
   bool branch_reported_ = false;
   bool depth_reported_ = false;
   bool panic_ = false;
+  /// Parsing the operand of `fwd_diff`/`bwd_diff`: `obj.method<float>` may end at its ')'.
+  bool in_diff_operand_ = false;
 };
 
 }  // namespace slope::parse

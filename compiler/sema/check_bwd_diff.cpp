@@ -59,23 +59,55 @@ FwdSignature Checker::ApplyDiffLevel(const FwdSignature& sig, std::vector<bool>*
   return out;
 }
 
-FwdSignature Checker::BwdDiffSignature(const ast::FuncDecl* f) {
+namespace {
+
+/// Which parameters of `f` carry no derivative, `this` first with `explicit_this` (the
+/// operand names a method by its type: `this` is a parameter like the others, with no
+/// derivative under [NoDiffThis]).
+std::vector<bool> NoDiffParams(const ast::FuncDecl* f, bool explicit_this) {
   std::vector<bool> no_diff;
+  if (explicit_this) no_diff.push_back(f->FindAttribute("NoDiffThis") != nullptr);
   for (const ast::VarDecl* p : f->params) no_diff.push_back((p->modifiers & ast::kModNoDiff) != 0);
-  return ApplyDiffLevel(FwdDiffSignature(f, 0, nullptr, false), &no_diff, true);
+  return no_diff;
+}
+
+}  // namespace
+
+FwdSignature Checker::BwdDiffSignature(const ast::FuncDecl* f, const Subst* bindings,
+                                       bool explicit_this) {
+  std::vector<bool> no_diff = NoDiffParams(f, explicit_this);
+  return ApplyDiffLevel(FwdDiffSignature(f, 0, bindings, explicit_this), &no_diff, true);
 }
 
 std::vector<FwdSignature> Checker::DiffChainSignatures(const ast::FuncDecl* f,
-                                                       const std::vector<ast::DiffExpr*>& chain) {
-  std::vector<bool> no_diff;
-  for (const ast::VarDecl* p : f->params) no_diff.push_back((p->modifiers & ast::kModNoDiff) != 0);
+                                                       const std::vector<ast::DiffExpr*>& chain,
+                                                       const Subst* bindings, bool explicit_this) {
+  std::vector<bool> no_diff = NoDiffParams(f, explicit_this);
   std::vector<FwdSignature> levels(chain.size());
-  FwdSignature sig = FwdDiffSignature(f, 0, nullptr, false);
+  FwdSignature sig = FwdDiffSignature(f, 0, bindings, explicit_this);
   for (size_t i = chain.size(); i-- > 0;) {
     sig = ApplyDiffLevel(sig, &no_diff, chain[i]->backward);
     levels[i] = sig;
   }
   return levels;
+}
+
+std::string DiffChainName(const std::vector<ast::DiffExpr*>& chain, const std::string& name) {
+  std::string shown = name;
+  for (size_t i = chain.size(); i-- > 0;) {
+    shown = std::string(chain[i]->backward ? "bwd_diff(" : "fwd_diff(") + shown + ")";
+  }
+  return shown;
+}
+
+FwdSignature Checker::BoundThisBwdSignature(const ast::FuncDecl* f, const Type* receiver,
+                                            const Subst& bindings) {
+  FwdSignature primal = FwdDiffSignature(f, 0, &bindings, false);
+  primal.params.insert(primal.params.begin(), receiver);
+  primal.directions.insert(primal.directions.begin(),
+                           f->is_mutating ? ast::ParamDirection::InOut : ast::ParamDirection::In);
+  std::vector<bool> no_diff = NoDiffParams(f, true);
+  return ApplyDiffLevel(primal, &no_diff, true);
 }
 
 ast::Expr* Checker::CheckBwdDiffCall(ast::CallExpr* call) {
@@ -93,34 +125,26 @@ ast::Expr* Checker::CheckBwdDiffCall(ast::CallExpr* call) {
     return call;
   }
   ast::DiffExpr* inner = chain.back();
-  if (inner->operand->kind != ast::ExprKind::Name) {
-    diags_.Report(DiagId::UnsupportedConstruct, inner->operand->range,
-                  "'bwd_diff' of methods", "are");
-    return call;
-  }
   for (const ast::Expr* a : call->args) {
     if (a->type->IsError()) return call;
   }
   DiffTarget target = DiffTargetOf(inner);
-  // Of several differentiable overloads, the one taking as many arguments.
-  const ast::FuncDecl* f = nullptr;
+  // Of several differentiable overloads, the one taking as many arguments. A method
+  // named by its type (`S.m`) takes `this` first; `obj.m` binds `obj` as `this`.
+  const Candidate* chosen = nullptr;
   for (const Candidate& c : target.candidates) {
     if (!IsDifferentiableFunction(c.func)) continue;
-    if (f == nullptr ||
-        DiffChainSignatures(c.func, chain).front().params.size() == call->args.size()) {
-      f = c.func;
+    bool explicit_this = target.by_type && c.func->this_param != nullptr;
+    if (chosen == nullptr ||
+        DiffChainSignatures(c.func, chain, &c.context, explicit_this).front().params.size() ==
+            call->args.size()) {
+      chosen = &c;
     }
   }
-  if (f == nullptr) return call;
-  if (!f->generic_context.empty() || f->parent != nullptr) {
-    diags_.Report(DiagId::UnsupportedConstruct, inner->operand->range,
-                  "'bwd_diff' of generic functions and methods", "are");
-    return call;
-  }
-  std::string shown = target.name;
-  for (size_t i = chain.size(); i-- > 0;) {
-    shown = std::string(chain[i]->backward ? "bwd_diff(" : "fwd_diff(") + shown + ")";
-  }
+  if (chosen == nullptr) return call;
+  const ast::FuncDecl* f = chosen->func;
+  bool explicit_this = target.by_type && f->this_param != nullptr;
+  std::string shown = DiffChainName(chain, target.name);
   // fwd_diff over bwd_diff(f) differentiates f's custom backward derivative, if any.
   if (inner->backward && chain.size() > 1 && f->bwd_derivative != nullptr &&
       !IsDifferentiableFunction(f->bwd_derivative)) {
@@ -128,13 +152,17 @@ ast::Expr* Checker::CheckBwdDiffCall(ast::CallExpr* call) {
         .Note(DiagId::DeclaredHere, f->bwd_derivative->name_range, f->bwd_derivative->name);
     return call;
   }
-  std::vector<FwdSignature> levels = DiffChainSignatures(f, chain);
-  const FwdSignature& sig = levels.front();
-  if (call->args.size() != sig.params.size()) {
-    diags_.Report(DiagId::WrongArgumentCount, call->range, shown, sig.params.size(),
-                  call->args.size());
+  if (inner->receiver != nullptr && chain.size() > 1) {
+    diags_.Report(DiagId::UnsupportedConstruct, inner->operand->range,
+                  "nested 'fwd_diff'/'bwd_diff' of a method bound to an object (name the method "
+                  "by its type: '" + f->owner->Name() + "." + f->name + "')",
+                  "are");
     return call;
   }
+  Subst bindings;
+  if (!BindDiffGenerics(call, target, *chosen, chain, explicit_this, &bindings)) return call;
+  std::vector<FwdSignature> levels = DiffChainSignatures(f, chain, &bindings, explicit_this);
+  const FwdSignature sig = levels.front();
   for (size_t i = 0; i < call->args.size(); ++i) {
     call->args[i] = Coerce(call->args[i], sig.params[i]);
     if (sig.directions[i] == ast::ParamDirection::In || call->args[i]->type->IsError()) continue;
@@ -145,15 +173,31 @@ ast::Expr* Checker::CheckBwdDiffCall(ast::CallExpr* call) {
     }
     NoteWritten(call->args[i]);
   }
-  // Each level's type, for lowering.
+  // `bwd_diff(obj.m)`: lowering calls the backward derivative `bwd_diff(S.m)` names.
+  if (inner->receiver != nullptr) {
+    const Type* receiver = inner->receiver->type;
+    levels.front() = BoundThisBwdSignature(f, receiver, bindings);
+    if (receiver->IsDependent() && !IsDifferentiableType(receiver) &&
+        f->FindAttribute("NoDiffThis") == nullptr) {
+      // Known once specialized: the type may conform to IDifferentiable.
+      inner->this_pair = DifferentialPairOf(receiver);
+      inner->differentiable = DifferentiableInterface();
+    }
+  }
+  // How the innermost operator's function is instantiated, and each level's type, for
+  // lowering.
+  inner->generic_args.clear();
+  for (size_t i = f->own_generic_begin; i < f->generic_context.size(); ++i) {
+    inner->generic_args.push_back(bindings.at(f->generic_context[i]));
+  }
+  inner->via_interface = chosen->via_interface;
   for (size_t i = 0; i < chain.size(); ++i) {
     ast::DiffExpr* d = chain[i];
-    d->generic_args.clear();
     d->param_types = levels[i].params;
     d->param_directions = levels[i].directions;
     d->result_type = levels[i].result;
     d->func = f;
-    d->explicit_this = false;
+    d->explicit_this = explicit_this;
     d->type = types_.Error();
   }
   call->type = sig.result;
@@ -167,30 +211,36 @@ void Checker::LinkBackwardDerivatives(ast::FuncDecl* func) {
     ast::FuncDecl* other = AttributeFunction(*attr, func);
     if (other == nullptr) continue;
     bool of = std::string_view(attr_name) == "BackwardDerivativeOf";
-    ast::FuncDecl* primal = of ? other : func;
-    ast::FuncDecl* derivative = of ? func : other;
-    if (!primal->generic_context.empty() || !derivative->generic_context.empty() ||
-        primal->parent != nullptr || derivative->parent != nullptr) {
-      diags_.Report(DiagId::UnsupportedConstruct, attr->range,
-                    "backward derivatives of generic functions and methods", "are");
-      continue;
-    }
-    FwdSignature want = BwdDiffSignature(primal);
-    FwdSignature have;
-    have.result = derivative->result_type;
-    for (const ast::VarDecl* p : derivative->params) {
-      have.params.push_back(p->type);
-      have.directions.push_back(p->direction);
-    }
-    if (have.params != want.params || have.directions != want.directions ||
-        have.result != want.result || derivative == primal) {
-      diags_.Report(DiagId::BackwardDerivativeMismatch, attr->range, derivative->name,
-                    primal->name, have.Describe(), primal->name, want.Describe())
-          .Note(DiagId::DeclaredHere, derivative->name_range, derivative->name);
-      continue;
-    }
-    primal->bwd_derivative = derivative;
+    LinkBackwardDerivative(of ? other : func, of ? func : other, *attr);
   }
+}
+
+void Checker::LinkBackwardDerivative(ast::FuncDecl* primal, ast::FuncDecl* derivative,
+                                     const ast::Attribute& attr) {
+  // As for forward derivatives (LinkForwardDerivative): a generic derivative has the
+  // primal's generic parameters, compared after renaming them to the primal's; methods
+  // are compared as the functions they lower to, `this` first. An instance method's
+  // `this` is `inout DifferentialPair<S>` when its type is differentiable (and not
+  // [NoDiffThis]), so such a method's derivative is a static method (or free function)
+  // taking the pair; an instance derivative receives the same plain `this`.
+  Subst to_primal;
+  bool generics_match = MatchGenericDerivative(primal, derivative, &to_primal);
+  bool primal_this = primal->this_param != nullptr;
+  bool derivative_this = derivative->this_param != nullptr;
+  FwdSignature want = BwdDiffSignature(primal, nullptr, primal_this);
+  FwdSignature have = FwdDiffSignature(derivative, 0, nullptr, derivative_this);
+  for (const Type*& t : have.params) t = types_.Substitute(t, to_primal);
+  have.result = types_.Substitute(have.result, to_primal);
+  if (!generics_match || have.params != want.params || have.directions != want.directions ||
+      have.result != want.result || derivative == primal) {
+    FwdSignature shown = FwdDiffSignature(derivative, 0, nullptr, derivative_this);
+    diags_.Report(DiagId::BackwardDerivativeMismatch, attr.range, derivative->name, primal->name,
+                  GenericHeader(derivative) + shown.Describe(), primal->name,
+                  GenericHeader(primal) + want.Describe())
+        .Note(DiagId::DeclaredHere, derivative->name_range, derivative->name);
+    return;
+  }
+  primal->bwd_derivative = derivative;
 }
 
 }  // namespace slope::sema

@@ -108,14 +108,14 @@ ast::Expr* Checker::CheckDiff(ast::DiffExpr* expr) {
 }
 
 bool Checker::BindDiffGenerics(ast::CallExpr* call, const DiffTarget& target,
-                               const Candidate& chosen, size_t order, bool explicit_this,
-                               Subst* out) {
+                               const Candidate& chosen, const std::vector<ast::DiffExpr*>& chain,
+                               bool explicit_this, Subst* out) {
   // Generic arguments: written, or inferred from the arguments as for a call of the
   // derivative (a DifferentialPair<T> argument binds T).
   Subst& bindings = *out;
   bindings = chosen.context;
   const ast::FuncDecl* f = chosen.func;
-  std::string shown = "fwd_diff(" + target.name + ")";
+  std::string shown = DiffChainName(chain, target.name);
   std::vector<const Type*> own(f->generic_context.begin() + static_cast<long>(f->own_generic_begin),
                                f->generic_context.end());
   std::vector<const Type*> explicit_args;
@@ -128,7 +128,7 @@ bool Checker::BindDiffGenerics(ast::CallExpr* call, const DiffTarget& target,
     return false;
   }
   for (size_t i = 0; i < explicit_args.size(); ++i) bindings[own[i]] = explicit_args[i];
-  FwdSignature pattern = FwdDiffSignature(f, order, &bindings, explicit_this);
+  FwdSignature pattern = DiffChainSignatures(f, chain, &bindings, explicit_this).front();
   if (call->args.size() != pattern.params.size()) {
     diags_.Report(DiagId::WrongArgumentCount, call->range, shown, pattern.params.size(),
                   call->args.size());
@@ -158,7 +158,8 @@ ast::Expr* Checker::CheckDiffCall(ast::CallExpr* call) {
   auto* diff = static_cast<ast::DiffExpr*>(call->callee);
   diff->type = types_.Error();
   call->type = types_.Error();
-  for (ast::Expr*& a : call->args) a = CheckExpr(a);
+  // The arguments are checked (CheckCall): checking them again would check a subscript
+  // that became an accessor call a second time.
   size_t depth = 0;
   Innermost(diff, &depth);
   if (depth > kMaxDiffOrder) {
@@ -172,6 +173,8 @@ ast::Expr* Checker::CheckDiffCall(ast::CallExpr* call) {
   }
   size_t order = 0;
   ast::DiffExpr* inner = Innermost(diff, &order);
+  std::vector<ast::DiffExpr*> chain{diff};
+  while (chain.back() != inner) chain.push_back(static_cast<ast::DiffExpr*>(chain.back()->operand));
   DiffTarget target = DiffTargetOf(inner);
   // Of several differentiable overloads, the one taking as many arguments.
   const Candidate* chosen = nullptr;
@@ -186,7 +189,7 @@ ast::Expr* Checker::CheckDiffCall(ast::CallExpr* call) {
   bool explicit_this = target.by_type && f->this_param != nullptr;
   std::string shown = "fwd_diff(" + target.name + ")";
   Subst bindings;
-  if (!BindDiffGenerics(call, target, *chosen, order, explicit_this, &bindings)) return call;
+  if (!BindDiffGenerics(call, target, *chosen, chain, explicit_this, &bindings)) return call;
   std::vector<const Type*> own(f->generic_context.begin() + static_cast<long>(f->own_generic_begin),
                                f->generic_context.end());
   FwdSignature sig = FwdDiffSignature(f, order, &bindings, explicit_this);
@@ -308,9 +311,6 @@ ast::FuncDecl* Checker::AttributeFunction(const ast::Attribute& attr, const ast:
   return static_cast<ast::FuncDecl*>(decl);
 }
 
-namespace {
-
-/// `<T : IFloat, let N : int> ` for a generic function, "" otherwise.
 std::string GenericHeader(const ast::FuncDecl* f) {
   if (f->generic_context.empty()) return "";
   std::string s = "<";
@@ -324,8 +324,6 @@ std::string GenericHeader(const ast::FuncDecl* f) {
   }
   return s + "> ";
 }
-
-}  // namespace
 
 bool Checker::MatchGenericDerivative(const ast::FuncDecl* primal, const ast::FuncDecl* derivative,
                                      Subst* to_primal) {
@@ -350,11 +348,6 @@ bool Checker::MatchGenericDerivative(const ast::FuncDecl* primal, const ast::Fun
 
 void Checker::LinkForwardDerivative(ast::FuncDecl* primal, ast::FuncDecl* derivative,
                                     const ast::Attribute& attr) {
-  if (primal->own_generic_begin != 0 || derivative->own_generic_begin != 0) {
-    diags_.Report(DiagId::UnsupportedConstruct, attr.range,
-                  "custom derivatives of methods of generic types", "are");
-    return;
-  }
   // A generic derivative has the primal's generic parameters (same kinds, same
   // constraints, in order); its signature is compared with them renamed to the primal's.
   Subst to_primal;

@@ -52,6 +52,12 @@ std::string Signature(const ast::FuncDecl* f);
 /// [ForwardDifferentiable], [BackwardDifferentiable], [TreatAsDifferentiable]) or has a
 /// custom derivative.
 bool IsDifferentiableFunction(const ast::FuncDecl* f);
+/// `<T : IFloat, let N : int> ` for a function with generic parameters (its own and its
+/// type's), "" otherwise: how derivative mismatches show a generic type.
+std::string GenericHeader(const ast::FuncDecl* f);
+/// `bwd_diff(fwd_diff(name))`: the operators of `chain` (the outermost first) applied
+/// to `name`, as diagnostics show them.
+std::string DiffChainName(const std::vector<ast::DiffExpr*>& chain, const std::string& name);
 
 class Checker {
  public:
@@ -280,8 +286,9 @@ class Checker {
   /// operand, else inferred from the arguments against the pair types (a
   /// DifferentialPair<T> argument binds T); reports when some cannot be bound or break
   /// their constraints.
+  /// `chain` holds the operators, the outermost first (as DiffChainSignatures).
   bool BindDiffGenerics(ast::CallExpr* call, const DiffTarget& target, const Candidate& chosen,
-                        size_t order, bool explicit_this, Subst* out);
+                        const std::vector<ast::DiffExpr*>& chain, bool explicit_this, Subst* out);
   /// For each struct declaring IDifferentiable: its `Differential`. Without a
   /// `typealias Differential`, one is synthesized: the struct itself when each field
   /// is differentiable and its own differential, else a struct `S.Differential` of the
@@ -323,20 +330,33 @@ class Checker {
   // check_bwd_diff.cpp
   /// The type of `bwd_diff(f)` (AUTODIFF.md): pairs for differentiable inputs, the
   /// differential of each differentiable `out` parameter, the result's differential last.
-  FwdSignature BwdDiffSignature(const ast::FuncDecl* f);
+  /// `bindings` (may be null) specializes it; with `explicit_this`, `this` of a method is
+  /// its first parameter (an `inout` pair unless [NoDiffThis]).
+  FwdSignature BwdDiffSignature(const ast::FuncDecl* f, const Subst* bindings,
+                                bool explicit_this);
   /// One operator applied to the type `sig` of its operand, whose parameters
   /// `*no_diff` marks (updated for the result): `fwd_diff` pairs each differentiable
   /// parameter and the result; `bwd_diff` as BwdDiffSignature.
   FwdSignature ApplyDiffLevel(const FwdSignature& sig, std::vector<bool>* no_diff, bool backward);
-  /// The type of each operator of `chain` (outermost first, innermost naming `f`).
+  /// The type of each operator of `chain` (outermost first, innermost naming `f`),
+  /// specialized by `bindings` (may be null), `this` first with `explicit_this`.
   std::vector<FwdSignature> DiffChainSignatures(const ast::FuncDecl* f,
-                                                const std::vector<ast::DiffExpr*>& chain);
+                                                const std::vector<ast::DiffExpr*>& chain,
+                                                const Subst* bindings, bool explicit_this);
+  /// The type of `bwd_diff(obj.m)` as lowering calls it: that of `bwd_diff(S.m)` with
+  /// `this` of the receiver's type first (a pair when it is differentiable).
+  FwdSignature BoundThisBwdSignature(const ast::FuncDecl* f, const Type* receiver,
+                                     const Subst& bindings);
   /// `bwd_diff(f)(args)` and nests of `fwd_diff`/`bwd_diff` holding one `bwd_diff`
   /// (arguments checked): typed by DiffChainSignatures, each level's type recorded.
   ast::Expr* CheckBwdDiffCall(ast::CallExpr* call);
   /// Links `[BackwardDerivative(g)]` / `[BackwardDerivativeOf(f)]` on `func` (sets
   /// bwd_derivative) after checking the derivative's type against BwdDiffSignature.
   void LinkBackwardDerivatives(ast::FuncDecl* func);
+  /// One link of LinkBackwardDerivatives: generic functions and methods compared as
+  /// LinkForwardDerivative compares them; reports E3390 on a mismatch.
+  void LinkBackwardDerivative(ast::FuncDecl* primal, ast::FuncDecl* derivative,
+                              const ast::Attribute& attr);
   /// Links `[PrimalSubstitute(g)]` / `[PrimalSubstituteOf(f)]` (sets primal_substitute)
   /// after checking that both functions have one type.
   void LinkPrimalSubstitute(ast::FuncDecl* primal, ast::FuncDecl* substitute,

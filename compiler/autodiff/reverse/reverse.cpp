@@ -881,6 +881,14 @@ void Reverser::ReverseRegion(const std::vector<Block*>& chain) {
   }
 }
 
+namespace {
+
+bool IsFunctionPointer(const ir::Type* t) {
+  return t->IsPointer() && t->Space() == ir::AddressSpace::Function;
+}
+
+}  // namespace
+
 void Reverser::ForwardCall(Inst& call) {
   Function* callee = stubs_.at(call.callee);
   std::vector<Value*> args;
@@ -890,8 +898,9 @@ void Reverser::ForwardCall(Inst& call) {
     const ir::Type* d = Diff(callee->params[j]->GetType());
     if (d != nullptr) ++a;
     args.push_back(P(v));
-    // The input of an inout parameter, for the callee's backward derivative.
-    if (d != nullptr && d->IsPointer()) saved_inout_[&call][j] = b_.Load(P(v));
+    // The input of an inout parameter, for the callee's backward derivative (which runs
+    // the callee's primal again, from the state before the call).
+    if (IsFunctionPointer(callee->params[j]->GetType())) saved_inout_[&call][j] = b_.Load(P(v));
   }
   Inst* r = b_.Call(callee, std::move(args));
   if (!call.GetType()->IsVoid()) primal_[&call] = r;
@@ -908,18 +917,28 @@ void Reverser::TransposeCall(Inst& call) {
   std::vector<std::pair<Value*, Inst*>> add_back;   // tangent, pair slot
   std::vector<std::pair<Value*, Inst*>> set_back;   // tangent pointer, pair slot
   std::vector<Value*> clear;                        // tangent pointers read as gradients
+  // A primal argument alone: an inout one (an int, `this` of a struct that carries no
+  // derivative) as it was before the call, in memory of the backward derivative's own,
+  // since the backward derivative runs the callee's primal again.
+  auto primal_arg = [&](size_t j, Value* v) -> Value* {
+    const ir::Type* pt = callee->params[j]->GetType();
+    if (!IsFunctionPointer(pt)) return P(v);
+    Inst* slot = b_.Var(bwd_, pt->Element());
+    b_.Store(slot, Spilled(saved_inout_.at(&call).at(j)));
+    return slot;
+  };
   size_t a = 0;
   for (size_t j = 0; j < callee->params.size(); ++j) {
     Value* v = call.operands.at(a++);
     const ir::Type* pt = callee->params[j]->GetType();
     const ir::Type* want = cb->params.at(j)->GetType();
     if (Diff(pt) == nullptr) {
-      args.push_back(P(v));
+      args.push_back(primal_arg(j, v));
       continue;
     }
     Value* t = call.operands.at(a++);
     if (want == pt) {  // no_diff: the primal alone
-      args.push_back(P(v));
+      args.push_back(primal_arg(j, v));
     } else if (!pt->IsPointer()) {
       Inst* slot = b_.Var(bwd_, want->Element());
       b_.Store(slot, b_.MakeStruct(want->Element(), {P(v), Zero(Diff(pt))}));

@@ -124,6 +124,19 @@ class Normalizer {
   /// merge` (its test), with the arms of the selections between them; null when the
   /// loop has no such test (a `while (true)` or do-while loop).
   Block* FindTest(Block* first, Block* merge, Block* cont, std::vector<Block*>* test);
+  /// The block of the continue region from `cont` (recorded in `blocks`) that branches
+  /// back to `header` (on a do-while loop's condition), or null.
+  Block* FindBackEdge(Block* cont, Block* header, std::vector<Block*>* blocks);
+  /// Moves the continue region of loop `term` (which branches back from `back`) to the
+  /// body's end (`body_end`, the builder's block), under `if` no flag of `stop` is set,
+  /// and gives the loop a continue block that only branches back. A do-while loop's
+  /// condition sets `brk` when false.
+  void MoveContinue(Inst* term, Block* body_end, Block* back, Inst* brk, const Flags& stop,
+                    std::vector<Block*>* inside);
+  /// Makes loop `term`'s test (`tested` ends it, null when it has none) fail once a flag
+  /// of `stop` is set.
+  void StopTest(Inst* term, Block* tested, const std::vector<Block*>& test, const Flags& stop,
+                std::vector<Block*>* inside);
   /// After a construct (terminator `term`, merge block `merge`, blocks `blocks`): a
   /// block between the construct and its merge block clears `resets` and, when some
   /// path may have set one of `pending`, enters `merge` (the rest of the region) only
@@ -425,6 +438,20 @@ Block* Normalizer::After(Inst* term, Block* merge, const Flags& pending, const F
   return merge;
 }
 
+/// Appends to `blocks` the arms of the selection `term` heads (blocks up to its merge).
+void AddArms(const Inst* term, std::vector<Block*>* blocks) {
+  Block* join = term->targets.back();
+  std::vector<Block*> work(term->targets.begin(), term->targets.end() - 1);
+  std::set<Block*> seen;
+  while (!work.empty()) {
+    Block* arm = work.back();
+    work.pop_back();
+    if (arm == join || !seen.insert(arm).second) continue;
+    blocks->push_back(arm);
+    for (Block* s : ir::Successors(*arm)) work.push_back(s);
+  }
+}
+
 Block* Normalizer::FindTest(Block* first, Block* merge, Block* cont, std::vector<Block*>* test) {
   for (Block* b = first; b != cont;) {
     test->push_back(b);
@@ -436,25 +463,109 @@ Block* Normalizer::FindTest(Block* first, Block* merge, Block* cont, std::vector
         b = term->targets[0];
         break;
       case Op::If:
-      case Op::Switch: {
+      case Op::Switch:
         // A condition's selections (`&&`, `||`, `?:`): their arms only compute.
-        Block* join = term->targets.back();
-        std::vector<Block*> work(term->targets.begin(), term->targets.end() - 1);
-        std::set<Block*> seen;
-        while (!work.empty()) {
-          Block* arm = work.back();
-          work.pop_back();
-          if (arm == join || !seen.insert(arm).second) continue;
-          test->push_back(arm);
-          for (Block* s : ir::Successors(*arm)) work.push_back(s);
-        }
-        b = join;
+        AddArms(term, test);
+        b = term->targets.back();
         break;
-      }
       default: return nullptr;
     }
   }
   return nullptr;
+}
+
+Block* Normalizer::FindBackEdge(Block* cont, Block* header, std::vector<Block*>* blocks) {
+  for (Block* b = cont; b != nullptr;) {
+    blocks->push_back(b);
+    const Inst* t = b->Terminator();
+    if ((t->GetOp() == Op::Br || t->GetOp() == Op::CondBr) && t->targets[0] == header) return b;
+    if (t->GetOp() == Op::Br) {
+      b = t->targets[0];
+    } else if (t->GetOp() == Op::If || t->GetOp() == Op::Switch) {
+      AddArms(t, blocks);
+      b = t->targets.back();
+    } else {
+      b = nullptr;
+    }
+  }
+  return nullptr;
+}
+
+void Normalizer::MoveContinue(Inst* term, Block* body_end, Block* back, Inst* brk,
+                              const Flags& stop, std::vector<Block*>* inside) {
+  Block* header = term->block;
+  Block* cont = term->targets[2];
+  Block* new_cont = NewBlock();
+  inside->push_back(new_cont);
+  b_.SetInsertBlock(body_end);
+  b_.SetLoc(term->loc);
+  Block* after = new_cont;
+  if (!stop.empty()) {
+    after = NewBlock();
+    inside->push_back(after);
+    b_.If(NoneSet(stop), cont, after, after);
+    b_.SetInsertBlock(after);
+    b_.Br(new_cont);
+  } else {
+    b_.Br(cont);
+  }
+  // A do-while loop's condition, false, now sets the `break` flag.
+  Value* again = back->Terminator()->GetOp() == Op::CondBr ? back->Terminator()->operands[0] : nullptr;
+  Reopen(back);
+  if (again != nullptr) b_.Store(brk, b_.Unary(Op::LogicalNot, again));
+  b_.Br(after);
+  b_.SetInsertBlock(new_cont);
+  b_.SetLoc(term->loc);
+  b_.Br(header);
+  term->targets[2] = new_cont;
+}
+
+void Normalizer::StopTest(Inst* term, Block* tested, const std::vector<Block*>& test,
+                          const Flags& stop, std::vector<Block*>* inside) {
+  Block* first = term->targets[0];
+  Block* merge = term->targets[1];
+  b_.SetLoc(term->loc);
+  if (tested == nullptr) {
+    Block* top = NewBlock();
+    inside->push_back(top);
+    b_.SetInsertBlock(top);
+    b_.CondBr(stop.empty() ? module_.ConstBool(true) : NoneSet(stop), first, merge);
+    term->targets[0] = top;
+    return;
+  }
+  if (stop.empty()) return;
+  // A store (an edge's argument included) or a call in the test must not run again once
+  // the loop is left.
+  bool effects = std::any_of(test.begin(), test.end(), [](const Block* b) {
+    return std::any_of(b->insts.begin(), b->insts.end() - 1, [](const Inst* inst) {
+      return ir::GetOpInfo(inst->GetOp()).has_side_effects;
+    });
+  });
+  Inst* branch = tested->Terminator();
+  Value* cond = branch->operands[0];
+  Block* body = branch->targets[0];
+  if (!effects) {
+    // Evaluating the condition once more changes nothing: and it with the flags.
+    Reopen(tested);
+    b_.CondBr(b_.Binary(Op::LogicalAnd, cond, NoneSet(stop)), body, merge);
+    return;
+  }
+  // The condition is evaluated only while no flag is set.
+  Inst* go = b_.Var(g_, module_.Types().Bool());
+  InitAtEntry(go, module_.ConstBool(false));
+  Block* top = NewBlock();
+  Block* join = NewBlock();
+  inside->push_back(top);
+  inside->push_back(join);
+  Reopen(tested);
+  b_.Store(go, cond);
+  b_.Br(join);
+  b_.SetInsertBlock(top);
+  b_.Store(go, module_.ConstBool(false));
+  b_.If(NoneSet(stop), first, join, join);
+  b_.SetInsertBlock(join);
+  b_.CondBr(b_.Load(go), body, merge);
+  term->targets[0] = top;
 }
 
 Flags Normalizer::Loop(Block* header, std::vector<Block*>* inside, Flags* resets) {
@@ -467,49 +578,31 @@ Flags Normalizer::Loop(Block* header, std::vector<Block*>* inside, Flags* resets
   Block* tested = FindTest(first, merge, cont, &test);
   if (tested == nullptr) test.clear();
   inside->insert(inside->end(), test.begin(), test.end());
-  Block* body = tested != nullptr ? tested->Terminator()->targets[0] : first;
   // The body ends in a block of its own, where `continue` lands.
   Block* body_end = NewBlock();
+  inside->push_back(body_end);
+  Block* body = tested != nullptr ? tested->Terminator()->targets[0] : first;
   stack_.push_back({Op::Loop, merge, cont});
-  Flags inner = Region(body, cont, body_end, inside);
+  Flags inner;
+  if (body == cont) {
+    // An empty body.
+    if (tested != nullptr) tested->Terminator()->targets[0] = body_end;
+    if (tested == nullptr) term->targets[0] = first = body_end;
+  } else {
+    inner = Region(body, cont, body_end, inside);
+  }
   Construct self = stack_.back();
   stack_.pop_back();
-  inside->push_back(body_end);
   if (failed_) return {};
-  // The continue region: from `cont` to the block that branches back (for a do-while
-  // loop, on its condition).
   std::vector<Block*> cont_blocks;
-  Block* back = nullptr;
-  for (Block* b = cont; back == nullptr && b != nullptr;) {
-    cont_blocks.push_back(b);
-    Inst* t = b->Terminator();
-    if ((t->GetOp() == Op::Br || t->GetOp() == Op::CondBr) && t->targets[0] == header) {
-      back = b;
-    } else if (t->GetOp() == Op::Br) {
-      b = t->targets[0];
-    } else if (t->GetOp() == Op::If || t->GetOp() == Op::Switch) {
-      std::vector<Block*> arms;
-      std::vector<Block*> work(t->targets.begin(), t->targets.end() - 1);
-      std::set<Block*> seen;
-      while (!work.empty()) {
-        Block* arm = work.back();
-        work.pop_back();
-        if (arm == t->targets.back() || !seen.insert(arm).second) continue;
-        cont_blocks.push_back(arm);
-        for (Block* s : ir::Successors(*arm)) work.push_back(s);
-      }
-      b = t->targets.back();
-    } else {
-      b = nullptr;
-    }
-  }
+  Block* back = FindBackEdge(cont, header, &cont_blocks);
   if (back == nullptr) {
     Error(term->loc, "this loop's continue block does not branch back to it");
     return {};
   }
   inside->insert(inside->end(), cont_blocks.begin(), cont_blocks.end());
   bool do_while = back->Terminator()->GetOp() == Op::CondBr;
-  bool simple_cont = back == cont && !do_while && cont->insts.size() == 1;
+  bool simple_cont = back == cont && !do_while;
   Flags stop;  // the flags that end the loop
   if (self.brk != nullptr) AddFlag(&stop, self.brk);
   if (std::find(inner.begin(), inner.end(), ret_flag_) != inner.end()) AddFlag(&stop, ret_flag_);
@@ -517,75 +610,18 @@ Flags Normalizer::Loop(Block* header, std::vector<Block*>* inside, Flags* resets
     self.brk = NewFlag();
     AddFlag(&stop, self.brk);
   }
-  if (self.cnt != nullptr || do_while || !simple_cont || tested == nullptr) changed_ = true;
-  // At the body's end: `continue` is over; the continue block's code runs there unless
-  // the loop is left.
+  if (self.cnt != nullptr || !simple_cont || tested == nullptr) changed_ = true;
+  // At the body's end `continue` is over; the continue block's code runs there, unless
+  // the loop is being left.
   b_.SetInsertBlock(body_end);
   b_.SetLoc(term->loc);
   if (self.cnt != nullptr) b_.Store(self.cnt, module_.ConstBool(false));
   if (simple_cont && stop.empty()) {
     b_.Br(cont);
   } else {
-    Block* new_cont = NewBlock();
-    inside->push_back(new_cont);
-    Block* after = new_cont;
-    if (!stop.empty()) {
-      after = NewBlock();
-      inside->push_back(after);
-      b_.If(NoneSet(stop), cont, after, after);
-      b_.SetInsertBlock(after);
-      b_.Br(new_cont);
-    } else {
-      b_.Br(cont);
-    }
-    Value* again = do_while ? back->Terminator()->operands[0] : nullptr;
-    Reopen(back);
-    if (again != nullptr) b_.Store(self.brk, b_.Unary(Op::LogicalNot, again));
-    b_.Br(after);
-    b_.SetInsertBlock(new_cont);
-    b_.SetLoc(term->loc);
-    b_.Br(header);
-    term->targets[2] = new_cont;
+    MoveContinue(term, body_end, back, self.brk, stop, inside);
   }
-  // The test: the loop ends when a stop flag is set.
-  if (tested == nullptr) {
-    Block* top = NewBlock();
-    inside->push_back(top);
-    b_.SetInsertBlock(top);
-    b_.SetLoc(term->loc);
-    b_.CondBr(stop.empty() ? module_.ConstBool(true) : NoneSet(stop), first, merge);
-    term->targets[0] = top;
-  } else if (!stop.empty()) {
-    bool effects = std::any_of(test.begin(), test.end(), [](const Block* b) {
-      return std::any_of(b->insts.begin(), b->insts.end() - 1, [](const Inst* inst) {
-        return ir::GetOpInfo(inst->GetOp()).has_side_effects;
-      });
-    });
-    Inst* branch = tested->Terminator();
-    Value* cond = branch->operands[0];
-    if (!effects) {
-      // Evaluating the condition once more changes nothing: and it with the flags.
-      Reopen(tested);
-      b_.CondBr(b_.Binary(Op::LogicalAnd, cond, NoneSet(stop)), body, merge);
-    } else {
-      // The condition is evaluated only while no flag is set.
-      Inst* go = b_.Var(g_, module_.Types().Bool());
-      InitAtEntry(go, module_.ConstBool(false));
-      Block* top = NewBlock();
-      Block* join = NewBlock();
-      inside->push_back(top);
-      inside->push_back(join);
-      Reopen(tested);
-      b_.Store(go, cond);
-      b_.Br(join);
-      b_.SetInsertBlock(top);
-      b_.Store(go, module_.ConstBool(false));
-      b_.If(NoneSet(stop), first, join, join);
-      b_.SetInsertBlock(join);
-      b_.CondBr(b_.Load(go), body, merge);
-      term->targets[0] = top;
-    }
-  }
+  StopTest(term, tested, test, stop, inside);
   if (self.brk != nullptr) resets->push_back(self.brk);
   RemoveFlag(&inner, self.brk);
   RemoveFlag(&inner, self.cnt);

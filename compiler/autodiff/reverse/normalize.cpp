@@ -38,14 +38,16 @@ bool ProveTripCount(const Function& f, const Block* header, uint32_t* count) {
   if (cond->VKind() != ir::ValueKind::Inst) return false;
   auto* cmp = static_cast<Inst*>(cond);
   if ((cmp->GetOp() != Op::Lt && cmp->GetOp() != Op::Le) || cmp->operands.size() != 2 ||
-      cmp->operands[1]->VKind() != ir::ValueKind::Constant || !cmp->operands[0]->GetType()->IsInt()) {
+      cmp->operands[1]->VKind() != ir::ValueKind::Constant ||
+      !cmp->operands[0]->GetType()->IsInt()) {
     return false;
   }
   auto* param = cmp->operands[0]->VKind() == ir::ValueKind::Param
                     ? static_cast<ir::Param*>(cmp->operands[0])
                     : nullptr;
   if (param == nullptr || param->GetBlock() != header) return false;
-  size_t index = std::find(header->params.begin(), header->params.end(), param) - header->params.begin();
+  size_t index =
+      std::find(header->params.begin(), header->params.end(), param) - header->params.begin();
   const Inst* back = loop->targets[2]->Terminator();
   const Inst* entry = nullptr;
   for (const Block* b : f.blocks) {
@@ -55,7 +57,9 @@ bool ProveTripCount(const Function& f, const Block* header, uint32_t* count) {
   if (entry == nullptr || back->GetOp() != Op::Br || back->operands.size() <= index) return false;
   Value* init = entry->operands.at(index);
   Value* next = back->operands[index];
-  if (init->VKind() != ir::ValueKind::Constant || next->VKind() != ir::ValueKind::Inst) return false;
+  if (init->VKind() != ir::ValueKind::Constant || next->VKind() != ir::ValueKind::Inst) {
+    return false;
+  }
   auto* step = static_cast<Inst*>(next);
   if (step->GetOp() != Op::Add || step->operands[0] != param ||
       step->operands[1]->VKind() != ir::ValueKind::Constant) {
@@ -245,7 +249,8 @@ bool Normalizer::DemoteParams() {
     size_t at = 0;
     for (ir::Param* p : b->params) {
       if (p->GetType()->IsPointer()) {
-        Error(b->Terminator()->loc, "a pointer chosen by control flow that leaves a construct early");
+        Error(b->Terminator()->loc,
+              "a pointer chosen by control flow that leaves a construct early");
         return false;
       }
       Inst* var = b_.Var(g_, p->GetType());
@@ -399,7 +404,9 @@ Block* Normalizer::After(Inst* term, Block* merge, const Flags& pending, const F
                          const std::vector<Block*>& blocks, Block* end, Block** out,
                          std::vector<Block*>* inside) {
   bool at_end = merge == end;
-  if (pending.empty() && resets.empty() && (!at_end || *out == end)) return at_end ? nullptr : merge;
+  if (pending.empty() && resets.empty() && (!at_end || *out == end)) {
+    return at_end ? nullptr : merge;
+  }
   // A block between the construct and its merge block: the construct's edges into the
   // merge block go to it.
   Block* between = NewBlock();
@@ -510,7 +517,8 @@ void Normalizer::MoveContinue(Inst* term, Block* body_end, Block* back, Inst* br
     b_.Br(cont);
   }
   // A do-while loop's condition, false, now sets the `break` flag.
-  Value* again = back->Terminator()->GetOp() == Op::CondBr ? back->Terminator()->operands[0] : nullptr;
+  const Inst* back_edge = back->Terminator();
+  Value* again = back_edge->GetOp() == Op::CondBr ? back_edge->operands[0] : nullptr;
   Reopen(back);
   if (again != nullptr) b_.Store(brk, b_.Unary(Op::LogicalNot, again));
   b_.Br(after);
@@ -640,7 +648,9 @@ Value* Normalizer::Available(Value* v, Block* block, size_t* at, const ir::DomTr
     // Pointers are formed again where used.
     Inst* copy = Make(def->GetOp(), def->GetType(), {}, block);
     copy->imms = def->imms;
-    for (Value* operand : def->operands) copy->operands.push_back(Available(operand, block, at, dom));
+    for (Value* operand : def->operands) {
+      copy->operands.push_back(Available(operand, block, at, dom));
+    }
     return insert(copy);
   }
   auto [it, fresh] = kept_.emplace(def, nullptr);
@@ -677,7 +687,9 @@ Function* Normalizer::Run() {
   for (Block* b : g_->blocks) {
     Inst* t = b->Terminator();
     uint32_t count = 0;
-    if (t->GetOp() == Op::Loop && t->imms.size() < 2 && ProveTripCount(*g_, b, &count)) proved[t] = count;
+    if (t->GetOp() == Op::Loop && t->imms.size() < 2 && ProveTripCount(*g_, b, &count)) {
+      proved[t] = count;
+    }
   }
   auto drop = [&] {
     auto& fs = module_.functions;

@@ -9,6 +9,9 @@
 // its linear operands (an adjoint lives in a `var`, which mem2reg later promotes); a
 // linear `var` gets an adjoint `var` that mirrors it; a stand-in call becomes the primal
 // call forward and a call of the callee's backward derivative in reverse.
+// Before linearizing, early `return`, `break` and `continue` are made into flags
+// (normalize.cpp), so every structured region the reverse sweep walks ends at its merge
+// block; loops may nest, their per-iteration storage indexed by every enclosing loop.
 
 #include "compiler/autodiff/reverse/reverse.h"
 
@@ -450,7 +453,8 @@ bool Reverser::WalkLoop(Block* header) {
   info.entries = (info.parent != nullptr ? info.parent->entries : 1) * (uint64_t{info.bound} + 1);
   if (info.entries > kMaxTapeEntries) {
     Error(term->loc, "the iterations of this loop and the loops around it need " +
-                         std::to_string(info.entries) + " entries of per-iteration storage (at most " +
+                         std::to_string(info.entries) +
+                         " entries of per-iteration storage (at most " +
                          std::to_string(kMaxTapeEntries) + "); lower their [MaxIters]");
     return false;
   }
@@ -462,7 +466,8 @@ bool Reverser::WalkLoop(Block* header) {
   const Inst* test = ok ? info.test.back()->Terminator() : nullptr;
   if (ok && (test->targets[0] == info.cont || info.cont->Terminator()->GetOp() != Op::Br ||
              info.cont->Terminator()->targets[0] != header)) {
-    Error(term->loc, "this loop's shape (an empty body, or a continue block of more than one block) is not supported in reverse mode");
+    Error(term->loc, "this loop's shape (an empty body, or a continue block of more than one "
+                     "block) is not supported in reverse mode");
     ok = false;
   }
   if (ok) {
@@ -485,10 +490,13 @@ bool Reverser::Walk(Block* start, Block* end, std::vector<Block*>* chain, Block*
     switch (term->GetOp()) {
       case Op::Return:
         if (end == nullptr && test_exit == nullptr) return true;
-        Error(term->loc, "control flow leaving a loop or selection other than at its end is not supported in reverse mode");
+        Error(term->loc, "control flow leaving a loop or selection other than at its end is not "
+                         "supported in reverse mode");
         return false;
       case Op::CondBr:
-        if (test_exit != nullptr && term->targets[1] == test_exit && term->operands.size() == 1) return true;
+        if (test_exit != nullptr && term->targets[1] == test_exit && term->operands.size() == 1) {
+          return true;
+        }
         Error(term->loc, "a loop not tested at its top is not supported in reverse mode");
         return false;
       case Op::Br: b = term->targets[0]; break;
@@ -709,7 +717,8 @@ void Reverser::ForwardSweep() {
       }
       if (op == Op::Br) {
         auto entered = loops_.find(inst->targets[0]);
-        if (entered != loops_.end() && entered->second.parent != nullptr && block != entered->second.cont) {
+        if (entered != loops_.end() && entered->second.parent != nullptr &&
+            block != entered->second.cont) {
           const LoopInfo* info = &entered->second;
           b_.Store(Counter(info, TapeIndex(info->parent)), ctx_.module.ConstInt(i32, 0));
         }

@@ -113,8 +113,9 @@ class Normalizer {
 
   Function* Clone();
   /// Moves every block parameter into a `var`: each edge stores its arguments, and the
-  /// block loads them on entry. False (reported) when one cannot be held in a `var`.
-  bool DemoteParams();
+  /// block loads them on entry. Notes in `pointer_param_` a parameter no `var` can hold
+  /// (a pointer), which is an error only when the function needs rewriting.
+  void DemoteParams();
   /// Walks the region from `start` to `end` (the block its natural edges go to; null for
   /// the function's body), making `out` the block those edges go to instead. A `ret`,
   /// `break` or `continue` that leaves the region otherwise sets its flag and goes to
@@ -193,6 +194,7 @@ class Normalizer {
   Inst* ret_flag_ = nullptr;
   Inst* ret_value_ = nullptr;
   std::map<const Value*, Inst*> kept_;  ///< value -> the var FixDominance keeps it in
+  const Inst* pointer_param_ = nullptr;  ///< a branch into a block taking a pointer
 };
 
 Function* Normalizer::Clone() {
@@ -242,16 +244,15 @@ Function* Normalizer::Clone() {
   return g;
 }
 
-bool Normalizer::DemoteParams() {
+void Normalizer::DemoteParams() {
   std::map<const Value*, Value*> loads;
   std::map<const ir::Param*, Inst*> var_of;
   for (Block* b : g_->blocks) {
     size_t at = 0;
     for (ir::Param* p : b->params) {
       if (p->GetType()->IsPointer()) {
-        Error(b->Terminator()->loc,
-              "a pointer chosen by control flow that leaves a construct early");
-        return false;
+        if (pointer_param_ == nullptr) pointer_param_ = b->Terminator();
+        continue;
       }
       Inst* var = b_.Var(g_, p->GetType());
       var_of[p] = var;
@@ -268,8 +269,9 @@ bool Normalizer::DemoteParams() {
     for (size_t i = 0; i < ir::EdgeCount(*term); ++i) {
       std::vector<Value*> args = ir::EdgeArgs(*term, i);
       for (size_t j = 0; j < args.size(); ++j) {
-        Inst* store = Make(Op::Store, module_.Types().Void(),
-                           {var_of.at(term->targets[i]->params.at(j)), args[j]}, b);
+        auto var = var_of.find(term->targets[i]->params.at(j));
+        if (var == var_of.end()) continue;  // a pointer (pointer_param_)
+        Inst* store = Make(Op::Store, module_.Types().Void(), {var->second, args[j]}, b);
         b->insts.insert(b->insts.end() - 1, store);
       }
       none.emplace_back();
@@ -277,7 +279,6 @@ bool Normalizer::DemoteParams() {
     ir::SetEdgeArgs(*term, none);
   }
   for (Block* b : g_->blocks) b->params.clear();
-  return true;
 }
 
 void Normalizer::InitAtEntry(Inst* var, Value* value) {
@@ -695,10 +696,7 @@ Function* Normalizer::Run() {
     auto& fs = module_.functions;
     fs.erase(std::remove(fs.begin(), fs.end(), g_), fs.end());
   };
-  if (!DemoteParams()) {
-    drop();
-    return nullptr;
-  }
+  DemoteParams();
   if (!f_->ResultType()->IsVoid()) ret_value_ = b_.Var(g_, f_->ResultType());
   ret_flag_ = NewFlag();
   Block* exit = NewBlock();
@@ -710,6 +708,12 @@ Function* Normalizer::Run() {
   if (failed_ || (!changed_ && returns <= 1)) {
     drop();
     return failed_ ? nullptr : f_;
+  }
+  if (pointer_param_ != nullptr) {
+    Error(pointer_param_->loc, "a pointer chosen by control flow, in a function that leaves "
+                               "a construct early ('return', 'break', 'continue')");
+    drop();
+    return nullptr;
   }
   for (auto& [loop, count] : proved) {
     uint32_t control = loop->imms.empty() ? 0 : loop->imms[0];

@@ -594,7 +594,8 @@ Flags Normalizer::Loop(Block* header, std::vector<Block*>* inside, Flags* resets
   stack_.push_back({Op::Loop, merge, cont});
   Flags inner;
   if (body == cont) {
-    // An empty body.
+    // An empty body: the new body_end makes one.
+    changed_ = true;
     if (tested != nullptr) tested->Terminator()->targets[0] = body_end;
     if (tested == nullptr) term->targets[0] = first = body_end;
   } else {

@@ -392,8 +392,10 @@ bool State::Run() {
 
 }  // namespace
 
+bool PromoteLocals(ir::Module& module, ir::Function& f) { return State(module, f).Run(); }
+
 Result Mem2Reg(ir::Module& module, const Options& options) {
-  return ForEachFunction(module, [&](ir::Function& f) { return State(module, f).Run(); });
+  return ForEachFunction(module, [&](ir::Function& f) { return PromoteLocals(module, f); });
 }
 
 }  // namespace slope::passes

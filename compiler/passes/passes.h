@@ -51,6 +51,10 @@ struct Result {
 #include "compiler/passes/passes.def"
 #undef PASS
 
+/// mem2reg on one function (a function a pass is building, not yet in the module's
+/// list, or one it rewrote); true when it changed the function.
+bool PromoteLocals(ir::Module& module, ir::Function& f);
+
 /// One entry of passes.def.
 struct PassInfo {
   const char* name;     ///< the command-line name ("mem2reg")

@@ -9,6 +9,9 @@
 // its linear operands (an adjoint lives in a `var`, which mem2reg later promotes); a
 // linear `var` gets an adjoint `var` that mirrors it; a stand-in call becomes the primal
 // call forward and a call of the callee's backward derivative in reverse.
+// Before linearizing, early `return`, `break` and `continue` are made into flags
+// (normalize.cpp), so every structured region the reverse sweep walks ends at its merge
+// block; loops may nest, their per-iteration storage indexed by every enclosing loop.
 
 #include "compiler/autodiff/reverse/reverse.h"
 
@@ -20,6 +23,7 @@
 
 #include "compiler/autodiff/differential.h"
 #include "compiler/autodiff/forward/jvp.h"
+#include "compiler/autodiff/reverse/normalize.h"
 #include "compiler/base/ice.h"
 #include "compiler/ir/builder.h"
 #include "compiler/ir/type_walk.h"
@@ -33,6 +37,10 @@ using ir::Function;
 using ir::Inst;
 using ir::Op;
 using ir::Value;
+
+/// The most entries a per-iteration array may have (the product of the bounds plus one
+/// of a loop and the loops around it).
+constexpr uint64_t kMaxTapeEntries = uint64_t{1} << 24;
 
 class Reverser {
  public:
@@ -50,28 +58,35 @@ class Reverser {
     failed_ = true;
   }
   Function* Stub(Function* callee);
-  bool CheckShape();
   void Classify();
   bool Linear(const Value* v) const { return linear_.count(v) != 0; }
   bool MarkLinear(const Value* v) { return linear_.insert(v).second; }
   void UnpackParams();
   void ForwardSweep();
   /// Forward-order walk of the structured region from `start` up to `end` (exclusive;
-  /// null: to the `ret`), recording each block in `chain`; false (reported) on a shape
-  /// reverse mode does not take.
-  bool Walk(Block* start, Block* end, std::vector<Block*>* chain);
-  /// Records the loop `header` heads ([MaxIters] bound, test at the top, no break or
-  /// continue); false (reported) otherwise.
+  /// null: to the `ret`), recording each block in `chain` and each arm's chain in
+  /// arm_chain_; with `test_exit`, a loop's test, up to the block whose `cond_br` goes
+  /// to `test_exit` (inclusive). False (reported) on a shape reverse mode does not take.
+  bool Walk(Block* start, Block* end, std::vector<Block*>* chain, Block* test_exit = nullptr);
+  /// Records the loop `header` heads (its bound, its test, its body and the loops
+  /// around it); false (reported) when it has no bound or another shape.
   bool WalkLoop(Block* header);
-  /// The trip count of the loop `header` heads when the compiler can prove it (a
-  /// counter from a constant, stepped by a constant, against a constant bound).
-  bool ProveTripCount(Block* header, uint32_t* count);
+  /// At the builder: the tape index of the current iteration of loop `info`. In the
+  /// reverse sweep, inside the reverse of `info`, the iteration being reversed;
+  /// otherwise, the last one started (in the reverse sweep, the exit pass) of the
+  /// iteration of the loops around it being reversed.
+  Value* TapeIndex(const LoopInfo* info);
+  /// At the builder: a pointer to loop `info`'s iteration counter (for a nested loop,
+  /// the one of the current iteration of the loops around it, at tape index `outer`).
+  Value* Counter(const LoopInfo* info, Value* outer);
   /// Emits the reverse of the loop `info`: its exit pass, then each iteration from the
   /// last to the first.
   void ReverseLoop(const LoopInfo& info);
   void ReverseInsts(Block* block);
-  bool in_loop_walk_ = false;
-  std::vector<Block*> loop_walk_blocks_;  ///< blocks Walk visited inside a loop
+  /// The loops being walked, innermost last; Walk adds each block to all of them.
+  std::vector<LoopInfo*> walking_;
+  /// The chain of blocks of each arm of a selection, by the arm's first block.
+  std::map<const Block*, std::vector<Block*>> arm_chain_;
   /// Emits the reverse of the region `chain` (a Walk result) at the builder's block;
   /// leaves the builder in the block that continues after it.
   void ReverseRegion(const std::vector<Block*>& chain);
@@ -144,21 +159,29 @@ class Reverser {
   std::map<const Value*, Value*> spills_;          ///< forward value -> its var
   Block* ret_block_ = nullptr;                     ///< the forward block that branches back
   bool in_reverse_ = false;
-  /// A loop bounded by [MaxIters(n)]: its blocks and its per-iteration storage.
+  /// A loop bounded by [MaxIters(n)] or a proved trip count: its blocks and its
+  /// per-iteration storage. A value of a loop nested in others is kept at the index
+  /// combining every enclosing loop's iteration: (((i1 * (n2 + 1)) + i2) * (n3 + 1)) +
+  /// i3, each i clamped to its loop's bound n (so never out of bounds).
   struct LoopInfo {
     Block* header = nullptr;          ///< JVP blocks
-    Block* cond = nullptr;            ///< the loop's first block, ending in cond_br
+    std::vector<Block*> test;         ///< from the loop's first block to `cond`
+    Block* cond = nullptr;            ///< the block ending in the cond_br that leaves
     Block* cont = nullptr;            ///< the continue block
     std::vector<Block*> body;         ///< from the cond_br's true target to `cont`
     std::vector<Block*> all;          ///< every block of the loop, arms included
     uint32_t bound = 0;               ///< [MaxIters]
-    Inst* iter = nullptr;             ///< var: iterations started, counted forward
+    const LoopInfo* parent = nullptr; ///< the loop around it
+    uint64_t entries = 0;             ///< tape entries: (bound + 1) times the parent's
+    /// var: iterations started, counted forward; for a nested loop, an array with one
+    /// counter per entry of the parent's tape.
+    Inst* iter = nullptr;
   };
   std::map<const Block*, LoopInfo> loops_;          ///< by JVP header block
-  std::map<const Block*, const LoopInfo*> loop_of_; ///< JVP and forward blocks -> loop
+  std::map<const Block*, const LoopInfo*> loop_of_; ///< JVP and forward blocks -> innermost loop
   std::map<const Block*, Value*> forward_index_;   ///< forward loop block -> its tape index
-  const LoopInfo* reverse_loop_ = nullptr;         ///< loop whose tape index is current
-  Value* reverse_index_ = nullptr;
+  /// The loops being reversed, with the tape index of the iteration being reversed.
+  std::map<const LoopInfo*, Value*> reverse_index_;
   std::map<const Value*, Inst*> tapes_;            ///< forward value -> array var
   /// What the forward sweep keeps for the reverse one: where, how many bytes, what.
   struct Stored {
@@ -194,8 +217,8 @@ Value* Reverser::Spilled(Value* copy) {
     const LoopInfo* info = loop->second;
     auto [tape, fresh] = tapes_.emplace(copy, nullptr);
     if (fresh) {
-      NoteStored(copy, info->bound + 1);
-      tape->second = b_.Var(bwd_, types_.Array(copy->GetType(), info->bound + 1));
+      NoteStored(copy, static_cast<uint32_t>(info->entries));
+      tape->second = b_.Var(bwd_, types_.Array(copy->GetType(), static_cast<uint32_t>(info->entries)));
       Value* index = forward_index_.at(block);
       Inst* ptr = ctx_.module.NewInst(Op::ElementPtr, types_.Pointer(ir::AddressSpace::Function, copy->GetType()));
       ptr->operands = {tape->second, index};
@@ -208,12 +231,7 @@ Value* Reverser::Spilled(Value* copy) {
       at = block->insts.insert(at + 1, ptr);
       block->insts.insert(at + 1, store);
     }
-    // Outside the loop's reverse, the values of its exit pass.
-    Value* index = reverse_loop_ == info
-                       ? reverse_index_
-                       : b_.CallIntrinsic(ir::Intrinsic::Min, types_.Int(32, true),
-                                          {b_.Load(info->iter), ctx_.module.ConstInt(types_.Int(32, true), info->bound)});
-    return b_.Load(b_.IndexPtr(tape->second, index));
+    return b_.Load(b_.IndexPtr(tape->second, TapeIndex(info)));
   }
   auto [it, inserted] = spills_.emplace(copy, nullptr);
   if (inserted) {
@@ -316,9 +334,16 @@ void Reverser::NoteStored(Value* copy, uint32_t copies) {
     auto loop = loop_of_.find(block);
     if (loop != loop_of_.end()) s.loc = loop->second->header->Terminator()->loc;
   }
-  s.what = copies > 1 ? "an array of " + std::to_string(copies) + " " + t->Name() +
-                            " (one per iteration, and the exit)"
-                      : "a " + t->Name() + " in a variable";
+  Block* block = nullptr;
+  if (copy->VKind() == ir::ValueKind::Inst) block = static_cast<Inst*>(copy)->block;
+  if (copy->VKind() == ir::ValueKind::Param) block = static_cast<ir::Param*>(copy)->GetBlock();
+  auto loop = loop_of_.find(block);
+  bool nested = loop != loop_of_.end() && loop->second->parent != nullptr;
+  s.what = nested    ? "an array of " + std::to_string(copies) + " " + t->Name() +
+                        " (one per iteration of its loop and the loops around it, and the exits)"
+           : copies > 1 ? "an array of " + std::to_string(copies) + " " + t->Name() +
+                              " (one per iteration, and the exit)"
+                        : "a " + t->Name() + " in a variable";
   stored_.push_back(std::move(s));
 }
 
@@ -408,112 +433,74 @@ Function* Reverser::Stub(Function* callee) {
   return it->second;
 }
 
-bool Reverser::CheckShape() {
-  size_t returns = 0;
-  for (const Block* block : jvp_->blocks) {
-    const Inst* term = block->Terminator();
-    if (term != nullptr && term->GetOp() == Op::Return && ++returns > 1) {
-      Error(term->loc, "a second 'return' (early returns are not supported in reverse mode yet)");
-      return false;
-    }
-  }
-  return true;
-}
-
-bool Reverser::ProveTripCount(Block* header, uint32_t* count) {
-  // `for (int i = c0; i < n; i += s)` with constants c0, n and s > 0 (or `<=`): the
-  // test compares a header parameter with a constant, the entry edge passes a constant
-  // and the back edge the parameter plus a constant.
-  const Inst* loop = header->Terminator();
-  const Inst* test = loop->targets[0]->Terminator();
-  if (test->GetOp() != Op::CondBr || test->operands.empty()) return false;
-  Value* cond = test->operands[0];
-  if (cond->VKind() != ir::ValueKind::Inst) return false;
-  auto* cmp = static_cast<Inst*>(cond);
-  if ((cmp->GetOp() != Op::Lt && cmp->GetOp() != Op::Le) || cmp->operands.size() != 2 ||
-      cmp->operands[1]->VKind() != ir::ValueKind::Constant || !cmp->operands[0]->GetType()->IsInt()) {
-    return false;
-  }
-  auto* param = cmp->operands[0]->VKind() == ir::ValueKind::Param
-                    ? static_cast<ir::Param*>(cmp->operands[0])
-                    : nullptr;
-  if (param == nullptr || param->GetBlock() != header) return false;
-  size_t index = std::find(header->params.begin(), header->params.end(), param) - header->params.begin();
-  const Inst* back = loop->targets[2]->Terminator();
-  const Inst* entry = nullptr;
-  for (const Block* b : jvp_->blocks) {
-    const Inst* t = b->Terminator();
-    if (t != nullptr && t != back && t->GetOp() == Op::Br && t->targets[0] == header) entry = t;
-  }
-  if (entry == nullptr || back->GetOp() != Op::Br || back->operands.size() <= index) return false;
-  Value* init = entry->operands.at(index);
-  Value* next = back->operands[index];
-  if (init->VKind() != ir::ValueKind::Constant || next->VKind() != ir::ValueKind::Inst) return false;
-  auto* step = static_cast<Inst*>(next);
-  if (step->GetOp() != Op::Add || step->operands[0] != param ||
-      step->operands[1]->VKind() != ir::ValueKind::Constant) {
-    return false;
-  }
-  int64_t c0 = static_cast<const ir::Constant*>(init)->AsSigned();
-  int64_t n = static_cast<const ir::Constant*>(cmp->operands[1])->AsSigned();
-  int64_t s = static_cast<const ir::Constant*>(step->operands[1])->AsSigned();
-  if (s <= 0) return false;
-  if (cmp->GetOp() == Op::Le) ++n;
-  int64_t trips = n <= c0 ? 0 : (n - c0 + s - 1) / s;
-  if (trips > (1 << 20)) return false;
-  *count = static_cast<uint32_t>(trips);
-  return true;
-}
-
 bool Reverser::WalkLoop(Block* header) {
   const Inst* term = header->Terminator();
-  if (in_loop_walk_) {
-    Error(term->loc, "a loop inside a loop (nested loops are not supported in reverse mode yet)");
+  auto [slot, fresh] = loops_.try_emplace(header);
+  if (!fresh) {
+    Error(term->loc, "a loop not tested at its top is not supported in reverse mode");
     return false;
   }
-  LoopInfo info;
+  LoopInfo& info = slot->second;
   info.header = header;
-  info.cond = term->targets[0];
   info.cont = term->targets[2];
+  info.parent = walking_.empty() ? nullptr : walking_.back();
   Block* merge = term->targets[1];
-  const Inst* test = info.cond->Terminator();
   if (term->imms.size() > 1) {
     info.bound = term->imms[1];
-  } else if (!ProveTripCount(header, &info.bound)) {
+  } else if (!ProveTripCount(*jvp_, header, &info.bound)) {
     passes::ReportError(ctx_.options, diag::DiagId::ReverseLoopUnbounded, term->loc,
                         SourceName(*f_));
     failed_ = true;
     return false;
   }
-  if (test->GetOp() != Op::CondBr || test->targets[1] != merge || test->operands.size() != 1 ||
-      test->targets[0] == info.cont || info.cont->Terminator()->GetOp() != Op::Br ||
-      info.cont->Terminator()->targets[0] != header) {
-    Error(term->loc, "this loop's shape ('break', 'continue' or a test that is not at the top) is not supported in reverse mode yet");
+  info.entries = (info.parent != nullptr ? info.parent->entries : 1) * (uint64_t{info.bound} + 1);
+  if (info.entries > kMaxTapeEntries) {
+    Error(term->loc, "the iterations of this loop and the loops around it need " +
+                         std::to_string(info.entries) +
+                         " entries of per-iteration storage (at most " +
+                         std::to_string(kMaxTapeEntries) + "); lower their [MaxIters]");
     return false;
   }
-  in_loop_walk_ = true;
-  loop_walk_blocks_.clear();
-  bool ok = Walk(test->targets[0], info.cont, &info.body);
-  in_loop_walk_ = false;
+  for (LoopInfo* outer : walking_) outer->all.push_back(header);
+  walking_.push_back(&info);
+  info.all.push_back(header);
+  // The test: from the first block to the cond_br that leaves the loop.
+  bool ok = Walk(term->targets[0], nullptr, &info.test, merge);
+  const Inst* test = ok ? info.test.back()->Terminator() : nullptr;
+  if (ok && (test->targets[0] == info.cont || info.cont->Terminator()->GetOp() != Op::Br ||
+             info.cont->Terminator()->targets[0] != header)) {
+    Error(term->loc, "this loop's shape (an empty body, or a continue block of more than one "
+                     "block) is not supported in reverse mode");
+    ok = false;
+  }
+  if (ok) {
+    info.cond = info.test.back();
+    ok = Walk(test->targets[0], info.cont, &info.body);
+  }
+  walking_.pop_back();
   if (!ok) return false;
-  info.all = {info.header, info.cond, info.cont};
-  info.all.insert(info.all.end(), loop_walk_blocks_.begin(), loop_walk_blocks_.end());
-  LoopInfo& stored = loops_[header];
-  stored = info;
-  for (const Block* b : info.all) loop_of_[b] = &stored;
+  for (LoopInfo* outer : walking_) outer->all.push_back(info.cont);
+  info.all.push_back(info.cont);
+  for (const Block* b : info.all) loop_of_.emplace(b, &info);
   return true;
 }
 
-bool Reverser::Walk(Block* start, Block* end, std::vector<Block*>* chain) {
+bool Reverser::Walk(Block* start, Block* end, std::vector<Block*>* chain, Block* test_exit) {
   for (Block* b = start; b != end;) {
     chain->push_back(b);
-    if (in_loop_walk_) loop_walk_blocks_.push_back(b);
+    for (LoopInfo* loop : walking_) loop->all.push_back(b);
     const Inst* term = b->Terminator();
     switch (term->GetOp()) {
       case Op::Return:
-        if (end == nullptr) return true;
-        // A construct left other than through its merge block ('break', 'continue').
-        Error(term->loc, "control flow leaving a loop or selection other than at its end ('break', 'continue') is not supported in reverse mode yet");
+        if (end == nullptr && test_exit == nullptr) return true;
+        Error(term->loc, "control flow leaving a loop or selection other than at its end is not "
+                         "supported in reverse mode");
+        return false;
+      case Op::CondBr:
+        if (test_exit != nullptr && term->targets[1] == test_exit && term->operands.size() == 1) {
+          return true;
+        }
+        Error(term->loc, "a loop not tested at its top is not supported in reverse mode");
         return false;
       case Op::Br: b = term->targets[0]; break;
       case Op::Loop: {
@@ -524,17 +511,18 @@ bool Reverser::Walk(Block* start, Block* end, std::vector<Block*>* chain) {
       case Op::If:
       case Op::Switch: {
         Block* merge = term->targets.back();
-        std::set<Block*> arms(term->targets.begin(), term->targets.end() - 1);
-        for (Block* arm : arms) {
-          std::vector<Block*> inner;
-          if (arm != merge && !Walk(arm, merge, &inner)) return false;
+        for (size_t i = 0; i + 1 < term->targets.size(); ++i) {
+          Block* arm = term->targets[i];
+          if (arm == merge || arm_chain_.count(arm) != 0) continue;
+          std::vector<Block*>& inner = arm_chain_[arm];
+          if (!Walk(arm, merge, &inner)) return false;
         }
         b = merge;
         break;
       }
       default:
         Error(term->loc, std::string("'") + ir::GetOpInfo(term->GetOp()).mnemonic +
-                             "' control flow is not supported in reverse mode yet");
+                             "' control flow is not supported in reverse mode");
         return false;
     }
   }
@@ -677,23 +665,37 @@ void Reverser::ForwardSweep() {
       primal_[p] = np;
     }
   }
-  // Iteration counters, zero before each loop.
-  for (auto& [header, info] : loops_) {
-    info.iter = b_.Var(bwd_, types_.Int(32, true));
-    b_.Store(info.iter, ctx_.module.ConstInt(types_.Int(32, true), 0));
+  // Iteration counters: a top-level loop's is zero at entry; a nested loop's has one
+  // entry per iteration of the loops around it, zeroed as the loop is entered.
+  const ir::Type* i32 = types_.Int(32, true);
+  for (Block* header : jvp_->blocks) {
+    auto it = loops_.find(header);
+    if (it == loops_.end()) continue;
+    LoopInfo& info = it->second;
+    if (info.parent == nullptr) {
+      info.iter = b_.Var(bwd_, i32);
+      b_.Store(info.iter, ctx_.module.ConstInt(i32, 0));
+      continue;
+    }
+    info.iter = b_.Var(bwd_, types_.Array(i32, static_cast<uint32_t>(info.parent->entries)));
+    // The trip counts are kept for the reverse sweep.
+    Stored s;
+    s.loc = header->Terminator()->loc;
+    s.bytes = 4 * info.parent->entries;
+    s.what = "an array of " + std::to_string(info.parent->entries) +
+             " i32 (its trip count per iteration of the loops around it)";
+    stored_.push_back(std::move(s));
   }
   for (Block* block : jvp_->blocks) {
     if (block != jvp_->blocks.front()) b_.SetInsertBlock(forward_.at(block));
     auto loop = loop_of_.find(block);
     if (loop != loop_of_.end()) {
-      const ir::Type* i32 = types_.Int(32, true);
-      Value* bound = ctx_.module.ConstInt(i32, loop->second->bound);
-      forward_index_[forward_.at(block)] =
-          b_.CallIntrinsic(ir::Intrinsic::Min, i32, {b_.Load(loop->second->iter), bound});
-      loop_of_[forward_.at(block)] = loop->second;
-      if (block == loop->second->cont) {
-        Value* next = b_.Binary(Op::Add, b_.Load(loop->second->iter), ctx_.module.ConstInt(i32, 1));
-        b_.Store(loop->second->iter, next);
+      const LoopInfo* info = loop->second;
+      forward_index_[forward_.at(block)] = TapeIndex(info);
+      loop_of_[forward_.at(block)] = info;
+      if (block == info->cont) {
+        Value* counter = Counter(info, info->parent != nullptr ? TapeIndex(info->parent) : nullptr);
+        b_.Store(counter, b_.Binary(Op::Add, b_.Load(counter), ctx_.module.ConstInt(i32, 1)));
       }
     }
     for (Inst* inst : block->insts) {
@@ -717,6 +719,12 @@ void Reverser::ForwardSweep() {
         continue;
       }
       if (op == Op::Br) {
+        auto entered = loops_.find(inst->targets[0]);
+        if (entered != loops_.end() && entered->second.parent != nullptr &&
+            block != entered->second.cont) {
+          const LoopInfo* info = &entered->second;
+          b_.Store(Counter(info, TapeIndex(info->parent)), ctx_.module.ConstInt(i32, 0));
+        }
         std::vector<Value*> args;
         for (size_t i = 0; i < inst->operands.size(); ++i) {
           if (!Linear(inst->targets[0]->params.at(i))) args.push_back(P(inst->operands[i]));
@@ -771,13 +779,17 @@ void Reverser::ReverseInsts(Block* block) {
 void Reverser::ReverseLoop(const LoopInfo& info) {
   const ir::Type* i32 = types_.Int(32, true);
   Value* bound = ctx_.module.ConstInt(i32, info.bound);
-  Value* count = b_.Load(info.iter);
-  const LoopInfo* outer_loop = reverse_loop_;
-  Value* outer_index = reverse_index_;
-  reverse_loop_ = &info;
+  Value* outer = info.parent != nullptr ? TapeIndex(info.parent) : nullptr;
+  Value* count = b_.Load(Counter(&info, outer));
+  auto index = [&](Value* k) -> Value* {
+    Value* clamped = b_.CallIntrinsic(ir::Intrinsic::Min, i32, {k, bound});
+    if (outer == nullptr) return clamped;
+    Value* base = b_.Binary(Op::Mul, outer, ctx_.module.ConstInt(i32, info.bound + 1));
+    return b_.Binary(Op::Add, base, clamped);
+  };
   // The exit pass: the header and the test ran once more.
-  reverse_index_ = b_.CallIntrinsic(ir::Intrinsic::Min, i32, {count, bound});
-  ReverseInsts(info.cond);
+  reverse_index_[&info] = index(count);
+  ReverseRegion(info.test);
   ReverseInsts(info.header);
   // Iterations count-1 down to 0.
   Inst* k = b_.Var(bwd_, i32);
@@ -797,7 +809,7 @@ void Reverser::ReverseLoop(const LoopInfo& info) {
   b_.CondBr(b_.Compare(Op::Ge, kv, ctx_.module.ConstInt(i32, 0)), body, done);
   bwd_->blocks.push_back(body);
   b_.SetInsertBlock(body);
-  reverse_index_ = b_.CallIntrinsic(ir::Intrinsic::Min, i32, {b_.Load(k), bound});
+  reverse_index_[&info] = index(b_.Load(k));
   // Adjoints of the iteration's values start at zero; the header parameters' go to
   // the arguments the continue block passed them.
   for (const Block* b : info.all) {
@@ -822,7 +834,7 @@ void Reverser::ReverseLoop(const LoopInfo& info) {
   for (auto& [arg, adjoint] : carried) AddAdj(arg, adjoint);
   ReverseInsts(info.cont);
   ReverseRegion(info.body);
-  ReverseInsts(info.cond);
+  ReverseRegion(info.test);
   ReverseInsts(info.header);
   b_.Br(cont);
   bwd_->blocks.push_back(cont);
@@ -831,8 +843,25 @@ void Reverser::ReverseLoop(const LoopInfo& info) {
   b_.Br(head);
   bwd_->blocks.push_back(done);
   b_.SetInsertBlock(done);
-  reverse_loop_ = outer_loop;
-  reverse_index_ = outer_index;
+  reverse_index_.erase(&info);
+}
+
+Value* Reverser::Counter(const LoopInfo* info, Value* outer) {
+  return info->parent == nullptr ? static_cast<Value*>(info->iter) : b_.IndexPtr(info->iter, outer);
+}
+
+Value* Reverser::TapeIndex(const LoopInfo* info) {
+  if (in_reverse_) {
+    auto it = reverse_index_.find(info);
+    if (it != reverse_index_.end()) return it->second;
+  }
+  const ir::Type* i32 = types_.Int(32, true);
+  Value* outer = info->parent != nullptr ? TapeIndex(info->parent) : nullptr;
+  Value* clamped = b_.CallIntrinsic(ir::Intrinsic::Min, i32,
+                                    {b_.Load(Counter(info, outer)), ctx_.module.ConstInt(i32, info->bound)});
+  if (outer == nullptr) return clamped;
+  Value* base = b_.Binary(Op::Mul, outer, ctx_.module.ConstInt(i32, info->bound + 1));
+  return b_.Binary(Op::Add, base, clamped);
 }
 
 void Reverser::ReverseRegion(const std::vector<Block*>& chain) {
@@ -854,8 +883,7 @@ void Reverser::ReverseRegion(const std::vector<Block*>& chain) {
         Block* arm = term->targets[t];
         auto [at, inserted] = arm_of.emplace(arm, after);
         if (inserted && arm != merge) {
-          std::vector<Block*> inner;
-          Walk(arm, merge, &inner);
+          const std::vector<Block*>& inner = arm_chain_.at(arm);
           Block* start = ctx_.module.AddBlock(bwd_);
           bwd_->blocks.push_back(start);
           b_.SetInsertBlock(start);
@@ -1151,11 +1179,15 @@ void Reverser::Run() {
     return;
   }
   if (ctx_.ensure_body) ctx_.ensure_body(f_);
-  // Linearize.
-  forward::JvpContext jvp_context{ctx_.module, ctx_.options, [this](Function* c) { return Stub(c); }, true};
-  jvp_ = forward::DeclareJvp(ctx_.module, f_);
-  forward::BuildJvp(jvp_context, f_, jvp_);
-  if (CheckShape()) {
+  // Early exits become flags (on a copy of f_), then linearize.
+  Function* source = NormalizeControlFlow(ctx_.module, ctx_.options, f_);
+  failed_ = source == nullptr;
+  if (source != nullptr) {
+    forward::JvpContext jvp_context{ctx_.module, ctx_.options, [this](Function* c) { return Stub(c); }, true};
+    jvp_ = forward::DeclareJvp(ctx_.module, source);
+    forward::BuildJvp(jvp_context, source, jvp_);
+  }
+  if (!failed_) {
     Classify();
     UnpackParams();
     std::vector<Block*> chain;
@@ -1197,10 +1229,12 @@ void Reverser::Run() {
       b_.Return();
     }
   }
-  // The JVP and the stand-ins were only the linearization.
+  // The JVP, the stand-ins and the normalized copy were only the linearization.
   auto& fs = ctx_.module.functions;
   fs.erase(std::remove_if(fs.begin(), fs.end(),
-                          [&](const Function* g) { return g == jvp_ || stubs_.count(g) != 0; }),
+                          [&](const Function* g) {
+                            return g == jvp_ || stubs_.count(g) != 0 || (g != f_ && g == source);
+                          }),
            fs.end());
 }
 

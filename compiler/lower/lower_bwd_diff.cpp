@@ -69,16 +69,7 @@ ir::Function* Lowerer::BwdDiffFunction(const ast::DiffExpr* diff) {
     // `bwd_diff(fwd_diff(f))` differentiates the function `fwd_diff(f)` denotes.
     primal = FwdDiffFunction(static_cast<const ast::DiffExpr*>(diff->operand));
   } else {
-    // The function as a call of it would name it: specialized, a method in its
-    // struct's context, a requirement through its witness or dispatcher.
-    ast::CallExpr probe(diff->range, nullptr, {});
-    probe.func = const_cast<ast::FuncDecl*>(diff->func);
-    probe.generic_args = diff->generic_args;
-    probe.receiver = diff->receiver;
-    probe.static_owner = diff->static_owner;
-    probe.via_interface = diff->via_interface;
-    bool plain = diff->func->parent == nullptr && diff->generic_args.empty();
-    primal = plain ? Instance(diff->func, {}) : Callee(&probe);
+    primal = DiffOperandFunction(diff);
   }
   auto it = bwd_functions_.find(primal);
   if (it != bwd_functions_.end()) return it->second;

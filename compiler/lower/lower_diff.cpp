@@ -82,6 +82,19 @@ Value* Lowerer::LowerFwdDiffCall(const ast::CallExpr* call) {
   return result;
 }
 
+ir::Function* Lowerer::DiffOperandFunction(const ast::DiffExpr* diff) {
+  // The function as a call of it would name it: specialized, a method in its struct's
+  // context, a requirement through its witness or dispatcher.
+  ast::CallExpr probe(diff->range, nullptr, {});
+  probe.func = const_cast<ast::FuncDecl*>(diff->func);
+  probe.generic_args = diff->generic_args;
+  probe.receiver = diff->receiver;
+  probe.static_owner = diff->static_owner;
+  probe.via_interface = diff->via_interface;
+  bool plain = diff->func->parent == nullptr && diff->generic_args.empty();
+  return plain ? Instance(diff->func, {}) : Callee(&probe);
+}
+
 ir::Function* Lowerer::FwdDiffFunction(const ast::DiffExpr* diff) {
   ir::Function* primal = nullptr;
   bool bound_this = false;
@@ -90,16 +103,7 @@ ir::Function* Lowerer::FwdDiffFunction(const ast::DiffExpr* diff) {
     auto* operand = static_cast<const ast::DiffExpr*>(diff->operand);
     primal = operand->backward ? BwdDiffFunction(operand) : FwdDiffFunction(operand);
   } else {
-    // The function as a call of it would name it: specialized, a method in its
-    // struct's context, a requirement through its witness or dispatcher.
-    ast::CallExpr probe(diff->range, nullptr, {});
-    probe.func = const_cast<ast::FuncDecl*>(diff->func);
-    probe.generic_args = diff->generic_args;
-    probe.receiver = diff->receiver;
-    probe.static_owner = diff->static_owner;
-    probe.via_interface = diff->via_interface;
-    bool plain = diff->func->parent == nullptr && diff->generic_args.empty();
-    primal = plain ? Instance(diff->func, {}) : Callee(&probe);
+    primal = DiffOperandFunction(diff);
   }
   const ast::DiffExpr* inner = InnermostDiff(diff);
   bound_this = inner->receiver != nullptr;

@@ -307,6 +307,8 @@ class Lowerer {
                           const std::vector<const sema::Type*>& args = {});
   /// `fwd_diff(f)(args)`: a call of the function FwdDiffFunction makes.
   Value* LowerFwdDiffCall(const ast::CallExpr* call);
+  /// The function a (non-nested) `fwd_diff`/`bwd_diff` operand names, as a call would.
+  ir::Function* DiffOperandFunction(const ast::DiffExpr* diff);
   /// The IR function `diff` denotes: bodiless, marked `fwd_diff(@f)` for the forward-mode
   /// pass to write; one per differentiated function.
   ir::Function* FwdDiffFunction(const ast::DiffExpr* diff);

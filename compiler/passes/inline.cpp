@@ -274,9 +274,21 @@ void State::RemoveResourceFunctions() {
       }
     }
   }
+  std::set<const Function*> removed;
   std::erase_if(module_.functions, [&](const Function* f) {
-    return !f->is_entry && (TouchesResources(*f) || f->force_inline) && called.count(f) == 0;
+    bool unused = !f->is_entry && (TouchesResources(*f) || f->force_inline) && called.count(f) == 0;
+    if (unused) removed.insert(f);
+    return unused;
   });
+  // This runs after differentiation, so every derivative is written: a derivative that
+  // named a removed function (`bwd_diff(@f)` of an inlined dispatcher) stops naming it,
+  // and the module still prints and parses back.
+  for (Function* f : module_.functions) {
+    for (Function** named : {&f->fwd_diff_of, &f->bwd_diff_of, &f->custom_fwd, &f->custom_bwd,
+                             &f->primal_substitute}) {
+      if (removed.count(*named) != 0) *named = nullptr;
+    }
+  }
 }
 
 bool State::InlineCalls(Function& f) {

@@ -1197,7 +1197,16 @@ void Reverser::Run() {
       for (Block* b : chain) {
         if (loops_.count(b) == 0) top_level_.insert(b);
       }
-      ForwardSweep();
+      // A pointer into differentiated memory chosen by control flow (a block parameter)
+      // has no adjoint variable to mirror it.
+      for (const Block* block : jvp_->blocks) {
+        for (const ir::Param* p : block->params) {
+          if (failed_ || !Linear(p) || !p->GetType()->IsPointer()) continue;
+          Error(block->insts.empty() ? f_->loc : block->insts.front()->loc,
+                "a pointer chosen by control flow (a branch passing one of several variables)");
+        }
+      }
+      if (!failed_) ForwardSweep();
     }
     std::set<const Block*> forward_top;
     for (const Block* b : top_level_) forward_top.insert(forward_.count(b) ? forward_.at(b) : b);

@@ -290,12 +290,14 @@ struct NoDiffExpr : Expr {
   NoDiffExpr(SourceRange r, Expr* e) : Expr(ExprKind::NoDiff, r), operand(e) {}
 };
 
-/// `value is T` (a bool) and `value as T` (an `Optional<T>`) on a value of interface type.
+/// `value is T` (a bool) and `value as T` (an `Optional<T>`) on a value of interface type;
+/// `U is T` on a type (`T is half` in generic code) is a bool known once U is specialized.
 struct TypeTestExpr : Expr {
   Expr* operand;
   TypeExpr* target;
   bool is_cast;  ///< `as`
-  const sema::Type* target_type = nullptr;  ///< sema: T
+  const sema::Type* target_type = nullptr;   ///< sema: T
+  const sema::Type* operand_type = nullptr;  ///< sema: U when the operand names a type
   TypeTestExpr(SourceRange r, Expr* e, TypeExpr* t, bool cast)
       : Expr(ExprKind::TypeTest, r), operand(e), target(t), is_cast(cast) {}
 };

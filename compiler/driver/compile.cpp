@@ -238,7 +238,11 @@ CompileResult CompileOnThisThread(const CompileOptions& options) {
     return finish();
   }
   ast::AstContext ast_ctx;
-  ast::Module* module = parse::ParseModule(tokens, ast_ctx, diags);
+  parse::ParseOptions parse_options;
+  if (const TargetInfo* t = FindTarget(options.target)) {
+    parse_options.target_cases.emplace_back(t->switch_case);
+  }
+  ast::Module* module = parse::ParseModule(tokens, ast_ctx, diags, parse_options);
   if (options.target == Target::Ast) {
     result.text = ast::DumpModule(*module);
     return finish();
@@ -248,8 +252,8 @@ CompileResult CompileOnThisThread(const CompileOptions& options) {
   // Imported modules' declarations come before the file's, each module's after those
   // of the modules it imports (modules.cpp).
   ModuleGraph graph;
-  if (!ImportModules(sources, ast_ctx, diags, pp_options, file, module, &result.files_read,
-                     &graph)) {
+  if (!ImportModules(sources, ast_ctx, diags, pp_options, parse_options, file, module,
+                     &result.files_read, &graph)) {
     return finish();
   }
   // The core library's declarations come first, as if the module began with them.

@@ -75,9 +75,10 @@ bool UsesModifiers(const std::vector<ast::Decl*>& decls) {
 class Loader {
  public:
   Loader(source::SourceManager& sources, ast::AstContext& ctx, diag::DiagEngine& diags,
-         const preprocess::PreprocessOptions& pp_options, std::vector<std::string>* files_read)
+         const preprocess::PreprocessOptions& pp_options, const parse::ParseOptions& parse_options,
+         std::vector<std::string>* files_read)
       : sources_(sources), ctx_(ctx), diags_(diags), pp_options_(pp_options),
-        files_read_(files_read) {}
+        parse_options_(parse_options), files_read_(files_read) {}
 
   void Run(source::FileId main_file, ast::Module* main, ModuleGraph* out) {
     const std::string& path = sources_.Path(main_file);
@@ -177,7 +178,7 @@ class Loader {
     for (std::string& included : pp_result.included_files) {
       files_read_->push_back(std::move(included));
     }
-    return parse::ParseModule(tokens, ctx_, diags_);
+    return parse::ParseModule(tokens, ctx_, diags_, parse_options_);
   }
 
   /// The unit `decl` imports, loading (and visiting) it the first time; nullopt after
@@ -223,6 +224,7 @@ class Loader {
   ast::AstContext& ctx_;
   diag::DiagEngine& diags_;
   const preprocess::PreprocessOptions& pp_options_;
+  const parse::ParseOptions& parse_options_;
   std::vector<std::string>* files_read_;
   std::vector<Unit> units_;
   std::map<std::string, uint32_t> by_key_;  ///< canonical path -> unit
@@ -238,10 +240,11 @@ class Loader {
 bool UsesVisibilityModifiers(const ast::Module& module) { return UsesModifiers(module.decls); }
 
 bool ImportModules(source::SourceManager& sources, ast::AstContext& ctx, diag::DiagEngine& diags,
-                   const preprocess::PreprocessOptions& pp_options, source::FileId main_file,
+                   const preprocess::PreprocessOptions& pp_options,
+                   const parse::ParseOptions& parse_options, source::FileId main_file,
                    ast::Module* main, std::vector<std::string>* files_read, ModuleGraph* out) {
   uint32_t errors = diags.ErrorCount();
-  Loader(sources, ctx, diags, pp_options, files_read).Run(main_file, main, out);
+  Loader(sources, ctx, diags, pp_options, parse_options, files_read).Run(main_file, main, out);
   return diags.ErrorCount() == errors;
 }
 

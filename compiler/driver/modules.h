@@ -7,6 +7,7 @@
 
 #include "compiler/ast/ast.h"
 #include "compiler/diag/diag.h"
+#include "compiler/parse/parser.h"
 #include "compiler/preprocess/preprocessor.h"
 #include "compiler/sema/check.h"
 #include "compiler/source/source_manager.h"
@@ -31,7 +32,8 @@ struct ModuleGraph {
 /// the `import`. Appends each module file, then the files it #includes, to `files_read`.
 /// Returns false when an error was reported.
 bool ImportModules(source::SourceManager& sources, ast::AstContext& ctx, diag::DiagEngine& diags,
-                   const preprocess::PreprocessOptions& pp_options, source::FileId main_file,
+                   const preprocess::PreprocessOptions& pp_options,
+                   const parse::ParseOptions& parse_options, source::FileId main_file,
                    ast::Module* main, std::vector<std::string>* files_read, ModuleGraph* out);
 
 /// Whether any declaration of `module` (members included) carries `public`, `internal`

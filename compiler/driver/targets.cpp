@@ -147,22 +147,22 @@ const std::vector<TargetInfo>& Targets() {
   // SSA form, structured control flow, which the C-like writers need.
   static const std::vector<TargetInfo> kTargets = {
       {Target::SpirV, "spirv", OutputKind::Words, targets::spirv::RaisePassNames, RunRaise,
-       EmitSpirv},
+       EmitSpirv, "spirv"},
       {Target::SpirVAsm, "spirv-asm", OutputKind::Text, targets::spirv::RaisePassNames, RunRaise,
-       EmitSpirv},
+       EmitSpirv, "spirv"},
       {Target::Glsl, "glsl", OutputKind::Text, targets::spirv::RaisePassNames, RunRaise,
-       EmitGlsl},
-      {Target::Cuda, "cuda", OutputKind::Text, targets::spirv::RaisePassNames, RunRaise, EmitCuda,
+       EmitGlsl, "glsl"},
+      {Target::Cuda, "cuda", OutputKind::Text, targets::spirv::RaisePassNames, RunRaise, EmitCuda, "cuda",
        /*scalar_layout_only=*/true},
       // The LLVM targets take the CUDA target's layout: C's, which is the scalar one.
       {Target::Ptx, "ptx", OutputKind::Text, targets::spirv::RaisePassNames, RunRaise, EmitLlvm,
-       /*scalar_layout_only=*/true},
+       "cuda", /*scalar_layout_only=*/true},
       {Target::Host, "host", OutputKind::Binary, targets::spirv::RaisePassNames, RunRaise,
-       EmitLlvm, /*scalar_layout_only=*/true},
+       EmitLlvm, "cpp", /*scalar_layout_only=*/true},
       {Target::Object, "object", OutputKind::Binary, targets::spirv::RaisePassNames, RunRaise,
-       EmitLlvm, /*scalar_layout_only=*/true},
+       EmitLlvm, "cpp", /*scalar_layout_only=*/true},
       {Target::LlvmIr, "llvm-ir", OutputKind::Text, targets::spirv::RaisePassNames, RunRaise,
-       EmitLlvm, /*scalar_layout_only=*/true},
+       EmitLlvm, "cpp", /*scalar_layout_only=*/true},
   };
   return kTargets;
 }

@@ -48,6 +48,9 @@ struct TargetInfo {
   void (*run_passes)(ir::Module& module, const AfterPass& after_pass, diag::DiagEngine* diags);
   /// Writes the output; errors go to `request.diags`.
   void (*emit)(EmitRequest& request);
+  /// The `__target_switch` case the target takes: Slang's name for the language the
+  /// code is written in ("spirv", "glsl", "cuda"; "cpp" for the CPU targets).
+  std::string_view switch_case;
   /// When set, buffers are laid out by the scalar rules whatever the flags say (the
   /// target's natural C layout), and the reflection says so.
   bool scalar_layout_only = false;

@@ -62,6 +62,9 @@ size_t Lowerer::TagOf(Existential& e, const sema::Type* from) {
 }
 
 Value* Lowerer::LowerTypeTest(const ast::TypeTestExpr* e) {
+  if (e->operand_type != nullptr) {
+    return module_->ConstBool(Concrete(e->operand_type) == Concrete(e->target_type));
+  }
   Value* value = LowerExpr(e->operand);
   const sema::Type* from = Concrete(e->operand->type);
   const sema::Type* target = Concrete(e->target_type);

@@ -196,6 +196,7 @@ bool Parser::ParseParams(std::vector<ast::VarDecl*>& params) {
   if (!Expect(TokenKind::LParen)) return false;
   if (!At(TokenKind::RParen)) {
     do {
+      if (At(TokenKind::RParen)) break;  // a trailing comma
       ast::VarDecl* param = ParseParam();
       if (param == nullptr) return false;
       params.push_back(param);
@@ -226,10 +227,16 @@ ast::VarDecl* Parser::ParseParam() {
   uint32_t mods = ParseModifiers();
   ast::TypeExpr* type = ParseType();
   if (type == nullptr) return nullptr;
-  const Token* name_ptr = ExpectName("a parameter name");
-  if (name_ptr == nullptr) return nullptr;
-  const Token& name = *name_ptr;
-  auto* param = ctx_.New<ast::VarDecl>(ast::VarRole::Param, std::string(name.text), name.Range());
+  ast::VarDecl* param = nullptr;
+  if (At(TokenKind::Comma) || At(TokenKind::RParen)) {
+    // An unnamed parameter (`float f(float, int n);`): declared, never read.
+    param = ctx_.New<ast::VarDecl>(ast::VarRole::Param, std::string(), type->range);
+  } else {
+    const Token* name_ptr = ExpectName("a parameter name");
+    if (name_ptr == nullptr) return nullptr;
+    param = ctx_.New<ast::VarDecl>(ast::VarRole::Param, std::string(name_ptr->text),
+                                   name_ptr->Range());
+  }
   param->type_expr = type;
   ParseArraySuffix(param->type_expr);
   param->attributes = std::move(attrs);

@@ -173,6 +173,26 @@ ast::Expr* Parser::ParseBinary(int min_prec) {
   }
 }
 
+bool Parser::LooksLikeCast() const {
+  size_t end = ScanType(pos_ + 1);
+  if (end == 0 || !tokens_[end].Is(TokenKind::RParen)) return false;
+  if (IsBuiltinTypeName(Peek(1).text)) return true;
+  const Token& next = tokens_[end + 1];
+  switch (next.kind) {
+    case TokenKind::IntLiteral:
+    case TokenKind::FloatLiteral:
+    case TokenKind::LParen:
+    case TokenKind::Bang:
+    case TokenKind::Tilde:
+      return true;
+    case TokenKind::Identifier:
+      // `(a) is T` and `(a) as T` test a value.
+      return next.text != "is" && next.text != "as";
+    default:
+      return false;
+  }
+}
+
 ast::Expr* Parser::ParseUnary() {
   // Prefix operators and casts are a chain (`- - x`, `!!x`, `(int)(float)x`): read them
   // in a loop, then apply them from the innermost out.
@@ -208,10 +228,10 @@ ast::Expr* Parser::ParseUnary() {
       prefixes.push_back({begin, op_range, Prefix::kNoDiff, {}, nullptr});
       continue;
     }
-    // A cast `(T)x` when the parentheses hold a built-in type name.
-    if (At(TokenKind::LParen) && Peek(1).Is(TokenKind::Identifier) &&
-        IsBuiltinTypeName(Peek(1).text) && ScanType(pos_ + 1) != 0 &&
-        tokens_[ScanType(pos_ + 1)].Is(TokenKind::RParen)) {
+    // A cast `(T)x`: the parentheses hold a built-in type name, or any type followed
+    // by something that starts an operand and cannot continue an expression (a name, a
+    // literal, '(', '!', '~'), as in `(T)x` and `(T)(a * b)` on a generic parameter.
+    if (At(TokenKind::LParen) && Peek(1).Is(TokenKind::Identifier) && LooksLikeCast()) {
       Advance();
       ast::TypeExpr* type = ParseType();
       if (type == nullptr || !Expect(TokenKind::RParen)) return ErrorExpr(From(begin));
@@ -239,6 +259,7 @@ ast::Expr* Parser::ParseCallArgs(ast::Expr* callee, source::SourceLoc begin) {
   std::vector<ast::Expr*> args;
   if (!At(TokenKind::RParen)) {
     do {
+      if (At(TokenKind::RParen)) break;  // a trailing comma
       args.push_back(At(TokenKind::LBrace) ? ParseInitList() : ParseAssignment());
     } while (Consume(TokenKind::Comma) && !panic_);
   }

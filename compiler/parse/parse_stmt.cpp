@@ -258,4 +258,96 @@ ast::Stmt* Parser::ParseSwitch() {
   return ctx_.New<ast::SwitchStmt>(From(begin), value, body);
 }
 
+bool IsKnownTargetCase(std::string_view name) {
+  static constexpr std::string_view kCases[] = {"hlsl", "glsl", "spirv", "cuda",
+                                                "cpp",  "metal", "wgsl"};
+  for (std::string_view c : kCases) {
+    if (c == name) return true;
+  }
+  return false;
+}
+
+void Parser::SkipTargetCase() {
+  int depth = 0;
+  while (!At(TokenKind::EndOfFile)) {
+    if (depth == 0 && (At(TokenKind::RBrace) || AtIdent("case") || AtIdent("default"))) return;
+    if (At(TokenKind::LBrace) || At(TokenKind::LParen) || At(TokenKind::LBracket)) ++depth;
+    if (At(TokenKind::RBrace) || At(TokenKind::RParen) || At(TokenKind::RBracket)) --depth;
+    Advance();
+  }
+}
+
+ast::Stmt* Parser::ParseTargetSwitch() {
+  source::SourceLoc begin = Cur().loc;
+  source::SourceRange keyword = Advance().Range();  // __target_switch
+  if (!Expect(TokenKind::LBrace)) return nullptr;
+  // Which group of labels the target takes: the first of its names that a case lists,
+  // else `default`.
+  struct Group {
+    std::vector<std::string> names;
+    bool is_default = false;
+    size_t start = 0;  ///< token index of its first statement
+  };
+  std::vector<Group> groups;
+  while (!At(TokenKind::RBrace) && !At(TokenKind::EndOfFile)) {
+    Group g;
+    size_t before_labels = pos_;
+    while (AtIdent("case") || AtIdent("default")) {
+      if (AtIdent("default")) {
+        Advance();
+        g.is_default = true;
+      } else {
+        Advance();
+        const Token* name = ExpectName("a target name");
+        if (name == nullptr) return nullptr;
+        if (IsKnownTargetCase(name->text)) {
+          g.names.emplace_back(name->text);
+        } else {
+          diags_.Report(DiagId::UnknownTargetCase, name->Range(), name->text);
+        }
+      }
+      if (!Expect(TokenKind::Colon)) return nullptr;
+    }
+    if (g.start == 0 && pos_ == before_labels) {
+      Error(DiagId::ExpectedToken, Cur().Range(), "'case' or 'default'", Describe(Cur()));
+      return nullptr;
+    }
+    g.start = pos_;
+    SkipTargetCase();
+    groups.push_back(std::move(g));
+  }
+  size_t end = pos_;
+  const Group* chosen = nullptr;
+  for (const std::string& target : options_.target_cases) {
+    for (const Group& g : groups) {
+      for (const std::string& n : g.names) {
+        if (chosen == nullptr && n == target) chosen = &g;
+      }
+    }
+  }
+  for (const Group& g : groups) {
+    if (chosen == nullptr && g.is_default) chosen = &g;
+  }
+  if (chosen == nullptr) {
+    std::string target = options_.target_cases.empty() ? "(none)" : options_.target_cases[0];
+    diags_.Report(DiagId::NoTargetCase, keyword, target);
+    Expect(TokenKind::RBrace);
+    return ctx_.New<ast::EmptyStmt>(From(begin));
+  }
+  // Read the chosen statements into a block; a `break` ends the case, as in a switch.
+  pos_ = chosen->start;
+  auto* block = ctx_.New<ast::BlockStmt>(Cur().Range());
+  while (!At(TokenKind::RBrace) && !AtIdent("case") && !AtIdent("default") &&
+         !At(TokenKind::EndOfFile)) {
+    size_t before = pos_;
+    if (AtIdent("break") && Peek(1).Is(TokenKind::Semicolon)) break;
+    if (ast::Stmt* s = ParseStmt()) block->stmts.push_back(s);
+    if (panic_ || pos_ == before) break;
+  }
+  pos_ = end;
+  Expect(TokenKind::RBrace);
+  block->range = From(begin);
+  return block;
+}
+
 }  // namespace slope::parse

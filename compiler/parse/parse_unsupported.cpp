@@ -1,6 +1,6 @@
 // Slang constructs Slope does not compile yet, recognized where they start so that the
 // error names the construct at its position instead of a parse error further on:
-// `__target_switch`, `spirv_asm { ... }`, lambdas `(params) => body`, pointer types
+// `spirv_asm { ... }`, lambdas `(params) => body`, pointer types
 // `T*`, and variadic generics (`each T`, `expand`).
 
 #include "compiler/parse/parser_impl.h"
@@ -25,14 +25,6 @@ void Parser::SkipBraced() {
     }
     Advance();
   }
-}
-
-ast::Stmt* Parser::ParseTargetSwitch() {
-  source::SourceLoc begin = Cur().loc;
-  Unsupported(Cur().Range(), "'__target_switch' statements");
-  Advance();
-  SkipBraced();
-  return ctx_.New<ast::EmptyStmt>(From(begin));
 }
 
 bool Parser::AtLambda() const {

@@ -168,28 +168,35 @@ bool Parser::ParseAttribute(std::vector<ast::Attribute>& out) {
   bool doubled = Peek(1).Is(TokenKind::LBracket);
   Advance();
   if (doubled) Advance();
-  if (!At(TokenKind::Identifier)) {
-    Error(DiagId::ExpectedToken, Cur().Range(), "an attribute name", Describe(Cur()));
-    return false;
-  }
-  ast::Attribute attr;
-  attr.name = std::string(Advance().text);
-  while (At(TokenKind::ColonColon) && Peek(1).Is(TokenKind::Identifier)) {
-    Advance();
-    attr.name += "::" + std::string(Advance().text);
-  }
-  if (Consume(TokenKind::LParen)) {
-    if (!At(TokenKind::RParen)) {
-      do {
-        attr.args.push_back(ParseAssignment());
-      } while (Consume(TokenKind::Comma) && !panic_);
+  // `[A, B(1)]` and `[[A, B]]` hold several attributes.
+  size_t first = out.size();
+  do {
+    if (!At(TokenKind::Identifier)) {
+      Error(DiagId::ExpectedToken, Cur().Range(), "an attribute name", Describe(Cur()));
+      return false;
     }
-    if (!Expect(TokenKind::RParen)) return false;
-  }
+    source::SourceLoc name_begin = Cur().loc;
+    ast::Attribute attr;
+    attr.name = std::string(Advance().text);
+    while (At(TokenKind::ColonColon) && Peek(1).Is(TokenKind::Identifier)) {
+      Advance();
+      attr.name += "::" + std::string(Advance().text);
+    }
+    if (Consume(TokenKind::LParen)) {
+      if (!At(TokenKind::RParen)) {
+        do {
+          attr.args.push_back(ParseAssignment());
+        } while (Consume(TokenKind::Comma) && !panic_);
+      }
+      if (!Expect(TokenKind::RParen)) return false;
+    }
+    attr.range = From(name_begin);
+    out.push_back(std::move(attr));
+  } while (Consume(TokenKind::Comma));
   if (!Expect(TokenKind::RBracket)) return false;
   if (doubled && !Expect(TokenKind::RBracket)) return false;
-  attr.range = From(begin);
-  out.push_back(std::move(attr));
+  // A lone attribute's range covers its brackets, as diagnostics have always shown it.
+  if (out.size() == first + 1) out.back().range = From(begin);
   return true;
 }
 
@@ -221,8 +228,8 @@ uint32_t Parser::ParseModifiers() {
 }
 
 ast::Module* ParseModule(const std::vector<Token>& tokens, ast::AstContext& ctx,
-                         diag::DiagEngine& diags) {
-  return Parser(tokens, ctx, diags).ParseModule();
+                         diag::DiagEngine& diags, const ParseOptions& options) {
+  return Parser(tokens, ctx, diags, options).ParseModule();
 }
 
 }  // namespace slope::parse

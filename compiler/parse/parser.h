@@ -4,6 +4,8 @@
 // mistake does not cascade into many.
 
 #include <cstdint>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "compiler/ast/ast.h"
@@ -25,8 +27,18 @@ inline constexpr uint32_t kMaxExprHeight = 4096;
 /// SPIR-V allows 1023 levels of structured control flow.
 inline constexpr int kMaxBranchChain = 1000;
 
+/// What a compile tells the parser about itself.
+struct ParseOptions {
+  /// The `__target_switch` cases the compile's target takes ("spirv", "cuda", "cpp"),
+  /// most specific first; empty when no code is generated (its `default` case is read).
+  std::vector<std::string> target_cases;
+};
+
+/// The `__target_switch` case names a Slang program may use.
+bool IsKnownTargetCase(std::string_view name);
+
 /// Parses a whole file. Errors go to `diags`; the module holds whatever parsed cleanly.
 ast::Module* ParseModule(const std::vector<preprocess::Token>& tokens, ast::AstContext& ctx,
-                         diag::DiagEngine& diags);
+                         diag::DiagEngine& diags, const ParseOptions& options = {});
 
 }  // namespace slope::parse

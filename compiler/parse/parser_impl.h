@@ -28,8 +28,9 @@ enum class DeclContext : uint8_t { TopLevel, Struct, Interface, Extension, Names
 
 class Parser {
  public:
-  Parser(const std::vector<Token>& tokens, ast::AstContext& ctx, diag::DiagEngine& diags)
-      : tokens_(tokens), ctx_(ctx), diags_(diags) {}
+  Parser(const std::vector<Token>& tokens, ast::AstContext& ctx, diag::DiagEngine& diags,
+         const ParseOptions& options)
+      : tokens_(tokens), ctx_(ctx), diags_(diags), options_(options) {}
 
   ast::Module* ParseModule();
 
@@ -153,6 +154,8 @@ class Parser {
   ast::Expr* ParseConditional();
   ast::Expr* ParseBinary(int min_prec);
   ast::Expr* ParseUnary();
+  /// At '(' before a name: true when the parentheses hold a type and make a cast.
+  bool LooksLikeCast() const;
   ast::Expr* ParsePostfix(ast::Expr* base);
   ast::Expr* ParsePrimary();
   /// The operand of `fwd_diff(...)` / `bwd_diff(...)`: an expression, or a generic
@@ -173,7 +176,13 @@ class Parser {
   void Unsupported(source::SourceRange range, const std::string& what);
   /// At '{': skips past its matching '}'.
   void SkipBraced();
+  /// `__target_switch { case spirv: ... default: ... }`: the statements of the case the
+  /// compile's target takes, as a block; the other cases are skipped unread, as `#if`
+  /// skips (they may use another target's constructs).
   ast::Stmt* ParseTargetSwitch();
+  /// Skips the statements of one `__target_switch` case: to the next `case`/`default`
+  /// label or the closing '}' at this level.
+  void SkipTargetCase();
   bool AtLambda() const;
   /// `spirv_asm { ... }` or a lambda: reports it and returns a stand-in; else null.
   ast::Expr* ParseUnsupportedPrimary();
@@ -188,6 +197,7 @@ class Parser {
   bool has_split_ = false;
   ast::AstContext& ctx_;
   diag::DiagEngine& diags_;
+  const ParseOptions& options_;
   size_t pos_ = 0;
   int depth_ = 0;
   int branch_depth_ = 0;  ///< `else if` and `?:` branches open around the current token

@@ -288,19 +288,24 @@ void Lexer::LexNumber(Token& tok) {
     value = value * static_cast<uint64_t>(base) + digit;
   }
   tok.int_value = value;
-  if (l_count > 0) {
-    tok.literal_type = is_unsigned ? LiteralType::UInt64 : LiteralType::Int64;
+  if (l_count > 0 || overflow) {
+    tok.literal_type = is_unsigned || (overflow && base != 10) ? LiteralType::UInt64
+                                                                : LiteralType::Int64;
   } else if (is_unsigned) {
-    tok.literal_type = LiteralType::UInt;
+    tok.literal_type = value <= 0xFFFFFFFFull ? LiteralType::UInt : LiteralType::UInt64;
   } else if (value <= 0x7FFFFFFFull) {
     tok.literal_type = LiteralType::Int;
   } else if (base != 10 && value <= 0xFFFFFFFFull) {
     tok.literal_type = LiteralType::UInt;  // hex and binary literals may use the sign bit
   } else if (value == 0x80000000ull) {
     tok.literal_type = LiteralType::Int;  // only valid as the operand of unary minus
+  } else if (value <= 0x7FFFFFFFFFFFFFFFull) {
+    tok.literal_type = LiteralType::Int64;  // too wide for int: Slang makes it an int64_t
+  } else if (base != 10) {
+    tok.literal_type = LiteralType::UInt64;
   } else {
     overflow = true;
-    tok.literal_type = LiteralType::Int;
+    tok.literal_type = LiteralType::Int64;
   }
   uint64_t limit = tok.literal_type == LiteralType::UInt ? 0xFFFFFFFFull
                    : tok.literal_type == LiteralType::Int64 ? 0x7FFFFFFFFFFFFFFFull

@@ -143,7 +143,42 @@ void Preprocessor::SkipBlock(FileState& f) {
   f.lexer->SetQuiet(was_quiet);
 }
 
-bool Preprocessor::EvaluateCondition(const std::vector<Token>& line, const Token& name) {
+std::vector<Token> Preprocessor::ExpandDefinedMacros(const std::vector<Token>& line) {
+  // `#define HAS_X defined(X)` then `#if HAS_X`: an object-like macro whose body tests
+  // `defined` is replaced by its body first, so the test sees X unexpanded (as GCC and
+  // Clang do). Bounded: a macro that names itself stops after kMaxDefinedRounds, or
+  // once the line holds kMaxDefinedTokens tokens.
+  constexpr int kMaxDefinedRounds = 32;
+  constexpr size_t kMaxDefinedTokens = 1 << 16;
+  std::vector<Token> out = line;
+  for (int round = 0; round < kMaxDefinedRounds; ++round) {
+    std::vector<Token> next;
+    bool changed = false;
+    for (size_t i = 0; i < out.size(); ++i) {
+      const Token& t = out[i];
+      bool operand = (i >= 1 && out[i - 1].IsIdent("defined")) ||
+                     (i >= 2 && out[i - 1].Is(TokenKind::LParen) && out[i - 2].IsIdent("defined"));
+      const Macro* m = t.Is(TokenKind::Identifier) && !operand ? FindMacro(t.text) : nullptr;
+      bool tests = false;
+      if (m != nullptr && !m->function_like) {
+        for (const BodyToken& b : m->body) tests = tests || b.tok.IsIdent("defined");
+      }
+      if (!tests) {
+        next.push_back(t);
+        continue;
+      }
+      if (next.size() + m->body.size() > kMaxDefinedTokens) return out;
+      for (const BodyToken& b : m->body) next.push_back(b.tok);
+      changed = true;
+    }
+    out = std::move(next);
+    if (!changed) break;
+  }
+  return out;
+}
+
+bool Preprocessor::EvaluateCondition(const std::vector<Token>& raw_line, const Token& name) {
+  std::vector<Token> line = ExpandDefinedMacros(raw_line);
   // `defined X` and `defined(X)` are replaced before macro expansion, so X is not expanded.
   std::vector<PpToken> tokens;
   Token end;

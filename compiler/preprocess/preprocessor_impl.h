@@ -120,6 +120,8 @@ class Preprocessor {
   void CheckLineEnd(const std::vector<Token>& line, size_t used, const Token& name);
   /// True when `name` is a macro or a built-in one (`defined NAME`, `#ifdef NAME`).
   bool IsDefined(std::string_view name);
+  /// A `#if` line with the object-like macros whose bodies test `defined` replaced.
+  std::vector<Token> ExpandDefinedMacros(const std::vector<Token>& line);
   /// Enters `path` as a file included by the directive at `hash`.
   void EnterInclude(const std::string& path, const Token& hash);
   /// Reports the end of file `f`'s conditionals and leaves it.

@@ -182,6 +182,7 @@ ast::Decl* Checker::Lookup(const std::string& name) const {
 }
 
 void Checker::Declare(ast::Decl* decl) {
+  if (decl->name.empty()) return;  // an unnamed parameter
   auto& scope = scopes_.back();
   auto [it, inserted] = scope.emplace(decl->name, decl);
   if (!inserted) {
@@ -304,19 +305,35 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
     auto* func = decl->kind == ast::DeclKind::Func ? static_cast<ast::FuncDecl*>(decl) : nullptr;
     if (func != nullptr && func->result_type == nullptr) CheckFunctionSignature(func);
   }
-  // Two functions with the same parameter types are a redefinition, not an overload.
+  // Two functions with the same parameter types are a redefinition, not an overload,
+  // unless at most one has a body: the others declare it (`float f(float);` before its
+  // definition), and their attributes join the definition's.
   for (auto& [name, overloads] : functions_) {
     for (size_t i = 0; i < overloads.size(); ++i) {
       for (size_t j = 0; j < i; ++j) {
-        const auto& a = overloads[i]->params;
-        const auto& b = overloads[j]->params;
-        bool same = a.size() == b.size();
-        for (size_t k = 0; same && k < a.size(); ++k) same = a[k]->type == b[k]->type;
-        if (same) {
-          diags_.Report(DiagId::Redefinition, overloads[i]->name_range, name)
-              .Note(DiagId::PreviousDefinition, overloads[j]->name_range, name);
+        ast::FuncDecl* later = overloads[i];
+        ast::FuncDecl* earlier = overloads[j];
+        const auto& a = later->params;
+        const auto& b = earlier->params;
+        bool same = a.size() == b.size() && later->generic_params.empty() &&
+                    earlier->generic_params.empty();
+        for (size_t k = 0; same && k < a.size(); ++k) {
+          same = a[k]->type == b[k]->type && a[k]->direction == b[k]->direction;
+        }
+        if (!same) continue;
+        bool declaration = later->body == nullptr || earlier->body == nullptr;
+        if (declaration && later->result_type == earlier->result_type &&
+            later->intrinsic_op < 0 && earlier->intrinsic_op < 0) {
+          ast::FuncDecl* kept = later->body != nullptr ? later : earlier;
+          ast::FuncDecl* dropped = kept == later ? earlier : later;
+          MergeDeclaration(dropped, kept);
+          overloads.erase(overloads.begin() + static_cast<std::ptrdiff_t>(kept == later ? j : i));
+          i = 0;  // indices moved: compare again from the start
           break;
         }
+        diags_.Report(DiagId::Redefinition, later->name_range, name)
+            .Note(DiagId::PreviousDefinition, earlier->name_range, name);
+        break;
       }
     }
   }
@@ -351,6 +368,18 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
   CheckGenericArraySizes();
   scopes_.pop_back();
   return !diags_.HasErrors();
+}
+
+void Checker::MergeDeclaration(ast::FuncDecl* declaration, ast::FuncDecl* definition) {
+  for (ast::Attribute& attr : declaration->attributes) {
+    if (definition->FindAttribute(attr.name) == nullptr) definition->attributes.push_back(attr);
+  }
+  declaration->attributes.clear();
+  definition->modifiers |= declaration->modifiers;
+  // Default arguments may be written on either.
+  for (size_t k = 0; k < definition->params.size(); ++k) {
+    if (definition->params[k]->init == nullptr) definition->params[k]->init = declaration->params[k]->init;
+  }
 }
 
 bool Checker::CheckConstantExpr(const ast::Expr* e) {
@@ -494,6 +523,7 @@ void Checker::CheckGlobalVar(ast::VarDecl* var, CheckedModule* out) {
     return;
   }
   if (var->is_static && out != nullptr) return CheckStaticGlobal(var, out);
+  if (out != nullptr) return DeclareGlobalUniform(var, out);
   diags_.Report(DiagId::UnsupportedConstruct, var->name_range,
                 "global variables other than buffers and 'static const' constants", "are");
 }

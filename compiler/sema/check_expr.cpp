@@ -56,6 +56,7 @@ ast::Expr* Checker::CheckExpr(ast::Expr* expr) {
       return CheckConditional(static_cast<ast::ConditionalExpr*>(expr));
     case ast::ExprKind::Cast: {
       auto* cast = static_cast<ast::CastExpr*>(expr);
+      if (ast::Expr* call = CastAsCall(cast)) return CheckExpr(call);
       const Type* target = ResolveType(cast->target);
       cast->operand = CheckExpr(cast->operand);
       if (!target->IsError() && !target->IsNumericLike() && !target->IsEnum()) {
@@ -141,6 +142,24 @@ ast::Expr* Checker::CheckName(ast::NameExpr* expr) {
   auto* var = static_cast<ast::VarDecl*>(decl);
   expr->type = var->type != nullptr ? var->type : types_.Error();
   return expr;
+}
+
+ast::Expr* Checker::CastAsCall(ast::CastExpr* cast) {
+  ast::TypeExpr* t = cast->target;
+  if (!t->array_dims.empty() || LookupBuiltinTypeName(types_, t->name) != nullptr) return nullptr;
+  ast::Decl* decl = Lookup(t->name);
+  if (decl == nullptr) return nullptr;
+  bool value = decl->kind == ast::DeclKind::Func || decl->kind == ast::DeclKind::Var ||
+               (decl->kind == ast::DeclKind::GenericParam &&
+                static_cast<ast::GenericParamDecl*>(decl)->is_value);
+  bool constructible = (decl->kind == ast::DeclKind::GenericParam && !value) ||
+                       decl->kind == ast::DeclKind::Struct;
+  if (!value && !constructible) return nullptr;
+  // `(f)(x)` calls f; `(T)x` on a type parameter or a struct converts as `T(x)` does.
+  auto* callee = ctx_.New<ast::NameExpr>(t->range, t->name);
+  callee->generic_args = t->type_args;
+  callee->generic_values = t->value_args;
+  return ctx_.New<ast::CallExpr>(cast->range, callee, std::vector<ast::Expr*>{cast->operand});
 }
 
 const Type* Checker::TypeNamedBy(const ast::Expr* e) {

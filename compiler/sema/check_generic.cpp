@@ -962,6 +962,12 @@ bool Checker::ResolveCall(ast::CallExpr* call, const std::vector<Candidate>& can
       call->args.push_back(DefaultArgument(f->params[i], v.param_types[i]));
     }
   }
+  if (f->body == nullptr && f->intrinsic_op < 0 && !v.cand->via_interface &&
+      (f->parent == nullptr || f->parent->kind != ast::DeclKind::Interface)) {
+    diags_.Report(DiagId::FunctionNotDefined, call->range, name)
+        .Note(DiagId::DeclaredHere, f->name_range, name);
+    return false;
+  }
   call->func = f;
   CheckOutArguments(call, f);
   call->via_interface = v.cand->via_interface;

@@ -11,6 +11,19 @@ namespace slope::sema {
 using diag::DiagId;
 
 ast::Expr* Checker::CheckTypeTest(ast::TypeTestExpr* expr) {
+  if (const Type* named = TypeNamedBy(expr->operand)) {
+    // `T is half`: a question about a type, answered when T is specialized.
+    expr->operand_type = named;
+    const Type* target = ResolveType(expr->target);
+    expr->target_type = target;
+    if (expr->is_cast) {
+      diags_.Report(DiagId::TypeTestNeedsValue, expr->range, named->Name());
+      expr->type = types_.Error();
+      return expr;
+    }
+    expr->type = target->IsError() ? types_.Error() : types_.Bool();
+    return expr;
+  }
   expr->operand = CheckExpr(expr->operand);
   const Type* target = ResolveType(expr->target);
   expr->target_type = target;

@@ -68,6 +68,30 @@ void Checker::DeclareBufferBlock(ast::AggregateDecl* block, std::vector<ast::Dec
   }
 }
 
+void Checker::DeclareGlobalUniform(ast::VarDecl* var, CheckedModule* out) {
+  if (var->init != nullptr) {
+    diags_.Report(DiagId::InvalidGlobal, var->init->range,
+                  "a uniform global is set by the host and cannot have an initializer; "
+                  "write 'static const' for a constant");
+    return;
+  }
+  if ((var->modifiers & ast::kModConst) != 0) {
+    diags_.Report(DiagId::InvalidGlobal, var->name_range,
+                  "a 'const' global needs 'static' and an initializer to be a constant");
+    return;
+  }
+  if (!CheckUniformType(var->type, var->type_expr->range)) return;
+  if (global_params_ == nullptr) {
+    global_params_ = ctx_.New<ast::AggregateDecl>(ast::DeclKind::BufferBlock, "GlobalParams",
+                                                  var->name_range);
+    out->resources.insert(out->resources.begin(), global_params_);
+  }
+  var->uniform_kind = ast::UniformKind::CBufferMember;
+  var->uniform_block = global_params_;
+  var->uniform_index = static_cast<uint32_t>(global_params_->members.size());
+  global_params_->members.push_back(var);
+}
+
 void Checker::CheckRegister(const std::vector<std::string>& args, const source::SourceRange& range,
                             char letter, const char* what) {
   if (args.empty()) return;

@@ -251,6 +251,12 @@ class Checker {
   ast::Expr* CheckGenericConversion(ast::CallExpr* call, const Type* type, const std::string& shown);
   /// `value is T` / `value as T` (sema/check_type_test.cpp).
   ast::Expr* CheckTypeTest(ast::TypeTestExpr* expr);
+  /// `float f(float);` declares the `f` defined elsewhere in the module: its attributes,
+  /// modifiers and default arguments join the definition's.
+  void MergeDeclaration(ast::FuncDecl* declaration, ast::FuncDecl* definition);
+  /// `(T)x` on a type parameter or struct, or `(f)(x)` on a function: the call it
+  /// means, or null for a conversion to a built-in type.
+  ast::Expr* CastAsCall(ast::CastExpr* cast);
   /// `detach(x)` (arguments checked): becomes a NoDiffExpr of `x`; x must be differentiable.
   ast::Expr* CheckDetach(ast::CallExpr* call);
   /// `printf("format", values...)` (check_printf.cpp).
@@ -488,6 +494,10 @@ class Checker {
   bool CheckUniformType(const Type* type, const source::SourceRange& range);
   /// Makes the members of cbuffer `block` globals (appended to `decls`) that read it.
   void DeclareBufferBlock(ast::AggregateDecl* block, std::vector<ast::Decl*>* decls);
+  /// `uniform float k;` (or `float k;`) at global scope: a member of the implicit uniform
+  /// buffer `GlobalParams` that slangc also makes, bound before every other resource.
+  void DeclareGlobalUniform(ast::VarDecl* var, CheckedModule* out);
+  ast::AggregateDecl* global_params_ = nullptr;  ///< that buffer, once a global needs it
   /// Checks `register(LETTERn[, spaceM])` arguments of `what`; `letter` is 'b', 't' or 'u'.
   void CheckRegister(const std::vector<std::string>& args, const source::SourceRange& range,
                      char letter, const char* what);

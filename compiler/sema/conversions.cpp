@@ -90,6 +90,21 @@ int Checker::ConversionCost(const Type* from, const Type* to) const {
   return kNoConversion;
 }
 
+namespace {
+/// An integer literal whose value the integer type `to` holds exactly (`uint u =
+/// 3000000000;` converts an int64_t literal without loss).
+bool LiteralFits(const ast::Expr* expr, const Type* to) {
+  if (expr->kind != ast::ExprKind::IntLiteral || !to->IsScalar()) return false;
+  uint64_t v = static_cast<const ast::IntLiteralExpr*>(expr)->value;
+  bool is_unsigned = to->Kind() == TypeKind::UInt;
+  if (!is_unsigned && to->Kind() != TypeKind::Int) return false;
+  int bits = static_cast<int>(to->Width());
+  uint64_t max = bits >= 64 ? (is_unsigned ? UINT64_MAX : INT64_MAX)
+                            : (is_unsigned ? (1ull << bits) - 1 : (1ull << (bits - 1)) - 1);
+  return v <= max;
+}
+}  // namespace
+
 ast::Expr* Checker::Coerce(ast::Expr* expr, const Type* to) {
   const Type* from = expr->type;
   if (from == to || from->IsError() || to->IsError()) return expr;
@@ -114,7 +129,7 @@ ast::Expr* Checker::Coerce(ast::Expr* expr, const Type* to) {
     bad->type = types_.Error();
     return bad;
   }
-  if (IsLossy(from, to)) {
+  if (IsLossy(from, to) && !LiteralFits(expr, to)) {
     diags_.Report(diag::DiagId::ImplicitTruncation, expr->range, from->Name(), to->Name());
   }
   auto* cast = ctx_.New<ast::ImplicitCastExpr>(expr->range, expr);

@@ -186,14 +186,17 @@ def kernel(checks, h, rng, real_type, bwd_checks=(), hvp_checks=()):
     return "\n".join(src) + "\n", layout, bwd_layout, hvp_layout
 
 
-def run_kernel(slope_run, source, backend, extra_args=()):
-    """Runs `source` (with its kernel) on `backend`: the values of gc_out, or None and why."""
+def run_kernel(slope_run, source, backend, extra_args=(), timeout=None):
+    """Runs `source` (with its kernel) on `backend`: the values of gc_out, or None and why
+    ("slope-run failed (exit N)" and its output, "timed out", or "no output")."""
     with tempfile.NamedTemporaryFile("w", suffix=".slang", delete=False) as f:
         f.write(source)
         path = f.name
     try:
         r = subprocess.run([slope_run, path, "-backend=" + backend, "-entry=gc_main"] + list(extra_args),
-                           capture_output=True, text=True)
+                           capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, "timed out after %g s" % timeout
     finally:
         os.unlink(path)
     if r.returncode != 0:
@@ -204,8 +207,8 @@ def run_kernel(slope_run, source, backend, extra_args=()):
     return None, "no output from slope-run:\n" + r.stdout
 
 
-def run(slope_run, source, backend):
-    out, why = run_kernel(slope_run, source, backend)
+def run(slope_run, source, backend, extra_args=()):
+    out, why = run_kernel(slope_run, source, backend, extra_args)
     if out is None:
         sys.exit("gradcheck: " + why)
     return out
@@ -323,6 +326,8 @@ def main():
     p.add_argument("test")
     p.add_argument("--slope-run", required=True)
     p.add_argument("--backend", default="vulkan")
+    p.add_argument("--via-glsl", action="store_true",
+                   help="run through the GLSL writer and glslang (slope-run -via-glsl)")
     p.add_argument("--h", type=float, help="finite-difference step (default by REAL)")
     p.add_argument("--atol", type=float, help="absolute tolerance (default by REAL)")
     p.add_argument("--rtol", type=float, help="relative tolerance (default by REAL)")
@@ -331,7 +336,7 @@ def main():
     plan = prepare(open(a.test).read(), a.seed, a.h, a.atol, a.rtol)
     if plan is None:
         sys.exit("gradcheck: no //GRADCHECK:, //BWDCHECK: or //HVPCHECK: lines in " + a.test)
-    good = judge(plan, run(a.slope_run, plan.source, a.backend))
+    good = judge(plan, run(a.slope_run, plan.source, a.backend, ["-via-glsl"] if a.via_glsl else []))
     print("gradcheck: %s" % ("all derivatives match" if good else "derivatives differ"))
     return 0 if good else 1
 

@@ -236,7 +236,7 @@ def check_hvp(e, out, h, atol, rtol, id_atol, id_rtol, stream=None):
         for label, other in (("fwd_diff(bwd_diff)", out[s1] - START), ("bwd_diff(fwd_diff)", out[s2] - START)):
             ok = close(other, g, id_atol, id_rtol)
             print("%s gradient d%s/d%s from %s at %s: %.9g, bwd_diff %.9g" %
-                  ("ok  " if ok else "FAIL", e["fn"], name, label, where, other, g))
+                  ("ok  " if ok else "FAIL", e["fn"], name, label, where, other, g), file=stream)
             good &= ok
     for (name, _), a, b, pl, mi in zip(e["args"], fob, bof, e["plus"], e["minus"]):
         fd = (out[pl] - out[mi]) / (2 * h)

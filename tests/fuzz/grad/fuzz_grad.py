@@ -20,7 +20,7 @@ a report and the commands that reproduce it, and is reduced (min.slang) by dropp
 and blocks while the same failure stays on the same backend.
 
   fuzz_grad.py --slope-run PATH [--seconds S | --count N] [--first-seed K] [--seeds 3,17]
-               [--out DIR] [--no-minimize] [--jobs J]
+               [--out DIR] [--no-minimize] [--jobs J] [--backends cpu,vulkan]
 
 Exit status: 0 when every program passed, 1 when one failed, 77 when no backend has a
 device.
@@ -47,6 +47,7 @@ CONFIGS = [("vulkan", "vulkan", []), ("glsl", "vulkan", ["-via-glsl"]), ("cpu", 
 # Check points per program: lavapipe's compile of the kernel, which grows with them,
 # is most of a program's time.
 POINTS = 1
+CHECK_LINES = ("//GRADCHECK:", "//BWDCHECK:", "//HVPCHECK:")
 RUN_TIMEOUT_S = 120
 # How far the model's primal values and two backends' outputs may differ: the backends'
 # transcendentals are not correctly rounded, and differences of them grow by 1/h.
@@ -80,6 +81,9 @@ def test_text(program, points):
         args = ", ".join("x%d=%r" % (i, x) for i, x in enumerate(xs))
         checks.append("//GRADCHECK: f(%s)" % args)
         checks.append("//BWDCHECK: f(%s)" % args)
+        # Second order on every third program that allows it (it doubles the kernel).
+        if program.gen.second_order and program.seed % 3 == 0:
+            checks.append("//HVPCHECK: f(%s)" % args)
     return HEADER + "\n" + program.source() + "\n" + "\n".join(checks) + "\n"
 
 
@@ -115,7 +119,10 @@ def fail_kinds(report):
     for line in report.splitlines():
         if not line.startswith("FAIL"):
             continue
-        if "<ybar, J xdot>" in line:
+        if "(H v)" in line or "u . (H v)" in line or " from fwd_diff(bwd_diff)" in line or \
+                " from bwd_diff(fwd_diff)" in line:
+            kinds.add("second-order")
+        elif "<ybar, J xdot>" in line:
             kinds.add("identity")
         elif " reverse " in line:
             kinds.add("reverse-fd")
@@ -197,7 +204,7 @@ def minimize(text, still_fails, budget_s):
         i = 0
         while i < len(lines) and time.monotonic() < deadline:
             line = lines[i].strip()
-            if line.startswith("//") and not line.startswith(("//GRADCHECK:", "//BWDCHECK:")):
+            if line.startswith("//") and not line.startswith(CHECK_LINES):
                 i += 1
                 continue
             if not line:
@@ -216,7 +223,7 @@ def minimize(text, still_fails, budget_s):
                         break
                 cands.append(lines[:i] + [lines[i].replace("} else {", "}")] + lines[j + 1:])
             for cand in cands:
-                if any(l.startswith(("//GRADCHECK:", "//BWDCHECK:")) for l in cand) and \
+                if any(l.startswith(CHECK_LINES) for l in cand) and \
                         still_fails("\n".join(cand)):
                     lines = cand
                     changed = True
@@ -284,8 +291,11 @@ def main():
     p.add_argument("--out", default="out/fuzz-grad", help="where failing programs go")
     p.add_argument("--no-minimize", action="store_true")
     p.add_argument("--jobs", type=int, default=1)
+    p.add_argument("--backends", help="comma-separated subset of vulkan,glsl,cpu,cuda")
     a = p.parse_args()
     configs = available_configs(a.slope_run)
+    if a.backends:
+        configs = [c for c in configs if c[0] in a.backends.split(",")]
     if not configs:
         print("fuzz_grad: no backend has a usable device here")
         return 77

@@ -90,6 +90,8 @@ class Generator:
         # Per function being generated: the return type, whether a loop encloses.
         self.ret = None
         self.loop_depth = 0
+        # Whether second-order checks apply: every custom derivative is [Differentiable].
+        self.second_order = True
 
     # Names and scopes.
 
@@ -1005,11 +1007,16 @@ class Generator:
         primal = {n: n for n in names}
         inner = {n: n + ".p" for n in names}
         ds = [sym.derivative(n) for n in names]
-        lines = ["DifferentialPair<REAL> %s_fwd(%s) {" % (name, ", ".join("DifferentialPair<REAL> %s" % n for n in names)),
+        # A [Differentiable] custom derivative can itself be differentiated, which second
+        # order (fwd_diff(bwd_diff(f)), bwd_diff(fwd_diff(f))) needs.
+        diff = self.rng.random() < 0.5
+        self.second_order &= diff
+        pre = "[Differentiable] " if diff else ""
+        lines = [pre + "DifferentialPair<REAL> %s_fwd(%s) {" % (name, ", ".join("DifferentialPair<REAL> %s" % n for n in names)),
                  "  return diffPair(%s(%s), %s);" % (name, ", ".join(inner[n] for n in names),
                                                     " + ".join("%s * %s.d" % (dd.text(inner), n) for dd, n in zip(ds, names))),
                  "}",
-                 "void %s_bwd(%s, REAL dOut) {" % (name, ", ".join("inout DifferentialPair<REAL> %s" % n for n in names))]
+                 pre + "void %s_bwd(%s, REAL dOut) {" % (name, ", ".join("inout DifferentialPair<REAL> %s" % n for n in names))]
         for dd, n in zip(ds, names):
             lines.append("  %s = diffPair(%s.p, %s.d + %s * dOut);" % (n, n, n, dd.text(inner)))
         lines.append("}")

@@ -2,7 +2,7 @@
 #   make demo   build, then run the box-filter demo on the default device
 #   make test   install missing packages, configure, build, run every test (ctest)
 #   make test SANITIZE=address,undefined   the same under ASan+UBSan (own build folder)
-# Other targets: make build, make bench, make patho, make clean.
+# Other targets: make build, make bench, make patho, make fuzz, make fuzz-grad, make clean.
 
 SANITIZE ?=
 JOBS ?= $(shell nproc)
@@ -27,7 +27,7 @@ export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 # threads crashes the leak check itself ("Tracer caught signal 11").
 export LSAN_OPTIONS ?= use_tls=0
 
-.PHONY: all deps configure build test demo bench fuzz patho clean
+.PHONY: all deps configure build test demo bench fuzz fuzz-grad patho clean
 
 all: build
 
@@ -62,6 +62,15 @@ fuzz: deps
 	  { cat build-fuzz/configure.log; exit 1; }
 	@cmake --build build-fuzz -j $(JOBS) --target slope_compile_fuzzer
 	@bash tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS)
+
+# The gradient fuzzer for FUZZ_SECONDS on fresh seeds (CI runs a fixed round: ctest fuzz/grad);
+# failing programs, reduced, go to $(BUILD_DIR)/fuzz-grad/. FUZZ_SEED=N starts at seed N.
+FUZZ_SEED ?=
+FUZZ_JOBS ?= 1
+fuzz-grad: build
+	@python3 tests/fuzz/grad/fuzz_grad.py --slope-run $(BUILD_DIR)/tools/slope-run/slope-run \
+	  --seconds $(FUZZ_SECONDS) --jobs $(FUZZ_JOBS) --out $(BUILD_DIR)/fuzz-grad \
+	  $(if $(FUZZ_SEED),--first-seed $(FUZZ_SEED))
 
 bench: build
 	@python3 tests/bench/compile_small $(BUILD_DIR)

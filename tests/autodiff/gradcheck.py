@@ -186,31 +186,42 @@ def kernel(checks, h, rng, real_type, bwd_checks=(), hvp_checks=()):
     return "\n".join(src) + "\n", layout, bwd_layout, hvp_layout
 
 
-def run(slope_run, source, backend):
+def run_kernel(slope_run, source, backend, extra_args=(), timeout=None):
+    """Runs `source` (with its kernel) on `backend`: the values of gc_out, or None and why
+    ("slope-run failed (exit N)" and its output, "timed out", or "no output")."""
     with tempfile.NamedTemporaryFile("w", suffix=".slang", delete=False) as f:
         f.write(source)
         path = f.name
     try:
-        r = subprocess.run([slope_run, path, "-backend=" + backend, "-entry=gc_main"],
-                           capture_output=True, text=True)
+        r = subprocess.run([slope_run, path, "-backend=" + backend, "-entry=gc_main"] + list(extra_args),
+                           capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, "timed out after %g s" % timeout
     finally:
         os.unlink(path)
     if r.returncode != 0:
-        sys.stderr.write(r.stdout + r.stderr)
-        sys.exit("gradcheck: slope-run failed (exit %d)" % r.returncode)
+        return None, "slope-run failed (exit %d)\n%s%s" % (r.returncode, r.stdout, r.stderr)
     for line in r.stdout.splitlines():
         if line.startswith("gc_out:"):
-            return [float(v) for v in line.split()[1:]]
-    sys.exit("gradcheck: no output from slope-run:\n" + r.stdout)
+            return [float(v) for v in line.split()[1:]], ""
+    return None, "no output from slope-run:\n" + r.stdout
 
 
-def compare(label, ad, fd, atol, rtol):
+def run(slope_run, source, backend, extra_args=()):
+    out, why = run_kernel(slope_run, source, backend, extra_args)
+    if out is None:
+        sys.exit("gradcheck: " + why)
+    return out
+
+
+def compare(label, ad, fd, atol, rtol, stream=None):
     ok = abs(ad - fd) <= atol + rtol * abs(fd)
-    print("%s %s: forward %.9g, finite difference %.9g" % ("ok  " if ok else "FAIL", label, ad, fd))
+    print("%s %s: forward %.9g, finite difference %.9g" % ("ok  " if ok else "FAIL", label, ad, fd),
+          file=stream)
     return ok
 
 
-def check_hvp(e, out, h, atol, rtol, id_atol, id_rtol):
+def check_hvp(e, out, h, atol, rtol, id_atol, id_rtol, stream=None):
     """The second-order checks of one //HVPCHECK: point (see the module comment)."""
     where = "%s(%s)" % (e["fn"], ", ".join("%s=%g" % kv for kv in e["args"]))
     good = True
@@ -225,24 +236,89 @@ def check_hvp(e, out, h, atol, rtol, id_atol, id_rtol):
         for label, other in (("fwd_diff(bwd_diff)", out[s1] - START), ("bwd_diff(fwd_diff)", out[s2] - START)):
             ok = close(other, g, id_atol, id_rtol)
             print("%s gradient d%s/d%s from %s at %s: %.9g, bwd_diff %.9g" %
-                  ("ok  " if ok else "FAIL", e["fn"], name, label, where, other, g))
+                  ("ok  " if ok else "FAIL", e["fn"], name, label, where, other, g), file=stream)
             good &= ok
     for (name, _), a, b, pl, mi in zip(e["args"], fob, bof, e["plus"], e["minus"]):
         fd = (out[pl] - out[mi]) / (2 * h)
         ok = close(a, b, id_atol, id_rtol)
         print("%s (H v)[%s] at %s: forward over reverse %.9g, reverse over forward %.9g" %
-              ("ok  " if ok else "FAIL", name, where, a, b))
+              ("ok  " if ok else "FAIL", name, where, a, b), file=stream)
         good &= ok
         ok = close(a, fd, atol, rtol)
         print("%s (H v)[%s] at %s: forward over reverse %.9g, finite difference of the gradient %.9g" %
-              ("ok  " if ok else "FAIL", name, where, a, fd))
+              ("ok  " if ok else "FAIL", name, where, a, fd), file=stream)
         good &= ok
     hu = [out[s] - START for s in e["hu"]]
     lhs = sum(u * x for u, x in zip(e["u"], fob))
     rhs = sum(v * x for v, x in zip(e["v"], hu))
     ok = close(lhs, rhs, id_atol, id_rtol)
-    print("%s u . (H v) = v . (H u) at %s: %.9g, %.9g" % ("ok  " if ok else "FAIL", where, lhs, rhs))
+    print("%s u . (H v) = v . (H u) at %s: %.9g, %.9g" % ("ok  " if ok else "FAIL", where, lhs, rhs), file=stream)
     return good and ok
+
+
+class Plan:
+    """One test's kernel and how to read its output: what prepare() returns."""
+
+    def __init__(self, source, real_type, h, atol, rtol, layout, bwd_layout, hvp_layout):
+        self.source = source
+        self.real_type = real_type
+        self.h, self.atol, self.rtol = h, atol, rtol
+        self.layout, self.bwd_layout, self.hvp_layout = layout, bwd_layout, hvp_layout
+
+
+def prepare(text, seed=1, h=None, atol=None, rtol=None):
+    """The Plan of a test's text (its check lines and REAL), or None when it has no checks."""
+    checks = parse_checks(text)
+    bwd_checks = parse_checks(text, BWD_RE)
+    hvp_checks = parse_checks(text, HVP_RE)
+    if not checks and not bwd_checks and not hvp_checks:
+        return None
+    m = REAL_RE.search(text)
+    real_type = m.group(1) if m else "float"
+    dh, datol, drtol, _ = SETTINGS[real_type]
+    h, atol, rtol = h or dh, atol or datol, rtol or drtol
+    prelude = "#define REAL %s\n#line 1\n" % real_type
+    # The test's own RUN/CHECK lines are no directives for slope-run.
+    body = "\n".join("" if re.match(r"^\s*//\s*(RUN|CHECK|REQUIRES)", l) else l
+                     for l in text.splitlines())
+    src, layout, bwd_layout, hvp_layout = kernel(checks, h, random.Random(seed), real_type,
+                                                 bwd_checks, hvp_checks)
+    return Plan(prelude + body + "\n" + src, real_type, h, atol, rtol, layout, bwd_layout,
+                hvp_layout)
+
+
+def judge(plan, out, stream=None):
+    """Prints one line per check of `plan` on the kernel's output `out`; True when all pass."""
+    h, atol, rtol = plan.h, plan.atol, plan.rtol
+    good = True
+    for e in plan.layout:
+        where = "%s(%s)" % (e["fn"], ", ".join("%s=%g" % kv for kv in e["args"]))
+        fds = [(out[pl] - out[mi]) / (2 * h) for pl, mi in zip(e["plus"], e["minus"])]
+        for (name, _), fd, slot in zip(e["args"], fds, e["unit"]):
+            good &= compare("d%s/d%s at %s" % (e["fn"], name, where), out[slot], fd, atol, rtol,
+                            stream)
+        fd_dir = sum(t * fd for t, fd in zip(e["tangent"], fds))
+        good &= compare("random direction at %s" % where, out[e["random"]], fd_dir, atol, rtol,
+                        stream)
+    id_atol, id_rtol = IDENTITY[plan.real_type]
+    for e in plan.bwd_layout:
+        where = "%s(%s)" % (e["fn"], ", ".join("%s=%g" % kv for kv in e["args"]))
+        grads = [out[g] - START for g in e["grad"]]
+        fds = [(out[pl] - out[mi]) / (2 * h) for pl, mi in zip(e["plus"], e["minus"])]
+        for (name, _), g, fd in zip(e["args"], grads, fds):
+            ok = abs(g - e["ybar"] * fd) <= atol + rtol * abs(e["ybar"] * fd)
+            print("%s reverse d%s/d%s at %s: gradient %.9g, ybar * finite difference %.9g" %
+                  ("ok  " if ok else "FAIL", e["fn"], name, where, g, e["ybar"] * fd), file=stream)
+            good &= ok
+        lhs = e["ybar"] * out[e["jvp"]]
+        rhs = sum(g * t for g, t in zip(grads, e["tangent"]))
+        ok = abs(lhs - rhs) <= id_atol + id_rtol * abs(lhs)
+        print("%s <ybar, J xdot> = <J^T ybar, xdot> at %s: %.9g, %.9g" %
+              ("ok  " if ok else "FAIL", where, lhs, rhs), file=stream)
+        good &= ok
+    for e in plan.hvp_layout:
+        good &= check_hvp(e, out, h, atol, rtol, id_atol, id_rtol, stream)
+    return good
 
 
 def main():
@@ -250,54 +326,17 @@ def main():
     p.add_argument("test")
     p.add_argument("--slope-run", required=True)
     p.add_argument("--backend", default="vulkan")
+    p.add_argument("--via-glsl", action="store_true",
+                   help="run through the GLSL writer and glslang (slope-run -via-glsl)")
     p.add_argument("--h", type=float, help="finite-difference step (default by REAL)")
     p.add_argument("--atol", type=float, help="absolute tolerance (default by REAL)")
     p.add_argument("--rtol", type=float, help="relative tolerance (default by REAL)")
     p.add_argument("--seed", type=int, default=1)
     a = p.parse_args()
-    text = open(a.test).read()
-    checks = parse_checks(text)
-    bwd_checks = parse_checks(text, BWD_RE)
-    hvp_checks = parse_checks(text, HVP_RE)
-    if not checks and not bwd_checks and not hvp_checks:
+    plan = prepare(open(a.test).read(), a.seed, a.h, a.atol, a.rtol)
+    if plan is None:
         sys.exit("gradcheck: no //GRADCHECK:, //BWDCHECK: or //HVPCHECK: lines in " + a.test)
-    m = REAL_RE.search(text)
-    real_type = m.group(1) if m else "float"
-    h, atol, rtol, _ = SETTINGS[real_type]
-    h, atol, rtol = a.h or h, a.atol or atol, a.rtol or rtol
-    prelude = "#define REAL %s\n#line 1\n" % real_type
-    # The test's own RUN/CHECK lines are no directives for slope-run.
-    body = "\n".join("" if re.match(r"^\s*//\s*(RUN|CHECK|REQUIRES)", l) else l
-                     for l in text.splitlines())
-    src, layout, bwd_layout, hvp_layout = kernel(checks, h, random.Random(a.seed), real_type,
-                                                 bwd_checks, hvp_checks)
-    out = run(a.slope_run, prelude + body + "\n" + src, a.backend)
-    good = True
-    for e in layout:
-        where = "%s(%s)" % (e["fn"], ", ".join("%s=%g" % kv for kv in e["args"]))
-        fds = [(out[pl] - out[mi]) / (2 * h) for pl, mi in zip(e["plus"], e["minus"])]
-        for (name, _), fd, slot in zip(e["args"], fds, e["unit"]):
-            good &= compare("d%s/d%s at %s" % (e["fn"], name, where), out[slot], fd, atol, rtol)
-        fd_dir = sum(t * fd for t, fd in zip(e["tangent"], fds))
-        good &= compare("random direction at %s" % where, out[e["random"]], fd_dir, atol, rtol)
-    id_atol, id_rtol = IDENTITY[real_type]
-    for e in bwd_layout:
-        where = "%s(%s)" % (e["fn"], ", ".join("%s=%g" % kv for kv in e["args"]))
-        grads = [out[g] - START for g in e["grad"]]
-        fds = [(out[pl] - out[mi]) / (2 * h) for pl, mi in zip(e["plus"], e["minus"])]
-        for (name, _), g, fd in zip(e["args"], grads, fds):
-            ok = abs(g - e["ybar"] * fd) <= atol + rtol * abs(e["ybar"] * fd)
-            print("%s reverse d%s/d%s at %s: gradient %.9g, ybar * finite difference %.9g" %
-                  ("ok  " if ok else "FAIL", e["fn"], name, where, g, e["ybar"] * fd))
-            good &= ok
-        lhs = e["ybar"] * out[e["jvp"]]
-        rhs = sum(g * t for g, t in zip(grads, e["tangent"]))
-        ok = abs(lhs - rhs) <= id_atol + id_rtol * abs(lhs)
-        print("%s <ybar, J xdot> = <J^T ybar, xdot> at %s: %.9g, %.9g" %
-              ("ok  " if ok else "FAIL", where, lhs, rhs))
-        good &= ok
-    for e in hvp_layout:
-        good &= check_hvp(e, out, h, atol, rtol, id_atol, id_rtol)
+    good = judge(plan, run(a.slope_run, plan.source, a.backend, ["-via-glsl"] if a.via_glsl else []))
     print("gradcheck: %s" % ("all derivatives match" if good else "derivatives differ"))
     return 0 if good else 1
 

@@ -151,6 +151,8 @@ Value* Lowerer::LowerExpr(const ast::Expr* e) {
       if (ix->base->type->IsBuffer()) return LoadLValue(LowerLValue(e));
       Value* base = LowerExpr(ix->base);
       Value* index = LowerExpr(ix->index);
+      // `v[i]` on a vector<T, N> specialized with N = 1, which is the scalar itself.
+      if (base->GetType()->IsScalar()) return base;
       return b_.Emit(Op::ExtractDynamic, base->GetType()->Element(), {base, index});
     }
     case ast::ExprKind::Call:
@@ -362,6 +364,8 @@ LValue Lowerer::LowerLValue(const ast::Expr* e) {
         return LValue{b_.IndexPtr(base.ptr, index), {}, nullptr};
       }
       base.dynamic_index = LowerExpr(ix->index);
+      // A vector<T, N> specialized with N = 1 is a scalar: `v[i]` names it whole.
+      if (base.ptr->GetType()->Element()->IsScalar()) base.dynamic_index = nullptr;
       return base;
     }
     case ast::ExprKind::Member: {

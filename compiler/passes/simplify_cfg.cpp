@@ -6,10 +6,13 @@
 //     target, or to its default target when no case matches.
 //  2. Blocks no path reaches are removed. A merge or continue block that a reachable
 //     header still names stays, reduced to what SPIR-V asks of it: `unreachable`, or a
-//     branch back to its loop header passing zeros.
+//     branch back to its loop header passing zeros; a loop whose continue block is
+//     unreachable runs its body at most once, and its `max_iters` says so.
 //  3. A block ending in `br` to a block that only it enters, which no header names as a
 //     merge or continue block, absorbs that block (its parameters become the arguments).
-// The three repeat until nothing changes.
+//  4. A block other than a loop header that one edge enters takes its parameters from
+//     that edge's arguments (a loop's exit once a folded `break` left it one way in).
+// The four repeat until nothing changes.
 
 #include <algorithm>
 #include <map>
@@ -45,6 +48,7 @@ class State {
   bool FoldConstantBranches();
   bool RemoveUnreachableBlocks();
   bool MergeStraightLines();
+  bool DropSingleEdgeParams();
   void ReplaceTerminator(Block* b, Block* dest, std::vector<Value*> args);
 
   ir::Module& module_;
@@ -115,6 +119,17 @@ bool State::RemoveUnreachableBlocks() {
       continue;
     }
     kept.push_back(b);
+    if (header != continue_of.end()) {
+      // Nothing reaches the continue block, so the body runs at most once: the loop's
+      // bound says so (reverse mode then needs no trip count of its own).
+      Inst* loop = header->second->Terminator();
+      if (loop->imms.empty()) loop->imms.push_back(static_cast<uint32_t>(ir::LoopControl::None));
+      if (loop->imms.size() < 2) loop->imms.push_back(1);
+      if (loop->imms[1] > 1) {
+        loop->imms[1] = 1;
+        changed = true;
+      }
+    }
     Inst* t = b->Terminator();
     bool reduced = b->params.empty() && b->insts.size() == 1 &&
                    (header != continue_of.end()
@@ -190,6 +205,30 @@ bool State::MergeStraightLines() {
   return changed;
 }
 
+bool State::DropSingleEdgeParams() {
+  bool changed = false;
+  std::map<const Block*, std::vector<ir::Edge>> preds = ir::Predecessors(f_);
+  std::map<const Value*, Value*> replace;
+  for (Block* b : f_.blocks) {
+    if (b->params.empty() || b == f_.blocks.front() || IsLoopHeader(b)) continue;
+    const std::vector<ir::Edge>& in = preds[b];
+    if (in.size() != 1) continue;
+    Inst* term = in[0].from->Terminator();
+    if (!ir::EdgeTakesArgs(*term)) continue;
+    std::vector<std::vector<Value*>> args;
+    for (size_t i = 0; i < ir::EdgeCount(*term); ++i) args.push_back(ir::EdgeArgs(*term, i));
+    std::vector<Value*>& mine = args[in[0].index];
+    if (mine.size() != b->params.size()) continue;
+    for (size_t i = 0; i < b->params.size(); ++i) replace[b->params[i]] = mine[i];
+    mine.clear();
+    ir::SetEdgeArgs(*term, args);
+    b->params.clear();
+    changed = true;
+  }
+  ir::ReplaceUses(f_, replace);
+  return changed;
+}
+
 bool State::Run() {
   if (f_.blocks.empty()) return false;
   bool changed = false;
@@ -197,6 +236,7 @@ bool State::Run() {
     again = FoldConstantBranches();
     again = RemoveUnreachableBlocks() || again;
     again = MergeStraightLines() || again;
+    again = DropSingleEdgeParams() || again;
     changed = changed || again;
   }
   return changed;

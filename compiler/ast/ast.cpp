@@ -45,7 +45,7 @@ std::string ModifierSpelling(uint32_t modifiers) {
       {kModOverride, "override"},     {kModIn, "in"},               {kModOut, "out"},
       {kModInOut, "inout"},           {kModNoDiff, "no_diff"},      {kModPrecise, "precise"},
       {kModNoInterpolation, "nointerpolation"}, {kModRowMajor, "row_major"},
-      {kModColumnMajor, "column_major"},
+      {kModColumnMajor, "column_major"}, {kModExport, "export"},
   };
   std::string out;
   for (const auto& [bit, name] : kNames) {

@@ -459,6 +459,7 @@ enum Modifier : uint32_t {
   kModPrecise = 1u << 15,
   kModRowMajor = 1u << 16,
   kModColumnMajor = 1u << 17,
+  kModExport = 1u << 18,
 };
 
 /// The keyword of a modifier bit ("static", ...); joined with spaces for a set.

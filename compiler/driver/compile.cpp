@@ -132,7 +132,10 @@ BindingInfo ReflectUniform(const ir::Global& g, const std::vector<std::string>& 
   const std::string kUniforms = ".uniforms";
   const std::string& struct_name = block->StructName();
   std::string prefix;
-  if (g.IsPushConstant()) {
+  const bool entry_block = g.IsPushConstant() && g.Name().size() > kUniforms.size() &&
+                           g.Name().compare(g.Name().size() - kUniforms.size(), kUniforms.size(),
+                                            kUniforms) == 0;
+  if (entry_block) {
     b.kind = ResourceKind::PushConstant;
     b.entry_point = g.Name().substr(0, g.Name().size() - kUniforms.size());
     b.element.struct_name = struct_name;
@@ -141,7 +144,9 @@ BindingInfo ReflectUniform(const ir::Global& g, const std::vector<std::string>& 
       return BindingInfo{};
     }
   } else {
-    b.kind = ResourceKind::UniformBuffer;
+    // A uniform buffer, or a `[[vk::push_constant]]` block every entry point reads (Reflect
+    // names the entry points).
+    b.kind = g.IsPushConstant() ? ResourceKind::PushConstant : ResourceKind::UniformBuffer;
     bool is_cbuffer = struct_name.size() > kCBuffer.size() &&
                       struct_name.compare(struct_name.size() - kCBuffer.size(), kCBuffer.size(),
                                           kCBuffer) == 0;
@@ -171,8 +176,17 @@ Reflection Reflect(const ir::Module& module, const std::vector<std::string>& ent
   for (const ir::Global* g : module.globals) {
     if (g->IsWorkgroup() || g->IsPrivate()) continue;  // workgroup and private memory bind nothing
     if (g->IsUniform() || g->IsPushConstant()) {
-      r.bindings.push_back(ReflectUniform(*g, entries, rules));
-      if (r.bindings.back().name.empty()) r.bindings.pop_back();
+      BindingInfo b = ReflectUniform(*g, entries, rules);
+      if (b.name.empty()) continue;
+      if (b.kind == ResourceKind::PushConstant && b.entry_point.empty()) {
+        // The module's `[[vk::push_constant]]` block: each entry point's push constants.
+        for (const EntryPointInfo& e : r.entry_points) {
+          b.entry_point = e.name;
+          r.bindings.push_back(b);
+        }
+        continue;
+      }
+      r.bindings.push_back(std::move(b));
       continue;
     }
     BindingInfo b;

@@ -58,8 +58,10 @@ enum class ResourceKind : uint8_t {
   StructuredBuffer,    ///< read-only storage buffer of elements
   RWStructuredBuffer,  ///< read-write storage buffer of elements
   UniformBuffer,       ///< `cbuffer` / `ConstantBuffer<T>`: one struct (std140 or scalar)
-  PushConstant,        ///< an entry point's `uniform` parameters: one struct (std430 or
-                       ///< scalar), set by the host at dispatch; no set or binding
+  PushConstant,        ///< an entry point's `uniform` parameters, or the module's
+                       ///< `[[vk::push_constant]]` block (one binding per entry point):
+                       ///< one struct (std430 or scalar), set by the host at dispatch;
+                       ///< no set or binding
 };
 
 /// "storage_buffer", "rw_storage_buffer", "uniform_buffer", "push_constant".

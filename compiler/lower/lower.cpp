@@ -279,6 +279,9 @@ void Lowerer::DeclareGlobals(const std::vector<ast::Decl*>& resources) {
   for (ast::Decl* decl : resources) {
     ir::Global* g = nullptr;
     const std::vector<std::string>* register_args = nullptr;
+    // `[[vk::push_constant]]`: the block is push constants, which have no binding.
+    const bool push = decl->FindAttribute("vk::push_constant") != nullptr;
+    const ir::AddressSpace space = push ? ir::AddressSpace::PushConstant : ir::AddressSpace::Uniform;
     if (decl->kind == ast::DeclKind::BufferBlock) {
       // `cbuffer NAME { ... }`: a uniform buffer holding a struct of the members.
       auto* block = static_cast<ast::AggregateDecl*>(decl);
@@ -291,7 +294,7 @@ void Lowerer::DeclareGlobals(const std::vector<ast::Decl*>& resources) {
         names.push_back(var->name);
       }
       const ir::Type* s = module_->Types().Struct(block->name + ".cbuffer", members, names);
-      g = module_->AddGlobal(module_->Types().Pointer(ir::AddressSpace::Uniform, s), block->name);
+      g = module_->AddGlobal(module_->Types().Pointer(space, s), block->name);
       g->loc = block->name_range.begin;
       uniform_blocks_[block] = g;
       register_args = &block->register_args;
@@ -312,13 +315,14 @@ void Lowerer::DeclareGlobals(const std::vector<ast::Decl*>& resources) {
         // `ConstantBuffer<T> p`: a block of its own holding one `T` named `p`, so that
         // `T` stays free to be nested in other blocks (SPIR-V forbids nesting a Block).
         const ir::Type* block = module_->Types().Struct(var->name + ".cbuffer", {t}, {var->name});
-        t = module_->Types().Pointer(ir::AddressSpace::Uniform, block);
+        t = module_->Types().Pointer(space, block);
       }
       g = module_->AddGlobal(t, var->name);
       g->loc = var->name_range.begin;
       globals_[var] = g;
       if (var->semantic == "register") register_args = &var->semantic_args;
     }
+    if (push) continue;
     bool explicit_binding = VkBinding(*decl, &g->binding, &g->set);
     if (!explicit_binding && register_args != nullptr) {
       explicit_binding = RegisterBinding(*register_args, &g->binding, &g->set);

@@ -175,7 +175,8 @@ Value* Lowerer::LowerInitList(const ast::InitListExpr* e) {
     } else if (fields[i]->init != nullptr) {
       parts.push_back(LowerExpr(fields[i]->init));
     } else {
-      parts.push_back(default_of(fields[i]->type));
+      // The field's type in this instance (`T vals[N]` of `Accum<float, 4>`).
+      parts.push_back(default_of(types_.FieldType(type, i)));
     }
   }
   Loc(e->range);

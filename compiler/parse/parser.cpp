@@ -209,6 +209,7 @@ const std::unordered_map<std::string_view, uint32_t>& ModifierTable() {
       {"groupshared", ast::kModGroupShared}, {"no_diff", ast::kModNoDiff},
       {"public", ast::kModPublic},       {"internal", ast::kModInternal},
       {"private", ast::kModPrivate},     {"extern", ast::kModExtern},
+      {"export", ast::kModExport},
       {"inline", ast::kModInline},       {"override", ast::kModOverride},
       {"nointerpolation", ast::kModNoInterpolation}, {"precise", ast::kModPrecise},
       {"row_major", ast::kModRowMajor},  {"column_major", ast::kModColumnMajor},

@@ -267,6 +267,7 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
       decls.push_back(decl);
     }
   }
+  LinkExternConstants(&decls);
   DeclareScopedDecls(&decls);
   ExpandAccessors(decls);
   DeclareStructs(decls);
@@ -286,7 +287,7 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
       CheckIntrinsicAttribute(func);
       for (ast::VarDecl* p : func->params) CheckAttributes(p->attributes, {}, "a parameter");
     } else {
-      CheckAttributes(decl->attributes, {"vk::binding"}, "this declaration");
+      CheckAttributes(decl->attributes, {"vk::binding", "vk::push_constant"}, "this declaration");
     }
   }
   ResolveGenericHeaders(decls);
@@ -368,6 +369,35 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
   CheckGenericArraySizes();
   scopes_.pop_back();
   return !diags_.HasErrors();
+}
+
+void Checker::LinkExternConstants(std::vector<ast::Decl*>* decls) {
+  // `extern static const int N;` in one module takes the value another module of the
+  // compile gives with `export static const int N = 4;` (or a plain definition); with
+  // none, an initializer on the extern declaration is its default.
+  auto is_const = [](const ast::Decl* d) {
+    return d->kind == ast::DeclKind::Var && (d->modifiers & ast::kModStatic) != 0 &&
+           (d->modifiers & ast::kModConst) != 0;
+  };
+  std::map<std::string, ast::Decl*> definitions;
+  for (ast::Decl* d : *decls) {
+    if (is_const(d) && (d->modifiers & ast::kModExtern) == 0) definitions.emplace(d->name, d);
+  }
+  std::vector<ast::Decl*> kept;
+  for (ast::Decl* d : *decls) {
+    if (!is_const(d) || (d->modifiers & ast::kModExtern) == 0) {
+      kept.push_back(d);
+      continue;
+    }
+    auto it = definitions.find(d->name);
+    if (it != definitions.end()) {
+      // The definition is what the extern declaration names, visible to its module.
+      it->second->modifiers |= ast::kModPublic;
+      continue;
+    }
+    kept.push_back(d);  // its default, or E3051 where it is used
+  }
+  *decls = std::move(kept);
 }
 
 void Checker::MergeDeclaration(ast::FuncDecl* declaration, ast::FuncDecl* definition) {
@@ -469,8 +499,16 @@ void Checker::CheckGlobalVar(ast::VarDecl* var, CheckedModule* out) {
       CheckRegister(var->semantic_args, var->semantic_range, 'b', "a ConstantBuffer");
     }
     CheckUniformType(var->type, element_range);
+    if (const ast::Attribute* push = var->FindAttribute("vk::push_constant")) {
+      DeclarePushConstantBlock(var, *push);
+    }
     out->resources.push_back(var);
     return;
+  }
+  if (const ast::Attribute* push = var->FindAttribute("vk::push_constant")) {
+    diags_.Report(DiagId::AttributeNotSupportedHere, push->range, push->name,
+                  "this declaration (only a 'cbuffer' or a 'ConstantBuffer<T>' can be a "
+                  "push-constant block)");
   }
   bool parameter_block = var->type_expr->name == "ParameterBlock";
   if (out != nullptr && !var->is_static && (var->modifiers & ast::kModGroupShared) == 0 &&
@@ -511,7 +549,10 @@ void Checker::CheckGlobalVar(ast::VarDecl* var, CheckedModule* out) {
   if (var->is_static && !var->is_const && out == nullptr) return;  // a static field
   if (var->is_static && var->is_const) {
     if (var->init == nullptr) {
-      diags_.Report(DiagId::MissingInitializer, var->name_range, var->name);
+      // An extern constant nobody exports is reported where it is used.
+      if ((var->modifiers & ast::kModExtern) == 0) {
+        diags_.Report(DiagId::MissingInitializer, var->name_range, var->name);
+      }
       return;
     }
     var->init = CheckAs(var->init, var->type);

@@ -70,7 +70,10 @@ ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
   if (const Type* owner = CurrentOwner()) {
     bool shadowed = decl != nullptr && decl->kind == ast::DeclKind::Var &&
                     static_cast<ast::VarDecl*>(decl)->role != ast::VarRole::Global;
-    if (!shadowed && InheritsMethod(owner, name->name)) {
+    if (!shadowed && InheritsMethod(owner, name->name) &&
+        (functions_.count(name->name) == 0 || MethodTakes(owner, name->name, call->args.size()))) {
+      // A method hides a global function of its name only for calls it can take:
+      // `scale(x)` calls the method, `scale(x, k)` the global `scale(float, float)`.
       return CheckImplicitMethodCall(call, name);
     }
   }
@@ -112,6 +115,17 @@ ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
     te.range = name->range;
     return CheckGenericConversion(call, ResolveUserTypeName(&te), name->name);
   }
+  if (decl == nullptr && (name->name == "vector" || name->name == "matrix")) {
+    // `vector<float, 3>(1, 2, 3)`, `matrix<T, 2, 2>(...)`: the constructor of the type named.
+    ast::TypeExpr te;
+    te.name = name->name;
+    te.range = name->range;
+    te.type_args = name->generic_args;
+    te.value_args = name->generic_values;
+    const Type* type = ResolveType(&te);
+    if (type->IsError()) return call;
+    return CheckConstructor(call, type);
+  }
   if (!name->generic_args.empty()) {
     diags_.Report(DiagId::UnsupportedConstruct, name->range,
                   "explicit generic arguments on '" + name->name + "'", "are");
@@ -128,6 +142,15 @@ ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
   if (name->name == "detach") return CheckDetach(call);
   diags_.Report(DiagId::UndeclaredIdentifier, name->range, name->name);
   return call;
+}
+
+bool Checker::MethodTakes(const Type* owner, const std::string& name, size_t args) {
+  for (const Candidate& c : FindMethods(owner, name)) {
+    size_t required = 0;
+    for (const ast::VarDecl* p : c.func->params) required += p->init == nullptr ? 1 : 0;
+    if (args >= required && args <= c.func->params.size()) return true;
+  }
+  return false;
 }
 
 ast::Expr* Checker::CheckConstructor(ast::CallExpr* call, const Type* type) {

@@ -140,6 +140,12 @@ ast::Expr* Checker::CheckName(ast::NameExpr* expr) {
     return expr;
   }
   auto* var = static_cast<ast::VarDecl*>(decl);
+  if ((var->modifiers & ast::kModExtern) != 0 && var->is_static && var->init == nullptr) {
+    diags_.Report(DiagId::ExternNotExported, expr->range, var->name)
+        .Note(DiagId::DeclaredHere, var->name_range, var->name);
+    expr->type = types_.Error();
+    return expr;
+  }
   expr->type = var->type != nullptr ? var->type : types_.Error();
   return expr;
 }

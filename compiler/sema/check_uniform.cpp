@@ -49,8 +49,26 @@ bool Checker::CheckUniformType(const Type* type, const source::SourceRange& rang
   return true;
 }
 
+void Checker::DeclarePushConstantBlock(ast::Decl* block, const ast::Attribute& attr) {
+  const ast::Attribute* binding = block->FindAttribute("vk::binding");
+  if (binding != nullptr) {
+    diags_.Report(DiagId::AttributeNotSupportedHere, binding->range, binding->name,
+                  "a push-constant block, which has no binding");
+  }
+  if (push_constant_block_ != nullptr) {
+    diags_.Report(DiagId::InvalidGlobal, attr.range,
+                  "a module has one push-constant block (Vulkan gives an entry point one)")
+        .Note(DiagId::DeclaredHere, push_constant_block_->name_range, push_constant_block_->name);
+    return;
+  }
+  push_constant_block_ = block;
+}
+
 void Checker::DeclareBufferBlock(ast::AggregateDecl* block, std::vector<ast::Decl*>* decls) {
-  CheckAttributes(block->attributes, {"vk::binding"});
+  CheckAttributes(block->attributes, {"vk::binding", "vk::push_constant"});
+  if (const ast::Attribute* push = block->FindAttribute("vk::push_constant")) {
+    DeclarePushConstantBlock(block, *push);
+  }
   CheckRegister(block->register_args, block->name_range, 'b', "a cbuffer");
   uint32_t index = 0;
   for (ast::Decl* member : block->members) {
@@ -164,6 +182,14 @@ void Checker::CheckUniformEntryParam(ast::FuncDecl* func, ast::VarDecl* param) {
     return;
   }
   if (!CheckUniformType(param->type, param->type_expr->range)) return;
+  if (push_constant_block_ != nullptr) {
+    // The uniform parameters are the entry point's push-constant block.
+    diags_.Report(DiagId::InvalidEntryParameter, param->name_range, param->name,
+                  "is 'uniform', which makes it a push constant, and the module already "
+                  "has a push-constant block; Vulkan gives an entry point one")
+        .Note(DiagId::DeclaredHere, push_constant_block_->name_range, push_constant_block_->name);
+    return;
+  }
   uint32_t index = 0;
   for (ast::VarDecl* p : func->params) {
     if (p == param) break;

@@ -241,6 +241,8 @@ class Checker {
   /// Whether `s` or a struct it inherits from has a field (or a method) called `name`.
   bool InheritsField(const Type* s, const std::string& name);
   bool InheritsMethod(const Type* s, const std::string& name);
+  /// Whether a method `name` of `owner` takes `args` arguments (defaults counted).
+  bool MethodTakes(const Type* owner, const std::string& name, size_t args);
   /// `{a, b, c}` for `struct D : B { float c; }` with B's two fields: `{{a, b}, c}`.
   void GroupBaseInitializers(ast::InitListExpr* list, const Type* target);
   /// The associated type called `name` of the interfaces `constraints` (and those they
@@ -254,6 +256,9 @@ class Checker {
   /// `float f(float);` declares the `f` defined elsewhere in the module: its attributes,
   /// modifiers and default arguments join the definition's.
   void MergeDeclaration(ast::FuncDecl* declaration, ast::FuncDecl* definition);
+  /// Drops each `extern static const` that another declaration of the compile defines
+  /// (an `export static const`), so that uses find the definition.
+  void LinkExternConstants(std::vector<ast::Decl*>* decls);
   /// `(T)x` on a type parameter or struct, or `(f)(x)` on a function: the call it
   /// means, or null for a conversion to a built-in type.
   ast::Expr* CastAsCall(ast::CastExpr* cast);
@@ -494,6 +499,10 @@ class Checker {
   bool CheckUniformType(const Type* type, const source::SourceRange& range);
   /// Makes the members of cbuffer `block` globals (appended to `decls`) that read it.
   void DeclareBufferBlock(ast::AggregateDecl* block, std::vector<ast::Decl*>* decls);
+  /// `[[vk::push_constant]]` on a cbuffer or a ConstantBuffer<T>: the module's one
+  /// push-constant block, which every entry point reads.
+  void DeclarePushConstantBlock(ast::Decl* block, const ast::Attribute& attr);
+  ast::Decl* push_constant_block_ = nullptr;
   /// `uniform float k;` (or `float k;`) at global scope: a member of the implicit uniform
   /// buffer `GlobalParams` that slangc also makes, bound before every other resource.
   void DeclareGlobalUniform(ast::VarDecl* var, CheckedModule* out);

@@ -187,7 +187,7 @@ void Transcriber::CheckNoSilentZero(const Inst& inst, const Function* callee) {
     if (v->GetType()->IsPointer() || T(v) == nullptr) continue;
     if (ctx_.options.diags != nullptr) {
       ctx_.options.diags->Report(diag::DiagId::CallWithoutDerivative, inst.loc, SourceName(*f_),
-                                 callee->Name());
+                                 SourceName(*callee), SourceName(*callee));
     } else {
       SLOPE_ICE("forward mode: the derivative of '" + SourceName(*f_) + "' calls '" +
                 callee->Name() +

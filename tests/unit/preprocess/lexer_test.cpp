@@ -60,9 +60,23 @@ TEST(LexerTest, IntegerLiteralsAndSuffixes) {
 }
 
 TEST(LexerTest, OutOfRangeIntegersAreErrorsNotWrapped) {
-  Lexed l = LexText("4294967296u 99999999999999999999 3000000000");
+  Lexed l = LexText("18446744073709551616u 99999999999999999999 0x10000000000000000");
   EXPECT_EQ(l.errors, 3u) << l.diags;
   EXPECT_NE(l.diags.find("E1004"), std::string::npos);
+}
+
+TEST(LexerTest, WideIntegersTakeSixtyFourBitTypes) {
+  // As Slang types them: a decimal literal too wide for int is an int64_t, a `u` one
+  // too wide for uint a uint64_t; hexadecimal ones use uint first.
+  Lexed l = LexText("3000000000 4294967296u 0xFFFFFFFF 0x100000000 2147483647");
+  ASSERT_EQ(l.tokens.size(), 6u);
+  EXPECT_EQ(l.tokens[0].literal_type, LiteralType::Int64);
+  EXPECT_EQ(l.tokens[0].int_value, 3000000000u);
+  EXPECT_EQ(l.tokens[1].literal_type, LiteralType::UInt64);
+  EXPECT_EQ(l.tokens[2].literal_type, LiteralType::UInt);
+  EXPECT_EQ(l.tokens[3].literal_type, LiteralType::Int64);
+  EXPECT_EQ(l.tokens[4].literal_type, LiteralType::Int);
+  EXPECT_EQ(l.errors, 0u);
 }
 
 TEST(LexerTest, FloatLiterals) {

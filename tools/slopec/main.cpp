@@ -4,6 +4,7 @@
 // file runs them and writes the outputs only when every compile succeeded.
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <set>
@@ -30,8 +31,13 @@ int Fail(const std::string& message) {
   return 1;
 }
 
+/// Writes `path` ("-": standard output), creating its folder when missing (a template
+/// `-o out/{entry}.{ext}` names a folder the build may not have made).
 bool WriteFile(const std::string& path, const void* data, size_t size) {
   if (path == "-") return std::fwrite(data, 1, size, stdout) == size;
+  std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  std::error_code ignored;
+  if (!parent.empty()) std::filesystem::create_directories(parent, ignored);
   std::ofstream out(path, std::ios::binary);
   out.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
   return static_cast<bool>(out);
@@ -208,15 +214,25 @@ int Run(const CommandLine& cl) {
       driver::CompileOptions options = base;
       options.target = TargetKind(job.target);
       options.entries = job.entries;
-      driver::CompileResult result = RunCompile(options, first);
-      first = false;
-      if (!result.ok) return 1;
       if (!job.per_entry) {
+        driver::CompileResult result = RunCompile(options, first);
+        first = false;
+        if (!result.ok) return 1;
         outputs.push_back({job.output, options.target, std::move(result)});
         continue;
       }
-      // A template naming {entry}: one compile per entry point the module has.
-      for (const auto& entry : result.reflection.entry_points) {
+      // A template naming {entry} without -entry: the module's entry points, found by
+      // lowering it (which targets of one entry point, as glsl, could not do with all).
+      driver::CompileOptions find = options;
+      find.target = driver::Target::Ir;
+      driver::CompileResult found = RunCompile(find, first);
+      first = false;
+      if (!found.ok) return 1;
+      if (found.reflection.entry_points.empty()) {
+        RunCompile(options, true);  // reports that the module has no entry point
+        return 1;
+      }
+      for (const auto& entry : found.reflection.entry_points) {
         options.entries = {entry.name};
         std::string path = slope::tools::slopec::ExpandTemplate(job.output, job.target, entry.name);
         driver::CompileResult one = RunCompile(options, false);

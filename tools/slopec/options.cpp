@@ -212,7 +212,7 @@ bool ApplyProfile(CommandLine& cl, const std::string& value, std::string* error)
     ok = true;  // an HLSL shader model: nothing to choose for Slope's targets
   } else if (p.rfind("lib_", 0) == 0 && is_shader_model(p, 4)) {
     ok = true;
-  } else if (p.size() == 8 && p[2] == '_' && is_shader_model(p, 3)) {
+  } else if (p.size() == 6 && p[2] == '_' && is_shader_model(p, 3)) {
     std::string stage = p.substr(0, 2);
     static const std::pair<const char*, const char*> kStageProfiles[] = {
         {"cs", "compute"}, {"vs", "vertex"}, {"ps", "pixel"}, {"gs", "geometry"},

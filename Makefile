@@ -37,7 +37,7 @@ deps:
 configure: deps
 	@mkdir -p $(BUILD_DIR)
 	@cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
-	  -DSLOPE_SANITIZE=$(SANITIZE) > $(BUILD_DIR)/configure.log 2>&1 || \
+	  -DSLOPE_SANITIZE=$(SANITIZE) -DSLOPE_WERROR=ON > $(BUILD_DIR)/configure.log 2>&1 || \
 	  { cat $(BUILD_DIR)/configure.log; exit 1; }
 
 build: configure

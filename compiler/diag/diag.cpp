@@ -70,16 +70,26 @@ DiagEngine::DiagEngine(const source::SourceManager& sources, std::ostream& out, 
 void DiagEngine::Emit(const Diagnostic& diag) {
   if (limit_reached_) return;
   Severity severity = GetDiagInfo(diag.id).severity;
+  if (severity == Severity::Warning) {
+    auto listed = [&](const std::vector<int>& numbers) {
+      return std::find(numbers.begin(), numbers.end(), GetDiagInfo(diag.id).number) !=
+             numbers.end();
+    };
+    if (listed(options_.disabled_warnings)) return;
+    if (options_.all_warnings_are_errors || listed(options_.error_warnings)) {
+      severity = Severity::Error;
+    }
+  }
   if (severity == Severity::Error) {
     ++error_count_;
   } else if (severity == Severity::Warning) {
     ++warning_count_;
   }
   if (options_.format == Format::Json) {
-    RenderJson(diag);
+    RenderJson(diag, severity);
   } else {
-    RenderText(diag, false);
-    for (const Diagnostic& note : diag.notes) RenderText(note, true);
+    RenderText(diag, severity);
+    for (const Diagnostic& note : diag.notes) RenderText(note, GetDiagInfo(note.id).severity);
   }
   if (severity == Severity::Error && options_.error_limit != 0 &&
       error_count_ >= options_.error_limit && diag.id != DiagId::TooManyErrors) {
@@ -91,11 +101,10 @@ void DiagEngine::Emit(const Diagnostic& diag) {
   out_.flush();
 }
 
-void DiagEngine::RenderText(const Diagnostic& diag, bool is_note) {
-  const DiagInfo& info = GetDiagInfo(diag.id);
+void DiagEngine::RenderText(const Diagnostic& diag, Severity shown) {
   source::SourceLoc loc = diag.range.begin;
   if (loc.IsValid()) out_ << sources_.Describe(loc) << ": ";
-  out_ << SeverityName(info.severity) << ' ' << DiagCode(diag.id) << ": " << diag.message << '\n';
+  out_ << SeverityName(shown) << ' ' << DiagCode(diag.id) << ": " << diag.message << '\n';
   if (!loc.IsValid()) return;
 
   // The source line, then a caret under the start and '~' under the rest of the range
@@ -119,10 +128,10 @@ void DiagEngine::RenderText(const Diagnostic& diag, bool is_note) {
 }
 
 namespace {
-nlohmann::json DiagToJson(const source::SourceManager& sources, const Diagnostic& diag) {
-  const DiagInfo& info = GetDiagInfo(diag.id);
+nlohmann::json DiagToJson(const source::SourceManager& sources, const Diagnostic& diag,
+                          Severity shown) {
   nlohmann::json j;
-  j["severity"] = SeverityName(info.severity);
+  j["severity"] = SeverityName(shown);
   j["code"] = DiagCode(diag.id);
   j["message"] = diag.message;
   if (diag.range.begin.IsValid()) {
@@ -140,10 +149,12 @@ nlohmann::json DiagToJson(const source::SourceManager& sources, const Diagnostic
 }
 }  // namespace
 
-void DiagEngine::RenderJson(const Diagnostic& diag) {
-  nlohmann::json j = DiagToJson(sources_, diag);
+void DiagEngine::RenderJson(const Diagnostic& diag, Severity shown) {
+  nlohmann::json j = DiagToJson(sources_, diag, shown);
   nlohmann::json notes = nlohmann::json::array();
-  for (const Diagnostic& note : diag.notes) notes.push_back(DiagToJson(sources_, note));
+  for (const Diagnostic& note : diag.notes) {
+    notes.push_back(DiagToJson(sources_, note, GetDiagInfo(note.id).severity));
+  }
   j["notes"] = notes;
   // Invalid UTF-8 from the source (an include path, a macro name) must not throw.
   out_ << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';

@@ -54,6 +54,12 @@ struct Options {
   Format format = Format::Text;
   uint32_t error_limit = 20;  ///< 0 = unlimited
   std::vector<Remark> remarks;  ///< the optional reports asked for
+  /// Warning numbers (W3102 is 3102) never reported (-warnings-disable, -Wno-<id>).
+  std::vector<int> disabled_warnings;
+  /// Warning numbers reported as errors (-warnings-as-errors <id>,...); they keep their
+  /// W code, are printed as "error" and count as errors.
+  std::vector<int> error_warnings;
+  bool all_warnings_are_errors = false;  ///< -warnings-as-errors all
 };
 
 /// A fully formed diagnostic, before rendering.
@@ -144,8 +150,8 @@ class DiagEngine {
   }
 
  private:
-  void RenderText(const Diagnostic& diag, bool is_note);
-  void RenderJson(const Diagnostic& diag);
+  void RenderText(const Diagnostic& diag, Severity shown);
+  void RenderJson(const Diagnostic& diag, Severity shown);
 
   const source::SourceManager& sources_;
   std::ostream& out_;

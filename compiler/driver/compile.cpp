@@ -218,6 +218,9 @@ CompileResult CompileOnThisThread(const CompileOptions& options) {
   diag::Options diag_options;
   diag_options.format = options.diag_format == DiagFormat::Json ? diag::Format::Json : diag::Format::Text;
   diag_options.error_limit = options.error_limit;
+  diag_options.disabled_warnings = options.disabled_warnings;
+  diag_options.error_warnings = options.error_warnings;
+  diag_options.all_warnings_are_errors = options.all_warnings_are_errors;
   if (options.report_checkpoint_intermediates) {
     diag_options.remarks.push_back(diag::Remark::CheckpointIntermediates);
   }

@@ -62,6 +62,11 @@ struct CompileOptions {
   DiagFormat diag_format = DiagFormat::Text;
   bool diag_color = false;
   uint32_t error_limit = 20;       ///< stop after this many errors
+  /// Warning numbers (W3102 is 3102) never reported: -warnings-disable, -Wno-<id>.
+  std::vector<int> disabled_warnings;
+  /// Warning numbers reported as errors: -warnings-as-errors <id>,...
+  std::vector<int> error_warnings;
+  bool all_warnings_are_errors = false;  ///< -warnings-as-errors all
   /// -report-checkpoint-intermediates: notes saying what each backward derivative keeps
   /// per thread for its reverse sweep, in bytes, per function and source line.
   bool report_checkpoint_intermediates = false;

@@ -1,217 +1,293 @@
-// slopec: the Slope command-line compiler. Accepts slangc's spelling of the flags it
-// supports: slopec FILE -entry NAME -stage compute -target spirv|spirv-asm|glsl|cuda -o OUT
+// slopec: the Slope command-line compiler, spelled as slangc is:
+//   slopec FILE -entry NAME -stage compute -target spirv|spirv-asm|glsl|cuda|... -o OUT
+// options.cpp reads the flags, jobs.cpp decides which compiles write which files; this
+// file runs them and writes the outputs only when every compile succeeded.
 
-#include <CLI/CLI.hpp>
-
-#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <set>
+#include <sstream>
 
-#include "compiler/driver/args.h"
 #include "compiler/driver/compile.h"
 #include "compiler/driver/reflection_json.h"
 #include "compiler/targets/cuda/prelude.h"
-#include "tools/common/codegen_flags.h"
+#include "tools/slopec/jobs.h"
+#include "tools/slopec/options.h"
+
+#ifndef SLOPE_VERSION
+#define SLOPE_VERSION "unknown"
+#endif
 
 namespace {
 
+namespace driver = slope::driver;
+using slope::tools::slopec::CommandLine;
+using slope::tools::slopec::Job;
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "slopec: error: %s\n", message.c_str());
+  return 1;
+}
+
+/// Writes `path` ("-": standard output), creating its folder when missing (a template
+/// `-o out/{entry}.{ext}` names a folder the build may not have made).
 bool WriteFile(const std::string& path, const void* data, size_t size) {
-  if (path == "-") {
-    return std::fwrite(data, 1, size, stdout) == size;
-  }
+  if (path == "-") return std::fwrite(data, 1, size, stdout) == size;
+  std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  std::error_code ignored;
+  if (!parent.empty()) std::filesystem::create_directories(parent, ignored);
   std::ofstream out(path, std::ios::binary);
   out.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
   return static_cast<bool>(out);
 }
 
+driver::Target TargetKind(const std::string& target) {
+  static const std::pair<const char*, driver::Target> kKinds[] = {
+      {"spirv", driver::Target::SpirV}, {"spirv-asm", driver::Target::SpirVAsm},
+      {"glsl", driver::Target::Glsl},   {"cuda", driver::Target::Cuda},
+      {"ptx", driver::Target::Ptx},     {"host", driver::Target::Host},
+      {"object", driver::Target::Object}, {"llvm-ir", driver::Target::LlvmIr}};
+  for (const auto& [name, kind] : kKinds) {
+    if (target == name) return kind;
+  }
+  return driver::Target::SpirV;
+}
+
+/// The options every compile of this command line shares.
+driver::CompileOptions BaseOptions(const CommandLine& cl) {
+  driver::CompileOptions o;
+  o.input_path = cl.inputs[0];
+  o.include_paths = cl.include_paths;
+  o.defines = cl.defines;
+  o.preprocess_only = cl.preprocess_only;
+  o.stage = cl.stage;
+  o.validate_spirv = !cl.skip_validation;
+  o.scalar_layout = cl.scalar_layout;
+  o.column_major = cl.column_major;
+  o.optimization_level = cl.opt_level;
+  o.debug_info = cl.debug_info;
+  o.use_entrypoint_name = cl.use_entrypoint_name;
+  o.diag_format = cl.json_diagnostics ? driver::DiagFormat::Json : driver::DiagFormat::Text;
+  o.error_limit = cl.error_limit;
+  o.disabled_warnings = cl.disabled_warnings;
+  o.error_warnings = cl.error_warnings;
+  o.all_warnings_are_errors = cl.all_warnings_are_errors;
+  o.report_checkpoint_intermediates = cl.report_checkpoints;
+  o.dump_ir_after = cl.dump_ir_after;
+  if (!cl.gpu_arch.empty()) o.gpu_arch = cl.gpu_arch;
+  return o;
+}
+
+/// A finished compile and the file its artifact goes to.
+struct Output {
+  std::string path;
+  driver::Target kind;
+  driver::CompileResult result;
+};
+
+bool WriteArtifact(const Output& out) {
+  const driver::CompileResult& r = out.result;
+  switch (out.kind) {
+    case driver::Target::None:
+    case driver::Target::Parse:
+      return true;
+    case driver::Target::SpirV:
+      return WriteFile(out.path, r.spirv.data(), r.spirv.size() * sizeof(uint32_t));
+    case driver::Target::Host:
+    case driver::Target::Object:
+      return WriteFile(out.path, r.binary.data(), r.binary.size());
+    default:
+      return WriteFile(out.path, r.text.data(), r.text.size());
+  }
+}
+
+/// A path in a Makefile rule: spaces and '#' escaped, '$' doubled.
+std::string MakeEscape(const std::string& path) {
+  std::string out;
+  for (char c : path) {
+    if (c == ' ' || c == '#') out += '\\';
+    if (c == '$') out += '$';
+    out += c;
+  }
+  return out;
+}
+
+/// -depfile / -MD -MF: "outputs: every file read".
+bool WriteDepfile(const CommandLine& cl, const std::vector<Output>& outputs, std::string* error) {
+  std::vector<std::string> targets;
+  if (!cl.depfile_target.empty()) {
+    targets.push_back(cl.depfile_target);
+  } else {
+    for (const Output& o : outputs) {
+      if (o.path != "-" && o.kind != driver::Target::None && o.kind != driver::Target::Parse) {
+        targets.push_back(o.path);
+      }
+    }
+    if (!cl.reflection_json.empty() && cl.reflection_json != "-") targets.push_back(cl.reflection_json);
+  }
+  std::string path = cl.depfile;
+  if (path.empty()) {
+    if (targets.empty()) {
+      *error = "-MD needs an -o file (or -MF) to name the depfile after";
+      return false;
+    }
+    path = targets[0] + ".d";
+  }
+  if (targets.empty()) {
+    *error = "the depfile needs a target: give -o a file (or -MT)";
+    return false;
+  }
+  std::string text;
+  for (const std::string& t : targets) text += (text.empty() ? "" : " ") + MakeEscape(t);
+  text += ":";
+  std::set<std::string> seen;
+  for (const Output& o : outputs) {
+    for (const std::string& file : o.result.files_read) {
+      if (seen.insert(file).second) text += " \\\n  " + MakeEscape(file);
+    }
+  }
+  text += "\n";
+  if (!WriteFile(path, text.data(), text.size())) {
+    *error = "cannot write '" + path + "'";
+    return false;
+  }
+  return true;
+}
+
+/// Runs one compile. The first compile of the command line reports its diagnostics as
+/// they come; later ones compile the same source again and would repeat its warnings,
+/// so theirs are shown only when that compile fails.
+driver::CompileResult RunCompile(driver::CompileOptions options, bool first) {
+  if (first) return driver::Compile(options);
+  std::ostringstream diagnostics;
+  options.diag_out = &diagnostics;
+  driver::CompileResult result = driver::Compile(options);
+  if (!result.ok) std::cerr << diagnostics.str();
+  return result;
+}
+
+int Run(const CommandLine& cl) {
+  if (cl.inputs.size() > 1) {
+    return Fail("slopec compiles one file at a time; got '" + cl.inputs[0] + "' and '" +
+                cl.inputs[1] + "'");
+  }
+  driver::CompileOptions base = BaseOptions(cl);
+  bool codegen = !(cl.preprocess_only || cl.parse_only || cl.dump_ast || cl.no_codegen ||
+                   cl.dump_ir || cl.emit_ir || !cl.dump_ir_after.empty());
+  std::vector<Output> outputs;
+  std::string error;
+
+  if (!codegen) {
+    // One text output (or none): the preprocessed source, a dump, or a check.
+    if (cl.outputs.size() > 1) return Fail("several -o paths, but there is one output");
+    if (!cl.reflection_json.empty()) {
+      return Fail("-reflection-json needs code generation; drop -no-codegen, -E, -parse-only, "
+                  "-dump-ast, -dump-ir and -emit-ir");
+    }
+    driver::Target kind = cl.parse_only   ? driver::Target::Parse
+                          : cl.dump_ast   ? driver::Target::Ast
+                          : cl.no_codegen ? driver::Target::None
+                                          : driver::Target::Ir;
+    driver::CompileOptions options = base;
+    options.target = kind;
+    for (const auto& e : cl.entries) options.entries.push_back(e.value);
+    if (cl.preprocess_only) kind = driver::Target::Glsl;  // any text kind: `text` is written
+    std::string path = cl.outputs.empty() ? "-" : cl.outputs[0].value;
+    outputs.push_back({path, kind, RunCompile(options, true)});
+  } else {
+    std::vector<Job> jobs;
+    if (!slope::tools::slopec::PlanJobs(cl, &jobs, &error)) return Fail(error);
+    for (const Job& job : jobs) {
+      if (cl.wants_old_spirv && (job.target == "spirv" || job.target == "spirv-asm")) {
+        return Fail("Slope writes SPIR-V 1.3 (Vulkan 1.1); " + cl.old_spirv_flag +
+                    " asks for an older version, which it cannot write");
+      }
+      if (cl.wants_old_glsl && job.target == "glsl") {
+        return Fail("Slope writes GLSL 450; " + cl.old_glsl_flag +
+                    " asks for an older version, which it cannot write");
+      }
+    }
+    bool first = true;
+    for (const Job& job : jobs) {
+      driver::CompileOptions options = base;
+      options.target = TargetKind(job.target);
+      options.entries = job.entries;
+      if (!job.per_entry) {
+        driver::CompileResult result = RunCompile(options, first);
+        first = false;
+        if (!result.ok) return 1;
+        outputs.push_back({job.output, options.target, std::move(result)});
+        continue;
+      }
+      // A template naming {entry} without -entry: the module's entry points, found by
+      // lowering it (which targets of one entry point, as glsl, could not do with all).
+      driver::CompileOptions find = options;
+      find.target = driver::Target::Ir;
+      driver::CompileResult found = RunCompile(find, first);
+      first = false;
+      if (!found.ok) return 1;
+      if (found.reflection.entry_points.empty()) {
+        RunCompile(options, true);  // reports that the module has no entry point
+        return 1;
+      }
+      for (const auto& entry : found.reflection.entry_points) {
+        options.entries = {entry.name};
+        std::string path = slope::tools::slopec::ExpandTemplate(job.output, job.target, entry.name);
+        driver::CompileResult one = RunCompile(options, false);
+        if (!one.ok) return 1;
+        outputs.push_back({path, options.target, std::move(one)});
+      }
+    }
+    std::set<std::string> paths;
+    for (const Output& o : outputs) {
+      if (o.path != "-" && !paths.insert(o.path).second) {
+        return Fail("two outputs would both be written to '" + o.path + "'");
+      }
+    }
+  }
+  // Nothing is written unless every compile succeeded.
+  for (const Output& o : outputs) {
+    if (!o.result.ok) return 1;
+  }
+  for (const Output& o : outputs) {
+    if (!WriteArtifact(o)) return Fail("cannot write '" + o.path + "'");
+  }
+  if (!cl.reflection_json.empty()) {
+    std::string text = driver::ReflectionToJson(outputs[0].result.reflection);
+    if (!WriteFile(cl.reflection_json, text.data(), text.size())) {
+      return Fail("cannot write '" + cl.reflection_json + "'");
+    }
+  }
+  if (!cl.depfile.empty() || cl.depfile_next_to_output) {
+    if (!WriteDepfile(cl, outputs, &error)) return Fail(error);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"slopec: compile Slang-compatible shaders to SPIR-V"};
-  std::string input, stage = "compute", target = "spirv", output, diag_format = "text";
-  std::vector<std::string> entries;
-  bool skip_validation = false, no_codegen = false, dump_ir = false;
-  uint32_t error_limit = 20;
-  std::string prelude_out;
-  app.add_option("--emit-cuda-prelude", prelude_out,
-                 "write slope_cuda_prelude.h, which -target cuda output includes, to this file "
-                 "('-' for standard output)");
-  app.add_option("file", input, "source file");
-  app.add_option("--entry", entries,
-                 "entry point to compile; needs only [numthreads]; repeatable (default: every "
-                 "function marked [shader])")
-      ->allow_extra_args(false);
-  app.add_option("--stage", stage, "shader stage (compute)");
-  app.add_option("--target", target,
-                 "spirv, spirv-asm, glsl, cuda, ptx, host (also cpu, host-callable: LLVM "
-                 "bitcode the CPU runtime runs), object (an ELF object), llvm-ir")
-      ->check(CLI::IsMember({"spirv", "spirv-asm", "glsl", "cuda", "ptx", "host", "cpu",
-                             "host-callable", "object", "llvm-ir"}));
-  std::string profile;
-  app.add_option("--profile", profile,
-                 "the GPU the ptx target writes for: sm_XX (default sm_90); glsl_450 and "
-                 "spirv_1_x are accepted for the other targets");
-  app.add_option("-o", output, "output file ('-' for standard output)");
-  app.add_flag("--skip-spirv-validation", skip_validation, "do not validate the SPIR-V output");
-  app.add_flag("--no-codegen", no_codegen, "check the source only");
-  std::string reflection_json;
-  app.add_option("--reflection-json", reflection_json,
-                 "write the parameters, their bindings and layouts, and the entry points as "
-                 "JSON to this file ('-' for standard output)");
-  slope::tools::CodegenFlags codegen;
-  codegen.AddTo(app);
-  bool debug_info = false;
-  app.add_flag_callback("-g,--g1,--g2,--g3", [&debug_info] { debug_info = true; },
-                        "emit NonSemantic.Shader.DebugInfo.100 (source, lines, functions)");
-  app.add_flag_callback("--g0", [&debug_info] { debug_info = false; }, "no debug information");
-  bool use_entrypoint_name = false;
-  app.add_flag("--fvk-use-entrypoint-name", use_entrypoint_name,
-               "keep the source name of a lone entry point instead of naming it 'main'");
-  app.add_flag("--dump-ir", dump_ir, "print the IR after lowering");
-  std::string dump_ir_after;
-  app.add_option("--dump-ir-after", dump_ir_after,
-                 "print the IR after the named pass of the target's pass list");
-  bool dump_ast = false, parse_only = false;
-  app.add_flag("--dump-ast", dump_ast, "print the syntax tree as parsed");
-  app.add_flag("--parse-only", parse_only, "stop after parsing");
-  app.add_option("--diagnostic-format", diag_format, "text or json")
-      ->check(CLI::IsMember({"text", "json"}));
-  app.add_option("--error-limit", error_limit, "stop after this many errors (0 = no limit)");
-  bool report_checkpoints = false;
-  app.add_flag("--report-checkpoint-intermediates", report_checkpoints,
-               "note, per backward derivative and source line, the bytes per thread it keeps "
-               "for its reverse sweep");
-  std::vector<std::string> include_paths, defines;
-  bool preprocess_only = false;
-  app.add_option("-I", include_paths, "add a directory to the #include search path")
-      ->allow_extra_args(false);
-  app.add_option("-D", defines, "define a macro: NAME (as 1) or NAME=VALUE")
-      ->allow_extra_args(false);
-  app.add_flag("-E", preprocess_only, "print the preprocessed source and stop");
-
-  std::vector<std::string> args = slope::driver::NormalizeArgs(argc, argv);
-  std::reverse(args.begin(), args.end());
-  try {
-    app.parse(args);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+  std::vector<std::string> args(argv + 1, argv + argc);
+  CommandLine cl;
+  std::string error;
+  if (!slope::tools::slopec::ParseCommandLine(args, &cl, &error)) return Fail(error);
+  if (cl.help) {
+    slope::tools::slopec::PrintHelp(stdout);
+    return 0;
   }
-  if (!prelude_out.empty()) {
+  if (cl.version) {
+    std::printf("slopec version %s\n", SLOPE_VERSION);
+    return 0;
+  }
+  if (!cl.cuda_prelude.empty()) {
     std::string_view text = slope::targets::cuda::PreludeText();
-    if (!WriteFile(prelude_out, text.data(), text.size())) {
-      std::fprintf(stderr, "slopec: error: cannot write '%s'\n", prelude_out.c_str());
-      return 1;
+    if (!WriteFile(cl.cuda_prelude, text.data(), text.size())) {
+      return Fail("cannot write '" + cl.cuda_prelude + "'");
     }
-    if (input.empty()) return 0;
+    if (cl.inputs.empty()) return 0;
   }
-  if (input.empty()) {
-    std::fprintf(stderr, "slopec: error: no input file\n");
-    return 1;
-  }
-  if (stage != "compute") {
-    std::fprintf(stderr, "slopec: error: unsupported stage '%s'; only 'compute' is supported\n",
-                 stage.c_str());
-    return 1;
-  }
-
-  slope::driver::CompileOptions options;
-  options.input_path = input;
-  options.entries = entries;
-  options.stage = stage;
-  options.validate_spirv = !skip_validation;
-  codegen.ApplyTo(options);
-  options.debug_info = debug_info;
-  options.use_entrypoint_name = use_entrypoint_name;
-  options.diag_format = diag_format == "json" ? slope::driver::DiagFormat::Json
-                                              : slope::driver::DiagFormat::Text;
-  options.error_limit = error_limit;
-  options.report_checkpoint_intermediates = report_checkpoints;
-  options.include_paths = include_paths;
-  options.defines = defines;
-  options.preprocess_only = preprocess_only;
-  options.dump_ir_after = dump_ir_after;
-  if (!dump_ir_after.empty()) dump_ir = true;
-  options.target = parse_only   ? slope::driver::Target::Parse
-                   : dump_ast   ? slope::driver::Target::Ast
-                   : no_codegen ? slope::driver::Target::None
-                   : dump_ir  ? slope::driver::Target::Ir
-                   : target == "spirv-asm" ? slope::driver::Target::SpirVAsm
-                   : target == "glsl"      ? slope::driver::Target::Glsl
-                   : target == "cuda"      ? slope::driver::Target::Cuda
-                   : target == "ptx"       ? slope::driver::Target::Ptx
-                   : target == "object"    ? slope::driver::Target::Object
-                   : target == "llvm-ir"   ? slope::driver::Target::LlvmIr
-                   : target == "host" || target == "cpu" || target == "host-callable"
-                       ? slope::driver::Target::Host
-                                           : slope::driver::Target::SpirV;
-  if (profile.rfind("sm_", 0) == 0) {
-    bool digits = profile.size() > 3 &&
-                  std::all_of(profile.begin() + 3, profile.end(), [](char c) { return c >= '0' && c <= '9'; });
-    if (!digits) {
-      std::fprintf(stderr, "slopec: error: -profile '%s': expected sm_ and a number, as sm_90\n",
-                   profile.c_str());
-      return 1;
-    }
-    options.gpu_arch = profile;
-  }
-  slope::driver::CompileResult result = slope::driver::Compile(options);
-  if (preprocess_only) {
-    if (output.empty()) output = "-";
-    if (!WriteFile(output, result.text.data(), result.text.size())) {
-      std::fprintf(stderr, "slopec: error: cannot write '%s'\n", output.c_str());
-      return 1;
-    }
-    return result.ok ? 0 : 1;
-  }
-  if (!result.ok) return 1;
-  if (!reflection_json.empty()) {
-    if (options.target == slope::driver::Target::None ||
-        options.target == slope::driver::Target::Parse ||
-        options.target == slope::driver::Target::Ast) {
-      std::fprintf(stderr, "slopec: error: -reflection-json needs code generation; drop "
-                           "-no-codegen, -parse-only and -dump-ast\n");
-      return 1;
-    }
-    std::string text = slope::driver::ReflectionToJson(result.reflection);
-    if (!WriteFile(reflection_json, text.data(), text.size())) {
-      std::fprintf(stderr, "slopec: error: cannot write '%s'\n", reflection_json.c_str());
-      return 1;
-    }
-  }
-
-  switch (options.target) {
-    case slope::driver::Target::None:
-    case slope::driver::Target::Parse:
-      return 0;
-    case slope::driver::Target::Ast:
-    case slope::driver::Target::Ir:
-    case slope::driver::Target::SpirVAsm:
-    case slope::driver::Target::Glsl:
-    case slope::driver::Target::Cuda:
-    case slope::driver::Target::Ptx:
-    case slope::driver::Target::LlvmIr:
-      if (output.empty()) output = "-";
-      if (!WriteFile(output, result.text.data(), result.text.size())) {
-        std::fprintf(stderr, "slopec: error: cannot write '%s'\n", output.c_str());
-        return 1;
-      }
-      return 0;
-    case slope::driver::Target::Host:
-    case slope::driver::Target::Object:
-      if (output.empty()) output = "-";
-      if (!WriteFile(output, result.binary.data(), result.binary.size())) {
-        std::fprintf(stderr, "slopec: error: cannot write '%s'\n", output.c_str());
-        return 1;
-      }
-      return 0;
-    case slope::driver::Target::SpirV:
-      if (output.empty()) output = "-";
-      if (!WriteFile(output, result.spirv.data(), result.spirv.size() * sizeof(uint32_t))) {
-        std::fprintf(stderr, "slopec: error: cannot write '%s'\n", output.c_str());
-        return 1;
-      }
-      return 0;
-  }
-  return 0;
+  if (cl.inputs.empty()) return Fail("no input file (slopec -h shows the usage)");
+  return Run(cl);
 }

@@ -58,6 +58,7 @@ class State {
   ir::Module& module_;
   const Options& options_;
   Function& f_;
+  const Inst* undecided_ = nullptr;  ///< the branch a NotConstant walk stopped at
   std::map<const Value*, const ir::Constant*> known_;
   std::set<const Block*> tried_;  ///< headers of loops left as they were
 };
@@ -67,6 +68,7 @@ WalkResult State::Walk(Block* header, const std::set<Block*>& inside, Inst* entr
   Inst* loop = header->Terminator();
   Block* merge = loop->targets[1];
   known_.clear();
+  undecided_ = nullptr;
   size_t copied = 0;
   Block* b = header;
   std::vector<Value*> args = entry_edge->operands;
@@ -103,19 +105,27 @@ WalkResult State::Walk(Block* header, const std::set<Block*>& inside, Inst* entr
       case Op::CondBr:
       case Op::If: {
         const ir::Constant* c = Known(t->operands[0]);
-        if (c == nullptr) return WalkResult::NotConstant;
+        if (c == nullptr) {
+          undecided_ = t;
+          return WalkResult::NotConstant;
+        }
         edge = c->Bits() != 0 ? 0 : 1;
         break;
       }
       case Op::Switch: {
         const ir::Constant* c = Known(t->operands[0]);
-        if (c == nullptr) return WalkResult::NotConstant;
+        if (c == nullptr) {
+          undecided_ = t;
+          return WalkResult::NotConstant;
+        }
         for (size_t i = 1; i < t->operands.size(); ++i) {
           if (static_cast<const ir::Constant*>(t->operands[i])->Bits() == c->Bits()) edge = i;
         }
         break;
       }
       case Op::Return:
+        undecided_ = t;
+        return WalkResult::NotConstant;
       case Op::Unreachable:
         return WalkResult::NotConstant;
       default:
@@ -158,9 +168,18 @@ bool State::UnrollLoop(Block* header) {
   WalkResult walked = Walk(header, inside, entry_edge, &path, &exit_args);
   if (walked != WalkResult::Done) {
     if (control == ir::LoopControl::ForceUnroll) {
+      // A test that leaves the loop on a run-time value: the trip count is unknown.
+      bool exit_test = undecided_ != nullptr && undecided_->GetOp() == Op::CondBr &&
+                       (undecided_->targets[0] == merge || undecided_->targets[1] == merge);
       if (walked == WalkResult::TooLarge) {
         ReportError(options_, diag::DiagId::ForceUnrollTooLarge, loop->loc,
                     std::to_string(options_.unroll_budget));
+      } else if (undecided_ != nullptr && !exit_test) {
+        // A branch inside the body on a run-time value (an `if`, a `?:`, a `break` or a
+        // `return` under one): the loop runs as written, which computes the same
+        // results; later runs of the pass take it as a plain `unroll` hint.
+        ReportError(options_, diag::DiagId::ForceUnrollKeptLoop, undecided_->loc);
+        loop->imms[0] = static_cast<uint32_t>(ir::LoopControl::Unroll);
       } else {
         ReportError(options_, diag::DiagId::ForceUnrollNotConstant, loop->loc);
       }

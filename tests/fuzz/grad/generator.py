@@ -501,14 +501,17 @@ class Generator:
             kinds += ["ret"]
         return getattr(self, "stmt_" + rng.choice(kinds))(d)
 
-    def stmt_decl(self, d):
-        e = self.real(2 + (d > 0))
-        n = self.fresh("r")
-        self.declare(n, "real")
+    def declared(self, e, prefix, kind, type_text):
+        """A new local of `kind` (spelled `type_text`) holding `e`."""
+        n = self.fresh(prefix)
+        self.declare(n, kind)
 
         def run(env, ctx):
             env[n] = check(e.ev(env, ctx))
-        return Stmt(["REAL %s = %s;" % (n, e.text)], run)
+        return Stmt(["%s %s = %s;" % (type_text, n, e.text)], run)
+
+    def stmt_decl(self, d):
+        return self.declared(self.real(2 + (d > 0)), "r", "real", "REAL")
 
     def stmt_assign(self, d):
         names = self.vars_of("real", writable=True)
@@ -529,13 +532,7 @@ class Generator:
         return Stmt(["%s %s %s;" % (n, op, e.text)], run)
 
     def stmt_vecdecl(self, d):
-        e = self.vec(2)
-        n = self.fresh("v")
-        self.declare(n, "vec3")
-
-        def run(env, ctx):
-            env[n] = check(e.ev(env, ctx))
-        return Stmt(["vector<REAL, 3> %s = %s;" % (n, e.text)], run)
+        return self.declared(self.vec(2), "v", "vec3", "vector<REAL, 3>")
 
     def stmt_vecassign(self, d):
         names = self.vars_of("vec3", writable=True)

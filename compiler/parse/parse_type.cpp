@@ -153,10 +153,13 @@ void Parser::ParseWhereClauses(std::vector<ast::WhereClause>& out) {
 
 size_t Parser::ScanGenericArgs(size_t at) const {
   // Only tokens that can appear in types and constant arguments (`N * 2`, `(N + 1)`);
-  // anything else means this '<' is a comparison.
+  // anything else means this '<' is a comparison. The scan is bounded, so that many
+  // comparisons cost linear time, but wide enough for arguments nested as deep as the
+  // nesting limit allows (`W<W<...>>` then gets the nesting error, not a parse error).
+  constexpr size_t kWindow = 8 * static_cast<size_t>(kMaxNestingDepth);
   int depth = 0;
   int parens = 0;
-  for (size_t i = at; i < tokens_.size() && i < at + 256; ++i) {
+  for (size_t i = at; i < tokens_.size() && i < at + kWindow; ++i) {
     switch (tokens_[i].kind) {
       case TokenKind::Less:
         if (parens > 0) return 0;

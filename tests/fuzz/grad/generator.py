@@ -510,14 +510,18 @@ class Generator:
             env[n] = check(e.ev(env, ctx))
         return Stmt(["%s %s = %s;" % (type_text, n, e.text)], run)
 
+    def writable(self, kind):
+        """A writable variable of `kind` in scope, or None."""
+        names = self.vars_of(kind, writable=True)
+        return self.rng.choice(names) if names else None
+
     def stmt_decl(self, d):
         return self.declared(self.real(2 + (d > 0)), "r", "real", "REAL")
 
     def stmt_assign(self, d):
-        names = self.vars_of("real", writable=True)
-        if not names:
+        n = self.writable("real")
+        if n is None:
             return self.stmt_decl(d)
-        n = self.rng.choice(names)
         e = self.real(2)
         op = self.rng.choice(["=", "+=", "-=", "*="])
         if op == "*=":
@@ -535,10 +539,9 @@ class Generator:
         return self.declared(self.vec(2), "v", "vec3", "vector<REAL, 3>")
 
     def stmt_vecassign(self, d):
-        names = self.vars_of("vec3", writable=True)
-        if not names:
+        n = self.writable("vec3")
+        if n is None:
             return self.stmt_vecdecl(d)
-        n = self.rng.choice(names)
         if self.rng.random() < 0.5:
             i = self.rng.randrange(3)
             e = self.real(2)
@@ -564,10 +567,9 @@ class Generator:
         return Stmt(["REAL %s[%d] = { %s };" % (n, ARRAY_LEN, ", ".join(p.text for p in parts))], run)
 
     def stmt_arrstore(self, d):
-        names = self.vars_of("arr3", writable=True)
-        if not names:
+        n = self.writable("arr3")
+        if n is None:
             return self.stmt_arrdecl(d)
-        n = self.rng.choice(names)
         idx = self.index(1)
         e = self.real(2)
         op = self.rng.choice(["=", "+="])

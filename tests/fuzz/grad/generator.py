@@ -23,7 +23,7 @@ import random
 import re
 
 from model import (Ctx, Expr, Function, Reject, ReturnSignal, BreakSignal, ContinueSignal,
-                   Stmt, check, render, run_block, splat, vec_map)
+                   Stmt, check, render, run_block, run_iteration, splat, vec_map)
 import symbolic
 
 SLANG_TYPE = {"real": "REAL", "vec3": "vector<REAL, 3>", "int": "int", "bool": "bool",
@@ -750,12 +750,8 @@ class Generator:
         for i in values:
             ctx.step()
             env[counter] = i
-            try:
-                run_block(body, env, ctx)
-            except BreakSignal:
+            if not run_iteration(body, env, ctx):
                 break
-            except ContinueSignal:
-                continue
 
     def stmt_for(self, d):
         i = self.fresh("i")
@@ -814,12 +810,8 @@ class Generator:
                 ctx.step()
                 env[w] += 0.5 + 0.25 * math.cos(step.ev(env, ctx))
                 env[i] += 1
-                try:
-                    run_block(body, env, ctx)
-                except BreakSignal:
+                if not run_iteration(body, env, ctx):
                     break
-                except ContinueSignal:
-                    continue
         return Stmt(lines, run)
 
     def stmt_breakcont(self, d):

@@ -106,6 +106,17 @@ def run_block(stmts, env, ctx):
         s.run(env, ctx)
 
 
+def run_iteration(body, env, ctx):
+    """Runs one iteration of a loop's body; False when it leaves the loop (`break`)."""
+    try:
+        run_block(body, env, ctx)
+    except BreakSignal:
+        return False
+    except ContinueSignal:
+        pass
+    return True
+
+
 def vec_map(f, *vs):
     return tuple(f(*cs) for cs in zip(*vs))
 

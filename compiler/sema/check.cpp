@@ -334,6 +334,10 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
         }
         diags_.Report(DiagId::Redefinition, later->name_range, name)
             .Note(DiagId::PreviousDefinition, earlier->name_range, name);
+        // Calls see one of the two (the one with a body), so they are not ambiguous too.
+        bool keep_later = later->body != nullptr && earlier->body == nullptr;
+        overloads.erase(overloads.begin() + static_cast<std::ptrdiff_t>(keep_later ? j : i));
+        i = 0;
         break;
       }
     }

@@ -76,6 +76,9 @@ void DiagEngine::Emit(const Diagnostic& diag) {
              numbers.end();
     };
     if (listed(options_.disabled_warnings)) return;
+    auto key = std::make_tuple(diag.id, static_cast<uint32_t>(diag.range.begin.file),
+                               diag.range.begin.offset, diag.message);
+    if (!warned_.insert(std::move(key)).second) return;
     if (options_.all_warnings_are_errors || listed(options_.error_warnings)) {
       severity = Severity::Error;
     }

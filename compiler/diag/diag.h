@@ -6,8 +6,10 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <set>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -159,6 +161,10 @@ class DiagEngine {
   uint32_t error_count_ = 0;
   uint32_t warning_count_ = 0;
   bool limit_reached_ = false;
+  /// The warnings rendered so far (id, place, text): one reached twice (code a pass
+  /// visits for two callers, such as a function's forward and backward derivatives)
+  /// is shown once.
+  std::set<std::tuple<DiagId, uint32_t, uint32_t, std::string>> warned_;
 };
 
 }  // namespace slope::diag

@@ -9,7 +9,9 @@
 # (tests/bench/saxpy): SAXPY over 256M floats through both targets, as a fraction of a
 # device-to-device copy, and the reverse-mode benchmark (tests/bench/autodiff): the 2-D
 # box filter's backward time over its forward time, its forward bandwidth against a copy,
-# and one atomic per thread against AccumulateWaveReduced under full contention. Prints the machine, the toolkit, the pass / fail / unsupported
+# and one atomic per thread against AccumulateWaveReduced under full contention; then
+# tests/bench/autodiff/models_bench: a per-thread 3-layer MLP and a loop-heavy kernel,
+# forward and backward, against hand-written CUDA backward passes. Prints the machine, the toolkit, the pass / fail / unsupported
 # counts per path with the failing tests' names, and the benchmark's figures.
 #
 #   scripts/gpu/check.sh                    build (make build), then run
@@ -20,6 +22,8 @@
 #       that the machine lacks) and optionally bin/spirv-val and bin/spirv-dis
 #   BACKEND=vulkan scripts/gpu/check.sh     the same suite on another backend (one path)
 #   TESTS="exec" scripts/gpu/check.sh       only the tests under tests/lit/exec
+#   TESTS=none scripts/gpu/check.sh         the benchmarks alone
+#   BENCHES="models" scripts/gpu/check.sh   some benchmarks (saxpy autodiff models; default all)
 #
 # Installs nothing. Exit status: 0 all ran tests passed, 1 a test failed, 77 no device.
 set -u
@@ -43,6 +47,7 @@ if [ -n "$PREBUILT" ]; then
   BIN=$PREBUILT
   BENCH=$PREBUILT/tests/bench/saxpy_bench
   AD_BENCH=$PREBUILT/tests/bench/autodiff_bench
+  MODELS_BENCH=$PREBUILT/tests/bench/models_bench
   export SLOPE_LLVM_PLUGIN=$PREBUILT/lib/libslope_llvm.so
   FILECHECK=$PREBUILT/bin/FileCheck
   LIT=$PREBUILT/lit/lit.py
@@ -54,6 +59,7 @@ else
   BIN=${BUILD_DIR:-$ROOT/build}
   BENCH=$BIN/tests/bench/saxpy_bench
   AD_BENCH=$BIN/tests/bench/autodiff_bench
+  MODELS_BENCH=$BIN/tests/bench/models_bench
   FILECHECK=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["filecheck"])' \
               "$BIN/tests/lit/paths.json")
   LIT=$(sed -n 's/^SLOPE_LIT:[A-Z]*=//p' "$BIN/CMakeCache.txt")
@@ -88,7 +94,9 @@ JSON
 
 # The tests that run a kernel, as the lit-cpu ctest tests choose them.
 cd "$ROOT/tests/lit"
-if [ -n "${TESTS:-}" ]; then
+if [ "${TESTS:-}" = none ]; then
+  FILES=""
+elif [ -n "${TESTS:-}" ]; then
   FILES=$(grep -rlE --include='*.slang' --include='*.test' -e '-backend=vulkan|%gradcheck' $TESTS \
           | grep -v '/Inputs/' | sort)
 else
@@ -100,6 +108,8 @@ fi
 cd - >/dev/null
 PATHS=""
 [ "$BACKEND" = cuda ] && PATHS="cuda ptx" || PATHS="$BACKEND"
+[ "${TESTS:-}" = none ] && PATHS=""
+BENCHES=${BENCHES:-saxpy autodiff models}
 any_failed=0
 for via in $PATHS; do
   label=$BACKEND
@@ -133,9 +143,19 @@ for via in $PATHS; do
 done
 
 if [ "$BACKEND" = cuda ]; then
-  echo "== bandwidth: SAXPY over 256M floats vs a device-to-device copy"
-  "$BENCH" "$ROOT/tests/bench/saxpy/saxpy.slang" || any_failed=1
-  echo "== reverse mode: the 2-D box filter's backward over forward; accumulation under contention"
-  "$AD_BENCH" "$ROOT/tests/bench/autodiff" || any_failed=1
+  for bench in $BENCHES; do
+    case $bench in
+      saxpy)
+        echo "== bandwidth: SAXPY over 256M floats vs a device-to-device copy"
+        "$BENCH" "$ROOT/tests/bench/saxpy/saxpy.slang" || any_failed=1 ;;
+      autodiff)
+        echo "== reverse mode: the 2-D box filter's backward over forward; accumulation under contention"
+        "$AD_BENCH" "$ROOT/tests/bench/autodiff" || any_failed=1 ;;
+      models)
+        echo "== reverse mode against hand-written CUDA: a per-thread MLP and a loop-heavy kernel"
+        "$MODELS_BENCH" "$ROOT/tests/bench/autodiff" || any_failed=1 ;;
+      *) echo "check.sh: unknown benchmark '$bench'" >&2; any_failed=1 ;;
+    esac
+  done
 fi
 [ "$any_failed" -eq 0 ]

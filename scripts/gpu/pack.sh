@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Gathers what scripts/gpu/check.sh --prebuilt needs into one archive, so a GPU machine
 # without the build's Debian packages can run the execution suite and the benchmark:
-# stripped slopec, slope-run, saxpy_bench and the LLVM plugin (the ptx target), FileCheck,
+# stripped slopec, slope-run, saxpy_bench, autodiff_bench, models_bench and the LLVM plugin (the ptx target), FileCheck,
 # not, spirv-val/spirv-dis, lit, and the shared libraries they load that a bare machine
 # may lack (libLLVM among them), as OUT_DIR/pack.tar.xz.
 #
@@ -19,6 +19,7 @@ strip -o "$OUT/tools/slopec/slopec" "$BUILD/tools/slopec/slopec"
 strip -o "$OUT/tools/slope-run/slope-run" "$BUILD/tools/slope-run/slope-run"
 strip -o "$OUT/tests/bench/saxpy_bench" "$BUILD/tests/bench/saxpy_bench"
 strip -o "$OUT/tests/bench/autodiff_bench" "$BUILD/tests/bench/autodiff_bench"
+strip -o "$OUT/tests/bench/models_bench" "$BUILD/tests/bench/models_bench"
 strip -o "$OUT/lib/libslope_llvm.so" "$BUILD/lib/libslope_llvm.so"
 cp "$LLVM/bin/FileCheck" "$LLVM/bin/not" "$OUT/bin/"
 for tool in spirv-val spirv-dis; do

@@ -44,6 +44,23 @@ std::string CompileToPtx(const std::string& path, const std::string& source,
   return ptx;
 }
 
+std::unique_ptr<runtime::Kernel> BuildHandWritten(runtime::Device& device, const std::string& cuda,
+                                                  const std::string& path,
+                                                  const std::string& source,
+                                                  const std::string& entry, int sm) {
+  driver::Reflection reflection;
+  if (CompileToPtx(path, source, entry, driver::Target::Ptx, sm, &reflection).empty()) return nullptr;
+  std::string ptx, error;
+  if (!runtime::cuda::CompileCudaToPtx(cuda, targets::cuda::kPreludeName,
+                                       targets::cuda::PreludeText(), sm, &ptx, &error)) {
+    std::fprintf(stderr, "bench: hand-written kernel: %s\n", error.c_str());
+    return nullptr;
+  }
+  auto kernel = device.CreateKernelFromCode(runtime::KernelCode{{}, ptx, {}}, reflection, entry, &error);
+  if (kernel == nullptr) std::fprintf(stderr, "bench: %s\n", error.c_str());
+  return kernel;
+}
+
 double TimeDispatch(runtime::Device& device, runtime::Kernel& kernel,
                     const std::vector<runtime::BufferBinding>& bindings,
                     runtime::GroupCount groups, int runs) {

@@ -21,6 +21,14 @@ std::string CompileToPtx(const std::string& path, const std::string& source,
                          const std::string& entry, driver::Target target, int sm,
                          driver::Reflection* reflection);
 
+/// A hand-written CUDA kernel: `entry` of the CUDA C++ text `cuda` (NVRTC, else nvcc),
+/// bound as slopec's kernel `entry` of the Slope source is, so its parameters must be
+/// slopec's for that entry, in the same order. nullptr after printing why.
+std::unique_ptr<runtime::Kernel> BuildHandWritten(runtime::Device& device, const std::string& cuda,
+                                                  const std::string& path,
+                                                  const std::string& source,
+                                                  const std::string& entry, int sm);
+
 /// The best device time in ms of `runs` dispatches after one warm-up; negative after
 /// printing why when one fails or none is timed.
 double TimeDispatch(runtime::Device& device, runtime::Kernel& kernel,

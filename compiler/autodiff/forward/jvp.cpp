@@ -109,6 +109,11 @@ class Transcriber {
   ir::Builder b_;
   std::map<const Value*, Value*> primal_;
   std::map<const Value*, Value*> tangent_;
+  /// Whether `load` (of f_) is used only through `no_diff`, computed at the first ask.
+  bool OnlyDetached(const Inst* load);
+  std::set<const Value*> detached_;      ///< values passed to `no_diff`
+  std::set<const Value*> used_plainly_;  ///< values used otherwise
+  bool uses_known_ = false;
   std::map<const Block*, Block*> blocks_;
   Value* result_tangent_ = nullptr;  ///< where the result's tangent is stored
   std::set<const Value*> used_attached_;  ///< see FindDerivativeUses
@@ -404,6 +409,20 @@ void Transcriber::IntrinsicRule(Inst& inst, Inst* r) {
   if (any && Diff(inst.GetType()) != nullptr) Bind(inst, IntrinsicTangent(b_, *r, args, tangents));
 }
 
+bool Transcriber::OnlyDetached(const Inst* load) {
+  if (!uses_known_) {
+    uses_known_ = true;
+    for (const Block* block : f_->blocks) {
+      for (const Inst* inst : block->insts) {
+        bool detach = inst->GetOp() == Op::Call && inst->callee != nullptr &&
+                      inst->callee->zero_derivative && inst->operands.size() == 1;
+        for (const Value* v : inst->operands) (detach ? detached_ : used_plainly_).insert(v);
+      }
+    }
+  }
+  return detached_.count(load) != 0 && used_plainly_.count(load) == 0;
+}
+
 void Transcriber::MemoryRule(Inst& inst) {
   Op op = inst.GetOp();
   if (op == Op::Var) {
@@ -423,7 +442,8 @@ void Transcriber::MemoryRule(Inst& inst) {
     if (T(ptr) != nullptr) return Bind(inst, b_.Load(T(ptr)));
     bool global = ptr->GetType()->IsPointer() &&
                   ptr->GetType()->Space() != ir::AddressSpace::Function;
-    if (global && Diff(inst.GetType()) != nullptr && ctx_.options.diags != nullptr) {
+    if (global && Diff(inst.GetType()) != nullptr && ctx_.options.diags != nullptr &&
+        !OnlyDetached(&inst)) {
       ctx_.options.diags->Report(diag::DiagId::GlobalLoadInDerivative, inst.loc, SourceName(*f_));
     }
   } else if (op == Op::Store) {

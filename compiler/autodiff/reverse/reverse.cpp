@@ -101,6 +101,18 @@ class Reverser {
   /// call of a [PreferRecompute] function that takes no pointer; null for the rest.
   /// Operands come through Spilled (kept, or recomputed in turn).
   Value* Recomputed(Value* copy);
+  /// Whether `copy` can be formed again in the reverse sweep without storing anything:
+  /// a constant, a global, a value of a block that dominates the end, a loop's
+  /// induction variable (start plus iteration times step), a load of read-only memory,
+  /// or integer and boolean arithmetic on such values (indices, counters, tests).
+  bool Free(const Value* copy, int depth = 0);
+  /// At the builder: the number of the iteration of loop `info` (not clamped): in the
+  /// reverse sweep, inside the reverse of `info`, the one being reversed; otherwise the
+  /// last one started.
+  Value* Iteration(const LoopInfo* info);
+  /// Finds the induction variables of the loops (header parameters that start at a
+  /// value set before the loop and grow by a constant each iteration).
+  void FindInductions();
   /// Whether `ptr` (a forward-sweep pointer) is an element or member path into a
   /// global nothing writes: a read-only buffer, a uniform or a push constant.
   bool ReadOnlyPath(const Value* ptr) const;
@@ -182,6 +194,16 @@ class Reverser {
   std::map<const Block*, Value*> forward_index_;   ///< forward loop block -> its tape index
   /// The loops being reversed, with the tape index of the iteration being reversed.
   std::map<const LoopInfo*, Value*> reverse_index_;
+  /// The same loops, with the number of the iteration being reversed.
+  std::map<const LoopInfo*, Value*> reverse_iter_;
+  /// An induction variable: its loop, the JVP value it starts at, its step.
+  struct Induction {
+    const LoopInfo* loop = nullptr;
+    Value* start = nullptr;
+    int64_t step = 0;
+  };
+  std::map<const Value*, Induction> inductions_;   ///< forward-copy header param -> it
+  std::map<const Value*, bool> free_;              ///< Free's answers
   std::map<const Value*, Inst*> tapes_;            ///< forward value -> array var
   /// What the forward sweep keeps for the reverse one: where, how many bytes, what.
   struct Stored {
@@ -271,6 +293,13 @@ bool IsIdentity(const Function* f) {
          b->insts[0]->operands.size() == 1 && b->insts[0]->operands[0] == f->params[0];
 }
 
+/// An instruction that neither reads nor writes memory nor branches.
+bool PureOp(Op op) {
+  const ir::OpInfo& info = ir::GetOpInfo(op);
+  return !info.is_terminator && !info.has_side_effects && !info.reads_memory && op != Op::Var &&
+         op != Op::Call;
+}
+
 /// The bytes a value of `t` takes in function memory (no padding).
 uint64_t StoredBytes(const ir::Type* root) {
   return ir::FoldType<uint64_t>(root, [](const ir::Type* t, const auto& recurse) -> uint64_t {
@@ -288,12 +317,33 @@ uint64_t StoredBytes(const ir::Type* root) {
 }  // namespace
 
 Value* Reverser::Recomputed(Value* copy) {
-  if (copy->VKind() != ir::ValueKind::Inst) return nullptr;
-  auto* inst = static_cast<Inst*>(copy);
   auto operand = [&](Value* v) {
     bool fixed = v->VKind() == ir::ValueKind::Constant || v->VKind() == ir::ValueKind::Global;
     return fixed ? v : Spilled(v);
   };
+  if (copy->VKind() == ir::ValueKind::Param) {
+    auto it = inductions_.find(copy);
+    if (it == inductions_.end() || !Free(copy)) return nullptr;
+    const Induction& ind = it->second;
+    const ir::Type* t = copy->GetType();
+    Value* start = ind.start->VKind() == ir::ValueKind::Constant ? ind.start : primal_.at(ind.start);
+    Value* k = Iteration(ind.loop);
+    if (k->GetType() != t) k = b_.Convert(k, t);
+    Value* step = ctx_.module.ConstInt(t, static_cast<uint64_t>(ind.step));
+    return b_.Binary(Op::Add, operand(start), b_.Binary(Op::Mul, k, step));
+  }
+  if (copy->VKind() != ir::ValueKind::Inst) return nullptr;
+  auto* inst = static_cast<Inst*>(copy);
+  const ir::Type* rt = inst->GetType();
+  bool small = (rt->IsInt() || rt->IsBool()) ||
+               (rt->IsVector() && (rt->Element()->IsInt() || rt->Element()->IsBool()));
+  if (small && PureOp(inst->GetOp()) && Free(copy)) {
+    std::vector<Value*> operands;
+    for (Value* v : inst->operands) operands.push_back(operand(v));
+    Inst* again = b_.Emit(inst->GetOp(), rt, std::move(operands), inst->imms);
+    again->callee = inst->callee;
+    return again;
+  }
   switch (inst->GetOp()) {
     case Op::Load:
     case Op::ElementPtr:
@@ -319,6 +369,87 @@ Value* Reverser::Recomputed(Value* copy) {
       return b_.Call(inst->callee, std::move(args));
     }
     default: return nullptr;
+  }
+}
+
+bool Reverser::Free(const Value* copy, int depth) {
+  if (copy->VKind() == ir::ValueKind::Constant || copy->VKind() == ir::ValueKind::Global) return true;
+  const Block* block = nullptr;
+  if (copy->VKind() == ir::ValueKind::Inst) block = static_cast<const Inst*>(copy)->block;
+  if (copy->VKind() == ir::ValueKind::Param) block = static_cast<const ir::Param*>(copy)->GetBlock();
+  if (block == nullptr || top_level_.count(block) != 0) return true;
+  auto known = free_.find(copy);
+  if (known != free_.end()) return known->second;
+  // Long chains are kept rather than formed again (and the walk stays shallow).
+  if (depth > 32) return false;
+  bool free = false;
+  if (copy->VKind() == ir::ValueKind::Param) {
+    auto it = inductions_.find(copy);
+    if (it != inductions_.end()) {
+      const Value* start = it->second.start;
+      free = start->VKind() == ir::ValueKind::Constant || Free(primal_.at(start), depth + 1);
+    }
+  } else {
+    const auto* inst = static_cast<const Inst*>(copy);
+    const ir::Type* t = inst->GetType();
+    Op op = inst->GetOp();
+    bool small = (t->IsInt() || t->IsBool()) ||
+                 (t->IsVector() && (t->Element()->IsInt() || t->Element()->IsBool()));
+    bool pure = PureOp(op);
+    bool read_only = (op == Op::Load && ReadOnlyPath(inst->operands[0])) ||
+                     ((op == Op::ElementPtr || op == Op::MemberPtr) && ReadOnlyPath(inst));
+    if ((small && pure) || read_only) {
+      free = true;
+      for (const Value* v : inst->operands) {
+        if (!Free(v, depth + 1)) {
+          free = false;
+          break;
+        }
+      }
+    }
+  }
+  free_[copy] = free;
+  return free;
+}
+
+Value* Reverser::Iteration(const LoopInfo* info) {
+  if (in_reverse_) {
+    auto it = reverse_iter_.find(info);
+    if (it != reverse_iter_.end()) return it->second;
+  }
+  Value* outer = info->parent != nullptr ? TapeIndex(info->parent) : nullptr;
+  return b_.Load(Counter(info, outer));
+}
+
+void Reverser::FindInductions() {
+  for (auto& [header, info] : loops_) {
+    const Inst* back = info.cont->Terminator();
+    const Inst* entry = nullptr;
+    int entries = 0;
+    for (const Block* b : jvp_->blocks) {
+      const Inst* t = b->Terminator();
+      if (t != nullptr && t != back && t->GetOp() == Op::Br && t->targets[0] == header) {
+        entry = t;
+        ++entries;
+      }
+    }
+    if (entries != 1 || back->GetOp() != Op::Br) continue;
+    for (size_t i = 0; i < header->params.size() && i < back->operands.size(); ++i) {
+      ir::Param* p = header->params[i];
+      if (Linear(p) || !p->GetType()->IsInt() || p->GetType()->Width() > 32) continue;
+      const Value* next = back->operands[i];
+      if (next->VKind() != ir::ValueKind::Inst) continue;
+      const auto* step = static_cast<const Inst*>(next);
+      if ((step->GetOp() != Op::Add && step->GetOp() != Op::Sub) || step->operands[0] != p ||
+          step->operands[1]->VKind() != ir::ValueKind::Constant) {
+        continue;
+      }
+      int64_t s = static_cast<const ir::Constant*>(step->operands[1])->AsSigned();
+      if (step->GetOp() == Op::Sub) s = -s;
+      Value* start = entry->operands.at(i);
+      if (Linear(start)) continue;
+      inductions_[primal_.at(p)] = Induction{&info, start, s};
+    }
   }
 }
 
@@ -789,6 +920,7 @@ void Reverser::ReverseLoop(const LoopInfo& info) {
   };
   // The exit pass: the header and the test ran once more.
   reverse_index_[&info] = index(count);
+  reverse_iter_[&info] = count;
   ReverseRegion(info.test);
   ReverseInsts(info.header);
   // Iterations count-1 down to 0.
@@ -809,7 +941,9 @@ void Reverser::ReverseLoop(const LoopInfo& info) {
   b_.CondBr(b_.Compare(Op::Ge, kv, ctx_.module.ConstInt(i32, 0)), body, done);
   bwd_->blocks.push_back(body);
   b_.SetInsertBlock(body);
-  reverse_index_[&info] = index(b_.Load(k));
+  Value* kv_body = b_.Load(k);
+  reverse_index_[&info] = index(kv_body);
+  reverse_iter_[&info] = kv_body;
   // Adjoints of the iteration's values start at zero; the header parameters' go to
   // the arguments the continue block passed them.
   for (const Block* b : info.all) {
@@ -844,6 +978,7 @@ void Reverser::ReverseLoop(const LoopInfo& info) {
   bwd_->blocks.push_back(done);
   b_.SetInsertBlock(done);
   reverse_index_.erase(&info);
+  reverse_iter_.erase(&info);
 }
 
 Value* Reverser::Counter(const LoopInfo* info, Value* outer) {
@@ -1207,6 +1342,7 @@ void Reverser::Run() {
         }
       }
       if (!failed_) ForwardSweep();
+      if (!failed_) FindInductions();
     }
     std::set<const Block*> forward_top;
     for (const Block* b : top_level_) forward_top.insert(forward_.count(b) ? forward_.at(b) : b);

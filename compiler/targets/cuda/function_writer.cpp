@@ -113,6 +113,21 @@ Expr FunctionWriter::Cast(const ir::Type* t, const ir::Type* from, const Expr& x
 
 namespace {
 
+/// Whether `place` is an element or member path into a read-only buffer (global memory
+/// no invocation writes while the kernel runs; uniforms may live in the kernel's own
+/// parameter copy, which __ldg must not read).
+bool ReadOnlyPlace(const ir::Value* place) {
+  while (place->VKind() == ir::ValueKind::Inst) {
+    const auto* inst = static_cast<const ir::Inst*>(place);
+    if (inst->GetOp() != ir::Op::ElementPtr && inst->GetOp() != ir::Op::MemberPtr) return false;
+    place = inst->operands.at(0);
+  }
+  if (place->VKind() != ir::ValueKind::Global) return false;
+  const auto* global = static_cast<const ir::Global*>(place);
+  const ir::Type* t = global->GetType();
+  return t->IsBuffer() && !t->IsWritable();
+}
+
 /// Whether `t`, under its arrays, is a matrix.
 bool HoldsMatrix(const ir::Type* t) {
   while (t->IsArray()) t = t->Element();
@@ -350,6 +365,10 @@ Expr FunctionWriter::InstExpr(const ir::Inst& inst) {
       const ir::Value* place = inst.operands[0];
       if ((HoldsMatrix(t) && ColumnPlace(place)) || ColumnRow(place)) {
         return Call("col_value", {op(0)});
+      }
+      // A scalar of a read-only buffer: through the read-only data cache.
+      if (ReadOnlyPlace(place) && (t->IsFloat() || t->IsInt()) && t->Width() >= 32) {
+        return Call("__ldg", {Prefix("&", op(0))});
       }
       return op(0);
     }

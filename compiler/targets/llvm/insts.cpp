@@ -72,7 +72,8 @@ L::Value* FunctionWriter::Load(L::Value* ptr, const ir::Type* t) {
     // A vector in memory is an array of its scalars: loaded as a vector aligned to one.
     const ir::Type* s = t->Element();
     L::Type* ms = mw_.MemType(s);
-    L::Value* v = b_.CreateAlignedLoad(L::FixedVectorType::get(ms, t->Count()), ptr, mw_.AlignOf(s));
+    L::LoadInst* v = b_.CreateAlignedLoad(L::FixedVectorType::get(ms, t->Count()), ptr, mw_.AlignOf(s));
+    if (invariant_loads_) v->setMetadata(L::LLVMContext::MD_invariant_load, L::MDNode::get(ctx_, {}));
     return s->IsBool() ? b_.CreateICmpNE(v, L::Constant::getNullValue(v->getType())) : v;
   }
   if (t->IsMatrix()) {
@@ -83,7 +84,8 @@ L::Value* FunctionWriter::Load(L::Value* ptr, const ir::Type* t) {
     }
     return out;
   }
-  L::Value* v = b_.CreateAlignedLoad(mw_.MemType(t), ptr, mw_.AlignOf(t));
+  L::LoadInst* v = b_.CreateAlignedLoad(mw_.MemType(t), ptr, mw_.AlignOf(t));
+  if (invariant_loads_) v->setMetadata(L::LLVMContext::MD_invariant_load, L::MDNode::get(ctx_, {}));
   return ToReg(v, t);
 }
 
@@ -226,7 +228,25 @@ L::Value* FunctionWriter::Permute(L::Value* v, const ir::Type* t, ir::MatrixLayo
   return out;
 }
 
+bool FunctionWriter::ReadOnlyPointer(const ir::Value* ptr) {
+  while (ptr->VKind() == ir::ValueKind::Inst) {
+    const auto* inst = static_cast<const ir::Inst*>(ptr);
+    if (inst->GetOp() != ir::Op::ElementPtr && inst->GetOp() != ir::Op::MemberPtr) return false;
+    ptr = inst->operands.at(0);
+  }
+  if (ptr->VKind() != ir::ValueKind::Global) return false;
+  const auto* global = static_cast<const ir::Global*>(ptr);
+  const ir::Type* t = global->GetType();
+  return (t->IsBuffer() && !t->IsWritable()) || global->IsUniform() || global->IsPushConstant();
+}
+
 L::Value* FunctionWriter::LoadThrough(const ir::Value* ptr, const ir::Type* t) {
+  struct Invariant {
+    bool& flag;
+    bool saved;
+    ~Invariant() { flag = saved; }
+  } invariant{invariant_loads_, invariant_loads_};
+  invariant_loads_ = ReadOnlyPointer(ptr);
   if (auto row = rows_.find(ptr); row != rows_.end()) {
     const RowPtr& r = row->second;
     L::Value* out = L::PoisonValue::get(mw_.RegType(t));

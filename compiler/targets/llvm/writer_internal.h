@@ -146,6 +146,10 @@ class FunctionWriter {
   ir::MatrixLayout PointerLayout(const ir::Value* ptr);
   L::Value* Permute(L::Value* v, const ir::Type* t, ir::MatrixLayout bare, bool to_buffer);
   L::Value* LoadThrough(const ir::Value* ptr, const ir::Type* t);
+  /// Whether `ptr` points into memory no invocation writes while the kernel runs (a
+  /// read-only buffer, a uniform or push constant): its loads are marked invariant, so
+  /// the NVPTX backend reads them through the read-only data cache (ld.global.nc).
+  static bool ReadOnlyPointer(const ir::Value* ptr);
   void StoreThrough(const ir::Value* ptr, L::Value* v, const ir::Type* t);
   L::Value* Splat(const ir::Type* t, double v);
   L::Value* IntDivRem(ir::Op op, bool is_signed, L::Value* a, L::Value* b);
@@ -183,6 +187,8 @@ class FunctionWriter {
     L::Value* row;
     const ir::Type* type;  ///< the matrix
   };
+  /// Set while LoadThrough loads through a ReadOnlyPointer: Load marks its loads.
+  bool invariant_loads_ = false;
   std::map<const ir::Value*, RowPtr> rows_;
   source::SourceLoc loc_;  ///< of the instruction being written
   std::map<const ir::Block*, L::BasicBlock*> blocks_;

@@ -2,6 +2,7 @@
 // - the 2-D box filter (3x3, 4096x4096, box_filter_2d.slang): bwd_diff's time over the
 //   forward pass's, and the forward pass's bandwidth (reading the image and writing the
 //   result once) as a fraction of a device-to-device copy of the same bytes;
+// - the hand-written CUDA forward pass of box_reference.cu, for comparison;
 // - accumulation under contention (contention.slang, 16M threads adding to one element,
 //   then to eight): one atomic per thread over the core library's AccumulateWaveReduced.
 // Through the ptx target and the cuda target (NVRTC). Results are checked against the
@@ -117,6 +118,29 @@ int main(int argc, char** argv) {
                                              {"filtered", b_out.get()},
                                              {"filteredGrad", b_grad.get()},
                                              {"imageGrad", b_image_grad.get()}};
+  // The hand-written forward pass (box_reference.cu), with plain loads and with __ldg.
+  std::string reference = slope::bench::ReadSource(dir + "/box_reference.cu");
+  for (auto [prefix, what] : {std::pair{"", "plain loads"}, std::pair{"#define SLOPE_BENCH_LDG 1\n", "__ldg"}}) {
+    auto kernel = reference.empty() ? nullptr
+                                    : slope::bench::BuildHandWritten(*device, prefix + reference, box_path,
+                                                                     box_source, "forward", sm);
+    double ms = kernel ? slope::bench::TimeDispatch(*device, *kernel, bindings, {kSide / 16, kSide / 16, 1}, kRuns)
+                       : -1;
+    std::vector<float> out = slope::bench::Download(*device, *b_out);
+    size_t wrong = out.empty() ? 1 : 0;
+    for (size_t i = 0; !out.empty() && i < n; i += 9973) {
+      int x = static_cast<int>(i % kSide), y = static_cast<int>(i / kSide);
+      if (std::fabs(out[i] - HostBox(image, x, y)) > 1e-5f) ++wrong;
+    }
+    if (ms <= 0 || wrong != 0) {
+      std::printf("box filter, hand-written CUDA forward (%s): FAILED\n", what);
+      status = 1;
+      continue;
+    }
+    double gbs = 2.0 * n * sizeof(float) / (ms * 1e6);
+    std::printf("box filter, hand-written CUDA forward (%s), 16x16 groups: %.3f ms (%.1f GB/s = %.3f "
+                "of the copy; results checked)\n", what, ms, gbs, gbs / copy_gbs);
+  }
   struct Shape {
     const char* forward;
     const char* backward;

@@ -30,6 +30,11 @@ target_link_libraries(slope_compiler INTERFACE slope_driver)
 # The headers need C++20 (std::span in runtime/core/device.h).
 target_compile_features(slope_compiler INTERFACE cxx_std_20)
 target_compile_features(slope_runtime PUBLIC cxx_std_20)
+# A sanitizer build's libraries need the sanitizer runtimes in whatever links them.
+if(SLOPE_SANITIZE)
+  target_link_options(slope_compiler INTERFACE -fsanitize=${SLOPE_SANITIZE})
+  target_link_options(slope_runtime INTERFACE -fsanitize=${SLOPE_SANITIZE})
+endif()
 set_target_properties(slope_compiler PROPERTIES EXPORT_NAME compiler)
 set_target_properties(slope_runtime PROPERTIES EXPORT_NAME runtime)
 set_target_properties(slope_llvm PROPERTIES EXPORT_NAME llvm_plugin)
@@ -74,7 +79,7 @@ install(FILES compiler/targets/cuda/slope_cuda_prelude.h
 install(EXPORT SlopeTargets NAMESPACE Slope:: DESTINATION ${SLOPE_INSTALL_CMAKEDIR})
 configure_package_config_file(cmake/SlopeConfig.cmake.in
   ${PROJECT_BINARY_DIR}/cmake/SlopeConfig.cmake
-  INSTALL_DESTINATION ${SLOPE_INSTALL_CMAKEDIR})
+  INSTALL_DESTINATION ${SLOPE_INSTALL_CMAKEDIR} PATH_VARS CMAKE_INSTALL_INCLUDEDIR)
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/cmake/SlopeConfigVersion.cmake
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/cmake/SlopeConfig.cmake
@@ -92,6 +97,9 @@ foreach(lib ${SLOPE_COMPILER_LIBS})
   string(APPEND SLOPE_PC_LIBS " -l${lib}")
 endforeach()
 set(SLOPE_PC_DL "")
+if(SLOPE_SANITIZE)
+  string(APPEND SLOPE_PC_DL " -fsanitize=${SLOPE_SANITIZE}")
+endif()
 foreach(lib ${CMAKE_DL_LIBS})
   string(APPEND SLOPE_PC_DL " -l${lib}")
 endforeach()

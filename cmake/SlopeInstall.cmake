@@ -23,18 +23,8 @@ set(SLOPE_COMPILER_LIBS
   slope_ast slope_autodiff slope_passes slope_target_layout slope_ir slope_diag
   slope_source slope_base)
 
-# Slope::compiler: the compile entry point (compiler/driver/compile.h) and everything it
-# links. Slope::runtime: devices that run what it compiles (runtime/core/device.h).
-add_library(slope_compiler INTERFACE)
-target_link_libraries(slope_compiler INTERFACE slope_driver)
-# The headers need C++20 (std::span in runtime/core/device.h).
-target_compile_features(slope_compiler INTERFACE cxx_std_20)
-target_compile_features(slope_runtime PUBLIC cxx_std_20)
-# A sanitizer build's libraries need the sanitizer runtimes in whatever links them.
-if(SLOPE_SANITIZE)
-  target_link_options(slope_compiler INTERFACE -fsanitize=${SLOPE_SANITIZE})
-  target_link_options(slope_runtime INTERFACE -fsanitize=${SLOPE_SANITIZE})
-endif()
+# The targets users link, and their names in the package (Slope::compiler,
+# Slope::runtime, Slope::llvm_plugin); compiler/ and runtime/ define them.
 set_target_properties(slope_compiler PROPERTIES EXPORT_NAME compiler)
 set_target_properties(slope_runtime PROPERTIES EXPORT_NAME runtime)
 set_target_properties(slope_llvm PROPERTIES EXPORT_NAME llvm_plugin)
@@ -42,10 +32,11 @@ foreach(lib ${SLOPE_COMPILER_LIBS})
   string(REGEX REPLACE "^slope_" "" short ${lib})
   set_target_properties(${lib} PROPERTIES EXPORT_NAME internal_${short})
 endforeach()
-# The same names inside this build, so that slope_add_shaders and examples can use them.
-add_library(Slope::compiler ALIAS slope_compiler)
-add_library(Slope::runtime ALIAS slope_runtime)
-add_executable(Slope::slopec ALIAS slopec)
+# A sanitizer build's libraries need the sanitizer runtimes in whatever links them.
+if(SLOPE_SANITIZE)
+  target_link_options(slope_compiler INTERFACE -fsanitize=${SLOPE_SANITIZE})
+  target_link_options(slope_runtime INTERFACE -fsanitize=${SLOPE_SANITIZE})
+endif()
 
 install(TARGETS slopec slope_compiler slope_runtime ${SLOPE_COMPILER_LIBS}
   EXPORT SlopeTargets

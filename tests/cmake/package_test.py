@@ -17,6 +17,12 @@ import subprocess
 import sys
 
 
+# The cmake and C++ compiler of the build under test (tests/cmake/CMakeLists.txt sets
+# them), so that the consumer is built with the same tools.
+CMAKE = os.environ.get("SLOPE_CMAKE", "cmake")
+CXX = os.environ.get("SLOPE_CXX")
+
+
 def fail(message):
     print(f"FAILED: {message}", flush=True)
     sys.exit(1)
@@ -56,7 +62,7 @@ def cmd_install(build_dir, work):
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     staging = os.path.join(work, "staging")
-    run(["cmake", "--install", build_dir, "--prefix", staging])
+    run([CMAKE, "--install", build_dir, "--prefix", staging])
     prefix = os.path.join(work, "prefix")
     os.rename(staging, prefix)
     # Relocatable: no installed text file names the prefix it was installed to, or the
@@ -158,11 +164,14 @@ class Build:
         self.binary = binary
         self.target = target
         self.outputs = os.path.join(binary, "shaders-out")
-        run(["cmake", "-S", source, "-B", binary, "-G", generator,
-             f"-DCMAKE_PREFIX_PATH={prefix}", "-DCMAKE_BUILD_TYPE=Release"])
+        cmd = [CMAKE, "-S", source, "-B", binary, "-G", generator,
+               f"-DCMAKE_PREFIX_PATH={prefix}", "-DCMAKE_BUILD_TYPE=Release"]
+        if CXX:
+            cmd.append(f"-DCMAKE_CXX_COMPILER={CXX}")
+        run(cmd)
 
     def build(self, target=None):
-        cmd = ["cmake", "--build", self.binary]
+        cmd = [CMAKE, "--build", self.binary]
         if target or self.target:
             cmd += ["--target", target or self.target]
         return run(cmd).stdout

@@ -32,7 +32,10 @@ Loaded Load() {
     std::string dir = ProgramDir();
     if (!dir.empty()) {
       candidates.push_back(dir + "/libslope_llvm.so");
-      candidates.push_back(dir + "/../lib/slope/libslope_llvm.so");
+#ifdef SLOPE_LLVM_PLUGIN_INSTALL_RELDIR
+      // The install layout: bin/slopec finds lib/slope/libslope_llvm.so.
+      candidates.push_back(dir + "/" SLOPE_LLVM_PLUGIN_INSTALL_RELDIR "/libslope_llvm.so");
+#endif
     }
 #ifdef SLOPE_LLVM_PLUGIN_BUILD_PATH
     candidates.push_back(SLOPE_LLVM_PLUGIN_BUILD_PATH);

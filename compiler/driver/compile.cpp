@@ -14,6 +14,7 @@
 #include "compiler/ir/verifier.h"
 #include "compiler/lower/lower.h"
 #include "compiler/parse/parser.h"
+#include "compiler/passes/passes.h"
 #include "compiler/preprocess/lexer.h"
 #include "compiler/preprocess/preprocessor.h"
 #include "compiler/sema/check.h"
@@ -303,6 +304,12 @@ CompileResult CompileOnThisThread(const CompileOptions& options) {
 
   // Middle.
   std::unique_ptr<ir::Module> ir_module = lower::LowerModule(checked, sources);
+  // Atomics in generic code, on the types they were specialized with: those no target
+  // takes are reported before the verifier (which would call them malformed) sees them.
+  passes::Options check_options;
+  check_options.diags = &diags;
+  passes::CheckAtomics(*ir_module, check_options);
+  if (diags.HasErrors()) return finish();
   ir::VerifyOrIce(*ir_module, "lowering");
   const bool scalar = options.scalar_layout || (target != nullptr && target->scalar_layout_only);
   const BufferLayout rules = scalar ? BufferLayout::Scalar : BufferLayout::Std430;

@@ -139,7 +139,8 @@ void Checker::CheckSyncCall(ast::CallExpr* call) {
                   "groupshared variable, or a member or element of one");
     return;
   }
-  if (!AtomicTypeOk(t, which)) {
+  // A generic type is checked once specialized (the check-atomics pass).
+  if (!t->IsDependent() && !AtomicTypeOk(t, which)) {
     diags_.Report(DiagId::SyncOpType, call->args[0]->range, f->name, t->Name(),
                   which == ir::AtomicOp::Add
                       ? "'int', 'uint', 'int64_t', 'uint64_t' or 'float'"

@@ -38,7 +38,20 @@ size_t Utf8SequenceLength(std::string_view text, size_t p) {
   for (size_t i = 1; i < len; ++i) {
     if ((static_cast<unsigned char>(text[p + i]) & 0xC0) != 0x80) return 0;
   }
+  // Overlong forms, UTF-16 surrogates (U+D800..U+DFFF) and code points above U+10FFFF.
+  auto second = static_cast<unsigned char>(text[p + 1]);
+  if ((c == 0xE0 && second < 0xA0) || (c == 0xED && second >= 0xA0) ||
+      (c == 0xF0 && second < 0x90) || (c == 0xF4 && second >= 0x90)) {
+    return 0;
+  }
   return len;
+}
+
+/// Length of the non-ASCII character at `p` that may be part of an identifier (any
+/// valid UTF-8 sequence, as Slang takes them), or 0.
+size_t UnicodeIdentCharLength(std::string_view text, size_t p) {
+  if (p >= text.size() || static_cast<unsigned char>(text[p]) < 0x80) return 0;
+  return Utf8SequenceLength(text, p);
 }
 
 }  // namespace
@@ -122,8 +135,17 @@ Token Lexer::Next() {
       return tok;
     }
     char c = Peek();
-    if (IsIdentStart(c)) {
-      while (IsIdentChar(Peek())) ++pos_;
+    if (IsIdentStart(c) || UnicodeIdentCharLength(text_, pos_) != 0) {
+      // Letters of any script, as Slang takes them: every valid non-ASCII character.
+      for (;;) {
+        if (IsIdentChar(Peek())) {
+          ++pos_;
+        } else if (size_t n = UnicodeIdentCharLength(text_, pos_)) {
+          pos_ += n;
+        } else {
+          break;
+        }
+      }
       tok.kind = TokenKind::Identifier;
     } else if (IsDigit(c) || (c == '.' && IsDigit(Peek(1)))) {
       LexNumber(tok);
@@ -146,14 +168,8 @@ Token Lexer::Next() {
       if (!closed) Error(diag::DiagId::UnterminatedString, Range(start, pos_));
       tok.kind = TokenKind::StringLiteral;
     } else if (static_cast<unsigned char>(c) >= 0x80) {
-      size_t len = Utf8SequenceLength(text_, pos_);
-      if (len == 0) {
-        SkipNonAscii();
-      } else {
-        Error(diag::DiagId::UnexpectedCharacter, Range(start, start + len),
-                      text_.substr(start, len));
-        pos_ += len;
-      }
+      // Not valid UTF-8 (a valid character starts an identifier above).
+      SkipNonAscii();
       continue;
     } else {
       LexPunctuation(tok);

@@ -21,6 +21,7 @@
 #include "compiler/driver/args.h"
 #include "compiler/driver/compile.h"
 #include "tools/common/codegen_flags.h"
+#include "compiler/targets/cuda/kernel_symbol.h"
 #include "compiler/targets/cuda/prelude.h"
 #include "runtime/core/device.h"
 #include "runtime/cuda/cuda_device.h"
@@ -354,9 +355,26 @@ int main(int argc, char** argv) {
     std::cerr << file << ":" << spec_error.line << ": error: " << spec_error.message << "\n";
     return 1;
   }
+  // The entry point and module the backends other than Vulkan compile and run.
+  std::string source_entry = entry;
+  slope::driver::CompileResult source_compiled;
   if (via_glsl) {
     std::string why;
     entry = options.entries.empty() ? std::string() : options.entries.front();
+    source_entry = entry;
+    source_compiled = compiled;
+    // glslang miscounts the words of a non-ASCII entry-point name in the SPIR-V it
+    // writes: in glslang's SPIR-V (which only Vulkan runs) such an entry point gets an
+    // ASCII name (`_xHH` per byte).
+    bool non_ascii = std::any_of(entry.begin(), entry.end(),
+                                 [](char c) { return static_cast<unsigned char>(c) >= 0x80; });
+    if (non_ascii) {
+      std::string ascii = slope::targets::cuda::KernelSymbol(entry);
+      for (auto& info : compiled.reflection.entry_points) {
+        if (info.name == entry) info.name = ascii;
+      }
+      entry = ascii;
+    }
     if (!slope::run::CompileGlslToSpirv(compiled.text, entry, codegen.scalar_layout,
                                         &compiled.spirv, &why)) {
       std::cerr << "slope-run: error: " << why << "\n";
@@ -368,9 +386,11 @@ int main(int argc, char** argv) {
   // exit code of a failure, with its message on stderr.
   auto run_on = [&](std::optional<slope::runtime::Backend> chosen, Printed* out) -> int {
     slope::driver::CompileOptions run_options = options;
-    slope::driver::CompileResult run_compiled = compiled;
-    return RunOn(chosen, device_index, via_ptx, time, file, spec, entry, run_options,
-                 run_compiled, out);
+    bool glslang_spirv =
+        via_glsl && chosen.value_or(slope::runtime::Backend::Vulkan) == slope::runtime::Backend::Vulkan;
+    slope::driver::CompileResult run_compiled = !via_glsl || glslang_spirv ? compiled : source_compiled;
+    return RunOn(chosen, device_index, via_ptx, time, file, spec,
+                 !via_glsl || glslang_spirv ? entry : source_entry, run_options, run_compiled, out);
   };
   if (!all_backends) {
     Printed out;

@@ -16,8 +16,16 @@ namespace {
 // Large enough for any test; small enough that a typo cannot exhaust memory.
 constexpr uint64_t kMaxElements = uint64_t{1} << 24;
 
-bool IsIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+// Names as the compiler lexes them: ASCII letters, digits and '_', and the bytes of
+// non-ASCII (UTF-8) letters, which the compiler checked.
+bool IsIdentStart(char c) {
+  auto byte = static_cast<unsigned char>(c);
+  return byte >= 0x80 || std::isalpha(byte) || c == '_';
+}
+bool IsIdentChar(char c) {
+  auto byte = static_cast<unsigned char>(c);
+  return byte >= 0x80 || std::isalnum(byte) || c == '_';
+}
 
 // A cursor over the text of one directive, after its keyword.
 class Cursor {

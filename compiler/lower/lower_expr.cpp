@@ -191,7 +191,8 @@ Value* Lowerer::LowerCall(const ast::CallExpr* call) {
     if (static_cast<const ast::DiffExpr*>(call->callee)->backward) return LowerBwdDiffCall(call);
     return LowerFwdDiffCall(call);
   }
-  if (call->constructed != nullptr && call->constructed->IsStruct()) {
+  // `S(x)`, and `T(x)` in generic code through an interface's `__init` requirement.
+  if (call->constructed != nullptr && Concrete(call->constructed)->IsStruct()) {
     return LowerStructConstructor(call);
   }
   if (call->func != nullptr && call->func->owner != nullptr) return LowerMethodCall(call);

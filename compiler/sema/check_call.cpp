@@ -29,6 +29,27 @@ std::string Signature(const ast::FuncDecl* f) {
 
 ast::Expr* Checker::CheckGenericConversion(ast::CallExpr* call, const Type* type,
                                            const std::string& shown) {
+  // `T(x)` where an interface of T requires `__init(...)`: that initializer of the type
+  // T stands for (found once specialized).
+  if (type != nullptr && type->Kind() == TypeKind::GenericParam) {
+    std::vector<Candidate> inits;
+    std::vector<const Type*> work = types_.DirectConformances(type);
+    for (size_t i = 0; i < work.size() && i < 256; ++i) {
+      const Type* iface = work[i];
+      if (!iface->IsInterface()) continue;
+      for (ast::FuncDecl* req : iface->Iface()->methods) {
+        if (req->func_kind == ast::FuncKind::Init) {
+          inits.push_back({req, types_.RequirementSubst(iface, type), iface});
+        }
+      }
+      for (const Type* base : iface->Iface()->bases) work.push_back(base);
+    }
+    if (!inits.empty()) {
+      call->constructed = type;
+      ResolveCall(call, inits, shown, {});
+      return call;
+    }
+  }
   // `T(x)`, `T.Value(x)` with an arithmetic interface: a numeric conversion.
   std::string caps = type != nullptr ? types_.CapabilitiesOf(type) : "";
   if (type != nullptr && caps.find('a') != std::string::npos && call->args.size() == 1 &&

@@ -206,9 +206,9 @@ void Checker::DeclareInterfaces(const std::vector<ast::Decl*>& decls) {
       switch (member->kind) {
         case ast::DeclKind::Func: {
           auto* f = static_cast<ast::FuncDecl*>(member);
-          if (f->func_kind != ast::FuncKind::Plain) {
+          if (f->func_kind != ast::FuncKind::Plain && f->func_kind != ast::FuncKind::Init) {
             diags_.Report(DiagId::UnsupportedConstruct, f->name_range,
-                          "requirements other than plain methods", "are");
+                          "requirements other than methods and initializers", "are");
             continue;
           }
           CheckAttributes(f->attributes,
@@ -260,6 +260,15 @@ void Checker::ResolveGenericHeaders(const std::vector<ast::Decl*>& decls) {
     for (ast::FuncDecl* f : info->methods) {
       CheckFunctionSignature(f);
       f->owner = info->this_type;
+      if (f->func_kind == ast::FuncKind::Init) {
+        // `__init(float x);`: each conforming type has an initializer taking these
+        // parameters; `T(x)` in generic code calls it.
+        f->result_type = info->this_type;
+        f->is_mutating = true;
+        f->this_param = ctx_.New<ast::VarDecl>(ast::VarRole::Param, "this", f->name_range);
+        f->this_param->type = info->this_type;
+        continue;
+      }
       if (!IsStaticFunc(f)) {
         f->is_mutating = f->FindAttribute("mutating") != nullptr;
         f->this_param = ctx_.New<ast::VarDecl>(ast::VarRole::Param, "this", f->name_range);

@@ -390,7 +390,9 @@ const ast::FuncDecl* TypeContext::FindWitness(const Type* self, const ast::FuncD
   };
   std::vector<std::pair<const ast::FuncDecl*, Subst>> found;
   if (self->IsStruct()) {
-    for (const ast::FuncDecl* m : self->Info()->methods) {
+    // An initializer requirement is met by an initializer (`__init`) of the type.
+    bool init = req->func_kind == ast::FuncKind::Init;
+    for (const ast::FuncDecl* m : init ? self->Info()->inits : self->Info()->methods) {
       if (m->name == req->name) found.emplace_back(m, StructSubst(self));
     }
   }

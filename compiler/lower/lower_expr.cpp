@@ -252,7 +252,18 @@ Value* Lowerer::LowerBinary(const ast::BinaryExpr* e) {
   Value* a = LowerExpr(e->lhs);
   Value* b = LowerExpr(e->rhs);
   Loc(e->range);
-  return ArithmeticOp(e->op, a, b);
+  Value* result = ArithmeticOp(e->op, a, b);
+  // A comparison in generic code (`x > T(0)` with T : IComparable) is one bool; with T
+  // specialized to a vector it compares component by component, and the bool is whether
+  // every component compares so (`!=`: whether any differs, so that it negates `==`).
+  const ir::Type* rt = result->GetType();
+  if (rt->IsVector() && rt->Element()->IsBool() && LowerType(e->type)->IsBool()) {
+    Op fold = e->op == ast::OpKind::Ne ? Op::LogicalOr : Op::LogicalAnd;
+    Value* folded = b_.Extract(result, 0);
+    for (uint32_t i = 1; i < rt->Count(); ++i) folded = b_.Binary(fold, folded, b_.Extract(result, i));
+    result = folded;
+  }
+  return result;
 }
 
 Value* Lowerer::LowerShortCircuit(const ast::BinaryExpr* e) {

@@ -76,18 +76,23 @@ void DiagEngine::Emit(const Diagnostic& diag) {
              numbers.end();
     };
     if (listed(options_.disabled_warnings)) return;
-    auto key = std::make_tuple(diag.id, static_cast<uint32_t>(diag.range.begin.file),
-                               diag.range.begin.offset, diag.message);
-    if (!warned_.insert(std::move(key)).second) return;
     if (options_.all_warnings_are_errors || listed(options_.error_warnings)) {
       severity = Severity::Error;
     }
   }
+  bool repeated = false;
+  if (diag.range.begin.IsValid()) {
+    repeated = !shown_.insert({diag.id, static_cast<uint32_t>(diag.range.begin.file),
+                               diag.range.begin.offset, diag.message})
+                    .second;
+  }
   if (severity == Severity::Error) {
+    // Counted even when not shown again: a stage that reported an error must see it.
     ++error_count_;
-  } else if (severity == Severity::Warning) {
+  } else if (severity == Severity::Warning && !repeated) {
     ++warning_count_;
   }
+  if (repeated) return;
   if (options_.format == Format::Json) {
     RenderJson(diag, severity);
   } else {

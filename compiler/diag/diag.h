@@ -161,10 +161,10 @@ class DiagEngine {
   uint32_t error_count_ = 0;
   uint32_t warning_count_ = 0;
   bool limit_reached_ = false;
-  /// The warnings rendered so far (id, place, text): one reached twice (code a pass
-  /// visits for two callers, such as a function's forward and backward derivatives)
-  /// is shown once.
-  std::set<std::tuple<DiagId, uint32_t, uint32_t, std::string>> warned_;
+  /// The diagnostics rendered so far (id, place, text): one reached twice (code a pass
+  /// visits for two callers, such as a function's forward and backward derivatives, or
+  /// a conformance checked for two uses) is shown once. A repeated error still counts.
+  std::set<std::tuple<DiagId, uint32_t, uint32_t, std::string>> shown_;
 };
 
 }  // namespace slope::diag

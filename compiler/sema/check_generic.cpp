@@ -806,6 +806,18 @@ void Checker::CheckConformances() {
             CheckDifferentiableWitness(r, w, c.self, iface);
             continue;
           }
+          // IDifferentiable's `dmul` scales a derivative; versions of Slang's interface
+          // differ in its first parameter (`float`, `This`, a generic real), so a static
+          // `dmul` returning the Differential from one is accepted (calls through the
+          // interface use the member-wise scaling lowering makes).
+          if (near != nullptr && r->name == "dmul" && iface->Iface()->name == "IDifferentiable" &&
+              (near->modifiers & ast::kModStatic) != 0 && near->params.size() == 2 &&
+              near->result_type != nullptr && near->params[1]->type != nullptr &&
+              types_.Substitute(near->result_type, context) == types_.Substitute(r->result_type, req) &&
+              types_.Substitute(near->params[1]->type, context) ==
+                  types_.Substitute(r->params[1]->type, req)) {
+            continue;
+          }
           std::string wanted = WithGenericParams(SignatureIn(types_, r, req), r);
           if (near != nullptr) {
             diags_.Report(DiagId::RequirementMismatch, near->name_range,

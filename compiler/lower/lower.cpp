@@ -207,6 +207,11 @@ const ir::Type* Lowerer::LowerType(const sema::Type* t) {
     case sema::TypeKind::Float: result = types.Float(t->Width()); break;
     case sema::TypeKind::Vector: result = types.Vector(LowerType(t->Element()), t->Count()); break;
     case sema::TypeKind::Buffer: result = types.Buffer(LowerType(t->Element()), t->IsWritable()); break;
+    case sema::TypeKind::Texture:
+      result = types.Texture(LowerType(t->Element()), static_cast<ir::TextureDim>(t->TextureDim()),
+                             t->IsTextureArray(), t->IsWritable());
+      break;
+    case sema::TypeKind::Sampler: result = types.Sampler(t->IsComparisonSampler()); break;
     case sema::TypeKind::Struct: result = LowerStructType(t); break;
     case sema::TypeKind::Enum: result = LowerType(t->Element()); break;
     case sema::TypeKind::Array: result = types.Array(LowerType(t->Element()), t->Count()); break;
@@ -242,6 +247,25 @@ bool VkBinding(const ast::Decl& decl, uint32_t* binding, uint32_t* set) {
 }  // namespace
 
 namespace {
+/// The texel format of RW texture `var`: its `[format]` / `[[vk::image_format]]` (sema
+/// checked it), else the one its texel type implies, as Slang infers it (float4:
+/// rgba32f, int2: rg32i, uint: r32ui, ...); 3-component texels have none (Unknown).
+ir::ImageFormat StorageFormatOf(const ast::VarDecl& var, const ir::Type* texel) {
+  const ast::Attribute* a = var.FindAttribute("format");
+  if (a == nullptr) a = var.FindAttribute("vk::image_format");
+  ir::ImageFormat format = ir::ImageFormat::Unknown;
+  if (a != nullptr && a->args.size() == 1 && a->args[0]->kind == ast::ExprKind::StringLiteral &&
+      ir::FindImageFormat(static_cast<const ast::StringLiteralExpr*>(a->args[0])->value, &format)) {
+    return format;
+  }
+  const ir::Type* s = texel->Scalar();
+  const char* suffix = s->IsFloat() ? "32f" : s->IsSigned() ? "32i" : "32ui";
+  const char* channels = texel->Count() == 4 ? "rgba" : texel->Count() == 2 ? "rg" : texel->Count() == 1 ? "r" : nullptr;
+  if (channels == nullptr) return ir::ImageFormat::Unknown;
+  ir::FindImageFormat(std::string(channels) + suffix, &format);
+  return format;
+}
+
 /// `register(b2, space1)` -> binding 2, set 1 (sema checked the spelling).
 bool RegisterBinding(const std::vector<std::string>& args, uint32_t* binding, uint32_t* set) {
   if (args.empty()) return false;
@@ -319,6 +343,7 @@ void Lowerer::DeclareGlobals(const std::vector<ast::Decl*>& resources) {
       }
       g = module_->AddGlobal(t, var->name);
       g->loc = var->name_range.begin;
+      if (t->IsTexture() && t->IsWritable()) g->image_format = StorageFormatOf(*var, t->Element());
       globals_[var] = g;
       if (var->semantic == "register") register_args = &var->semantic_args;
     }
@@ -646,7 +671,7 @@ void Lowerer::LowerStmt(const ast::Stmt* stmt) {
       const ast::Expr* e = static_cast<const ast::ExprStmt*>(stmt)->expr;
       // A bare buffer name has no value to compute and no side effect (an assignment
       // of a buffer has one).
-      if (!e->type->IsBuffer() || e->kind != ast::ExprKind::Name) LowerExpr(e);
+      if (!e->type->IsResource() || e->kind != ast::ExprKind::Name) LowerExpr(e);
       return;
     }
     case ast::StmtKind::If:

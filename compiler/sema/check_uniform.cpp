@@ -149,6 +149,15 @@ void Checker::CheckResourceStruct(ast::VarDecl* var, bool parameter_block,
   for (size_t i = 0; i < var->type->Info()->fields.size(); ++i) {
     const Type* field = types_.FieldType(var->type, i);
     if (field->IsBuffer()) continue;
+    if (field->IsTexture() || field->IsSampler()) {
+      diags_.Report(DiagId::UnsupportedUniformType, range, var->type->Name(),
+                    "field '" + var->type->Info()->fields[i]->name + "' is a " +
+                        (field->IsSampler() ? "sampler" : "texture") +
+                        "; textures and samplers in structs are not supported yet (declare "
+                        "it as a global)");
+      ok = false;
+      continue;
+    }
     if (ContainsResource(field)) {
       diags_.Report(DiagId::UnsupportedUniformType, range, var->type->Name(),
                     "field '" + var->type->Info()->fields[i]->name +
@@ -176,7 +185,7 @@ void Checker::CheckUniformEntryParam(ast::FuncDecl* func, ast::VarDecl* param) {
                   "is 'uniform' and cannot be 'out' or 'inout'");
     return;
   }
-  if (param->type->IsBuffer()) {
+  if (param->type->IsResource()) {
     // `uniform RWStructuredBuffer<T> b`: bound like a global buffer (after the globals).
     param->role = ast::VarRole::Global;
     return;
@@ -193,7 +202,7 @@ void Checker::CheckUniformEntryParam(ast::FuncDecl* func, ast::VarDecl* param) {
   uint32_t index = 0;
   for (ast::VarDecl* p : func->params) {
     if (p == param) break;
-    if (p->is_uniform && !p->type->IsBuffer()) ++index;  // buffers are bound on their own
+    if (p->is_uniform && !p->type->IsResource()) ++index;  // buffers are bound on their own
   }
   param->uniform_kind = ast::UniformKind::EntryParam;
   param->uniform_index = index;

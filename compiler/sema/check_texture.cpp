@@ -96,7 +96,8 @@ const Type* Checker::ResolveTextureType(ast::TypeExpr* te) {
   if (te->type_args.size() == 1) {
     element = ResolveType(te->type_args[0]);
     if (element->IsError()) return element;
-    if (!IsTexelType(element)) {
+    // `Texture2D<T>` in generic code takes whatever T becomes (lowering sees it concrete).
+    if (!element->IsDependent() && !IsTexelType(element)) {
       diags_.Report(DiagId::TextureElementType, te->type_args[0]->range, element->Name());
       return types_.Error();
     }

@@ -102,6 +102,8 @@ TextureFormatInfo GetTextureFormatInfo(std::string_view name) {
       {"rgba8i", {4, ScalarKind::Int8, 1, false}},     {"rgba32ui", {4, ScalarKind::UInt32, 4, false}},
       {"rg32ui", {2, ScalarKind::UInt32, 4, false}},   {"r32ui", {1, ScalarKind::UInt32, 4, false}},
       {"rgba16ui", {4, ScalarKind::UInt16, 2, false}}, {"rgba8ui", {4, ScalarKind::UInt8, 1, false}},
+      // A depth texture: sampled with a SamplerComparisonState, or read as float.
+      {"d32f", {1, ScalarKind::Float32, 4, false}},
   };
   for (const Entry& e : kFormats) {
     if (e.name == name) return e.info;

@@ -103,6 +103,7 @@ VkFormat VkFormatOf(std::string_view name) {
       {"rgba8i", VK_FORMAT_R8G8B8A8_SINT},        {"rgba32ui", VK_FORMAT_R32G32B32A32_UINT},
       {"rg32ui", VK_FORMAT_R32G32_UINT},          {"r32ui", VK_FORMAT_R32_UINT},
       {"rgba16ui", VK_FORMAT_R16G16B16A16_UINT},  {"rgba8ui", VK_FORMAT_R8G8B8A8_UINT},
+      {"d32f", VK_FORMAT_D32_SFLOAT},
   };
   for (const auto& [n, f] : kFormats) {
     if (n == name) return f;
@@ -123,6 +124,11 @@ VkDescriptorType DescriptorTypeOf(driver::ResourceKind kind) {
     case driver::ResourceKind::PushConstant: return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
   }
   return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+}
+
+/// The aspect of an image of `format`: depth for d32f, color for the rest.
+VkImageAspectFlags AspectOf(VkFormat format) {
+  return format == VK_FORMAT_D32_SFLOAT ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT;
 }
 
 /// Texels in mip level `mip` of `desc`: every layer and depth slice.
@@ -752,7 +758,7 @@ std::unique_ptr<Texture> VulkanDevice::CreateTexture(const TextureDesc& desc, st
                   : desc.dim == 3 ? VK_IMAGE_VIEW_TYPE_3D
                                   : (desc.arrayed ? VK_IMAGE_VIEW_TYPE_CUBE_ARRAY : VK_IMAGE_VIEW_TYPE_CUBE);
   view.format = texture->format_;
-  view.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, desc.mip_levels, 0, desc.layers};
+  view.subresourceRange = {AspectOf(texture->format_), 0, desc.mip_levels, 0, desc.layers};
   if (!CheckVk(vkCreateImageView(device_, &view, nullptr, &texture->view_), "vkCreateImageView",
                error)) {
     texture->view_ = VK_NULL_HANDLE;
@@ -785,7 +791,7 @@ bool VulkanDevice::CopyTexture(const VulkanTexture& texture, uint32_t mip, Vulka
   const TextureDesc& desc = texture.desc_;
   VkBufferImageCopy region{};
   region.bufferOffset = 0;
-  region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, mip, 0, desc.layers};
+  region.imageSubresource = {AspectOf(texture.format_), mip, 0, desc.layers};
   region.imageExtent = {std::max(1u, desc.width >> mip), std::max(1u, desc.height >> mip),
                         std::max(1u, desc.depth >> mip)};
   return RunCommands(

@@ -391,11 +391,12 @@ void Lowerer::DeclareResourceStruct(const ast::VarDecl* var,
   std::vector<const ir::Type*> plain;
   std::vector<std::string> plain_names;
   for (size_t i = 0; i < s->Members().size(); ++i) {
-    if (s->Members()[i]->IsBuffer()) continue;
+    if (s->Members()[i]->IsResource()) continue;
     plain.push_back(s->Members()[i]);
     plain_names.push_back(s->MemberNames()[i]);
   }
-  // The uniform buffer of the plain members (if any) comes first, then each buffer.
+  // The uniform buffer of the plain members (if any) comes first, then each buffer,
+  // texture and sampler.
   ir::Global* uniforms = nullptr;
   std::vector<ir::Global*> order;
   if (!plain.empty()) {
@@ -408,12 +409,17 @@ void Lowerer::DeclareResourceStruct(const ast::VarDecl* var,
   ResourceStructGlobals& globals = resource_structs_[var];
   uint32_t plain_index = 0;
   for (size_t i = 0; i < s->Members().size(); ++i) {
-    if (!s->Members()[i]->IsBuffer()) {
+    const ir::Type* member = s->Members()[i];
+    if (!member->IsResource()) {
       globals.members.emplace_back(uniforms, plain_index++);
       continue;
     }
-    ir::Global* g = module_->AddGlobal(s->Members()[i], var->name + "." + s->MemberNames()[i]);
+    ir::Global* g = module_->AddGlobal(member, var->name + "." + s->MemberNames()[i]);
     g->loc = var->name_range.begin;
+    const sema::StructInfo* info = Concrete(var->type)->Info();
+    if (member->IsTexture() && member->IsWritable() && info != nullptr && i < info->fields.size()) {
+      g->image_format = StorageFormatOf(*info->fields[i], member->Element());
+    }
     globals.members.emplace_back(g, 0);
     order.push_back(g);
   }
@@ -436,7 +442,7 @@ Value* Lowerer::LoadResourceStruct(const ast::VarDecl* var) {
   const ResourceStructGlobals& globals = resource_structs_.at(var);
   std::vector<Value*> members;
   for (const auto& [g, index] : globals.members) {
-    if (g->GetType()->IsBuffer()) {
+    if (g->GetType()->IsResource()) {
       members.push_back(g);
     } else {
       members.push_back(b_.Load(b_.MemberPtr(g, index)));

@@ -148,21 +148,12 @@ void Checker::CheckResourceStruct(ast::VarDecl* var, bool parameter_block,
   bool ok = true;
   for (size_t i = 0; i < var->type->Info()->fields.size(); ++i) {
     const Type* field = types_.FieldType(var->type, i);
-    if (field->IsBuffer()) continue;
-    if (field->IsTexture() || field->IsSampler()) {
-      diags_.Report(DiagId::UnsupportedUniformType, range, var->type->Name(),
-                    "field '" + var->type->Info()->fields[i]->name + "' is a " +
-                        (field->IsSampler() ? "sampler" : "texture") +
-                        "; textures and samplers in structs are not supported yet (declare "
-                        "it as a global)");
-      ok = false;
-      continue;
-    }
+    if (field->IsResource()) continue;  // a buffer, texture or sampler: bound on its own
     if (ContainsResource(field)) {
       diags_.Report(DiagId::UnsupportedUniformType, range, var->type->Name(),
                     "field '" + var->type->Info()->fields[i]->name +
-                        "' holds resources inside an array or a struct; only buffer fields "
-                        "are bound on their own");
+                        "' holds resources inside an array or a struct; only buffer, texture "
+                        "and sampler fields are bound on their own");
       ok = false;
     } else {
       ok = CheckUniformType(field, range) && ok;

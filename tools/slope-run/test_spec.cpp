@@ -552,7 +552,8 @@ namespace {
 // The text after //INPUT: texture or //OUTPUT: texture.
 bool ParseTextureDirective(Cursor& cursor, TextureSpec* texture, std::string* message) {
   std::string_view name = cursor.Word();
-  if (!IsIdentifier(name)) {
+  // A texture field of a ParameterBlock reads "m.albedo".
+  if (!IsUniformName(name)) {
     *message = name.empty() ? std::string("expected a texture name")
                             : "invalid texture name '" + std::string(name) + "'";
     return false;
@@ -625,7 +626,7 @@ bool ParseTextureDirective(Cursor& cursor, TextureSpec* texture, std::string* me
 // The text after //INPUT: sampler.
 bool ParseSamplerDirective(Cursor& cursor, SamplerSpec* sampler, std::string* message) {
   std::string_view name = cursor.Word();
-  if (!IsIdentifier(name)) {
+  if (!IsUniformName(name)) {
     *message = name.empty() ? std::string("expected a sampler name")
                             : "invalid sampler name '" + std::string(name) + "'";
     return false;

@@ -163,7 +163,15 @@ enum class BufferMethod : uint8_t {
   Atomic,          ///< byte address: Interlocked*(offset, values..., [out original])
   ByteSize,        ///< byte address: GetDimensions(out uint bytes)
   CountAndStride,  ///< structured: GetDimensions(out uint count, out uint stride)
+  Texture,         ///< texture: Load/Sample*/Gather*; buffer_imm the ir::TextureOp,
+                   ///< for Gather* the component in its bits 8..15, and kTextureNoLod
+                   ///< for Sample (no level argument: level 0)
+  TextureDims,     ///< texture: GetDimensions([mip,] out w[, h[, d/layers]][, out levels]);
+                   ///< buffer_imm bit 0: a mip argument comes first, bit 1: levels last
 };
+
+/// A flag of CallExpr::buffer_imm for BufferMethod::Texture (see there).
+inline constexpr uint32_t kTextureNoLod = 1u << 16;
 
 struct CallExpr : Expr {
   Expr* callee;

@@ -49,7 +49,9 @@ const ir::Type* DifferentialType(ir::TypeTable& types, const ir::Type* t) {
     case ir::TypeKind::Void:
     case ir::TypeKind::Bool:
     case ir::TypeKind::Int:
-    case ir::TypeKind::Buffer: return nullptr;
+    case ir::TypeKind::Buffer:
+    case ir::TypeKind::Texture:
+    case ir::TypeKind::Sampler: return nullptr;
   }
   return nullptr;
 }

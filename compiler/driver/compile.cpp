@@ -192,10 +192,28 @@ Reflection Reflect(const ir::Module& module, const std::vector<std::string>& ent
     }
     BindingInfo b;
     b.name = g->Name();
-    b.kind = g->GetType()->IsWritable() ? ResourceKind::RWStructuredBuffer : ResourceKind::StructuredBuffer;
     b.set = g->set;
     b.binding = g->binding;
-    b.element = LayoutOf(g->GetType()->Element(), rules);
+    const ir::Type* t = g->GetType();
+    if (t->IsSampler()) {
+      b.kind = ResourceKind::Sampler;
+      b.texture.comparison = t->IsComparison();
+      b.element = ElementLayout{};
+      b.element.size = b.element.stride = 0;
+      r.bindings.push_back(b);
+      continue;
+    }
+    if (t->IsTexture()) {
+      b.kind = t->IsWritable() ? ResourceKind::RWTexture : ResourceKind::Texture;
+      b.texture.dim = static_cast<uint32_t>(t->Dim());
+      b.texture.arrayed = t->IsArrayed();
+      if (g->image_format != ir::ImageFormat::Unknown) {
+        b.texture.format = ir::ImageFormatName(g->image_format);
+      }
+    } else {
+      b.kind = t->IsWritable() ? ResourceKind::RWStructuredBuffer : ResourceKind::StructuredBuffer;
+    }
+    b.element = LayoutOf(t->Element(), rules);
     r.bindings.push_back(b);
   }
   return r;

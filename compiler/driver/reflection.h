@@ -62,6 +62,9 @@ enum class ResourceKind : uint8_t {
                        ///< `[[vk::push_constant]]` block (one binding per entry point):
                        ///< one struct (std430 or scalar), set by the host at dispatch;
                        ///< no set or binding
+  Texture,             ///< a sampled texture (`Texture2D<T>`): `texture` describes it
+  RWTexture,           ///< a storage texture (`RWTexture2D<T>`), with its format
+  Sampler,             ///< `SamplerState` / `SamplerComparisonState`
 };
 
 /// "storage_buffer", "rw_storage_buffer", "uniform_buffer", "push_constant".
@@ -71,6 +74,9 @@ inline const char* ResourceKindName(ResourceKind kind) {
     case ResourceKind::RWStructuredBuffer: return "rw_storage_buffer";
     case ResourceKind::UniformBuffer: return "uniform_buffer";
     case ResourceKind::PushConstant: return "push_constant";
+    case ResourceKind::Texture: return "texture";
+    case ResourceKind::RWTexture: return "rw_texture";
+    case ResourceKind::Sampler: return "sampler";
   }
   return "?";
 }
@@ -108,6 +114,15 @@ struct ElementLayout {
 /// block, `element` is its one struct, and each field is named as the source reads it:
 /// "scale" for a cbuffer member or a uniform parameter, "p.scale" for a member of
 /// `ConstantBuffer<T> p`; `element.size` is the block's size in bytes.
+/// What a texture binding holds: its shape and texel format. `element` of the binding
+/// gives the texel type (a 32-bit scalar or vector).
+struct TextureInfo {
+  uint32_t dim = 2;        ///< 1, 2, 3, or 4 for a cube
+  bool arrayed = false;    ///< Texture2DArray, ...
+  std::string format{};    ///< "rgba32f", ... for RW textures; empty for sampled ones
+  bool comparison = false; ///< for a sampler: SamplerComparisonState
+};
+
 struct BindingInfo {
   std::string name;
   ResourceKind kind = ResourceKind::StructuredBuffer;
@@ -115,6 +130,7 @@ struct BindingInfo {
   uint32_t binding = 0;
   ElementLayout element;
   std::string entry_point{};  ///< for a push-constant block: the entry point it belongs to
+  TextureInfo texture{};      ///< for textures and samplers
 };
 
 /// One compute entry point.

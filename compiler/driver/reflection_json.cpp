@@ -14,7 +14,10 @@ constexpr ScalarKind kScalarKinds[] = {
 
 constexpr ResourceKind kResourceKinds[] = {ResourceKind::StructuredBuffer,
                                            ResourceKind::RWStructuredBuffer,
-                                           ResourceKind::UniformBuffer, ResourceKind::PushConstant};
+                                           ResourceKind::UniformBuffer, ResourceKind::PushConstant,
+                                           ResourceKind::Texture, ResourceKind::RWTexture,
+                                           ResourceKind::Sampler};
+constexpr const char* kTextureShapes[] = {"?", "1d", "2d", "3d", "cube"};
 
 /// "float", "float3", "float2x3": a scalar, vector or matrix type's name.
 std::string TypeName(ScalarKind scalar, uint32_t components, uint32_t rows) {
@@ -176,6 +179,16 @@ std::string ReflectionToJson(const Reflection& reflection) {
       p["set"] = b.set;
       p["binding"] = b.binding;
     }
+    if (b.kind == ResourceKind::Sampler) {
+      p["comparison"] = b.texture.comparison;
+      parameters.push_back(std::move(p));
+      continue;
+    }
+    if (b.kind == ResourceKind::Texture || b.kind == ResourceKind::RWTexture) {
+      p["shape"] = kTextureShapes[b.texture.dim <= 4 ? b.texture.dim : 0];
+      p["arrayed"] = b.texture.arrayed;
+      if (!b.texture.format.empty()) p["format"] = b.texture.format;
+    }
     p.update(ElementJson(b.element));
     parameters.push_back(std::move(p));
   }
@@ -237,6 +250,25 @@ bool ReflectionFromJson(std::string_view text, Reflection* out, std::string* err
       if (!r.String(p, "entry_point", at, &b.entry_point)) return false;
     } else if (!r.UInt(p, "set", at, &b.set) || !r.UInt(p, "binding", at, &b.binding)) {
       return false;
+    }
+    if (b.kind == ResourceKind::Sampler) {
+      auto cmp = p.find("comparison");
+      b.texture.comparison = cmp != p.end() && cmp->is_boolean() && cmp->get<bool>();
+      out->bindings.push_back(std::move(b));
+      continue;
+    }
+    if (b.kind == ResourceKind::Texture || b.kind == ResourceKind::RWTexture) {
+      std::string shape;
+      if (!r.String(p, "shape", at, &shape)) return false;
+      b.texture.dim = 0;
+      for (uint32_t d = 1; d <= 4; ++d) {
+        if (shape == kTextureShapes[d]) b.texture.dim = d;
+      }
+      if (b.texture.dim == 0) return r.Fail(at, "unknown texture shape '" + shape + "'");
+      auto arrayed = p.find("arrayed");
+      b.texture.arrayed = arrayed != p.end() && arrayed->is_boolean() && arrayed->get<bool>();
+      auto format = p.find("format");
+      if (format != p.end() && format->is_string()) b.texture.format = format->get<std::string>();
     }
     if (!r.Element(p, at, &b.element)) return false;
     out->bindings.push_back(std::move(b));

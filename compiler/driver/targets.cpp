@@ -54,6 +54,21 @@ void EmitSpirv(EmitRequest& r) {
   if (options.target == Target::SpirVAsm) targets::spirv::DisassembleSpirv(words, &r.result.text);
 }
 
+/// Targets that have no textures yet: a module with a texture or sampler gets an error at
+/// each one's declaration. True when there is none.
+bool RejectTextures(EmitRequest& r, const char* target) {
+  bool ok = true;
+  for (const ir::Global* g : r.module.globals) {
+    const ir::Type* t = g->GetType();
+    if (!t->IsTexture() && !t->IsSampler()) continue;
+    const char* what = t->IsSampler() ? "sampler" : t->IsWritable() ? "RW texture" : "texture";
+    r.diags.Report(diag::DiagId::TextureTargetUnsupported, source::SourceRange(g->loc, g->loc),
+                   what, g->Name(), t->IsSampler() ? "samplers" : "textures", target);
+    ok = false;
+  }
+  return ok;
+}
+
 /// One entry point (the one -entry names, or the module's only one) as GLSL 450.
 void EmitGlsl(EmitRequest& r) {
   const CompileOptions& options = r.options;
@@ -76,6 +91,7 @@ void EmitGlsl(EmitRequest& r) {
 
 /// Every chosen entry point as an `extern "C" __global__` kernel of CUDA C++.
 void EmitCuda(EmitRequest& r) {
+  if (!RejectTextures(r, "cuda")) return;
   targets::cuda::WriterOptions cuda_options;
   cuda_options.entry_points = r.options.entries;
   cuda_options.matrix_layout = r.matrices;
@@ -90,6 +106,13 @@ void EmitCuda(EmitRequest& r) {
 /// The LLVM targets, through the plugin (opened here on first use).
 void EmitLlvm(EmitRequest& r) {
   namespace tl = targets::llvm;
+  static const char* const kNames[] = {"ptx", "host", "object", "llvm-ir"};
+  Target target_kind = r.options.target;
+  const char* name = target_kind == Target::Ptx      ? kNames[0]
+                     : target_kind == Target::Object ? kNames[2]
+                     : target_kind == Target::LlvmIr ? kNames[3]
+                                                     : kNames[1];
+  if (!RejectTextures(r, name)) return;
   std::string why;
   const tl::Api* api = tl::LoadLlvmPlugin(&why);
   if (api == nullptr) {

@@ -25,6 +25,7 @@ size_t EdgeCount(const Inst& term) {
     case Op::Call: case Op::Var: case Op::Load: case Op::Store: case Op::ElementPtr:
     case Op::MakeStruct: case Op::MakeArray: case Op::MakeMatrix: case Op::MemberPtr:
     case Op::Atomic: case Op::Barrier: case Op::Wave: case Op::Printf: case Op::BufferInfo:
+    case Op::Texture:
       return 0;
   }
   return 0;

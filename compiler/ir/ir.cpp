@@ -137,8 +137,62 @@ std::string Type::Name() const {
     case TypeKind::Matrix:
       return "mat<" + element_->Element()->Name() + ", " + std::to_string(count_) + ", " +
              std::to_string(element_->Count()) + ">";
+    case TypeKind::Texture: {
+      static const char* const kDims[] = {"?", "1d", "2d", "3d", "cube"};
+      return std::string(writable_ ? "rwtexture" : "texture") + kDims[count_ <= 4 ? count_ : 0] +
+             (arrayed_ ? "_array<" : "<") + element_->Name() + ">";
+    }
+    case TypeKind::Sampler: return writable_ ? "sampler_cmp" : "sampler";
   }
   return "?";
+}
+
+namespace {
+constexpr const char* kImageFormatNames[] = {
+    "unknown", "rgba32f", "rgba16f", "rg32f", "rg16f", "r32f", "r16f", "rgba8", "rgba8snorm",
+    "rg8", "r8", "rgba32i", "rgba16i", "rgba8i", "rg32i", "r32i", "rgba32ui", "rgba16ui",
+    "rgba8ui", "rg32ui", "r32ui"};
+constexpr const char* kTextureOpNames[] = {"fetch", "read", "write", "sample_level",
+                                           "sample_grad", "gather", "sample_cmp_lz", "size",
+                                           "levels"};
+}  // namespace
+
+const char* ImageFormatName(ImageFormat format) {
+  auto i = static_cast<size_t>(format);
+  return i < std::size(kImageFormatNames) ? kImageFormatNames[i] : "?";
+}
+
+bool FindImageFormat(std::string_view name, ImageFormat* out) {
+  for (size_t i = 1; i < std::size(kImageFormatNames); ++i) {
+    if (name == kImageFormatNames[i]) {
+      *out = static_cast<ImageFormat>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+uint32_t ImageFormatComponents(ImageFormat format) {
+  std::string_view name = ImageFormatName(format);
+  if (format == ImageFormat::Unknown) return 0;
+  if (name.starts_with("rgba")) return 4;
+  if (name.starts_with("rg")) return 2;
+  return 1;
+}
+
+const char* TextureOpName(TextureOp op) {
+  auto i = static_cast<size_t>(op);
+  return i < std::size(kTextureOpNames) ? kTextureOpNames[i] : "<invalid>";
+}
+
+bool FindTextureOp(std::string_view name, TextureOp* out) {
+  for (size_t i = 0; i < std::size(kTextureOpNames); ++i) {
+    if (name == kTextureOpNames[i]) {
+      *out = static_cast<TextureOp>(i);
+      return true;
+    }
+  }
+  return false;
 }
 
 const Type* TypeTable::Get(const Key& key) {
@@ -152,36 +206,44 @@ const Type* TypeTable::Get(const Key& key) {
   t->count_ = std::get<4>(key);
   t->space_ = std::get<5>(key);
   t->writable_ = std::get<6>(key);
+  t->arrayed_ = std::get<7>(key);
   const Type* raw = t.get();
   types_.emplace(key, std::move(t));
   return raw;
 }
 
 const Type* TypeTable::Void() {
-  return Get({TypeKind::Void, 0, false, nullptr, 1, AddressSpace::Function, false});
+  return Get({TypeKind::Void, 0, false, nullptr, 1, AddressSpace::Function, false, false});
 }
 const Type* TypeTable::Bool() {
-  return Get({TypeKind::Bool, 0, false, nullptr, 1, AddressSpace::Function, false});
+  return Get({TypeKind::Bool, 0, false, nullptr, 1, AddressSpace::Function, false, false});
 }
 const Type* TypeTable::Int(uint32_t width, bool is_signed) {
-  return Get({TypeKind::Int, width, is_signed, nullptr, 1, AddressSpace::Function, false});
+  return Get({TypeKind::Int, width, is_signed, nullptr, 1, AddressSpace::Function, false, false});
 }
 const Type* TypeTable::Float(uint32_t width) {
-  return Get({TypeKind::Float, width, false, nullptr, 1, AddressSpace::Function, false});
+  return Get({TypeKind::Float, width, false, nullptr, 1, AddressSpace::Function, false, false});
 }
 const Type* TypeTable::Vector(const Type* element, uint32_t count) {
   SLOPE_ASSERT(element->IsScalar());
   if (count == 1) return element;
-  return Get({TypeKind::Vector, 0, false, element, count, AddressSpace::Function, false});
+  return Get({TypeKind::Vector, 0, false, element, count, AddressSpace::Function, false, false});
 }
 const Type* TypeTable::Pointer(AddressSpace space, const Type* pointee) {
-  return Get({TypeKind::Pointer, 0, false, pointee, 1, space, false});
+  return Get({TypeKind::Pointer, 0, false, pointee, 1, space, false, false});
 }
 const Type* TypeTable::Buffer(const Type* element, bool writable) {
-  return Get({TypeKind::Buffer, 0, false, element, 1, AddressSpace::StorageBuffer, writable});
+  return Get({TypeKind::Buffer, 0, false, element, 1, AddressSpace::StorageBuffer, writable, false});
+}
+const Type* TypeTable::Texture(const Type* element, TextureDim dim, bool arrayed, bool writable) {
+  return Get({TypeKind::Texture, 0, false, element, static_cast<uint32_t>(dim),
+              AddressSpace::Function, writable, arrayed});
+}
+const Type* TypeTable::Sampler(bool comparison) {
+  return Get({TypeKind::Sampler, 0, false, nullptr, 1, AddressSpace::Function, comparison, false});
 }
 const Type* TypeTable::Array(const Type* element, uint32_t count) {
-  return Get({TypeKind::Array, 0, false, element, count, AddressSpace::Function, false});
+  return Get({TypeKind::Array, 0, false, element, count, AddressSpace::Function, false, false});
 }
 void TypeTable::SetMemberMatrixLayouts(const Type* s, std::vector<MatrixLayout> layouts) {
   auto it = structs_.find(s->StructName());
@@ -193,7 +255,7 @@ void TypeTable::SetMemberMatrixLayouts(const Type* s, std::vector<MatrixLayout> 
 const Type* TypeTable::Matrix(const Type* scalar, uint32_t rows, uint32_t cols) {
   SLOPE_ASSERT(scalar->IsScalar() && rows >= 2 && rows <= 4 && cols >= 2 && cols <= 4);
   return Get({TypeKind::Matrix, 0, false, Vector(scalar, cols), rows, AddressSpace::Function,
-              false});
+              false, false});
 }
 const Type* TypeTable::Struct(const std::string& name, std::vector<const Type*> members,
                               std::vector<std::string> member_names) {

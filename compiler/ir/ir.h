@@ -21,7 +21,46 @@ namespace slope::ir {
 // ---------------------------------------------------------------------------------------
 // Types
 
-enum class TypeKind : uint8_t { Void, Bool, Int, Float, Vector, Pointer, Buffer, Struct, Array, Matrix };
+enum class TypeKind : uint8_t {
+  Void, Bool, Int, Float, Vector, Pointer, Buffer, Struct, Array, Matrix, Texture, Sampler
+};
+
+/// The shape of a texture: its coordinate has 1, 2 or 3 components (a cube's is a 3D
+/// direction), plus the layer of an arrayed texture.
+enum class TextureDim : uint8_t { k1D = 1, k2D = 2, k3D = 3, kCube = 4 };
+
+/// The texel format of a storage texture (`[format("rgba32f")]`), as SPIR-V names them;
+/// Unknown for sampled textures. ImageFormatName gives the spelling.
+enum class ImageFormat : uint8_t {
+  Unknown, Rgba32f, Rgba16f, Rg32f, Rg16f, R32f, R16f, Rgba8, Rgba8Snorm, Rg8, R8,
+  Rgba32i, Rgba16i, Rgba8i, Rg32i, R32i, Rgba32ui, Rgba16ui, Rgba8ui, Rg32ui, R32ui
+};
+/// "rgba32f", "r32ui", ... ("unknown" for Unknown).
+const char* ImageFormatName(ImageFormat format);
+/// The format spelled `name` (as `[format]` and `[[vk::image_format]]` take it), or false.
+bool FindImageFormat(std::string_view name, ImageFormat* out);
+/// Components of a texel of `format` (0 for Unknown).
+uint32_t ImageFormatComponents(ImageFormat format);
+
+/// The operation of a `texture` instruction, its imms[0]. Operand 0 is the texture (a
+/// global once legalize-resources ran); coordinates carry the array layer last. The
+/// operations are the ones CUDA's texture and surface objects also have, so a later CUDA
+/// mapping is one call each (tex*Dlod, tex*DGrad, tex2Dgather, surf*Dread/write).
+enum class TextureOp : uint8_t {
+  Fetch,        ///< {tex, int coord, int lod}: a texel of a sampled texture, no filtering
+  Read,         ///< {tex, int coord}: a texel of a storage texture
+  Write,        ///< {tex, int coord, value}: stores a texel of a storage texture; no result
+  SampleLevel,  ///< {tex, sampler, float coord, float lod}
+  SampleGrad,   ///< {tex, sampler, float coord, ddx, ddy}
+  Gather,       ///< {tex, sampler, float coord}; imms[1]: the component (0..3); a 4-vector
+  SampleCmpLevelZero,  ///< {tex, comparison sampler, float coord, float reference}: a float
+  Size,         ///< {tex} or {tex, lod} (sampled): uint or uint vector, layers last
+  Levels,       ///< {tex}: the uint count of mip levels
+};
+/// "fetch", "read", "write", "sample_level", "sample_grad", "gather", "sample_cmp_lz",
+/// "size", "levels".
+const char* TextureOpName(TextureOp op);
+bool FindTextureOp(std::string_view name, TextureOp* out);
 
 /// Where a pointer points. Workgroup memory (HLSL `groupshared`) is shared by the
 /// invocations of one workgroup; its globals are pointers into it. Uniform (a uniform
@@ -45,7 +84,12 @@ class Type {
   const Type* Element() const { return element_; }
   uint32_t Count() const { return count_; }        ///< Vector length, Matrix rows; 1 otherwise
   AddressSpace Space() const { return space_; }    ///< for Pointer
-  bool IsWritable() const { return writable_; }    ///< for Buffer
+  bool IsWritable() const { return writable_; }    ///< for Buffer; a storage texture
+  /// For Texture: its shape and whether it is arrayed; Element() is its texel type (a
+  /// 32-bit scalar or vector). For Sampler: IsComparison().
+  TextureDim Dim() const { return static_cast<TextureDim>(count_); }
+  bool IsArrayed() const { return arrayed_; }
+  bool IsComparison() const { return writable_; }
   /// For Struct: its name, member types and member names (in declaration order).
   const std::string& StructName() const { return struct_name_; }
   const std::vector<const Type*>& Members() const { return members_; }
@@ -63,6 +107,13 @@ class Type {
   bool IsVector() const { return kind_ == TypeKind::Vector; }
   bool IsPointer() const { return kind_ == TypeKind::Pointer; }
   bool IsBuffer() const { return kind_ == TypeKind::Buffer; }
+  /// Texture2D<T> (sampled) or RWTexture2D<T> (IsWritable: a storage texture), ...
+  bool IsTexture() const { return kind_ == TypeKind::Texture; }
+  /// SamplerState, or SamplerComparisonState (IsComparison).
+  bool IsSampler() const { return kind_ == TypeKind::Sampler; }
+  /// A buffer, texture or sampler: a handle bound through a descriptor, which SPIR-V
+  /// needs traced to its global.
+  bool IsResource() const { return IsBuffer() || IsTexture() || IsSampler(); }
   bool IsStruct() const { return kind_ == TypeKind::Struct; }
   /// A fixed-size array: Count() elements of Element().
   bool IsArray() const { return kind_ == TypeKind::Array; }
@@ -78,7 +129,8 @@ class Type {
   }
 
   /// Text form: "f32", "u32", "vec<f32, 3>", "mat<f32, 2, 3>" (2 rows, 3 columns),
-  /// "ptr<function, i32>", "rwbuffer<f32>", "struct<S>".
+  /// "ptr<function, i32>", "rwbuffer<f32>", "struct<S>", "texture2d<vec<f32, 4>>",
+  /// "rwtexture2d_array<f32>", "texturecube<f32>", "sampler", "sampler_cmp".
   std::string Name() const;
 
  private:
@@ -91,6 +143,7 @@ class Type {
   uint32_t count_ = 1;
   AddressSpace space_ = AddressSpace::Function;
   bool writable_ = false;
+  bool arrayed_ = false;
   std::string struct_name_;
   std::vector<const Type*> members_;
   std::vector<std::string> member_names_;
@@ -107,6 +160,9 @@ class TypeTable {
   const Type* Vector(const Type* element, uint32_t count);
   const Type* Pointer(AddressSpace space, const Type* pointee);
   const Type* Buffer(const Type* element, bool writable);
+  /// A texture of texels `element`; `writable`: a storage texture.
+  const Type* Texture(const Type* element, TextureDim dim, bool arrayed, bool writable);
+  const Type* Sampler(bool comparison);
   /// `array<element, count>`.
   const Type* Array(const Type* element, uint32_t count);
   /// `mat<scalar, rows, cols>`: rows and cols from 2 to 4.
@@ -152,7 +208,8 @@ class TypeTable {
   }
 
  private:
-  using Key = std::tuple<TypeKind, uint32_t, bool, const Type*, uint32_t, AddressSpace, bool>;
+  using Key =
+      std::tuple<TypeKind, uint32_t, bool, const Type*, uint32_t, AddressSpace, bool, bool>;
   const Type* Get(const Key& key);
   std::map<Key, std::unique_ptr<Type>> types_;
   std::map<std::string, std::unique_ptr<Type>> structs_;
@@ -350,6 +407,9 @@ class Global : public Value {
   }
   uint32_t set = 0;
   uint32_t binding = 0;
+  /// A storage texture's texel format (`[format("rgba32f")]`, else inferred from its
+  /// texel type); Unknown for every other global.
+  ImageFormat image_format = ImageFormat::Unknown;
   /// Where the variable is declared in the source (unset for globals passes make).
   source::SourceLoc loc;
 

@@ -282,16 +282,31 @@ bool Parser::ParseGlobal() {
   bool uniform = type->IsPointer() && (type->Space() == AddressSpace::Uniform ||
                                        type->Space() == AddressSpace::PushConstant) &&
                  type->Element()->IsStruct();
-  if (!type->IsBuffer() && !workgroup && !uniform) {
+  if (!type->IsResource() && !workgroup && !uniform) {
     return Fail(DiagId::IrInvalidType, name,
-                "a global must be a buffer, a pointer into workgroup or private memory or a "
-                "pointer to a uniform or push-constant struct");
+                "a global must be a buffer, texture or sampler, a pointer into workgroup or "
+                "private memory or a pointer to a uniform or push-constant struct");
   }
   Global* g = module_->AddGlobal(type, std::string(name.text));
   // Workgroup variables and push constants have no binding.
   if (workgroup || g->IsPushConstant()) return true;
-  return ExpectWord("set") && Expect("(") && ParseUint(&g->set) && Expect(")") &&
-         ExpectWord("binding") && Expect("(") && ParseUint(&g->binding) && Expect(")");
+  if (!(ExpectWord("set") && Expect("(") && ParseUint(&g->set) && Expect(")") &&
+        ExpectWord("binding") && Expect("(") && ParseUint(&g->binding) && Expect(")"))) {
+    return false;
+  }
+  // A storage texture's format: `format(rgba32f)`.
+  if (type->IsTexture() && type->IsWritable() && Peek().kind == TokKind::Ident &&
+      Peek().text == "format") {
+    Next();
+    if (!Expect("(")) return false;
+    const Token f = Peek();
+    if (f.kind != TokKind::Ident || !FindImageFormat(f.text, &g->image_format)) {
+      return Expected("an image format ('rgba32f')");
+    }
+    Next();
+    return Expect(")");
+  }
+  return true;
 }
 
 bool Parser::ParseStruct() {
@@ -453,6 +468,24 @@ bool Parser::ParseType(const Type** out) {
                   "a buffer holds scalars, vectors, matrices, structs or arrays");
     }
     *out = types.Buffer(element, w == "rwbuffer");
+  } else if (w == "sampler" || w == "sampler_cmp") {
+    *out = types.Sampler(w == "sampler_cmp");
+  } else if (w.starts_with("texture") || w.starts_with("rwtexture")) {
+    bool writable = w.starts_with("rw");
+    std::string_view shape = w.substr(writable ? 9 : 7);
+    bool arrayed = shape.ends_with("_array");
+    if (arrayed) shape.remove_suffix(6);
+    TextureDim dim = shape == "1d" ? TextureDim::k1D : shape == "2d" ? TextureDim::k2D
+                     : shape == "3d" ? TextureDim::k3D : TextureDim::kCube;
+    if (shape != "1d" && shape != "2d" && shape != "3d" && shape != "cube") {
+      return Fail(DiagId::IrInvalidType, t, "unknown type '" + std::string(w) + "'");
+    }
+    const Type* element = nullptr;
+    if (!Expect("<") || !ParseType(&element) || !Expect(">")) return false;
+    if ((!element->IsScalar() && !element->IsVector()) || element->Scalar()->Width() != 32) {
+      return Fail(DiagId::IrInvalidType, t, "a texture holds 32-bit scalars or vectors");
+    }
+    *out = types.Texture(element, dim, arrayed, writable);
   } else {
     return Fail(DiagId::IrInvalidType, t, "unknown type '" + std::string(w) + "'");
   }
@@ -770,7 +803,7 @@ bool Parser::ParseInst() {
       !info.is_terminator && *op != Op::Store && *op != Op::Barrier && *op != Op::Printf;
   if (named && !makes_value)
     return Fail(DiagId::IrUnexpectedResult, result, std::string(mnemonic.text));
-  if (!named && makes_value && *op != Op::Call) {
+  if (!named && makes_value && *op != Op::Call && *op != Op::Texture) {
     return Fail(DiagId::IrMissingResult, mnemonic, std::string(mnemonic.text));
   }
   // The instruction is made with a placeholder type and rebuilt once the type is read.
@@ -912,7 +945,7 @@ bool Parser::ParseInstBody(Inst* inst) {
     case Op::MakeVector: case Op::Splat: case Op::Extract: case Op::ExtractDynamic:
     case Op::Insert: case Op::InsertDynamic: case Op::Shuffle: case Op::Var: case Op::Load:
     case Op::Store: case Op::ElementPtr: case Op::MakeStruct: case Op::MakeArray: case Op::MakeMatrix:
-    case Op::MemberPtr: case Op::Printf: case Op::BufferInfo:
+    case Op::MemberPtr: case Op::Printf: case Op::BufferInfo: case Op::Texture:
       break;
   }
   // Operands, then immediates in brackets: "extract %v, [1]", "shuffle %a, %b, [0, 2]".

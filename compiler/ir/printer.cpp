@@ -91,6 +91,9 @@ std::string Printer::Run(const Module& module) {
     if (!g->IsWorkgroup() && !g->IsPrivate() && !g->IsPushConstant()) {
       out_ += " set(" + std::to_string(g->set) + ") binding(" + std::to_string(g->binding) + ")";
     }
+    if (g->image_format != ImageFormat::Unknown) {
+      out_ += std::string(" format(") + ImageFormatName(g->image_format) + ")";
+    }
     out_ += "\n";
   }
   for (const Function* f : module.functions) {

@@ -159,6 +159,91 @@ bool PointsIntoReadOnlyBuffer(const Value* ptr) {
          !static_cast<const Inst*>(ptr)->operands[0]->GetType()->IsWritable();
 }
 
+/// What is wrong with `texture` instruction `inst`, or null (ir.h's TextureOp says what
+/// each operation takes).
+const char* TextureError(const Inst& inst) {
+  if (inst.imms.empty() || inst.imms[0] > static_cast<uint32_t>(TextureOp::Levels)) {
+    return "bad texture operation";
+  }
+  if (inst.operands.empty() || !inst.operands[0]->GetType()->IsTexture()) {
+    return "texture operand 0 must be a texture";
+  }
+  const Type* tex = inst.operands[0]->GetType();
+  const Type* t = inst.GetType();
+  auto op = static_cast<TextureOp>(inst.imms[0]);
+  uint32_t axes = tex->Dim() == TextureDim::kCube ? 3 : static_cast<uint32_t>(tex->Dim());
+  uint32_t layers = tex->IsArrayed() ? 1 : 0;
+  auto is_vec = [](const Type* v, uint32_t n, bool want_float) {
+    const Type* s = v->Scalar();
+    bool kind = want_float ? s->IsFloat() : s->IsInt();
+    return (v->IsScalar() || v->IsVector()) && v->Count() == n && kind && s->Width() == 32;
+  };
+  auto count = [&](size_t n) { return inst.operands.size() == n; };
+  auto sampler_at_1 = [&](bool comparison) {
+    return inst.operands.size() > 1 && inst.operands[1]->GetType()->IsSampler() &&
+           inst.operands[1]->GetType()->IsComparison() == comparison;
+  };
+  switch (op) {
+    case TextureOp::Fetch:
+      if (tex->IsWritable() || tex->Dim() == TextureDim::kCube) return "fetch needs a sampled, non-cube texture";
+      if (!count(3) || !is_vec(inst.operands[1]->GetType(), axes + layers, false) ||
+          !is_vec(inst.operands[2]->GetType(), 1, false)) {
+        return "fetch takes a texture, an integer coordinate and an integer level";
+      }
+      return t == tex->Element() ? nullptr : "fetch result must be the texel type";
+    case TextureOp::Read:
+    case TextureOp::Write:
+      if (!tex->IsWritable()) return "read and write need a storage texture";
+      if (!count(op == TextureOp::Read ? 2 : 3) || !is_vec(inst.operands[1]->GetType(), axes + layers, false)) {
+        return "read/write take a texture and an integer coordinate (and the texel)";
+      }
+      if (op == TextureOp::Write) {
+        return inst.operands[2]->GetType() == tex->Element() && t->IsVoid()
+                   ? nullptr : "write stores a texel and has no result";
+      }
+      return t == tex->Element() ? nullptr : "read result must be the texel type";
+    case TextureOp::SampleLevel:
+    case TextureOp::SampleGrad:
+    case TextureOp::Gather:
+    case TextureOp::SampleCmpLevelZero: {
+      if (tex->IsWritable()) return "sampling needs a sampled texture";
+      bool cmp = op == TextureOp::SampleCmpLevelZero;
+      size_t n = op == TextureOp::SampleGrad ? 5 : op == TextureOp::Gather ? 3 : 4;
+      if (!count(n) || !sampler_at_1(cmp) || !is_vec(inst.operands[2]->GetType(), axes + layers, true)) {
+        return "sampling takes a texture, a sampler and a float coordinate";
+      }
+      if (op == TextureOp::SampleLevel || cmp) {
+        if (!is_vec(inst.operands[3]->GetType(), 1, true)) return "sampling level or reference must be f32";
+      }
+      if (op == TextureOp::SampleGrad && (!is_vec(inst.operands[3]->GetType(), axes, true) ||
+                                          !is_vec(inst.operands[4]->GetType(), axes, true))) {
+        return "sample_grad gradients must be float vectors of the texture's axes";
+      }
+      if (op == TextureOp::Gather) {
+        if (inst.imms.size() != 2 || inst.imms[1] >= tex->Element()->Count()) return "gather component";
+        return is_vec(t, 4, tex->Element()->Scalar()->IsFloat()) &&
+                       t->Scalar() == tex->Element()->Scalar()
+                   ? nullptr : "gather result must be a 4-vector of the texel's scalar";
+      }
+      if (cmp) return t->IsFloat() && t->Width() == 32 ? nullptr : "comparison result is f32";
+      return t == tex->Element() ? nullptr : "sample result must be the texel type";
+    }
+    case TextureOp::Size: {
+      size_t n = tex->IsWritable() ? 1 : 2;
+      if (!count(n) || (n == 2 && !is_vec(inst.operands[1]->GetType(), 1, false))) {
+        return "size takes a texture (and a level, for a sampled one)";
+      }
+      uint32_t sizes = (tex->Dim() == TextureDim::kCube ? 2 : axes) + layers;
+      return is_vec(t, sizes, false) && !t->Scalar()->IsSigned() ? nullptr
+                                                                 : "size result must be u32 per axis";
+    }
+    case TextureOp::Levels:
+      if (tex->IsWritable() || !count(1)) return "levels takes a sampled texture";
+      return t->IsInt() && !t->IsSigned() && t->Width() == 32 ? nullptr : "levels result is u32";
+  }
+  return "bad texture operation";
+}
+
 class Verifier {
  public:
   explicit Verifier(const Module& m) : module_(m) {}
@@ -193,8 +278,11 @@ std::vector<std::string> Verifier::Run() {
                      (t->Space() == AddressSpace::Workgroup || t->Space() == AddressSpace::Private) &&
                      !t->Element()->IsBuffer() && !t->Element()->IsPointer();
     bool uniform = (g->IsUniform() || g->IsPushConstant()) && t->Element()->IsStruct();
-    if (!t->IsBuffer() && !workgroup && !uniform) {
-      errors_.push_back("global @" + g->Name() + " is neither a buffer nor a workgroup or private variable");
+    if (!t->IsResource() && !workgroup && !uniform) {
+      errors_.push_back("global @" + g->Name() + " is neither a resource nor a workgroup or private variable");
+    }
+    if (g->image_format != ImageFormat::Unknown && !(t->IsTexture() && t->IsWritable())) {
+      errors_.push_back("global @" + g->Name() + " has an image format but is no RW texture");
     }
     if (!names.insert(g->Name()).second) errors_.push_back("duplicate global @" + g->Name());
   }
@@ -507,6 +595,9 @@ void Verifier::VerifyInst(const Function& f, const Inst& inst) {
       need(op_type(0)->IsBuffer(), "buffer_info operand must be a buffer");
       need(inst.imms.size() == 1 && inst.imms[0] <= 1, "buffer_info takes [0] or [1]");
       need(t->IsInt() && !t->IsSigned() && t->Width() == 32, "buffer_info result is u32");
+      break;
+    case Op::Texture:
+      if (const char* error = TextureError(inst)) need(false, error);
       break;
     case Op::Printf: {
       std::string format;

@@ -207,6 +207,11 @@ const ir::Type* Lowerer::LowerType(const sema::Type* t) {
     case sema::TypeKind::Float: result = types.Float(t->Width()); break;
     case sema::TypeKind::Vector: result = types.Vector(LowerType(t->Element()), t->Count()); break;
     case sema::TypeKind::Buffer: result = types.Buffer(LowerType(t->Element()), t->IsWritable()); break;
+    case sema::TypeKind::Texture:
+      result = types.Texture(LowerType(t->Element()), static_cast<ir::TextureDim>(t->TextureDim()),
+                             t->IsTextureArray(), t->IsWritable());
+      break;
+    case sema::TypeKind::Sampler: result = types.Sampler(t->IsComparisonSampler()); break;
     case sema::TypeKind::Struct: result = LowerStructType(t); break;
     case sema::TypeKind::Enum: result = LowerType(t->Element()); break;
     case sema::TypeKind::Array: result = types.Array(LowerType(t->Element()), t->Count()); break;
@@ -242,6 +247,25 @@ bool VkBinding(const ast::Decl& decl, uint32_t* binding, uint32_t* set) {
 }  // namespace
 
 namespace {
+/// The texel format of RW texture `var`: its `[format]` / `[[vk::image_format]]` (sema
+/// checked it), else the one its texel type implies, as Slang infers it (float4:
+/// rgba32f, int2: rg32i, uint: r32ui, ...); 3-component texels have none (Unknown).
+ir::ImageFormat StorageFormatOf(const ast::VarDecl& var, const ir::Type* texel) {
+  const ast::Attribute* a = var.FindAttribute("format");
+  if (a == nullptr) a = var.FindAttribute("vk::image_format");
+  ir::ImageFormat format = ir::ImageFormat::Unknown;
+  if (a != nullptr && a->args.size() == 1 && a->args[0]->kind == ast::ExprKind::StringLiteral &&
+      ir::FindImageFormat(static_cast<const ast::StringLiteralExpr*>(a->args[0])->value, &format)) {
+    return format;
+  }
+  const ir::Type* s = texel->Scalar();
+  const char* suffix = s->IsFloat() ? "32f" : s->IsSigned() ? "32i" : "32ui";
+  const char* channels = texel->Count() == 4 ? "rgba" : texel->Count() == 2 ? "rg" : texel->Count() == 1 ? "r" : nullptr;
+  if (channels == nullptr) return ir::ImageFormat::Unknown;
+  ir::FindImageFormat(std::string(channels) + suffix, &format);
+  return format;
+}
+
 /// `register(b2, space1)` -> binding 2, set 1 (sema checked the spelling).
 bool RegisterBinding(const std::vector<std::string>& args, uint32_t* binding, uint32_t* set) {
   if (args.empty()) return false;
@@ -319,6 +343,7 @@ void Lowerer::DeclareGlobals(const std::vector<ast::Decl*>& resources) {
       }
       g = module_->AddGlobal(t, var->name);
       g->loc = var->name_range.begin;
+      if (t->IsTexture() && t->IsWritable()) g->image_format = StorageFormatOf(*var, t->Element());
       globals_[var] = g;
       if (var->semantic == "register") register_args = &var->semantic_args;
     }
@@ -366,11 +391,12 @@ void Lowerer::DeclareResourceStruct(const ast::VarDecl* var,
   std::vector<const ir::Type*> plain;
   std::vector<std::string> plain_names;
   for (size_t i = 0; i < s->Members().size(); ++i) {
-    if (s->Members()[i]->IsBuffer()) continue;
+    if (s->Members()[i]->IsResource()) continue;
     plain.push_back(s->Members()[i]);
     plain_names.push_back(s->MemberNames()[i]);
   }
-  // The uniform buffer of the plain members (if any) comes first, then each buffer.
+  // The uniform buffer of the plain members (if any) comes first, then each buffer,
+  // texture and sampler.
   ir::Global* uniforms = nullptr;
   std::vector<ir::Global*> order;
   if (!plain.empty()) {
@@ -383,12 +409,17 @@ void Lowerer::DeclareResourceStruct(const ast::VarDecl* var,
   ResourceStructGlobals& globals = resource_structs_[var];
   uint32_t plain_index = 0;
   for (size_t i = 0; i < s->Members().size(); ++i) {
-    if (!s->Members()[i]->IsBuffer()) {
+    const ir::Type* member = s->Members()[i];
+    if (!member->IsResource()) {
       globals.members.emplace_back(uniforms, plain_index++);
       continue;
     }
-    ir::Global* g = module_->AddGlobal(s->Members()[i], var->name + "." + s->MemberNames()[i]);
+    ir::Global* g = module_->AddGlobal(member, var->name + "." + s->MemberNames()[i]);
     g->loc = var->name_range.begin;
+    const sema::StructInfo* info = Concrete(var->type)->Info();
+    if (member->IsTexture() && member->IsWritable() && info != nullptr && i < info->fields.size()) {
+      g->image_format = StorageFormatOf(*info->fields[i], member->Element());
+    }
     globals.members.emplace_back(g, 0);
     order.push_back(g);
   }
@@ -411,7 +442,7 @@ Value* Lowerer::LoadResourceStruct(const ast::VarDecl* var) {
   const ResourceStructGlobals& globals = resource_structs_.at(var);
   std::vector<Value*> members;
   for (const auto& [g, index] : globals.members) {
-    if (g->GetType()->IsBuffer()) {
+    if (g->GetType()->IsResource()) {
       members.push_back(g);
     } else {
       members.push_back(b_.Load(b_.MemberPtr(g, index)));
@@ -646,7 +677,7 @@ void Lowerer::LowerStmt(const ast::Stmt* stmt) {
       const ast::Expr* e = static_cast<const ast::ExprStmt*>(stmt)->expr;
       // A bare buffer name has no value to compute and no side effect (an assignment
       // of a buffer has one).
-      if (!e->type->IsBuffer() || e->kind != ast::ExprKind::Name) LowerExpr(e);
+      if (!e->type->IsResource() || e->kind != ast::ExprKind::Name) LowerExpr(e);
       return;
     }
     case ast::StmtKind::If:

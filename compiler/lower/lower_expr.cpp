@@ -25,7 +25,7 @@ Value* Lowerer::Zero(const ir::Type* t, std::map<const ir::Type*, Value*>* made)
 }
 
 Value* Lowerer::ZeroOnce(const ir::Type* t, std::map<const ir::Type*, Value*>* made) {
-  if (t->IsBuffer()) {
+  if (t->IsResource()) {
     // No buffer is "zero": a read of a slot nothing was stored into. Unused, it goes;
     // used, legalize-resources reports the resource it cannot trace to a global.
     return b_.Load(b_.Var(func_, t));
@@ -121,7 +121,7 @@ Value* Lowerer::LowerExpr(const ast::Expr* e) {
       if (var->role == ast::VarRole::Global && var->is_const) return LowerExpr(var->init);
       // A global buffer is a value of buffer type: it may be stored in a local or a field
       // and passed on; legalize-resources traces those back to the global.
-      if (var->role == ast::VarRole::Global && var->type->IsBuffer()) return globals_.at(var);
+      if (var->role == ast::VarRole::Global && var->type->IsResource()) return globals_.at(var);
       if (auto arr = buffer_arrays_.find(var); arr != buffer_arrays_.end()) {
         // An array of the globals: `bufs[1]` folds to the second one (legalize-resources).
         return b_.MakeArray(LowerType(var->type),
@@ -149,6 +149,7 @@ Value* Lowerer::LowerExpr(const ast::Expr* e) {
       auto* ix = static_cast<const ast::IndexExpr*>(e);
       if (ix->base->type->IsArray() || ix->base->type->IsMatrix()) return LowerArrayIndex(ix);
       if (ix->base->type->IsBuffer()) return LoadLValue(LowerLValue(e));
+      if (ix->base->type->IsTexture()) return LowerTextureIndex(ix);
       Value* base = LowerExpr(ix->base);
       Value* index = LowerExpr(ix->index);
       // `v[i]` on a vector<T, N> specialized with N = 1, which is the scalar itself.
@@ -186,6 +187,8 @@ Value* Lowerer::LowerExpr(const ast::Expr* e) {
 
 Value* Lowerer::LowerCall(const ast::CallExpr* call) {
   if (call->is_printf) return LowerPrintf(call);
+  if (call->buffer_method == ast::BufferMethod::Texture) return LowerTextureMethod(call);
+  if (call->buffer_method == ast::BufferMethod::TextureDims) return LowerTextureDims(call);
   if (call->buffer_method != ast::BufferMethod::None) return LowerBufferMethod(call);
   if (call->callee->kind == ast::ExprKind::Diff) {
     if (static_cast<const ast::DiffExpr*>(call->callee)->backward) return LowerBwdDiffCall(call);
@@ -368,6 +371,13 @@ LValue Lowerer::LowerLValue(const ast::Expr* e) {
         Loc(e->range);
         return LValue{b_.ElementPtr(buffer, index), {}, nullptr};
       }
+      if (ix->base->type->IsTexture()) {
+        LValue lv;
+        lv.texture = LowerExpr(ix->base);
+        lv.texel_coord = LowerExpr(ix->index);
+        Loc(e->range);
+        return lv;
+      }
       LValue base = LowerLValue(ix->base);
       SLOPE_ASSERT(base.swizzle.empty() && base.dynamic_index == nullptr);
       if (ix->base->type->IsArray() || ix->base->type->IsMatrix()) {
@@ -377,13 +387,16 @@ LValue Lowerer::LowerLValue(const ast::Expr* e) {
       }
       base.dynamic_index = LowerExpr(ix->index);
       // A vector<T, N> specialized with N = 1 is a scalar: `v[i]` names it whole.
-      if (base.ptr->GetType()->Element()->IsScalar()) base.dynamic_index = nullptr;
+      const ir::Type* whole = base.texture != nullptr ? base.texture->GetType()->Element()
+                                                      : base.ptr->GetType()->Element();
+      if (whole->IsScalar()) base.dynamic_index = nullptr;
       return base;
     }
     case ast::ExprKind::Member: {
       auto* m = static_cast<const ast::MemberExpr*>(e);
       LValue base = LowerLValue(m->base);
       if (m->field_index >= 0) {
+        SLOPE_ASSERT(base.texture == nullptr);
         SLOPE_ASSERT(base.swizzle.empty() && base.dynamic_index == nullptr);
         Loc(e->range);
         return LValue{b_.MemberPtr(base.ptr, static_cast<uint32_t>(m->field_index)), {}, nullptr};
@@ -410,7 +423,7 @@ LValue Lowerer::LowerLValue(const ast::Expr* e) {
 }
 
 Value* Lowerer::LoadLValue(const LValue& lv) {
-  Value* whole = b_.Load(lv.ptr);
+  Value* whole = lv.texture != nullptr ? LoadTexel(lv) : b_.Load(lv.ptr);
   if (lv.dynamic_index != nullptr) {
     return b_.Emit(Op::ExtractDynamic, whole->GetType()->Element(), {whole, lv.dynamic_index});
   }
@@ -423,22 +436,31 @@ Value* Lowerer::LoadLValue(const LValue& lv) {
 }
 
 void Lowerer::StoreLValue(const LValue& lv, Value* value) {
-  const ir::Type* pointee = lv.ptr->GetType()->Element();
+  const bool texel = lv.texture != nullptr;
+  const ir::Type* pointee = texel ? lv.texture->GetType()->Element() : lv.ptr->GetType()->Element();
+  auto load_whole = [&]() { return texel ? LoadTexel(lv) : b_.Load(lv.ptr); };
+  auto store_whole = [&](Value* whole) {
+    if (texel) {
+      StoreTexel(lv, whole);
+    } else {
+      b_.Store(lv.ptr, whole);
+    }
+  };
   if (lv.dynamic_index != nullptr) {
-    Value* whole = b_.Load(lv.ptr);
-    b_.Store(lv.ptr, b_.Emit(Op::InsertDynamic, pointee, {whole, value, lv.dynamic_index}));
+    Value* whole = load_whole();
+    store_whole(b_.Emit(Op::InsertDynamic, pointee, {whole, value, lv.dynamic_index}));
     return;
   }
   if (lv.swizzle.empty() || pointee->IsScalar()) {
-    b_.Store(lv.ptr, value);
+    store_whole(value);
     return;
   }
-  Value* whole = b_.Load(lv.ptr);
+  Value* whole = load_whole();
   for (size_t i = 0; i < lv.swizzle.size(); ++i) {
     Value* part = value->GetType()->IsVector() ? b_.Extract(value, static_cast<uint32_t>(i)) : value;
     whole = b_.Emit(Op::Insert, pointee, {whole, part}, {lv.swizzle[i]});
   }
-  b_.Store(lv.ptr, whole);
+  store_whole(whole);
 }
 
 }  // namespace slope::lower

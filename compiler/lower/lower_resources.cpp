@@ -82,6 +82,8 @@ Value* Lowerer::LowerBufferMethod(const ast::CallExpr* call) {
   const ir::Type* u32 = module_->Types().Int(32, false);
   switch (call->buffer_method) {
     case ast::BufferMethod::None:
+    case ast::BufferMethod::Texture:
+    case ast::BufferMethod::TextureDims:
       break;
     case ast::BufferMethod::Load: {
       Value* offset = LowerExpr(call->args[0]);

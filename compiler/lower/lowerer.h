@@ -24,6 +24,10 @@ struct LValue {
   Value* ptr = nullptr;
   std::vector<uint32_t> swizzle;  ///< components written, in order
   Value* dynamic_index = nullptr; ///< v[i] on a vector
+  /// `tex[coord]` of an RW texture: no pointer; the texel is read and written through
+  /// `texture` instructions at `texel_coord`.
+  Value* texture = nullptr;
+  Value* texel_coord = nullptr;
 };
 
 /// Where `break` and `continue` go; a switch pushes its merge block and the enclosing
@@ -147,6 +151,14 @@ class Lowerer {
   Value* LowerPrintf(const ast::CallExpr* call);
   /// A buffer method call (lower_resources.cpp).
   Value* LowerBufferMethod(const ast::CallExpr* call);
+  /// Texture methods and `tex[coord]` reads (lower_texture.cpp).
+  Value* LowerTextureMethod(const ast::CallExpr* call);
+  Value* LowerTextureDims(const ast::CallExpr* call);
+  /// `tex[coord]` as a value: a fetch of mip 0 (sampled) or a read (RW).
+  Value* LowerTextureIndex(const ast::IndexExpr* e);
+  /// The whole texel an LValue with a texture names, and its write.
+  Value* LoadTexel(const LValue& lv);
+  void StoreTexel(const LValue& lv, Value* value);
   /// A pointer to word `word` after byte offset `offset` of a byte address buffer.
   Value* WordPtr(Value* buffer, Value* offset, uint32_t word);
   /// Load<T> / Store<T>: a value of `t` from (into) consecutive words from `*word` on.

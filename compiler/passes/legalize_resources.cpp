@@ -67,7 +67,7 @@ bool State::ResolveParams() {
   for (Block* b : f_.blocks) {
     for (size_t index = 0; index < b->params.size(); ++index) {
       ir::Param* p = b->params[index];
-      if (!p->GetType()->IsBuffer()) continue;
+      if (!p->GetType()->IsResource()) continue;
       Value* same = nullptr;
       bool unique = true;
       for (const ir::Edge& e : preds[b]) {

@@ -78,9 +78,9 @@ bool HasZero(const ir::Type* root) {
   });
 }
 
-/// Buffers, and values with a zero. Structs and arrays are promoted as whole values
-/// (loads and stores of the whole variable only).
-bool IsPromotableType(const ir::Type* t) { return t->IsBuffer() || HasZero(t); }
+/// Resources (buffers, textures, samplers), and values with a zero. Structs and arrays
+/// are promoted as whole values (loads and stores of the whole variable only).
+bool IsPromotableType(const ir::Type* t) { return t->IsResource() || HasZero(t); }
 
 void State::FindCandidates() {
   std::vector<Inst*> candidates;
@@ -125,7 +125,7 @@ bool State::Place(size_t v, const ir::DomTree& dom,
       if (live_in.insert(e.from).second) work.push_back(e.from);
     }
   }
-  if (var->GetType()->Element()->IsBuffer() &&
+  if (var->GetType()->Element()->IsResource() &&
       (defs.empty() || live_in.count(f_.blocks.front()) != 0)) {
     return false;
   }
@@ -212,7 +212,7 @@ Value* State::FirstStored(size_t v) {
 
 Value* State::Materialize(size_t v, Value* current) {
   if (current != nullptr) return current;
-  if (vars_[v]->GetType()->Element()->IsBuffer()) return FirstStored(v);
+  if (vars_[v]->GetType()->Element()->IsResource()) return FirstStored(v);
   if (zero_[v] == nullptr) zero_[v] = ir::ZeroValue(module_, f_, vars_[v]->GetType()->Element());
   return zero_[v];
 }

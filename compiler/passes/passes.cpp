@@ -8,7 +8,7 @@ namespace slope::passes {
 
 bool ContainsResource(const ir::Type* root) {
   return ir::FoldType<bool>(root, [](const ir::Type* type, const auto& recurse) {
-    if (type->IsBuffer()) return true;
+    if (type->IsResource()) return true;
     if (type->IsPointer() || type->IsArray()) return recurse(type->Element());
     if (!type->IsStruct()) return false;
     return std::any_of(type->Members().begin(), type->Members().end(), recurse);

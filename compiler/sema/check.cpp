@@ -89,6 +89,10 @@ const Type* Checker::ResolveTypeExpr(ast::TypeExpr* te) {
   }
   const Type* result = nullptr;
   uint32_t rows = 0, cols = 0;
+  if (const Type* texture = ResolveTextureType(te)) {
+    te->resolved = texture;
+    return texture;
+  }
   if (RejectUnsupportedType(te)) {
     te->resolved = types_.Error();
     return te->resolved;
@@ -287,7 +291,10 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
       CheckIntrinsicAttribute(func);
       for (ast::VarDecl* p : func->params) CheckAttributes(p->attributes, {}, "a parameter");
     } else {
-      CheckAttributes(decl->attributes, {"vk::binding", "vk::push_constant"}, "this declaration");
+      // `format` / `vk::image_format`: CheckTextureFormat allows them on RW textures only.
+      CheckAttributes(decl->attributes,
+                      {"vk::binding", "vk::push_constant", "format", "vk::image_format"},
+                      "this declaration");
     }
   }
   ResolveGenericHeaders(decls);
@@ -486,6 +493,7 @@ void Checker::CheckGlobalVar(ast::VarDecl* var, CheckedModule* out) {
   buffer_arrays_ok_ = out != nullptr && !var->is_static && (var->modifiers & ast::kModGroupShared) == 0;
   var->type = InferArraySize(var);  // `static const int t[] = {1, 2, 3}`
   buffer_arrays_ok_ = false;
+  CheckTextureFormat(var);
   if (var->type->IsError()) return;
   if (var->type_expr->name == "ConstantBuffer" && out != nullptr && !var->is_static) {
     var->uniform_kind = ast::UniformKind::ConstantBuffer;
@@ -527,6 +535,21 @@ void Checker::CheckGlobalVar(ast::VarDecl* var, CheckedModule* out) {
     // `RWStructuredBuffer<int> bufs[2];`: each element is bound on its own.
     if (var->init != nullptr) {
       diags_.Report(DiagId::InvalidGlobal, var->init->range, "a buffer cannot have an initializer");
+    }
+    out->resources.push_back(var);
+    return;
+  }
+  if (var->type->IsTexture() || var->type->IsSampler()) {
+    if (out == nullptr) return;  // a struct member: bound with its struct or rejected there
+    if (var->init != nullptr) {
+      diags_.Report(DiagId::InvalidGlobal, var->init->range,
+                    "a texture or sampler cannot have an initializer");
+    }
+    if (var->semantic == "register") {
+      bool rw = var->type->IsWritable();
+      CheckRegister(var->semantic_args, var->semantic_range,
+                    var->type->IsSampler() ? 's' : rw ? 'u' : 't',
+                    var->type->IsSampler() ? "a sampler" : rw ? "an RW texture" : "a texture");
     }
     out->resources.push_back(var);
     return;

@@ -18,7 +18,8 @@ const Type* Checker::ApplyArrayDims(ast::TypeExpr* te, const Type* element) {
   if (element->IsError()) return element;
   // `RWStructuredBuffer<int> bufs[2];` at global scope: one binding per element.
   bool buffer_array = element->IsBuffer() && buffer_arrays_ok_ && te->array_dims.size() == 1;
-  if (element->IsVoid() || (element->IsBuffer() && !buffer_array)) {
+  if (element->IsVoid() || element->IsTexture() || element->IsSampler() ||
+      (element->IsBuffer() && !buffer_array)) {
     diags_.Report(DiagId::ArrayUnsupported, te->range,
                   "arrays of '" + element->Name() + "' are not supported");
     return types_.Error();
@@ -120,7 +121,7 @@ const Type* Checker::InferArraySize(ast::VarDecl* var) {
     te->resolved = element;
     return element;
   }
-  if (element->IsVoid() || element->IsBuffer()) {
+  if (element->IsVoid() || element->IsResource()) {
     diags_.Report(DiagId::ArrayUnsupported, te->range,
                   "arrays of '" + element->Name() + "' are not supported");
     te->resolved = types_.Error();

@@ -276,7 +276,8 @@ ast::Expr* Checker::CheckIndex(ast::IndexExpr* expr) {
     expr->type = types_.Error();
     return expr;
   }
-  if (!expr->index->type->IsError() && !IsIntegerScalar(expr->index->type)) {
+  if (!expr->index->type->IsError() && !IsIntegerScalar(expr->index->type) &&
+      !base->IsTexture()) {
     expr->index = Coerce(expr->index, types_.Int());
   }
   if (base->IsError()) {
@@ -286,6 +287,8 @@ ast::Expr* Checker::CheckIndex(ast::IndexExpr* expr) {
     expr->type = types_.Error();
   } else if (base->IsBuffer()) {
     expr->type = base->Element();
+  } else if (base->IsTexture()) {
+    expr->type = CheckTextureIndex(expr);
   } else if (base->IsVector()) {
     expr->type = base->Element();
   } else if (base->IsMatrix()) {
@@ -305,8 +308,11 @@ bool Checker::CheckAssignable(ast::Expr* expr) {
     case ast::ExprKind::Name: {
       auto* name = static_cast<ast::NameExpr*>(expr);
       auto* var = static_cast<ast::VarDecl*>(name->decl);
-      if (var->type->IsBuffer() && var->role == ast::VarRole::Global) {
-        diags_.Report(DiagId::NotAssignable, expr->range, "buffer '" + var->name + "'")
+      if (var->type->IsResource() && var->role == ast::VarRole::Global) {
+        const char* what = var->type->IsTexture()   ? "texture '"
+                           : var->type->IsSampler() ? "sampler '"
+                                                    : "buffer '";
+        diags_.Report(DiagId::NotAssignable, expr->range, what + var->name + "'")
             .Note(DiagId::DeclaredHere, var->name_range, var->name);
         return false;
       }
@@ -333,6 +339,14 @@ bool Checker::CheckAssignable(ast::Expr* expr) {
         if (!base->IsWritable()) {
           diags_.Report(DiagId::NotAssignable, expr->range,
                         "an element of read-only '" + base->Name() + "'");
+          return false;
+        }
+        return true;
+      }
+      if (base->IsTexture()) {
+        if (!base->IsWritable()) {
+          std::string rw = "RW" + base->Name();
+          diags_.Report(DiagId::TextureReadOnly, expr->range, base->Name(), rw);
           return false;
         }
         return true;

@@ -20,12 +20,12 @@ bool IsWritableStorage(const ast::Expr* e) {
       const ast::Decl* decl = static_cast<const ast::NameExpr*>(e)->decl;
       if (decl == nullptr || decl->kind != ast::DeclKind::Var) return false;
       auto* var = static_cast<const ast::VarDecl*>(decl);
-      return !var->type->IsBuffer() && !var->is_let && !var->is_const;
+      return !var->type->IsResource() && !var->is_let && !var->is_const;
     }
     case ast::ExprKind::Index: {
       auto* index = static_cast<const ast::IndexExpr*>(e);
       const Type* base = index->base->type;
-      if (base->IsBuffer()) return base->IsWritable();
+      if (base->IsBuffer() || base->IsTexture()) return base->IsWritable();
       // An element of a swizzle has no storage of its own.
       if (base->IsVector() && index->base->kind == ast::ExprKind::Member &&
           static_cast<const ast::MemberExpr*>(index->base)->field_index < 0) {

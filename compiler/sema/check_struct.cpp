@@ -181,7 +181,7 @@ void Checker::ResolveStructFields() {
 }
 
 bool Checker::ContainsResource(const Type* type) const {
-  if (type->IsBuffer()) return true;
+  if (type->IsResource()) return true;
   if (type->IsArray()) return ContainsResource(type->Element());
   if (!type->IsStruct()) return false;
   for (size_t i = 0; i < type->Info()->fields.size(); ++i) {
@@ -407,12 +407,14 @@ bool Checker::IsAssignableQuietly(const ast::Expr* expr) const {
       auto* decl = static_cast<const ast::NameExpr*>(expr)->decl;
       if (decl == nullptr || decl->kind != ast::DeclKind::Var) return false;
       auto* var = static_cast<const ast::VarDecl*>(decl);
-      return !(var->type->IsBuffer() && var->role == ast::VarRole::Global) && !var->is_let &&
+      return !(var->type->IsResource() && var->role == ast::VarRole::Global) && !var->is_let &&
              !var->is_const;
     }
     case ast::ExprKind::Index: {
       auto* index = static_cast<const ast::IndexExpr*>(expr);
-      if (index->base->type->IsBuffer()) return index->base->type->IsWritable();
+      if (index->base->type->IsBuffer() || index->base->type->IsTexture()) {
+        return index->base->type->IsWritable();
+      }
       return IsAssignableQuietly(index->base);
     }
     case ast::ExprKind::Member:
@@ -473,6 +475,7 @@ ast::Expr* Checker::CheckMethodCall(ast::CallExpr* call, ast::MemberExpr* callee
     callee->base = receiver;
     if (receiver->type->IsError()) return call;
     if (receiver->type->IsBuffer()) return CheckBufferMethod(call, callee);
+    if (receiver->type->IsTexture()) return CheckTextureMethod(call, callee);
   }
   return CheckMethodCallOn(call, owner != nullptr ? owner : receiver->type, receiver,
                            callee->member, callee->member_range, callee->generic_args,

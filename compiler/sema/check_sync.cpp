@@ -17,7 +17,7 @@ bool IsGroupShared(const ast::VarDecl* var) {
 
 bool IsPrivateGlobal(const ast::VarDecl* var) {
   return var->role == ast::VarRole::Global && var->is_static && !var->is_const &&
-         !IsGroupShared(var) && var->type != nullptr && !var->type->IsBuffer();
+         !IsGroupShared(var) && var->type != nullptr && !var->type->IsResource();
 }
 
 void Checker::CheckStaticGlobal(ast::VarDecl* var, CheckedModule* out) {

@@ -148,12 +148,12 @@ void Checker::CheckResourceStruct(ast::VarDecl* var, bool parameter_block,
   bool ok = true;
   for (size_t i = 0; i < var->type->Info()->fields.size(); ++i) {
     const Type* field = types_.FieldType(var->type, i);
-    if (field->IsBuffer()) continue;
+    if (field->IsResource()) continue;  // a buffer, texture or sampler: bound on its own
     if (ContainsResource(field)) {
       diags_.Report(DiagId::UnsupportedUniformType, range, var->type->Name(),
                     "field '" + var->type->Info()->fields[i]->name +
-                        "' holds resources inside an array or a struct; only buffer fields "
-                        "are bound on their own");
+                        "' holds resources inside an array or a struct; only buffer, texture "
+                        "and sampler fields are bound on their own");
       ok = false;
     } else {
       ok = CheckUniformType(field, range) && ok;
@@ -176,7 +176,7 @@ void Checker::CheckUniformEntryParam(ast::FuncDecl* func, ast::VarDecl* param) {
                   "is 'uniform' and cannot be 'out' or 'inout'");
     return;
   }
-  if (param->type->IsBuffer()) {
+  if (param->type->IsResource()) {
     // `uniform RWStructuredBuffer<T> b`: bound like a global buffer (after the globals).
     param->role = ast::VarRole::Global;
     return;
@@ -193,7 +193,7 @@ void Checker::CheckUniformEntryParam(ast::FuncDecl* func, ast::VarDecl* param) {
   uint32_t index = 0;
   for (ast::VarDecl* p : func->params) {
     if (p == param) break;
-    if (p->is_uniform && !p->type->IsBuffer()) ++index;  // buffers are bound on their own
+    if (p->is_uniform && !p->type->IsResource()) ++index;  // buffers are bound on their own
   }
   param->uniform_kind = ast::UniformKind::EntryParam;
   param->uniform_index = index;

@@ -272,6 +272,18 @@ class Checker {
   bool IsByteAddressValue(const Type* t);
   /// An `out uint` argument of GetDimensions.
   bool CheckOutUInt(ast::Expr*& arg);
+  /// `Texture2D<float4>`, `RWTexture3D<uint>`, `SamplerState`, ... (check_texture.cpp):
+  /// the type, or null when `te` names no texture or sampler type.
+  const Type* ResolveTextureType(ast::TypeExpr* te);
+  /// A method call on a texture (check_texture.cpp); callee->base is checked.
+  ast::Expr* CheckTextureMethod(ast::CallExpr* call, ast::MemberExpr* callee);
+  /// `tex.GetDimensions(...)`: its overloads by argument count.
+  ast::Expr* CheckTextureDims(ast::CallExpr* call, ast::MemberExpr* callee);
+  /// `tex[coord]`: the index converted to the texture's integer coordinate; the texel
+  /// type, or Error after a diagnostic.
+  const Type* CheckTextureIndex(ast::IndexExpr* index);
+  /// Checks `[format("...")]` / `[[vk::image_format("...")]]` on a texture variable.
+  void CheckTextureFormat(ast::VarDecl* var);
   /// Textures, samplers, pointers and other types Slope does not support yet: reports
   /// the type (unless the program declares a type of that name) and returns true.
   bool RejectUnsupportedType(ast::TypeExpr* te);

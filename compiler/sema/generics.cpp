@@ -36,6 +36,11 @@ const Type* TypeContext::Substitute(const Type* t, const Subst& subst) {
     }
     case TypeKind::Buffer:
       return Buffer(Substitute(t->Element(), subst), t->IsWritable());
+    case TypeKind::Texture:
+      return Texture(Substitute(t->Element(), subst), t->TextureDim(), t->IsTextureArray(),
+                     t->IsWritable());
+    case TypeKind::Sampler:
+      return t;
     case TypeKind::Vector: {
       const Type* element = Substitute(t->Element(), subst);
       const Type* length = Substitute(t->LengthParam(), subst);
@@ -114,6 +119,13 @@ bool TypeContext::Unify(const Type* pattern, const Type* t, const std::vector<co
     case TypeKind::Buffer:
       return pattern->IsWritable() == t->IsWritable() &&
              Unify(pattern->Element(), t->Element(), params, bindings);
+    case TypeKind::Texture:
+      return pattern->IsWritable() == t->IsWritable() &&
+             pattern->TextureDim() == t->TextureDim() &&
+             pattern->IsTextureArray() == t->IsTextureArray() &&
+             Unify(pattern->Element(), t->Element(), params, bindings);
+    case TypeKind::Sampler:
+      return pattern == t;
     case TypeKind::Array:
       if (pattern->LengthParam() != nullptr) {
         if (!Unify(pattern->LengthParam(), IntValue(t->Count()), params, bindings)) return false;

@@ -33,6 +33,13 @@ std::string Type::Name() const {
       if (count_ == 0) return writable_ ? "RWByteAddressBuffer" : "ByteAddressBuffer";
       return std::string(writable_ ? "RWStructuredBuffer<" : "StructuredBuffer<") +
              element_->Name() + ">";
+    case TypeKind::Texture: {
+      static const char* const kShapes[] = {"?", "1D", "2D", "3D", "Cube"};
+      uint32_t dim = TextureDim();
+      return std::string(writable_ ? "RWTexture" : "Texture") + kShapes[dim <= 4 ? dim : 0] +
+             (IsTextureArray() ? "Array<" : "<") + element_->Name() + ">";
+    }
+    case TypeKind::Sampler: return writable_ ? "SamplerComparisonState" : "SamplerState";
     case TypeKind::Struct:
     case TypeKind::Interface: {
       std::string name = DisplayedName(kind_ == TypeKind::Struct ? info_->name : iface_->name);
@@ -105,6 +112,14 @@ const Type* TypeContext::Buffer(const Type* element, bool writable) {
 
 const Type* TypeContext::ByteAddressBuffer(bool writable) {
   return Make(TypeKind::Buffer, uint_, 0, writable);
+}
+
+const Type* TypeContext::Texture(const Type* element, uint32_t dim, bool arrayed, bool writable) {
+  return Make(TypeKind::Texture, element, 1, writable, dim * 2 + (arrayed ? 1 : 0));
+}
+
+const Type* TypeContext::Sampler(bool comparison) {
+  return Make(TypeKind::Sampler, nullptr, 1, comparison);
 }
 
 const Type* TypeContext::Array(const Type* element, uint32_t count) {

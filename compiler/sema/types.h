@@ -131,6 +131,9 @@ enum class TypeKind : uint8_t {
                  ///< underlying integer type
   Array,         ///< `T[N]`: Count() elements of Element()
   Matrix,        ///< `floatRxC`: Rows() rows (Count()) of Cols() elements of scalar Element()
+  Texture,       ///< `Texture2D<T>`, `RWTexture2DArray<T>`, ...: texels Element(),
+                 ///< TextureDim() and IsTextureArray(); IsWritable() for RW textures
+  Sampler,       ///< SamplerState, or SamplerComparisonState (IsComparisonSampler())
 };
 
 class Type {
@@ -144,7 +147,13 @@ class Type {
   bool IsWritable() const { return writable_; }
   /// Bits of an Int, UInt or Float scalar (32 for `int`, 16 for `half`); 0 otherwise
   /// (a matrix keeps its column count there: use Cols()).
-  uint32_t Width() const { return IsMatrix() ? 0 : width_; }
+  uint32_t Width() const { return IsMatrix() || IsTexture() ? 0 : width_; }
+  /// For textures: 1, 2, 3 (the coordinate's components) or 4 for a cube (a 3D direction).
+  uint32_t TextureDim() const { return IsTexture() ? width_ >> 1 : 0; }
+  /// For textures: an array of layers (`Texture2DArray`), the layer last in coordinates.
+  bool IsTextureArray() const { return IsTexture() && (width_ & 1) != 0; }
+  /// For samplers: SamplerComparisonState.
+  bool IsComparisonSampler() const { return kind_ == TypeKind::Sampler && writable_; }
 
   bool IsError() const { return kind_ == TypeKind::Error; }
   bool IsVoid() const { return kind_ == TypeKind::Void; }
@@ -157,6 +166,10 @@ class Type {
   /// ByteAddressBuffer / RWByteAddressBuffer: a buffer of `uint` words addressed in bytes
   /// through its methods (Load, Store, Interlocked*), never indexed.
   bool IsByteAddressBuffer() const { return kind_ == TypeKind::Buffer && count_ == 0; }
+  bool IsTexture() const { return kind_ == TypeKind::Texture; }
+  bool IsSampler() const { return kind_ == TypeKind::Sampler; }
+  /// A buffer, texture or sampler: bound through a descriptor, never held in memory.
+  bool IsResource() const { return IsBuffer() || IsTexture() || IsSampler(); }
   bool IsStruct() const { return kind_ == TypeKind::Struct; }
   bool IsEnum() const { return kind_ == TypeKind::Enum; }
   bool IsArray() const { return kind_ == TypeKind::Array; }
@@ -247,6 +260,10 @@ class TypeContext {
   const Type* Buffer(const Type* element, bool writable);
   /// ByteAddressBuffer (writable: RWByteAddressBuffer); its element is `uint`.
   const Type* ByteAddressBuffer(bool writable);
+  /// A texture of texels `element` (a 32-bit scalar or vector): `dim` 1, 2, 3 or 4 (cube).
+  const Type* Texture(const Type* element, uint32_t dim, bool arrayed, bool writable);
+  /// SamplerState, or SamplerComparisonState.
+  const Type* Sampler(bool comparison);
   /// A new struct declaration described by `info` (structs are nominal: one type per
   /// declaration and argument list); returns the struct applied to its own parameters.
   const Type* Struct(std::unique_ptr<StructInfo> info);

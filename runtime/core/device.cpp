@@ -85,6 +85,111 @@ bool ResolveBindings(const driver::Reflection& reflection, std::span<const Buffe
   return true;
 }
 
+TextureFormatInfo GetTextureFormatInfo(std::string_view name) {
+  using driver::ScalarKind;
+  struct Entry {
+    std::string_view name;
+    TextureFormatInfo info;
+  };
+  static const Entry kFormats[] = {
+      {"rgba32f", {4, ScalarKind::Float32, 4, false}}, {"rg32f", {2, ScalarKind::Float32, 4, false}},
+      {"r32f", {1, ScalarKind::Float32, 4, false}},    {"rgba16f", {4, ScalarKind::Float16, 2, false}},
+      {"rg16f", {2, ScalarKind::Float16, 2, false}},   {"r16f", {1, ScalarKind::Float16, 2, false}},
+      {"rgba8", {4, ScalarKind::Float32, 1, true}},    {"rg8", {2, ScalarKind::Float32, 1, true}},
+      {"r8", {1, ScalarKind::Float32, 1, true}},       {"rgba8snorm", {4, ScalarKind::Float32, 1, true}},
+      {"rgba32i", {4, ScalarKind::Int32, 4, false}},   {"rg32i", {2, ScalarKind::Int32, 4, false}},
+      {"r32i", {1, ScalarKind::Int32, 4, false}},      {"rgba16i", {4, ScalarKind::Int16, 2, false}},
+      {"rgba8i", {4, ScalarKind::Int8, 1, false}},     {"rgba32ui", {4, ScalarKind::UInt32, 4, false}},
+      {"rg32ui", {2, ScalarKind::UInt32, 4, false}},   {"r32ui", {1, ScalarKind::UInt32, 4, false}},
+      {"rgba16ui", {4, ScalarKind::UInt16, 2, false}}, {"rgba8ui", {4, ScalarKind::UInt8, 1, false}},
+      // A depth texture: sampled with a SamplerComparisonState, or read as float.
+      {"d32f", {1, ScalarKind::Float32, 4, false}},
+  };
+  for (const Entry& e : kFormats) {
+    if (e.name == name) return e.info;
+  }
+  return {};
+}
+
+bool ResolveResources(const driver::Reflection& reflection, std::span<const BufferBinding> bindings,
+                      std::vector<const BufferBinding*>* resolved, std::string* error) {
+  using driver::ResourceKind;
+  resolved->assign(reflection.bindings.size(), nullptr);
+  for (const BufferBinding& given : bindings) {
+    size_t index = reflection.bindings.size();
+    for (size_t i = 0; i < reflection.bindings.size(); ++i) {
+      if (reflection.bindings[i].name == given.name) index = i;
+    }
+    if (index == reflection.bindings.size()) {
+      std::string known;
+      for (const driver::BindingInfo& info : reflection.bindings) {
+        known += known.empty() ? "" : ", ";
+        known += "'" + info.name + "'";
+      }
+      *error = "no binding named '" + given.name + "' in the kernel (it has " +
+               (known.empty() ? std::string("none") : known) + ")";
+      return false;
+    }
+    if (given.buffer == nullptr && given.texture == nullptr && given.sampler == nullptr) {
+      *error = "null buffer given for binding '" + given.name + "'";
+      return false;
+    }
+    if ((*resolved)[index] != nullptr) {
+      *error = "binding '" + given.name + "' is given more than once";
+      return false;
+    }
+    (*resolved)[index] = &given;
+  }
+  for (size_t i = 0; i < reflection.bindings.size(); ++i) {
+    const driver::BindingInfo& info = reflection.bindings[i];
+    const BufferBinding* given = (*resolved)[i];
+    if (info.kind == ResourceKind::PushConstant) {
+      if (given != nullptr) {
+        *error = "binding '" + info.name + "' is a push-constant block and takes no buffer";
+        return false;
+      }
+      continue;
+    }
+    bool texture = info.kind == ResourceKind::Texture || info.kind == ResourceKind::RWTexture;
+    bool sampler = info.kind == ResourceKind::Sampler;
+    const char* wanted = texture ? "texture" : sampler ? "sampler" : "buffer";
+    bool present = given != nullptr && (texture   ? given->texture != nullptr
+                                        : sampler ? given->sampler != nullptr
+                                                  : given->buffer != nullptr);
+    if (!present) {
+      *error = std::string("no ") + wanted + " given for binding " + DescribeBinding(info);
+      return false;
+    }
+    if (texture) {
+      const TextureDesc& desc = given->texture->Desc();
+      bool rw = info.kind == ResourceKind::RWTexture;
+      if (desc.dim != info.texture.dim || desc.arrayed != info.texture.arrayed) {
+        *error = "the texture given for binding " + DescribeBinding(info) +
+                 " has another shape than the kernel's";
+        return false;
+      }
+      if (rw && !desc.storage) {
+        *error = "binding " + DescribeBinding(info) + " is an RW texture, but its texture was "
+                 "not made for storage";
+        return false;
+      }
+      if (rw && !info.texture.format.empty() && desc.format != info.texture.format) {
+        *error = "binding " + DescribeBinding(info) + " has format " + info.texture.format +
+                 ", but its texture has " + desc.format;
+        return false;
+      }
+    }
+    if (sampler && given->sampler->Desc().comparison != info.texture.comparison) {
+      *error = "binding " + DescribeBinding(info) + (info.texture.comparison
+                                                         ? " is a SamplerComparisonState"
+                                                         : " is a SamplerState") +
+               ", but its sampler is not";
+      return false;
+    }
+  }
+  return true;
+}
+
 const driver::EntryPointInfo* FindEntryPoint(const driver::Reflection& reflection,
                                              const std::string& entry, std::string* error) {
   if (reflection.entry_points.empty()) {

@@ -58,10 +58,61 @@ struct KernelCode {
   std::string_view host{};
 };
 
-/// One buffer bound to the reflected resource called `name`.
+/// The shape and texel format of a texture (runtime/README.md, docs/runtime.md).
+struct TextureDesc {
+  uint32_t dim = 2;          ///< 1, 2, 3, or 4 for a cube (six square faces per layer)
+  bool arrayed = false;      ///< Texture2DArray, ...: `layers` layers
+  uint32_t width = 1;
+  uint32_t height = 1;       ///< 1 for 1D textures
+  uint32_t depth = 1;        ///< 3D textures only
+  uint32_t layers = 1;       ///< array layers (a cube has 6, one per face)
+  uint32_t mip_levels = 1;
+  std::string format = "rgba32f";  ///< "rgba32f", "r32ui", ... (TextureFormatInfo)
+  bool storage = false;      ///< bound to an RW texture (a storage image); else sampled
+};
+
+/// What a texel format holds: components and their kind and width.
+struct TextureFormatInfo {
+  uint32_t components = 0;  ///< 0: not a format the runtime knows
+  driver::ScalarKind scalar = driver::ScalarKind::Float32;  ///< how the host gives texels
+  uint32_t bytes_per_component = 4;
+  bool normalized = false;  ///< unorm/snorm: 8-bit integers standing for [0, 1] / [-1, 1]
+};
+/// Facts about format `name`; components 0 when unknown.
+TextureFormatInfo GetTextureFormatInfo(std::string_view name);
+
+/// A texture: an image with its view. Made by Device::CreateTexture; must not outlive its
+/// Device.
+class Texture {
+ public:
+  virtual ~Texture() = default;
+  virtual const TextureDesc& Desc() const = 0;
+  virtual Backend GetBackend() const = 0;
+};
+
+/// How a sampler filters and addresses.
+struct SamplerDesc {
+  bool linear = false;  ///< bilinear (trilinear between mips) filtering; else nearest
+  enum class Address : uint8_t { Clamp, Wrap, Mirror };
+  Address address = Address::Clamp;  ///< for every axis
+  bool comparison = false;  ///< a SamplerComparisonState: compares with `less or equal`
+};
+
+/// A sampler. Made by Device::CreateSampler; must not outlive its Device.
+class Sampler {
+ public:
+  virtual ~Sampler() = default;
+  virtual const SamplerDesc& Desc() const = 0;
+  virtual Backend GetBackend() const = 0;
+};
+
+/// One buffer, texture or sampler bound to the reflected resource called `name` (the
+/// one the binding's kind takes).
 struct BufferBinding {
   std::string name;
   Buffer* buffer = nullptr;
+  Texture* texture = nullptr;
+  Sampler* sampler = nullptr;
 };
 
 /// The number of thread groups to launch in each dimension.
@@ -120,6 +171,37 @@ class Device {
   virtual bool ReadBuffer(const Buffer& buffer, size_t offset, std::span<std::byte> out,
                           std::string* error) = 0;
 
+  /// Creates a texture of `desc` with unspecified contents, usable as the kind of texture
+  /// `desc.storage` says. Fails naming the format or feature the device lacks; backends
+  /// without textures (CUDA and CPU for now) always fail.
+  virtual std::unique_ptr<Texture> CreateTexture(const TextureDesc& desc, std::string* error) {
+    (void)desc;
+    *error = std::string("textures are not supported on the ") + BackendName(GetBackend()) +
+             " backend yet";
+    return nullptr;
+  }
+  /// Copies `data` into mip level `mip` of `texture`: every layer's (and depth slice's)
+  /// texels in row-major order, x fastest, tightly packed in the texture's format.
+  virtual bool WriteTexture(Texture& texture, uint32_t mip, std::span<const std::byte> data,
+                            std::string* error) {
+    (void)texture, (void)mip, (void)data;
+    *error = "textures are not supported on this backend yet";
+    return false;
+  }
+  /// Reads mip level `mip` of `texture` into `out`, laid out as WriteTexture takes it.
+  virtual bool ReadTexture(const Texture& texture, uint32_t mip, std::span<std::byte> out,
+                           std::string* error) {
+    (void)texture, (void)mip, (void)out;
+    *error = "textures are not supported on this backend yet";
+    return false;
+  }
+  virtual std::unique_ptr<Sampler> CreateSampler(const SamplerDesc& desc, std::string* error) {
+    (void)desc;
+    *error = std::string("samplers are not supported on the ") + BackendName(GetBackend()) +
+             " backend yet";
+    return nullptr;
+  }
+
   /// Builds a kernel for entry point `entry` (empty = the first entry point in
   /// `reflection`) of the SPIR-V module `spirv`, whose resources are described by
   /// `reflection`. Returns nullptr and sets `*error` on failure.
@@ -161,6 +243,13 @@ class Device {
 /// an unknown, repeated, missing or null binding. Backends call this from Dispatch.
 bool ResolveBindings(const driver::Reflection& reflection, std::span<const BufferBinding> bindings,
                      std::vector<Buffer*>* resolved, std::string* error);
+
+/// Like ResolveBindings for kernels that also bind textures and samplers: one binding per
+/// reflected binding (null for a push-constant block), each holding the buffer, texture
+/// or sampler its kind takes (a texture's format and kind are checked against the
+/// reflection too).
+bool ResolveResources(const driver::Reflection& reflection, std::span<const BufferBinding> bindings,
+                      std::vector<const BufferBinding*>* resolved, std::string* error);
 
 /// Returns the entry point called `entry` in `reflection` (the first one when `entry` is
 /// empty), or nullptr with `*error` set.

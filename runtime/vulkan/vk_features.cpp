@@ -39,6 +39,11 @@ ShaderFeatures QueryShaderFeatures(VkPhysicalDevice device) {
   f.float64 = core.features.shaderFloat64 == VK_TRUE;
   f.int64 = core.features.shaderInt64 == VK_TRUE;
   f.int16 = core.features.shaderInt16 == VK_TRUE;
+  f.storage_image_extended_formats = core.features.shaderStorageImageExtendedFormats == VK_TRUE;
+  f.storage_image_read_without_format =
+      core.features.shaderStorageImageReadWithoutFormat == VK_TRUE;
+  f.storage_image_write_without_format =
+      core.features.shaderStorageImageWriteWithoutFormat == VK_TRUE;
   f.float16 = v12.shaderFloat16 == VK_TRUE;
   f.int8 = v12.shaderInt8 == VK_TRUE;
   f.storage_buffer_8bit = v12.storageBuffer8BitAccess == VK_TRUE;
@@ -88,6 +93,9 @@ FeatureChain::FeatureChain(const ShaderFeatures& f) {
   core_.features.shaderFloat64 = flag(f.float64);
   core_.features.shaderInt64 = flag(f.int64);
   core_.features.shaderInt16 = flag(f.int16);
+  core_.features.shaderStorageImageExtendedFormats = flag(f.storage_image_extended_formats);
+  core_.features.shaderStorageImageReadWithoutFormat = flag(f.storage_image_read_without_format);
+  core_.features.shaderStorageImageWriteWithoutFormat = flag(f.storage_image_write_without_format);
 }
 
 namespace {
@@ -124,6 +132,15 @@ const char* FeatureFor(spv::Capability c, const ShaderFeatures& f, bool* present
     case spv::Capability::SignedZeroInfNanPreserve:
       *present = f.nan_preserve_float32;
       return "shaderSignedZeroInfNanPreserveFloat32";
+    case spv::Capability::StorageImageExtendedFormats:
+      *present = f.storage_image_extended_formats;
+      return "shaderStorageImageExtendedFormats";
+    case spv::Capability::StorageImageReadWithoutFormat:
+      *present = f.storage_image_read_without_format;
+      return "shaderStorageImageReadWithoutFormat";
+    case spv::Capability::StorageImageWriteWithoutFormat:
+      *present = f.storage_image_write_without_format;
+      return "shaderStorageImageWriteWithoutFormat";
     default: return nullptr;
   }
 }
@@ -207,6 +224,9 @@ const char* CapabilityName(spv::Capability c) {
     case spv::Capability::GroupNonUniformBallot: return "GroupNonUniformBallot";
     case spv::Capability::GroupNonUniformShuffle: return "GroupNonUniformShuffle";
     case spv::Capability::SignedZeroInfNanPreserve: return "SignedZeroInfNanPreserve";
+    case spv::Capability::StorageImageExtendedFormats: return "StorageImageExtendedFormats";
+    case spv::Capability::StorageImageReadWithoutFormat: return "StorageImageReadWithoutFormat";
+    case spv::Capability::StorageImageWriteWithoutFormat: return "StorageImageWriteWithoutFormat";
     default: return "?";
   }
 }
@@ -257,6 +277,10 @@ std::string MissingLimit(const driver::Reflection& reflection, const std::string
       case driver::ResourceKind::StructuredBuffer:
       case driver::ResourceKind::RWStructuredBuffer:
         ++storage_buffers;
+        break;
+      case driver::ResourceKind::Texture:
+      case driver::ResourceKind::RWTexture:
+      case driver::ResourceKind::Sampler:
         break;
     }
   }

@@ -38,6 +38,11 @@ struct ShaderFeatures {
   /// shaderSignedZeroInfNanPreserveFloat32 (a property, not a feature): capability
   /// SignedZeroInfNanPreserve, which kernels testing isnan/isinf declare.
   bool nan_preserve_float32 = false;
+  /// shaderStorageImageExtendedFormats: storage textures of rg32f, r16f, ... formats.
+  bool storage_image_extended_formats = false;
+  /// shaderStorageImage{Read,Write}WithoutFormat: storage textures of 3-component texels.
+  bool storage_image_read_without_format = false;
+  bool storage_image_write_without_format = false;
 };
 
 /// Queries what `device` supports (Vulkan 1.2 feature structures).

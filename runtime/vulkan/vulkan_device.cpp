@@ -3,6 +3,7 @@
 #include <vulkan/vulkan.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -49,6 +50,94 @@ class VulkanBuffer final : public Buffer {
   VkDeviceMemory memory_ = VK_NULL_HANDLE;
   std::byte* mapped_ = nullptr;
 };
+
+class VulkanTexture final : public Texture {
+ public:
+  VulkanTexture(VkDevice device, TextureDesc desc) : device_(device), desc_(std::move(desc)) {}
+  ~VulkanTexture() override {
+    if (view_ != VK_NULL_HANDLE) vkDestroyImageView(device_, view_, nullptr);
+    if (image_ != VK_NULL_HANDLE) vkDestroyImage(device_, image_, nullptr);
+    if (memory_ != VK_NULL_HANDLE) vkFreeMemory(device_, memory_, nullptr);
+  }
+  VulkanTexture(const VulkanTexture&) = delete;
+  VulkanTexture& operator=(const VulkanTexture&) = delete;
+  const TextureDesc& Desc() const override { return desc_; }
+  Backend GetBackend() const override { return Backend::Vulkan; }
+
+  VkDevice device_;
+  TextureDesc desc_;
+  VkFormat format_ = VK_FORMAT_UNDEFINED;
+  bool linear_filter_ = false;  ///< the format can be sampled with linear filtering
+  uint32_t texel_bytes_ = 0;
+  VkImage image_ = VK_NULL_HANDLE;
+  VkDeviceMemory memory_ = VK_NULL_HANDLE;
+  VkImageView view_ = VK_NULL_HANDLE;  ///< in VK_IMAGE_LAYOUT_GENERAL from creation on
+};
+
+class VulkanSampler final : public Sampler {
+ public:
+  VulkanSampler(VkDevice device, SamplerDesc desc) : device_(device), desc_(desc) {}
+  ~VulkanSampler() override {
+    if (sampler_ != VK_NULL_HANDLE) vkDestroySampler(device_, sampler_, nullptr);
+  }
+  VulkanSampler(const VulkanSampler&) = delete;
+  VulkanSampler& operator=(const VulkanSampler&) = delete;
+  const SamplerDesc& Desc() const override { return desc_; }
+  Backend GetBackend() const override { return Backend::Vulkan; }
+
+  VkDevice device_;
+  SamplerDesc desc_;
+  VkSampler sampler_ = VK_NULL_HANDLE;
+};
+
+/// The Vulkan format of texel format `name`, or VK_FORMAT_UNDEFINED.
+VkFormat VkFormatOf(std::string_view name) {
+  static const std::pair<std::string_view, VkFormat> kFormats[] = {
+      {"rgba32f", VK_FORMAT_R32G32B32A32_SFLOAT}, {"rg32f", VK_FORMAT_R32G32_SFLOAT},
+      {"r32f", VK_FORMAT_R32_SFLOAT},             {"rgba16f", VK_FORMAT_R16G16B16A16_SFLOAT},
+      {"rg16f", VK_FORMAT_R16G16_SFLOAT},         {"r16f", VK_FORMAT_R16_SFLOAT},
+      {"rgba8", VK_FORMAT_R8G8B8A8_UNORM},        {"rg8", VK_FORMAT_R8G8_UNORM},
+      {"r8", VK_FORMAT_R8_UNORM},                 {"rgba8snorm", VK_FORMAT_R8G8B8A8_SNORM},
+      {"rgba32i", VK_FORMAT_R32G32B32A32_SINT},   {"rg32i", VK_FORMAT_R32G32_SINT},
+      {"r32i", VK_FORMAT_R32_SINT},               {"rgba16i", VK_FORMAT_R16G16B16A16_SINT},
+      {"rgba8i", VK_FORMAT_R8G8B8A8_SINT},        {"rgba32ui", VK_FORMAT_R32G32B32A32_UINT},
+      {"rg32ui", VK_FORMAT_R32G32_UINT},          {"r32ui", VK_FORMAT_R32_UINT},
+      {"rgba16ui", VK_FORMAT_R16G16B16A16_UINT},  {"rgba8ui", VK_FORMAT_R8G8B8A8_UINT},
+      {"d32f", VK_FORMAT_D32_SFLOAT},
+  };
+  for (const auto& [n, f] : kFormats) {
+    if (n == name) return f;
+  }
+  return VK_FORMAT_UNDEFINED;
+}
+
+/// The descriptor a reflected binding of `kind` takes (StructuredBuffer and
+/// RWStructuredBuffer are both storage buffers).
+VkDescriptorType DescriptorTypeOf(driver::ResourceKind kind) {
+  switch (kind) {
+    case driver::ResourceKind::UniformBuffer: return VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+    case driver::ResourceKind::Texture: return VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
+    case driver::ResourceKind::RWTexture: return VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
+    case driver::ResourceKind::Sampler: return VK_DESCRIPTOR_TYPE_SAMPLER;
+    case driver::ResourceKind::StructuredBuffer:
+    case driver::ResourceKind::RWStructuredBuffer:
+    case driver::ResourceKind::PushConstant: return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+  }
+  return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+}
+
+/// The aspect of an image of `format`: depth for d32f, color for the rest.
+VkImageAspectFlags AspectOf(VkFormat format) {
+  return format == VK_FORMAT_D32_SFLOAT ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT;
+}
+
+/// Texels in mip level `mip` of `desc`: every layer and depth slice.
+uint64_t TexelCount(const TextureDesc& desc, uint32_t mip) {
+  uint64_t w = std::max(1u, desc.width >> mip);
+  uint64_t h = std::max(1u, desc.height >> mip);
+  uint64_t d = std::max(1u, desc.depth >> mip);
+  return w * h * d * desc.layers;
+}
 
 class VulkanKernel final : public Kernel {
  public:
@@ -136,6 +225,12 @@ class VulkanDevice final : public Device {
                 std::string* error, const DispatchOptions& options = {},
                 DispatchStats* stats = nullptr) override;
   std::vector<std::string> TakePrintfMessages() override { return std::move(printf_messages_); }
+  std::unique_ptr<Texture> CreateTexture(const TextureDesc& desc, std::string* error) override;
+  bool WriteTexture(Texture& texture, uint32_t mip, std::span<const std::byte> data,
+                    std::string* error) override;
+  bool ReadTexture(const Texture& texture, uint32_t mip, std::span<std::byte> out,
+                   std::string* error) override;
+  std::unique_ptr<Sampler> CreateSampler(const SamplerDesc& desc, std::string* error) override;
 
  private:
   static VKAPI_ATTR VkBool32 VKAPI_CALL OnMessage(
@@ -147,8 +242,15 @@ class VulkanDevice final : public Device {
   bool FindHostMemoryType(uint32_t type_bits, uint32_t* type_index, std::string* error) const;
   bool CreateSetLayouts(VulkanKernel& kernel, std::string* error);
   bool CreatePipeline(VulkanKernel& kernel, std::span<const uint32_t> spirv, std::string* error);
-  bool WriteDescriptorSets(VulkanKernel& kernel, const std::vector<Buffer*>& buffers,
+  bool WriteDescriptorSets(VulkanKernel& kernel, const std::vector<const BufferBinding*>& given,
                            std::vector<VkDescriptorSet>* sets, std::string* error);
+  /// Records commands with `record` into the device's command buffer, submits them and
+  /// waits (texture uploads, read-backs and layout changes).
+  template <typename Record>
+  bool RunCommands(Record record, std::string* error);
+  /// Copies between `texture`'s mip level `mip` and a host-visible buffer of its bytes.
+  bool CopyTexture(const VulkanTexture& texture, uint32_t mip, VulkanBuffer& staging,
+                   bool to_texture, std::string* error);
   bool RecordAndSubmit(VulkanKernel& kernel, const std::vector<VkDescriptorSet>& sets,
                        GroupCount groups, const DispatchOptions& options, DispatchStats* stats,
                        std::string* error);
@@ -534,6 +636,245 @@ bool VulkanDevice::ReadBuffer(const Buffer& buffer, size_t offset, std::span<std
   return true;
 }
 
+template <typename Record>
+bool VulkanDevice::RunCommands(Record record, std::string* error) {
+  if (!CheckVk(vkResetCommandBuffer(command_buffer_, 0), "vkResetCommandBuffer", error)) {
+    return false;
+  }
+  VkCommandBufferBeginInfo begin{};
+  begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+  begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  if (!CheckVk(vkBeginCommandBuffer(command_buffer_, &begin), "vkBeginCommandBuffer", error)) {
+    return false;
+  }
+  // What ran before (a dispatch writing a texture) is visible to the commands recorded
+  // here, and these to what runs after (the next dispatch, host reads of a staging buffer).
+  VkMemoryBarrier barrier{};
+  barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+  barrier.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
+  barrier.dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT;
+  vkCmdPipelineBarrier(command_buffer_, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                       VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 1, &barrier, 0, nullptr, 0, nullptr);
+  record(command_buffer_);
+  barrier.dstAccessMask |= VK_ACCESS_HOST_READ_BIT;
+  vkCmdPipelineBarrier(command_buffer_, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                       VK_PIPELINE_STAGE_ALL_COMMANDS_BIT | VK_PIPELINE_STAGE_HOST_BIT, 0, 1,
+                       &barrier, 0, nullptr, 0, nullptr);
+  if (!CheckVk(vkEndCommandBuffer(command_buffer_), "vkEndCommandBuffer", error)) return false;
+  if (!CheckVk(vkResetFences(device_, 1, &fence_), "vkResetFences", error)) return false;
+  VkSubmitInfo submit{};
+  submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+  submit.commandBufferCount = 1;
+  submit.pCommandBuffers = &command_buffer_;
+  if (!CheckVk(vkQueueSubmit(queue_, 1, &submit, fence_), "vkQueueSubmit", error)) return false;
+  return CheckVk(vkWaitForFences(device_, 1, &fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences",
+                 error);
+}
+
+std::unique_ptr<Texture> VulkanDevice::CreateTexture(const TextureDesc& desc, std::string* error) {
+  auto texture = std::make_unique<VulkanTexture>(device_, desc);
+  TextureFormatInfo format = GetTextureFormatInfo(desc.format);
+  texture->format_ = VkFormatOf(desc.format);
+  if (format.components == 0 || texture->format_ == VK_FORMAT_UNDEFINED) {
+    *error = "unknown texture format '" + desc.format + "'";
+    return nullptr;
+  }
+  texture->texel_bytes_ = format.components * format.bytes_per_component;
+  bool cube = desc.dim == 4;
+  if (desc.width == 0 || desc.height == 0 || desc.depth == 0 || desc.layers == 0 ||
+      desc.mip_levels == 0 || (cube && (desc.width != desc.height || desc.layers % 6 != 0)) ||
+      (desc.dim == 1 && desc.height != 1) || (desc.dim != 3 && desc.depth != 1) ||
+      (!desc.arrayed && desc.layers != (cube ? 6u : 1u))) {
+    *error = "invalid texture size for its shape";
+    return nullptr;
+  }
+  uint32_t largest = std::max({desc.width, desc.height, desc.depth});
+  if (desc.mip_levels > 1 + static_cast<uint32_t>(std::bit_width(largest) - 1)) {
+    *error = "a texture of largest side " + std::to_string(largest) + " has at most " +
+             std::to_string(std::bit_width(largest)) + " mip levels, not " +
+             std::to_string(desc.mip_levels);
+    return nullptr;
+  }
+  VkFormatProperties props{};
+  vkGetPhysicalDeviceFormatProperties(physical_device_, texture->format_, &props);
+  VkFormatFeatureFlags needed = desc.storage ? VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT
+                                             : VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT;
+  if ((props.optimalTilingFeatures & needed) != needed) {
+    *error = "the Vulkan device cannot use format " + desc.format + " for " +
+             (desc.storage ? "storage textures (VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT)"
+                           : "sampled textures (VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT)");
+    return nullptr;
+  }
+  texture->linear_filter_ =
+      (props.optimalTilingFeatures & VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT) != 0;
+  VkImageCreateInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO;
+  info.flags = cube ? VK_IMAGE_CREATE_CUBE_COMPATIBLE_BIT : 0;
+  info.imageType = desc.dim == 1 ? VK_IMAGE_TYPE_1D : desc.dim == 3 ? VK_IMAGE_TYPE_3D : VK_IMAGE_TYPE_2D;
+  info.format = texture->format_;
+  info.extent = {desc.width, desc.height, desc.depth};
+  info.mipLevels = desc.mip_levels;
+  info.arrayLayers = desc.layers;
+  info.samples = VK_SAMPLE_COUNT_1_BIT;
+  info.tiling = VK_IMAGE_TILING_OPTIMAL;
+  info.usage = VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT |
+               (desc.storage ? VK_IMAGE_USAGE_STORAGE_BIT : VK_IMAGE_USAGE_SAMPLED_BIT);
+  info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+  if (!CheckVk(vkCreateImage(device_, &info, nullptr, &texture->image_), "vkCreateImage", error)) {
+    texture->image_ = VK_NULL_HANDLE;
+    return nullptr;
+  }
+  VkMemoryRequirements requirements;
+  vkGetImageMemoryRequirements(device_, texture->image_, &requirements);
+  VkMemoryAllocateInfo alloc{};
+  alloc.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+  alloc.allocationSize = requirements.size;
+  alloc.memoryTypeIndex = memory_properties_.memoryTypeCount;
+  for (uint32_t i = 0; i < memory_properties_.memoryTypeCount; ++i) {
+    if ((requirements.memoryTypeBits & (1u << i)) != 0) {
+      alloc.memoryTypeIndex = i;
+      break;
+    }
+  }
+  if (alloc.memoryTypeIndex == memory_properties_.memoryTypeCount) {
+    *error = "the Vulkan device has no memory type for this texture";
+    return nullptr;
+  }
+  if (!CheckVk(vkAllocateMemory(device_, &alloc, nullptr, &texture->memory_), "vkAllocateMemory",
+               error)) {
+    texture->memory_ = VK_NULL_HANDLE;
+    return nullptr;
+  }
+  if (!CheckVk(vkBindImageMemory(device_, texture->image_, texture->memory_, 0),
+               "vkBindImageMemory", error)) {
+    return nullptr;
+  }
+  VkImageViewCreateInfo view{};
+  view.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO;
+  view.image = texture->image_;
+  view.viewType = desc.dim == 1   ? (desc.arrayed ? VK_IMAGE_VIEW_TYPE_1D_ARRAY : VK_IMAGE_VIEW_TYPE_1D)
+                  : desc.dim == 2 ? (desc.arrayed ? VK_IMAGE_VIEW_TYPE_2D_ARRAY : VK_IMAGE_VIEW_TYPE_2D)
+                  : desc.dim == 3 ? VK_IMAGE_VIEW_TYPE_3D
+                                  : (desc.arrayed ? VK_IMAGE_VIEW_TYPE_CUBE_ARRAY : VK_IMAGE_VIEW_TYPE_CUBE);
+  view.format = texture->format_;
+  view.subresourceRange = {AspectOf(texture->format_), 0, desc.mip_levels, 0, desc.layers};
+  if (!CheckVk(vkCreateImageView(device_, &view, nullptr, &texture->view_), "vkCreateImageView",
+               error)) {
+    texture->view_ = VK_NULL_HANDLE;
+    return nullptr;
+  }
+  // The texture stays in the GENERAL layout, which copies, sampling and storage all take.
+  VkImageMemoryBarrier to_general{};
+  to_general.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER;
+  to_general.srcAccessMask = 0;
+  to_general.dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT;
+  to_general.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+  to_general.newLayout = VK_IMAGE_LAYOUT_GENERAL;
+  to_general.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+  to_general.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+  to_general.image = texture->image_;
+  to_general.subresourceRange = view.subresourceRange;
+  bool ok = RunCommands(
+      [&](VkCommandBuffer cmd) {
+        vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+                             VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, nullptr, 0, nullptr, 1,
+                             &to_general);
+      },
+      error);
+  if (!ok) return nullptr;
+  return texture;
+}
+
+bool VulkanDevice::CopyTexture(const VulkanTexture& texture, uint32_t mip, VulkanBuffer& staging,
+                               bool to_texture, std::string* error) {
+  const TextureDesc& desc = texture.desc_;
+  VkBufferImageCopy region{};
+  region.bufferOffset = 0;
+  region.imageSubresource = {AspectOf(texture.format_), mip, 0, desc.layers};
+  region.imageExtent = {std::max(1u, desc.width >> mip), std::max(1u, desc.height >> mip),
+                        std::max(1u, desc.depth >> mip)};
+  return RunCommands(
+      [&](VkCommandBuffer cmd) {
+        if (to_texture) {
+          vkCmdCopyBufferToImage(cmd, staging.buffer_, texture.image_, VK_IMAGE_LAYOUT_GENERAL, 1,
+                                 &region);
+        } else {
+          vkCmdCopyImageToBuffer(cmd, texture.image_, VK_IMAGE_LAYOUT_GENERAL, staging.buffer_, 1,
+                                 &region);
+        }
+      },
+      error);
+}
+
+namespace {
+const VulkanTexture* CheckedLevel(const Texture& texture, uint32_t mip, size_t bytes,
+                                  std::string* error) {
+  if (texture.GetBackend() != Backend::Vulkan) {
+    *error = std::string("texture belongs to the ") + BackendName(texture.GetBackend()) +
+             " backend, not vulkan";
+    return nullptr;
+  }
+  const auto& vk = static_cast<const VulkanTexture&>(texture);
+  if (mip >= vk.desc_.mip_levels) {
+    *error = "the texture has no mip level " + std::to_string(mip);
+    return nullptr;
+  }
+  uint64_t expected = TexelCount(vk.desc_, mip) * vk.texel_bytes_;
+  if (bytes != expected) {
+    *error = "mip level " + std::to_string(mip) + " of the texture takes " +
+             std::to_string(expected) + " bytes, not " + std::to_string(bytes);
+    return nullptr;
+  }
+  return &vk;
+}
+}  // namespace
+
+bool VulkanDevice::WriteTexture(Texture& texture, uint32_t mip, std::span<const std::byte> data,
+                                std::string* error) {
+  const VulkanTexture* vk = CheckedLevel(texture, mip, data.size(), error);
+  if (vk == nullptr) return false;
+  std::unique_ptr<Buffer> staging = CreateBuffer(data.size(), error);
+  if (staging == nullptr || !WriteBuffer(*staging, 0, data, error)) return false;
+  return CopyTexture(*vk, mip, static_cast<VulkanBuffer&>(*staging), true, error);
+}
+
+bool VulkanDevice::ReadTexture(const Texture& texture, uint32_t mip, std::span<std::byte> out,
+                               std::string* error) {
+  const VulkanTexture* vk = CheckedLevel(texture, mip, out.size(), error);
+  if (vk == nullptr) return false;
+  std::unique_ptr<Buffer> staging = CreateBuffer(out.size(), error);
+  if (staging == nullptr) return false;
+  return CopyTexture(*vk, mip, static_cast<VulkanBuffer&>(*staging), false, error) &&
+         ReadBuffer(*staging, 0, out, error);
+}
+
+std::unique_ptr<Sampler> VulkanDevice::CreateSampler(const SamplerDesc& desc, std::string* error) {
+  auto sampler = std::make_unique<VulkanSampler>(device_, desc);
+  VkSamplerCreateInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO;
+  VkFilter filter = desc.linear ? VK_FILTER_LINEAR : VK_FILTER_NEAREST;
+  info.magFilter = filter;
+  info.minFilter = filter;
+  info.mipmapMode = desc.linear ? VK_SAMPLER_MIPMAP_MODE_LINEAR : VK_SAMPLER_MIPMAP_MODE_NEAREST;
+  VkSamplerAddressMode mode = desc.address == SamplerDesc::Address::Wrap ? VK_SAMPLER_ADDRESS_MODE_REPEAT
+                              : desc.address == SamplerDesc::Address::Mirror
+                                  ? VK_SAMPLER_ADDRESS_MODE_MIRRORED_REPEAT
+                                  : VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+  info.addressModeU = info.addressModeV = info.addressModeW = mode;
+  info.compareEnable = desc.comparison ? VK_TRUE : VK_FALSE;
+  info.compareOp = VK_COMPARE_OP_LESS_OR_EQUAL;
+  info.minLod = 0.0f;
+  info.maxLod = VK_LOD_CLAMP_NONE;
+  info.borderColor = VK_BORDER_COLOR_FLOAT_TRANSPARENT_BLACK;
+  if (!CheckVk(vkCreateSampler(device_, &info, nullptr, &sampler->sampler_), "vkCreateSampler",
+               error)) {
+    sampler->sampler_ = VK_NULL_HANDLE;
+    return nullptr;
+  }
+  return sampler;
+}
+
 std::unique_ptr<Kernel> VulkanDevice::CreateKernel(std::span<const uint32_t> spirv,
                                                    const driver::Reflection& reflection,
                                                    const std::string& entry, std::string* error) {
@@ -565,12 +906,11 @@ bool VulkanDevice::CreateSetLayouts(VulkanKernel& kernel, std::string* error) {
   // set number -> layout bindings; std::map keeps (set, binding) pairs checkable.
   std::map<uint32_t, std::vector<VkDescriptorSetLayoutBinding>> by_set;
   std::map<std::pair<uint32_t, uint32_t>, const driver::BindingInfo*> seen;
-  uint32_t uniform_count = 0;
-  uint32_t storage_count = 0;
+  std::map<VkDescriptorType, uint32_t> counts;
   for (const driver::BindingInfo& info : bindings) {
     if (info.kind == driver::ResourceKind::PushConstant) continue;  // no descriptor
-    bool uniform = info.kind == driver::ResourceKind::UniformBuffer;
-    ++(uniform ? uniform_count : storage_count);
+    VkDescriptorType type = DescriptorTypeOf(info.kind);
+    ++counts[type];
     auto [it, inserted] = seen.emplace(std::make_pair(info.set, info.binding), &info);
     if (!inserted) {
       *error = "bindings '" + it->second->name + "' and '" + info.name + "' both use set " +
@@ -579,9 +919,7 @@ bool VulkanDevice::CreateSetLayouts(VulkanKernel& kernel, std::string* error) {
     }
     VkDescriptorSetLayoutBinding layout_binding{};
     layout_binding.binding = info.binding;
-    // StructuredBuffer and RWStructuredBuffer are both storage buffers.
-    layout_binding.descriptorType =
-        uniform ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    layout_binding.descriptorType = type;
     layout_binding.descriptorCount = 1;
     layout_binding.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
     by_set[info.set].push_back(layout_binding);
@@ -608,16 +946,13 @@ bool VulkanDevice::CreateSetLayouts(VulkanKernel& kernel, std::string* error) {
   }
   if (set_count == 0) return true;
 
-  VkDescriptorPoolSize pool_sizes[2] = {};
-  pool_sizes[0].type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-  pool_sizes[0].descriptorCount = std::max<uint32_t>(1, storage_count);
-  pool_sizes[1].type = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
-  pool_sizes[1].descriptorCount = std::max<uint32_t>(1, uniform_count);
+  std::vector<VkDescriptorPoolSize> pool_sizes;
+  for (const auto& [type, count] : counts) pool_sizes.push_back({type, count});
   VkDescriptorPoolCreateInfo pool_info{};
   pool_info.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
   pool_info.maxSets = set_count;
-  pool_info.poolSizeCount = 2;
-  pool_info.pPoolSizes = pool_sizes;
+  pool_info.poolSizeCount = static_cast<uint32_t>(pool_sizes.size());
+  pool_info.pPoolSizes = pool_sizes.data();
   if (!CheckVk(vkCreateDescriptorPool(device_, &pool_info, nullptr, &kernel.descriptor_pool_),
                "vkCreateDescriptorPool", error)) {
     kernel.descriptor_pool_ = VK_NULL_HANDLE;
@@ -679,8 +1014,45 @@ bool VulkanDevice::Dispatch(Kernel& kernel, std::span<const BufferBinding> bindi
     return false;
   }
   auto& vk_kernel = static_cast<VulkanKernel&>(kernel);
-  std::vector<Buffer*> buffers;
-  if (!ResolveBindings(vk_kernel.reflection_, bindings, &buffers, error)) return false;
+  std::vector<const BufferBinding*> given;
+  if (!ResolveResources(vk_kernel.reflection_, bindings, &given, error)) return false;
+  std::vector<Buffer*> buffers(given.size(), nullptr);
+  bool linear_sampler = false;
+  for (size_t i = 0; i < given.size(); ++i) {
+    if (given[i] == nullptr) continue;
+    buffers[i] = given[i]->buffer;
+    const void* other = given[i]->texture != nullptr   ? static_cast<const void*>(given[i]->texture)
+                        : given[i]->sampler != nullptr ? static_cast<const void*>(given[i]->sampler)
+                                                       : nullptr;
+    Backend backend = given[i]->texture != nullptr   ? given[i]->texture->GetBackend()
+                      : given[i]->sampler != nullptr ? given[i]->sampler->GetBackend()
+                                                     : Backend::Vulkan;
+    if (other != nullptr && backend != Backend::Vulkan) {
+      *error = "the resource for binding '" + vk_kernel.reflection_.bindings[i].name +
+               "' belongs to the " + BackendName(backend) + " backend";
+      return false;
+    }
+    if (given[i]->sampler != nullptr && given[i]->sampler->Desc().linear) linear_sampler = true;
+    if (given[i]->texture != nullptr) buffers[i] = nullptr;
+    if (given[i]->sampler != nullptr) buffers[i] = nullptr;
+  }
+  // A linear sampler may filter any sampled float texture the kernel binds: each one's
+  // format must allow it, or the results would be undefined. (Integer textures are never
+  // filtered; a kernel reads them by texel.)
+  for (size_t i = 0; i < given.size() && linear_sampler; ++i) {
+    if (given[i] == nullptr || given[i]->texture == nullptr || given[i]->texture->Desc().storage) {
+      continue;
+    }
+    driver::ScalarKind kind = GetTextureFormatInfo(given[i]->texture->Desc().format).scalar;
+    if (kind != driver::ScalarKind::Float32 && kind != driver::ScalarKind::Float16) continue;
+    const auto* t = static_cast<const VulkanTexture*>(given[i]->texture);
+    if (!t->linear_filter_) {
+      *error = "the kernel binds a linear sampler, but the Vulkan device cannot filter texture '" +
+               vk_kernel.reflection_.bindings[i].name + "' of format " + t->desc_.format +
+               " linearly (VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT)";
+      return false;
+    }
+  }
   size_t push_size = vk_kernel.push_constants_ != nullptr ? vk_kernel.push_constants_->element.size : 0;
   if (options.push_constants.size() != push_size) {
     *error = "the kernel's push-constant block takes " + std::to_string(push_size) +
@@ -704,11 +1076,12 @@ bool VulkanDevice::Dispatch(Kernel& kernel, std::span<const BufferBinding> bindi
     return false;
   }
   std::vector<VkDescriptorSet> sets;
-  return WriteDescriptorSets(vk_kernel, buffers, &sets, error) &&
+  return WriteDescriptorSets(vk_kernel, given, &sets, error) &&
          RecordAndSubmit(vk_kernel, sets, groups, options, stats, error);
 }
 
-bool VulkanDevice::WriteDescriptorSets(VulkanKernel& kernel, const std::vector<Buffer*>& buffers,
+bool VulkanDevice::WriteDescriptorSets(VulkanKernel& kernel,
+                                       const std::vector<const BufferBinding*>& given,
                                        std::vector<VkDescriptorSet>* sets, std::string* error) {
   if (kernel.set_layouts_.empty()) return true;
   if (!CheckVk(vkResetDescriptorPool(device_, kernel.descriptor_pool_, 0), "vkResetDescriptorPool",
@@ -727,22 +1100,42 @@ bool VulkanDevice::WriteDescriptorSets(VulkanKernel& kernel, const std::vector<B
   }
   const std::vector<driver::BindingInfo>& infos = kernel.reflection_.bindings;
   std::vector<VkDescriptorBufferInfo> buffer_infos(infos.size());
+  std::vector<VkDescriptorImageInfo> image_infos(infos.size());
   std::vector<VkWriteDescriptorSet> writes;
   for (size_t i = 0; i < infos.size(); ++i) {
     if (infos[i].kind == driver::ResourceKind::PushConstant) continue;
+    VkDescriptorType type = DescriptorTypeOf(infos[i].kind);
+    if (given[i]->texture != nullptr || given[i]->sampler != nullptr) {
+      if (given[i]->texture != nullptr) {
+        image_infos[i].imageView = static_cast<const VulkanTexture*>(given[i]->texture)->view_;
+        image_infos[i].imageLayout = VK_IMAGE_LAYOUT_GENERAL;
+      } else {
+        image_infos[i].sampler = static_cast<const VulkanSampler*>(given[i]->sampler)->sampler_;
+      }
+      VkWriteDescriptorSet write{};
+      write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+      write.dstSet = (*sets)[infos[i].set];
+      write.dstBinding = infos[i].binding;
+      write.descriptorCount = 1;
+      write.descriptorType = type;
+      write.pImageInfo = &image_infos[i];
+      writes.push_back(write);
+      continue;
+    }
+    const Buffer* buffer = given[i]->buffer;
     bool uniform = infos[i].kind == driver::ResourceKind::UniformBuffer;
-    if (uniform && buffers[i]->Size() < infos[i].element.size) {
+    if (uniform && buffer->Size() < infos[i].element.size) {
       *error = "uniform buffer '" + infos[i].name + "' needs " +
                std::to_string(infos[i].element.size) + " bytes but its buffer has " +
-               std::to_string(buffers[i]->Size());
+               std::to_string(buffer->Size());
       return false;
     }
-    buffer_infos[i].buffer = static_cast<VulkanBuffer*>(buffers[i])->buffer_;
+    buffer_infos[i].buffer = static_cast<const VulkanBuffer*>(buffer)->buffer_;
     buffer_infos[i].offset = 0;
     // A storage buffer's range is the size asked for, not the allocation (at least
     // kMinBufferBytes), so that a kernel's GetDimensions sees the elements it was given.
     buffer_infos[i].range = uniform ? std::max<VkDeviceSize>(infos[i].element.size, 1)
-                            : buffers[i]->Size() > 0 ? buffers[i]->Size()
+                            : buffer->Size() > 0 ? buffer->Size()
                                                      : VK_WHOLE_SIZE;
     VkWriteDescriptorSet write{};
     write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;

@@ -153,6 +153,79 @@ void PackUniform(const UniformSpec& uniform, const driver::FieldLayout& field,
   }
 }
 
+/// Axes of a texture's size (a cube's faces are square: width and height).
+uint32_t TextureAxes(const driver::TextureInfo& t) { return t.dim == 4 ? 2 : t.dim; }
+
+/// The texture `spec` describes for the kernel binding `info`.
+runtime::TextureDesc DescribeTexture(const TextureSpec& spec, const driver::BindingInfo& info) {
+  runtime::TextureDesc desc;
+  desc.dim = info.texture.dim;
+  desc.arrayed = info.texture.arrayed;
+  desc.width = spec.size[0];
+  uint32_t axes = TextureAxes(info.texture);
+  desc.height = axes >= 2 ? spec.size[1] : 1;
+  desc.depth = axes == 3 ? spec.size[2] : 1;
+  desc.layers = (info.texture.arrayed ? spec.size.back() : 1) * (info.texture.dim == 4 ? 6 : 1);
+  desc.mip_levels = spec.mips;
+  desc.format = spec.format;
+  desc.storage = info.kind == driver::ResourceKind::RWTexture;
+  return desc;
+}
+
+/// Texels of mip level `mip` of `desc`.
+uint64_t LevelTexels(const runtime::TextureDesc& desc, uint32_t mip) {
+  return uint64_t{std::max(1u, desc.width >> mip)} * std::max(1u, desc.height >> mip) *
+         std::max(1u, desc.depth >> mip) * desc.layers;
+}
+
+/// Values `spec` must give: every component of every texel of every level.
+uint64_t TextureValues(const TextureSpec& spec, const runtime::TextureDesc& desc) {
+  uint64_t n = 0;
+  for (uint32_t mip = 0; mip < desc.mip_levels; ++mip) n += LevelTexels(desc, mip);
+  return n * spec.components;
+}
+
+/// Texel bytes of `count` values of `spec` from value `first`, in its format.
+std::vector<std::byte> PackTexels(const TextureSpec& spec, size_t first, size_t count) {
+  runtime::TextureFormatInfo info = runtime::GetTextureFormatInfo(spec.format);
+  std::vector<std::byte> bytes(count * info.bytes_per_component);
+  for (size_t k = 0; k < count; ++k) {
+    uint64_t bits = spec.bits.empty() ? 0 : spec.bits[first + k];
+    uint64_t stored = bits;
+    if (spec.scalar == driver::ScalarKind::Float32 && info.bytes_per_component != 4) {
+      double v = std::bit_cast<float>(static_cast<uint32_t>(bits));
+      if (info.scalar == driver::ScalarKind::Float16) {
+        stored = base::HalfFromDouble(v);
+      } else if (spec.format == "rgba8snorm") {
+        stored = static_cast<uint8_t>(static_cast<int8_t>(std::lround(std::clamp(v, -1.0, 1.0) * 127)));
+      } else {
+        stored = static_cast<uint8_t>(std::lround(std::clamp(v, 0.0, 1.0) * 255));
+      }
+    }
+    std::memcpy(bytes.data() + k * info.bytes_per_component, &stored, info.bytes_per_component);
+  }
+  return bytes;
+}
+
+/// "NAME: v0 v1 ..." for mip level 0 of texture `spec` read back as `bytes`.
+std::string FormatTexels(const TextureSpec& spec, std::span<const std::byte> bytes) {
+  runtime::TextureFormatInfo info = runtime::GetTextureFormatInfo(spec.format);
+  std::string line = spec.name + ":";
+  size_t count = bytes.size() / info.bytes_per_component;
+  for (size_t k = 0; k < count; ++k) {
+    size_t offset = k * info.bytes_per_component;
+    if (info.normalized) {
+      uint8_t raw = static_cast<uint8_t>(bytes[offset]);
+      float v = spec.format == "rgba8snorm" ? std::max(-1.0f, static_cast<int8_t>(raw) / 127.0f)
+                                            : raw / 255.0f;
+      line += ' ' + FormatFloat(v);
+    } else {
+      line += ' ' + FormatValue(info.scalar, bytes, offset);
+    }
+  }
+  return line;
+}
+
 }  // namespace
 
 bool CheckSpecAgainstReflection(const TestSpec& spec, const driver::Reflection& reflection,
@@ -207,6 +280,74 @@ bool CheckSpecAgainstReflection(const TestSpec& spec, const driver::Reflection& 
         binding->kind == driver::ResourceKind::StructuredBuffer) {
       return fail(buffer.line, "output buffer '" + buffer.name +
                                    "' is a read-only StructuredBuffer in the kernel");
+    }
+  }
+  for (const TextureSpec& texture : spec.textures) {
+    const driver::BindingInfo* binding = reflection.FindBinding(texture.name);
+    if (binding == nullptr || (binding->kind != driver::ResourceKind::Texture &&
+                               binding->kind != driver::ResourceKind::RWTexture)) {
+      return fail(texture.line, "the kernel has no texture named '" + texture.name + "'");
+    }
+    const driver::TextureInfo& shape = binding->texture;
+    uint32_t numbers = TextureAxes(shape) + (shape.arrayed ? 1 : 0);
+    if (texture.size.size() != numbers) {
+      return fail(texture.line, "texture '" + texture.name + "' takes a size of " +
+                                    std::to_string(numbers) + " number(s): " +
+                                    (shape.dim == 4 ? "the face width and height"
+                                     : numbers - (shape.arrayed ? 1 : 0) == 1 ? "the width"
+                                     : shape.dim == 2 ? "width and height"
+                                                      : "width, height and depth") +
+                                    (shape.arrayed ? ", then the layer count" : ""));
+    }
+    if (shape.dim == 4 && texture.size[0] != texture.size[1]) {
+      return fail(texture.line, "the faces of cube texture '" + texture.name + "' must be square");
+    }
+    bool rw = binding->kind == driver::ResourceKind::RWTexture;
+    if (rw && texture.mips != 1) {
+      return fail(texture.line, "RW texture '" + texture.name + "' has one mip level here");
+    }
+    if (rw && !shape.format.empty() && shape.format != texture.format) {
+      return fail(texture.line, "RW texture '" + texture.name + "' has format " + shape.format +
+                                    " in the kernel; give its texels as " + shape.format);
+    }
+    // The format's numbers must be the kind the kernel reads (float, int or uint).
+    runtime::TextureFormatInfo info = runtime::GetTextureFormatInfo(texture.format);
+    auto kind_of = [](driver::ScalarKind k) {
+      switch (k) {
+        case driver::ScalarKind::Int8: case driver::ScalarKind::Int16:
+        case driver::ScalarKind::Int32: case driver::ScalarKind::Int64: return 'i';
+        case driver::ScalarKind::UInt8: case driver::ScalarKind::UInt16:
+        case driver::ScalarKind::UInt32: case driver::ScalarKind::UInt64:
+        case driver::ScalarKind::Bool: return 'u';
+        default: return 'f';
+      }
+    };
+    if (kind_of(info.scalar) != kind_of(binding->element.scalar)) {
+      return fail(texture.line, "texture '" + texture.name + "' holds " +
+                                    driver::ScalarKindName(binding->element.scalar) +
+                                    " texels in the kernel, not those of format " + texture.format);
+    }
+    runtime::TextureDesc desc = DescribeTexture(texture, *binding);
+    uint32_t largest = std::max({desc.width, desc.height, desc.depth});
+    if (texture.mips > static_cast<uint32_t>(std::bit_width(largest))) {
+      return fail(texture.line, "texture '" + texture.name + "' has at most " +
+                                    std::to_string(std::bit_width(largest)) + " mip levels");
+    }
+    uint64_t wanted = texture.role == BufferRole::Input
+                          ? TextureValues(texture, desc)
+                          : LevelTexels(desc, 0) * texture.components;
+    if (!texture.bits.empty() || texture.role == BufferRole::Input) {
+      if (texture.bits.size() != wanted) {
+        return fail(texture.line, "texture '" + texture.name + "' needs " + std::to_string(wanted) +
+                                      " values (" + std::to_string(texture.components) +
+                                      " per texel), found " + std::to_string(texture.bits.size()));
+      }
+    }
+  }
+  for (const SamplerSpec& sampler : spec.samplers) {
+    const driver::BindingInfo* binding = reflection.FindBinding(sampler.name);
+    if (binding == nullptr || binding->kind != driver::ResourceKind::Sampler) {
+      return fail(sampler.line, "the kernel has no sampler named '" + sampler.name + "'");
     }
   }
   for (const UniformSpec& uniform : spec.uniforms) {
@@ -362,19 +503,62 @@ bool RunTestSpec(const TestSpec& spec, runtime::Device& device, const runtime::K
     bindings.push_back({buffer.name, device_buffer.get()});
     buffers.push_back(std::move(device_buffer));
   }
+  std::vector<std::unique_ptr<runtime::Texture>> textures;
+  for (const TextureSpec& texture : spec.textures) {
+    runtime::TextureDesc desc = DescribeTexture(texture, *reflection.FindBinding(texture.name));
+    std::unique_ptr<runtime::Texture> made = device.CreateTexture(desc, error);
+    if (made == nullptr) return false;
+    size_t first = 0;
+    for (uint32_t mip = 0; mip < desc.mip_levels; ++mip) {
+      size_t count = LevelTexels(desc, mip) * texture.components;
+      if (!device.WriteTexture(*made, mip, PackTexels(texture, first, count), error)) return false;
+      first += count;
+    }
+    runtime::BufferBinding binding;
+    binding.name = texture.name;
+    binding.texture = made.get();
+    bindings.push_back(binding);
+    textures.push_back(std::move(made));
+  }
+  std::vector<std::unique_ptr<runtime::Sampler>> samplers;
+  for (const SamplerSpec& sampler : spec.samplers) {
+    runtime::SamplerDesc desc = sampler.desc;
+    desc.comparison = reflection.FindBinding(sampler.name)->texture.comparison;
+    std::unique_ptr<runtime::Sampler> made = device.CreateSampler(desc, error);
+    if (made == nullptr) return false;
+    runtime::BufferBinding binding;
+    binding.name = sampler.name;
+    binding.sampler = made.get();
+    bindings.push_back(binding);
+    samplers.push_back(std::move(made));
+  }
   runtime::DispatchOptions options;
   options.push_constants = push_constants;
   options.measure_time = stats != nullptr;
   if (!device.Dispatch(*kernel, bindings, spec.dispatch, error, options, stats)) return false;
 
+  // Outputs print in the order of their directives.
+  std::vector<std::pair<uint32_t, std::string>> lines;
   for (size_t i = 0; i < spec.buffers.size(); ++i) {
     const BufferSpec& buffer = spec.buffers[i];
     if (buffer.role != BufferRole::Output) continue;
     const driver::ElementLayout& layout = reflection.FindBinding(buffer.name)->element;
     std::vector<std::byte> bytes(buffers[i]->Size());
     if (!device.ReadBuffer(*buffers[i], 0, bytes, error)) return false;
-    out << FormatBuffer(buffer, layout, bytes) << '\n';
+    lines.emplace_back(buffer.line, FormatBuffer(buffer, layout, bytes));
   }
+  for (size_t i = 0; i < spec.textures.size(); ++i) {
+    const TextureSpec& texture = spec.textures[i];
+    if (texture.role != BufferRole::Output) continue;
+    const runtime::TextureDesc& desc = textures[i]->Desc();
+    runtime::TextureFormatInfo info = runtime::GetTextureFormatInfo(desc.format);
+    std::vector<std::byte> bytes(LevelTexels(desc, 0) * info.components * info.bytes_per_component);
+    if (!device.ReadTexture(*textures[i], 0, bytes, error)) return false;
+    lines.emplace_back(texture.line, FormatTexels(texture, bytes));
+  }
+  std::stable_sort(lines.begin(), lines.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [line, text] : lines) out << text << '\n';
   return true;
 }
 

@@ -555,6 +555,115 @@ std::string ElementTypeName(ElementType type) {
   return name;
 }
 
+namespace {
+
+// The text after //INPUT: texture or //OUTPUT: texture.
+bool ParseTextureDirective(Cursor& cursor, TextureSpec* texture, std::string* message) {
+  std::string_view name = cursor.Word();
+  // A texture field of a ParameterBlock reads "m.albedo".
+  if (!IsUniformName(name)) {
+    *message = name.empty() ? std::string("expected a texture name")
+                            : "invalid texture name '" + std::string(name) + "'";
+    return false;
+  }
+  texture->name = std::string(name);
+  std::string_view type_text = cursor.Word();
+  std::optional<ElementType> type = ParseElementType(type_text);
+  if (type && type->rows == 0 && driver::ScalarKindBytes(type->scalar) == 4 &&
+      type->components != 3 && type->scalar != driver::ScalarKind::Bool) {
+    const char* channels = type->components == 4 ? "rgba" : type->components == 2 ? "rg" : "r";
+    const char* suffix = type->scalar == driver::ScalarKind::Float32 ? "32f"
+                         : type->scalar == driver::ScalarKind::Int32 ? "32i"
+                                                                     : "32ui";
+    texture->format = std::string(channels) + suffix;
+  } else if (runtime::GetTextureFormatInfo(type_text).components != 0) {
+    texture->format = std::string(type_text);
+  } else {
+    *message = "expected a texel type (float, float2, float4, int.., uint..) or a format "
+               "(rgba8, rgba16f, ...), found '" + std::string(type_text) + "'";
+    return false;
+  }
+  runtime::TextureFormatInfo info = runtime::GetTextureFormatInfo(texture->format);
+  texture->scalar = info.scalar == driver::ScalarKind::Float16 ? driver::ScalarKind::Float32
+                    : info.bytes_per_component < 4 && !info.normalized
+                        ? (info.scalar == driver::ScalarKind::Int8 || info.scalar == driver::ScalarKind::Int16
+                               ? driver::ScalarKind::Int32
+                               : driver::ScalarKind::UInt32)
+                        : info.scalar;
+  texture->components = info.components;
+  std::vector<uint64_t> size;
+  if (!ParseValueList(cursor, driver::ScalarKind::UInt32, &size, message)) return false;
+  if (size.empty() || size.size() > 4) {
+    *message = "a texture size has 1 to 4 numbers (the axes, then the layers)";
+    return false;
+  }
+  uint64_t texels = 1;
+  for (uint64_t s : size) {
+    if (s == 0 || s > 4096) {
+      *message = "texture sizes must be 1 to 4096";
+      return false;
+    }
+    texels *= s;
+    texture->size.push_back(static_cast<uint32_t>(s));
+  }
+  if (texels * info.components > kMaxElements) {
+    *message = "texture '" + texture->name + "' is too large";
+    return false;
+  }
+  std::string_view option = cursor.Word();
+  if (option == "mips") {
+    if (texture->role == BufferRole::Output || !cursor.Consume('=')) {
+      *message = "expected 'mips=N' on an input texture";
+      return false;
+    }
+    if (!ParseCount(cursor.Word(), "a mip level count", &texture->mips, message)) return false;
+  } else if (!option.empty()) {
+    *message = "unexpected '" + std::string(option) + "' after the texture size";
+    return false;
+  }
+  if (texture->role == BufferRole::Input || cursor.Consume('=')) {
+    if (!ParseValueList(cursor, texture->scalar, &texture->bits, message)) return false;
+  }
+  if (!cursor.AtEnd()) {
+    *message = "unexpected '" + std::string(cursor.Rest()) + "' after the directive";
+    return false;
+  }
+  return true;
+}
+
+// The text after //INPUT: sampler.
+bool ParseSamplerDirective(Cursor& cursor, SamplerSpec* sampler, std::string* message) {
+  std::string_view name = cursor.Word();
+  if (!IsUniformName(name)) {
+    *message = name.empty() ? std::string("expected a sampler name")
+                            : "invalid sampler name '" + std::string(name) + "'";
+    return false;
+  }
+  sampler->name = std::string(name);
+  while (!cursor.AtEnd()) {
+    std::string_view key = cursor.Word();
+    if (!cursor.Consume('=')) {
+      *message = "expected 'filter=...' or 'address=...', found '" + std::string(key) + "'";
+      return false;
+    }
+    std::string_view value = cursor.Word();
+    if (key == "filter" && (value == "nearest" || value == "linear")) {
+      sampler->desc.linear = value == "linear";
+    } else if (key == "address" && (value == "clamp" || value == "wrap" || value == "mirror")) {
+      sampler->desc.address = value == "wrap"     ? runtime::SamplerDesc::Address::Wrap
+                              : value == "mirror" ? runtime::SamplerDesc::Address::Mirror
+                                                  : runtime::SamplerDesc::Address::Clamp;
+    } else {
+      *message = "unknown sampler setting '" + std::string(key) + "=" + std::string(value) +
+                 "' (filter=nearest|linear, address=clamp|wrap|mirror)";
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 bool ParseTestSpec(std::string_view source, TestSpec* spec, SpecError* error) {
   *spec = TestSpec();
   bool have_dispatch = false;
@@ -590,6 +699,23 @@ bool ParseTestSpec(std::string_view source, TestSpec* spec, SpecError* error) {
         }
       }
       spec->uniforms.push_back(std::move(uniform));
+    } else if ((line.starts_with("INPUT:") && Cursor(line.substr(6)).Word() == "texture") ||
+               (line.starts_with("OUTPUT:") && Cursor(line.substr(7)).Word() == "texture")) {
+      bool input = line.starts_with("INPUT:");
+      Cursor cursor(line.substr(input ? 6 : 7));
+      cursor.Word();  // texture
+      TextureSpec texture;
+      texture.role = input ? BufferRole::Input : BufferRole::Output;
+      texture.line = line_number;
+      if (!ParseTextureDirective(cursor, &texture, &message)) return fail(std::move(message));
+      spec->textures.push_back(std::move(texture));
+    } else if (line.starts_with("INPUT:") && Cursor(line.substr(6)).Word() == "sampler") {
+      Cursor cursor(line.substr(6));
+      cursor.Word();  // sampler
+      SamplerSpec sampler;
+      sampler.line = line_number;
+      if (!ParseSamplerDirective(cursor, &sampler, &message)) return fail(std::move(message));
+      spec->samplers.push_back(std::move(sampler));
     } else if ((line.starts_with("INPUT:") && Cursor(line.substr(6)).Word() == "tensor") ||
                (line.starts_with("OUTPUT:") && Cursor(line.substr(7)).Word() == "tensor")) {
       bool input = line.starts_with("INPUT:");

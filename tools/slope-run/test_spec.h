@@ -21,6 +21,17 @@
 // binds a `TensorView<TYPE> NAME` of the kernel: its buffer NAME.data holds the values
 // (row-major, zero for an output), NAME.sizes the shape (up to 4 dimensions, unused ones
 // 0) and NAME.strides the row-major strides in elements. An output prints as NAME.data.
+//   //INPUT: texture NAME TYPE [w, h, ...] [mips=N] [v0, v1, ...]
+//   //OUTPUT: texture NAME TYPE [w, h, ...] [= [v0, v1, ...]]
+//   //INPUT: sampler NAME [filter=nearest|linear] [address=clamp|wrap|mirror]
+//
+// binds a texture of the kernel (`Texture2D<T> NAME`, `RWTexture3D<T> NAME`, ...): TYPE
+// is its texel format, a 32-bit scalar or 2- or 4-vector (float4: rgba32f, uint: r32ui,
+// ...) or a format name (rgba8); the size has one number per axis, then the layer count
+// of an arrayed texture (a cube's size is [w, w], six faces +x -x +y -y +z -z per layer).
+// The values are the texels of every mip level in turn, each level's layers and slices
+// in row-major order, x fastest, components in order. An output texture prints its mip
+// level 0 as NAME: v0 v1 .... A sampler binds a SamplerState (or comparison state).
 //   //DISPATCH: X [Y [Z]]
 //   //ENTRY: NAME
 //
@@ -84,8 +95,31 @@ struct UniformSpec {
   uint32_t line = 0;
 };
 
+/// One //INPUT: texture or //OUTPUT: texture directive.
+struct TextureSpec {
+  BufferRole role = BufferRole::Input;
+  std::string name;
+  std::string format;          ///< "rgba32f", ...
+  driver::ScalarKind scalar = driver::ScalarKind::Float32;  ///< how values are written
+  uint32_t components = 4;
+  std::vector<uint32_t> size;  ///< as written: axes, then layers
+  uint32_t mips = 1;
+  std::vector<uint64_t> bits;  ///< every value of every level (as in BufferSpec); empty
+                               ///< for an output without initial values
+  uint32_t line = 0;
+};
+
+/// One //INPUT: sampler directive.
+struct SamplerSpec {
+  std::string name;
+  runtime::SamplerDesc desc;
+  uint32_t line = 0;
+};
+
 /// Everything the directives of one test file say.
 struct TestSpec {
+  std::vector<TextureSpec> textures;  ///< in declaration order
+  std::vector<SamplerSpec> samplers;
   std::vector<BufferSpec> buffers;  ///< in declaration order
   std::vector<UniformSpec> uniforms;  ///< in declaration order
   runtime::GroupCount dispatch;     ///< //DISPATCH:, or 1 1 1

@@ -46,7 +46,7 @@ std::set<const ir::Global*> UsedGlobals(const std::vector<const ir::Function*>& 
 bool HoldsBuffer(const ir::Type* root) {
   return ir::FoldType<bool>(root, [](const ir::Type* t, const auto& recurse) {
     while (t->IsArray()) t = t->Element();
-    if (t->IsBuffer()) return true;
+    if (t->IsResource()) return true;
     if (!t->IsStruct()) return false;
     return std::any_of(t->Members().begin(), t->Members().end(), recurse);
   });

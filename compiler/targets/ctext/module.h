@@ -23,8 +23,9 @@ std::vector<const ir::Function*> Reachable(const ir::Module& module,
 /// The globals `functions` use: a kernel declares only the resources it reaches.
 std::set<const ir::Global*> UsedGlobals(const std::vector<const ir::Function*>& functions);
 
-/// True when a buffer is part of `t` (an array or struct holding one): such a struct
-/// existed only before the passes split it into its members, and no value has its type.
+/// True when a resource (buffer, texture, sampler) is part of `t` (an array or struct
+/// holding one): such a struct existed only before the passes split it into its members,
+/// and no value has its type.
 bool HoldsBuffer(const ir::Type* t);
 
 /// The identifiers given to the module's structs, members, globals and functions, each

@@ -112,6 +112,9 @@ std::string Context::TypeName(const ir::Type* t, bool memory) {
       return TypeName(t->Element(), memory);
     case ir::TypeKind::Buffer:
       return TypeName(t->Element(), true) + "*";
+    case ir::TypeKind::Texture:
+    case ir::TypeKind::Sampler:
+      SLOPE_ICE("cuda: textures are refused before the writer (driver/targets.cpp)");
   }
   SLOPE_ICE("unknown type kind");
 }

@@ -396,6 +396,9 @@ Expr FunctionWriter::InstExpr(const ir::Inst& inst) {
       return AtomicExpr(inst);
     case Op::Wave:
       return WaveExpr(inst);
+    case Op::Texture:
+      // driver/targets.cpp refuses modules with textures before this writer runs.
+      SLOPE_ICE("cuda: texture instruction reached the writer");
     case Op::Printf: {
       std::string format;
       if (!ir::UnpackString(inst.imms, &format)) SLOPE_ICE("printf without a format");

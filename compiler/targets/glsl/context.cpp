@@ -358,6 +358,9 @@ std::string Context::BaseName(const ir::Type* t, std::vector<uint32_t>* dims) {
       return BaseName(t->Element(), dims);
     case ir::TypeKind::Buffer:
       SLOPE_ICE("a buffer has no GLSL value type");
+    case ir::TypeKind::Texture:
+    case ir::TypeKind::Sampler:
+      SLOPE_ICE("glsl: textures are refused before the writer (driver/targets.cpp)");
   }
   SLOPE_ICE("unknown type kind");
 }

@@ -54,7 +54,9 @@ Expr FunctionWriter::ConstantExpr(const ir::Constant& c) {
 }
 
 Expr FunctionWriter::GlobalExpr(const ir::Global& g) {
-  if (g.IsWorkgroup() || g.IsPrivate()) return Atom(context_.GlobalName(&g));
+  if (g.IsWorkgroup() || g.IsPrivate() || g.GetType()->IsTexture() || g.GetType()->IsSampler()) {
+    return Atom(context_.GlobalName(&g));
+  }
   return Member(Atom(context_.GlobalName(&g)), "data");
 }
 
@@ -352,6 +354,8 @@ Expr FunctionWriter::InstExpr(const ir::Inst& inst) {
       return AtomicExpr(inst);
     case Op::Wave:
       return WaveExpr(inst);
+    case Op::Texture:
+      return TextureExpr(inst);
     case Op::BufferInfo:
       if (inst.imms[0] == 0) return Atom("uint(" + op(0).text + ".length())");
       return Atom(std::to_string(spirv::LayoutArrayStride(inst.operands[0]->GetType()->Element(),
@@ -577,6 +581,83 @@ Expr FunctionWriter::WaveExpr(const ir::Inst& inst) {
       return Call("subgroupShuffle", {arg(0), arg(1)});
   }
   SLOPE_ICE("unknown wave operation");
+}
+
+Expr FunctionWriter::TextureExpr(const ir::Inst& inst) {
+  using T = ir::TextureOp;
+  auto op = [&](size_t i) { return ValueExpr(inst.operands[i]); };
+  const ir::Type* tex = inst.operands[0]->GetType();
+  const ir::Type* scalar = tex->Element()->Scalar();
+  const std::string prefix = scalar->IsFloat() ? "" : scalar->IsSigned() ? "i" : "u";
+  const char* shape = tex->Dim() == ir::TextureDim::k1D   ? "1D"
+                      : tex->Dim() == ir::TextureDim::k2D ? "2D"
+                      : tex->Dim() == ir::TextureDim::k3D ? "3D"
+                                                          : "Cube";
+  const std::string suffix = std::string(shape) + (tex->IsArrayed() ? "Array" : "");
+  // An integer coordinate as GLSL's texel functions take it (signed).
+  auto int_coord = [&](size_t i) {
+    uint32_t n = inst.operands[i]->GetType()->Count();
+    return Call(n == 1 ? "int" : "ivec" + std::to_string(n), {op(i)});
+  };
+  // A 4-component result narrowed to the instruction's type.
+  auto narrow = [&](const Expr& wide) {
+    const ir::Type* t = inst.GetType();
+    if (t->IsVector() && t->Count() == 4) return wide;
+    return Member(wide, std::string("xyzw").substr(0, t->IsVector() ? t->Count() : 1));
+  };
+  auto combined = [&](bool shadow) {
+    return Call(prefix + "sampler" + suffix + (shadow ? "Shadow" : ""), {op(0), op(1)});
+  };
+  auto to_uint = [&](const Expr& e) {
+    const ir::Type* t = inst.GetType();
+    return Call(t->IsVector() ? "uvec" + std::to_string(t->Count()) : "uint", {e});
+  };
+  switch (static_cast<T>(inst.imms[0])) {
+    case T::Fetch:
+      context_.Require("GL_EXT_samplerless_texture_functions");
+      return narrow(Call("texelFetch", {op(0), int_coord(1), Call("int", {op(2)})}));
+    case T::Read:
+      return narrow(Call("imageLoad", {op(0), int_coord(1)}));
+    case T::Write: {
+      const ir::Type* texel = inst.operands[2]->GetType();
+      Expr value = op(2);
+      if (texel->Count() != 4 || texel->IsScalar()) {
+        std::vector<Expr> parts{value};
+        Expr zero = context_.LiteralOf(scalar, 0);
+        for (uint32_t i = texel->IsScalar() ? 1 : texel->Count(); i < 4; ++i) parts.push_back(zero);
+        value = Call(context_.TypeName(context_.module_.Types().Vector(scalar, 4)), parts);
+      }
+      return Call("imageStore", {op(0), int_coord(1), value});
+    }
+    case T::SampleLevel:
+      return narrow(Call("textureLod", {combined(false), op(2), op(3)}));
+    case T::SampleGrad:
+      return narrow(Call("textureGrad", {combined(false), op(2), op(3), op(4)}));
+    case T::Gather:
+      return Call("textureGather",
+                  {combined(false), op(2), Atom(std::to_string(inst.imms[1]))});
+    case T::SampleCmpLevelZero: {
+      // textureGrad with zero gradients reads level 0 on every shadow sampler shape.
+      uint32_t coord = inst.operands[2]->GetType()->Count();
+      uint32_t axes = tex->Dim() == ir::TextureDim::kCube ? 3 : static_cast<uint32_t>(tex->Dim());
+      // A 1D shadow coordinate is (u, layer?, 0, ref): GLSL's sampler1DShadow takes a vec3.
+      uint32_t with_ref = std::max(coord + 1, tex->Dim() == ir::TextureDim::k1D ? 3u : 0u);
+      std::vector<Expr> parts{op(2)};
+      for (uint32_t i = coord + 1; i < with_ref; ++i) parts.push_back(Atom("0.0"));
+      parts.push_back(op(3));
+      Expr zero = Call(axes == 1 ? "float" : "vec" + std::to_string(axes), {Atom("0.0")});
+      return Call("textureGrad", {combined(true), Call("vec" + std::to_string(with_ref), parts),
+                                  zero, zero});
+    }
+    case T::Size:
+      if (tex->IsWritable()) return to_uint(Call("imageSize", {op(0)}));
+      context_.Require("GL_EXT_samplerless_texture_functions");
+      return to_uint(Call("textureSize", {op(0), Call("int", {op(1)})}));
+    case T::Levels:
+      context_.Require("GL_EXT_samplerless_texture_functions");
+      return Call("uint", {Call("textureQueryLevels", {op(0)})});
+  }
+  SLOPE_ICE("glsl: unknown texture operation");
 }
 
 }  // namespace slope::targets::glsl

@@ -43,6 +43,11 @@ class FunctionWriter : public ctext::FunctionEmitter {
   Expr Transpose(const ir::Type* t, const ir::Type* m, const Expr& x);
   Expr AtomicExpr(const ir::Inst& inst);
   Expr WaveExpr(const ir::Inst& inst);
+  /// A `texture` instruction: texelFetch, imageLoad/imageStore, textureLod, textureGrad,
+  /// textureGather, textureSize, imageSize, textureQueryLevels (separate textures and
+  /// samplers, combined where sampled; samplerless fetches and queries through
+  /// GL_EXT_samplerless_texture_functions).
+  Expr TextureExpr(const ir::Inst& inst);
   void EmitBarrier(const ir::Inst& inst);
   /// `x` as a value of type `t` when its type is `from` (a constructor when they differ).
   Expr Cast(const ir::Type* t, const ir::Type* from, const Expr& x);

@@ -43,12 +43,38 @@ std::string FindField(const ir::Type* t, ir::MatrixLayout layout) {
   return "";
 }
 
+/// `layout(set = S, binding = B) uniform texture2D name;` and the like: separate
+/// textures (texture*, image* with the format) and samplers, as Vulkan GLSL has them.
+std::string TextureDeclaration(const ir::Global& g, const std::string& name) {
+  const ir::Type* t = g.GetType();
+  std::string where = "set = " + std::to_string(g.set) + ", binding = " + std::to_string(g.binding);
+  if (t->IsSampler()) {
+    return "layout(" + where + ") uniform " + (t->IsComparison() ? "samplerShadow " : "sampler ") +
+           name + ";";
+  }
+  const ir::Type* scalar = t->Element()->Scalar();
+  std::string prefix = scalar->IsFloat() ? "" : scalar->IsSigned() ? "i" : "u";
+  const char* shape = t->Dim() == ir::TextureDim::k1D   ? "1D"
+                      : t->Dim() == ir::TextureDim::k2D ? "2D"
+                      : t->Dim() == ir::TextureDim::k3D ? "3D"
+                                                        : "Cube";
+  std::string suffix = std::string(shape) + (t->IsArrayed() ? "Array" : "");
+  if (!t->IsWritable()) return "layout(" + where + ") uniform " + prefix + "texture" + suffix + " " + name + ";";
+  if (g.image_format != ir::ImageFormat::Unknown) {
+    std::string format = ir::ImageFormatName(g.image_format);
+    if (format == "rgba8snorm") format = "rgba8_snorm";
+    where += ", " + format;
+  }
+  return "layout(" + where + ") uniform " + prefix + "image" + suffix + " " + name + ";";
+}
+
 }  // namespace
 
 std::string FindUnsupportedMatrixField(const ir::Module& module, const WriterOptions& options) {
   std::set<const ir::Global*> used = UsedGlobals(Reachable(module, {FindEntry(module, options)}));
   for (const ir::Global* g : module.globals) {
     if (g->IsWorkgroup() || g->IsPrivate() || used.count(g) == 0) continue;
+    if (g->GetType()->IsTexture() || g->GetType()->IsSampler()) continue;
     std::string field = FindField(g->GetType()->Element(), options.matrix_layout);
     if (!field.empty()) return field;
   }
@@ -88,6 +114,10 @@ std::string WriteGlsl(ir::Module& module, const WriterOptions& options) {
       // invocation.
       decls.Line((g->IsWorkgroup() ? "shared " : "") +
                  context.Declare(g->GetType()->Element(), name) + ";");
+      continue;
+    }
+    if (g->GetType()->IsTexture() || g->GetType()->IsSampler()) {
+      decls.Line(TextureDeclaration(*g, name));
       continue;
     }
     if (g->IsUniform() || g->IsPushConstant()) {

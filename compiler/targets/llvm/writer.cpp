@@ -107,7 +107,9 @@ L::Type* ModuleWriter::RegType(const ir::Type* t) {
       break;
     case ir::TypeKind::Matrix: out = L::ArrayType::get(RegType(t->Element()), t->Count()); break;
     case ir::TypeKind::Pointer:
-    case ir::TypeKind::Buffer: out = L::PointerType::get(context_, 0); break;
+    case ir::TypeKind::Buffer:
+    case ir::TypeKind::Texture:
+    case ir::TypeKind::Sampler: out = L::PointerType::get(context_, 0); break;
     case ir::TypeKind::Struct:
     case ir::TypeKind::Array: out = MemType(t); break;
   }

@@ -316,6 +316,112 @@ TEST_F(VulkanDeviceTest, BindingErrorsAreReportedAndNothingRuns) {
   EXPECT_EQ(Download<float>(*device_, *out), (std::vector<float>{1, 5, 11, 19, 29, 41, 55, 71}));
 }
 
+// A sampled texture read by texel and an RW texture written: dst(x, y) = 2 * src(x, y) + 1.
+constexpr const char* kTextureShader = R"(#version 450
+#extension GL_EXT_samplerless_texture_functions : require
+layout(local_size_x = 2, local_size_y = 2) in;
+layout(set = 0, binding = 0) uniform texture2D src;
+layout(set = 0, binding = 1, r32f) uniform image2D dst;
+void main() {
+  ivec2 p = ivec2(gl_GlobalInvocationID.xy);
+  imageStore(dst, p, vec4(texelFetch(src, p, 0).x * 2.0 + 1.0));
+}
+)";
+
+Reflection TextureReflection() {
+  ElementLayout f32{ScalarKind::Float32, 1, 4, 4};
+  Reflection reflection;
+  reflection.entry_points.push_back(EntryPointInfo{"main", {2, 2, 1}});
+  BindingInfo src{"src", ResourceKind::Texture, 0, 0, f32};
+  BindingInfo dst{"dst", ResourceKind::RWTexture, 0, 1, f32};
+  dst.texture.format = "r32f";
+  reflection.bindings.push_back(src);
+  reflection.bindings.push_back(dst);
+  return reflection;
+}
+
+TEST_F(VulkanDeviceTest, TextureLevelsRoundTrip) {
+  TextureDesc desc;
+  desc.width = 4;
+  desc.height = 2;
+  desc.mip_levels = 2;
+  desc.format = "rg32f";
+  std::string error;
+  std::unique_ptr<Texture> texture = device_->CreateTexture(desc, &error);
+  ASSERT_NE(texture, nullptr) << error;
+  std::vector<float> level0(4 * 2 * 2), level1(2 * 1 * 2);
+  for (size_t i = 0; i < level0.size(); ++i) level0[i] = 0.5f * static_cast<float>(i) + 1.0f;
+  for (size_t i = 0; i < level1.size(); ++i) level1[i] = -static_cast<float>(i) - 7.0f;
+  ASSERT_TRUE(device_->WriteTexture(*texture, 0, std::as_bytes(std::span(level0)), &error)) << error;
+  ASSERT_TRUE(device_->WriteTexture(*texture, 1, std::as_bytes(std::span(level1)), &error)) << error;
+  std::vector<float> back0(level0.size()), back1(level1.size());
+  ASSERT_TRUE(device_->ReadTexture(*texture, 0, std::as_writable_bytes(std::span(back0)), &error));
+  ASSERT_TRUE(device_->ReadTexture(*texture, 1, std::as_writable_bytes(std::span(back1)), &error));
+  EXPECT_EQ(back0, level0);
+  EXPECT_EQ(back1, level1);
+  // A level of the wrong size, and a level the texture does not have.
+  EXPECT_FALSE(device_->WriteTexture(*texture, 1, std::as_bytes(std::span(level0)), &error));
+  EXPECT_NE(error.find("mip level 1 of the texture takes 16 bytes, not 64"), std::string::npos)
+      << error;
+  EXPECT_FALSE(device_->ReadTexture(*texture, 2, std::as_writable_bytes(std::span(back1)), &error));
+  EXPECT_NE(error.find("no mip level 2"), std::string::npos) << error;
+}
+
+TEST_F(VulkanDeviceTest, TextureCreationErrors) {
+  std::string error;
+  TextureDesc unknown;
+  unknown.format = "rgb9e5";
+  EXPECT_EQ(device_->CreateTexture(unknown, &error), nullptr);
+  EXPECT_EQ(error, "unknown texture format 'rgb9e5'");
+  TextureDesc cube;
+  cube.dim = 4;
+  cube.width = 2;
+  cube.height = 1;
+  cube.layers = 6;
+  EXPECT_EQ(device_->CreateTexture(cube, &error), nullptr);
+  EXPECT_EQ(error, "invalid texture size for its shape");
+  TextureDesc deep;
+  deep.width = 4;
+  deep.height = 4;
+  deep.mip_levels = 4;
+  EXPECT_EQ(device_->CreateTexture(deep, &error), nullptr);
+  EXPECT_NE(error.find("at most 3 mip levels, not 4"), std::string::npos) << error;
+}
+
+TEST_F(VulkanDeviceTest, TexturesBoundByNameAndChecked) {
+  std::vector<uint32_t> spirv = Compile(kTextureShader);
+  std::string error;
+  std::unique_ptr<Kernel> kernel = device_->CreateKernel(spirv, TextureReflection(), "", &error);
+  ASSERT_NE(kernel, nullptr) << error;
+  TextureDesc sampled;
+  sampled.width = 2;
+  sampled.height = 2;
+  sampled.format = "r32f";
+  std::unique_ptr<Texture> src = device_->CreateTexture(sampled, &error);
+  ASSERT_NE(src, nullptr) << error;
+  std::vector<float> texels = {1.5f, -2.0f, 3.25f, 10.0f};
+  ASSERT_TRUE(device_->WriteTexture(*src, 0, std::as_bytes(std::span(texels)), &error)) << error;
+  TextureDesc storage = sampled;
+  storage.storage = true;
+  std::unique_ptr<Texture> dst = device_->CreateTexture(storage, &error);
+  ASSERT_NE(dst, nullptr) << error;
+  std::unique_ptr<Buffer> buffer = device_->CreateBuffer(16, &error);
+
+  BufferBinding as_buffer[] = {{"src", buffer.get()}, {"dst", nullptr, dst.get()}};
+  EXPECT_FALSE(device_->Dispatch(*kernel, as_buffer, {1, 1, 1}, &error));
+  EXPECT_NE(error.find("no texture given for binding 'src' (set 0, binding 0)"), std::string::npos)
+      << error;
+  BufferBinding not_storage[] = {{"src", nullptr, src.get()}, {"dst", nullptr, src.get()}};
+  EXPECT_FALSE(device_->Dispatch(*kernel, not_storage, {1, 1, 1}, &error));
+  EXPECT_NE(error.find("was not made for storage"), std::string::npos) << error;
+
+  BufferBinding good[] = {{"dst", nullptr, dst.get()}, {"src", nullptr, src.get()}};
+  ASSERT_TRUE(device_->Dispatch(*kernel, good, {1, 1, 1}, &error)) << error;
+  std::vector<float> out(4);
+  ASSERT_TRUE(device_->ReadTexture(*dst, 0, std::as_writable_bytes(std::span(out)), &error));
+  EXPECT_EQ(out, (std::vector<float>{4.0f, -3.0f, 7.5f, 21.0f}));
+}
+
 TEST_F(VulkanDeviceTest, KernelCreationErrors) {
   std::vector<uint32_t> spirv = Compile(kSquareShader);
   std::string error;

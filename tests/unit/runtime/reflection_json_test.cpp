@@ -170,8 +170,9 @@ TEST(ReflectionJsonTest, MalformedDocumentsAreRefused) {
   EXPECT_FALSE(ReflectionFromJson(R"({"entry_points": []})", &r, &error));
   EXPECT_EQ(error, "reflection: missing array \"parameters\"");
   EXPECT_FALSE(ReflectionFromJson(
-      R"({"entry_points": [], "parameters": [{"name": "b", "kind": "texture"}]})", &r, &error));
-  EXPECT_EQ(error, "parameters[0]: unknown kind 'texture'");
+      R"({"entry_points": [], "parameters": [{"name": "b", "kind": "acceleration_structure"}]})",
+      &r, &error));
+  EXPECT_EQ(error, "parameters[0]: unknown kind 'acceleration_structure'");
   EXPECT_FALSE(ReflectionFromJson(R"({"entry_points": [], "parameters": [{"name": "b",
       "kind": "storage_buffer", "set": 0, "binding": -1, "type": "float", "size": 4,
       "stride": 4}]})",

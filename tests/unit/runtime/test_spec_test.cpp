@@ -247,5 +247,65 @@ TEST(TestSpecTest, RejectsBadUniformAndTensorDirectives) {
   }
 }
 
+TEST(TestSpecTest, ParsesTextureAndSamplerDirectives) {
+  const char* source =
+      "//INPUT: texture colors float4 [2, 1] [1, 2, 3, 4, 5, 6, 7, 8]\n"
+      "//INPUT: texture ids uint [2, 2] mips=2 [1, 2, 3, 4, 9]\n"
+      "//INPUT: texture unorm rgba8 [1] [0, 0.5, 1, 0.25]\n"
+      "//OUTPUT: texture canvas float [4, 4]\n"
+      "//OUTPUT: texture seeded int2 [1] = [-1, 7]\n"
+      "//INPUT: sampler smooth filter=linear address=wrap\n"
+      "//INPUT: sampler plain\n";
+  TestSpec spec;
+  SpecError error;
+  ASSERT_TRUE(ParseTestSpec(source, &spec, &error)) << error.line << ": " << error.message;
+  ASSERT_EQ(spec.textures.size(), 5u);
+  EXPECT_EQ(spec.textures[0].format, "rgba32f");
+  EXPECT_EQ(spec.textures[0].components, 4u);
+  EXPECT_EQ(spec.textures[0].size, (std::vector<uint32_t>{2, 1}));
+  EXPECT_EQ(spec.textures[0].bits.size(), 8u);
+  EXPECT_EQ(spec.textures[0].bits[1], Bits(2.0f));
+  EXPECT_EQ(spec.textures[1].format, "r32ui");
+  EXPECT_EQ(spec.textures[1].mips, 2u);
+  EXPECT_EQ(spec.textures[1].bits.back(), 9u);
+  // A normalized format takes its values as floats.
+  EXPECT_EQ(spec.textures[2].format, "rgba8");
+  EXPECT_EQ(spec.textures[2].scalar, ScalarKind::Float32);
+  EXPECT_EQ(spec.textures[2].bits[1], Bits(0.5f));
+  EXPECT_EQ(spec.textures[3].role, BufferRole::Output);
+  EXPECT_TRUE(spec.textures[3].bits.empty());
+  EXPECT_EQ(spec.textures[4].format, "rg32i");
+  EXPECT_EQ(spec.textures[4].bits, (std::vector<uint64_t>{0xFFFFFFFFu, 7}));
+  ASSERT_EQ(spec.samplers.size(), 2u);
+  EXPECT_TRUE(spec.samplers[0].desc.linear);
+  EXPECT_EQ(spec.samplers[0].desc.address, runtime::SamplerDesc::Address::Wrap);
+  EXPECT_FALSE(spec.samplers[1].desc.linear);
+  EXPECT_EQ(spec.samplers[1].desc.address, runtime::SamplerDesc::Address::Clamp);
+}
+
+TEST(TestSpecTest, RejectsBadTextureAndSamplerDirectives) {
+  struct Case {
+    const char* source;
+    const char* message;
+  } cases[] = {
+      {"//INPUT: texture t float3 [1] [1, 2, 3]\n",
+       "expected a texel type (float, float2, float4, int.., uint..) or a format (rgba8, "
+       "rgba16f, ...), found 'float3'"},
+      {"//INPUT: texture t float [0, 1] [1]\n", "texture sizes must be 1 to 4096"},
+      {"//INPUT: texture t float [1] levels=2 [1]\n", "unexpected 'levels' after the texture size"},
+      {"//OUTPUT: texture t float [1] mips=2\n", "expected 'mips=N' on an input texture"},
+      {"//INPUT: sampler s filter=cubic\n",
+       "unknown sampler setting 'filter=cubic' (filter=nearest|linear, address=clamp|wrap|mirror)"},
+      {"//INPUT: sampler s linear\n", "expected 'filter=...' or 'address=...', found 'linear'"},
+  };
+  for (const Case& c : cases) {
+    TestSpec spec;
+    SpecError error;
+    EXPECT_FALSE(ParseTestSpec(c.source, &spec, &error)) << c.source;
+    EXPECT_EQ(error.message, c.message) << c.source;
+    EXPECT_EQ(error.line, 1u) << c.source;
+  }
+}
+
 }  // namespace
 }  // namespace slope::run

@@ -116,7 +116,12 @@ TEST(ApiTest, ErrorsAreStructuredAndRenderedOnRequest) {
       "void main() {\n"
       "    int a = missing + 1;\n"
       "}\n";
+  // Nothing is printed: the diagnostics come back.
+  ::testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStdout();
   Module module = session.LoadModuleFromSource("bad.slang", source);
+  EXPECT_EQ(::testing::internal::GetCapturedStdout(), "");
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
   EXPECT_FALSE(module.Ok());
   EXPECT_EQ(module.GetStatus(), Status::Error);
   const std::vector<Diagnostic>& d = module.Diagnostics();

@@ -3,6 +3,7 @@
 #   <prefix>/bin/slopec
 #   <prefix>/lib/libslope_*.a                       the pipeline's static libraries
 #   <prefix>/lib/slope/libslope_llvm.so             the LLVM plugin (ptx, host, object targets)
+#   <prefix>/include/slope/slope.hpp, slope.h       the embedded C++ and C API
 #   <prefix>/include/slope/compiler/driver/...      public headers, in the source layout
 #   <prefix>/include/slope/runtime/...
 #   <prefix>/lib/cmake/Slope/                       SlopeConfig.cmake, SlopeShaders.cmake, ...
@@ -18,7 +19,7 @@ set(SLOPE_INSTALL_PLUGINDIR ${CMAKE_INSTALL_LIBDIR}/slope)
 # The static libraries Slope::compiler is made of, in link order (each before the ones
 # it uses): slope.pc lists them in this order.
 set(SLOPE_COMPILER_LIBS
-  slope_driver slope_target_spirv slope_target_glsl slope_target_cuda slope_target_ctext
+  slope_api slope_driver slope_target_spirv slope_target_glsl slope_target_cuda slope_target_ctext
   slope_llvm_loader slope_stdlib slope_lower slope_sema slope_parse slope_preprocess
   slope_ast slope_autodiff slope_passes slope_target_layout slope_ir slope_diag
   slope_source slope_base)
@@ -48,6 +49,9 @@ install(TARGETS slopec slope_compiler slope_runtime ${SLOPE_COMPILER_LIBS}
 # through SLOPE_LLVM_PLUGIN; Slope::llvm_plugin names the installed file.
 install(TARGETS slope_llvm EXPORT SlopeTargets LIBRARY DESTINATION ${SLOPE_INSTALL_PLUGINDIR})
 
+# The embedded API: <slope/slope.hpp> and <slope/slope.h>, found through <prefix>/include.
+install(FILES include/slope/slope.hpp include/slope/slope.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/slope)
 # Public headers: the driver's entry point and what it includes, and the runtime's
 # device API. They keep the source layout, so "compiler/driver/compile.h" resolves
 # against <prefix>/include/slope in an installed tree as it does in the source tree.

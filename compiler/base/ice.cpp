@@ -21,14 +21,18 @@ void IceLocationScope::Update(std::string where) { where_ = std::move(where); }
 const IceLocationScope* IceLocationScope::Current() { return current_scope; }
 
 void ReportIce(const char* file, int line, const std::string& message) {
-  std::fflush(stdout);
+  std::string report;
   if (current_scope != nullptr && !current_scope->Where().empty()) {
-    std::fprintf(stderr, "%s: internal compiler error: %s\n", current_scope->Where().c_str(),
-                 message.c_str());
-  } else {
-    std::fprintf(stderr, "internal compiler error: %s\n", message.c_str());
+    report = current_scope->Where() + ": ";
   }
-  std::fprintf(stderr, "note: raised at %s:%d; please report this bug\n", file, line);
+  report += "internal compiler error: " + message + "\nnote: raised at " + file + ":" +
+            std::to_string(line) + "; please report this bug";
+  throw InternalError(std::move(report));
+}
+
+void ExitWithIce(const InternalError& error) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "%s\n", error.what());
   std::fflush(stderr);
   std::_Exit(kIceExitCode);
 }

@@ -93,7 +93,9 @@ void DiagEngine::Emit(const Diagnostic& diag) {
     ++warning_count_;
   }
   if (repeated) return;
-  if (options_.format == Format::Json) {
+  if (options_.records != nullptr) {
+    options_.records->push_back(MakeRecord(diag, severity));
+  } else if (options_.format == Format::Json) {
     RenderJson(diag, severity);
   } else {
     RenderText(diag, severity);
@@ -109,30 +111,67 @@ void DiagEngine::Emit(const Diagnostic& diag) {
   out_.flush();
 }
 
-void DiagEngine::RenderText(const Diagnostic& diag, Severity shown) {
+Record DiagEngine::MakeRecord(const Diagnostic& diag, Severity shown) const {
+  Record r;
+  r.severity = shown;
+  r.code = DiagCode(diag.id);
+  r.message = diag.message;
   source::SourceLoc loc = diag.range.begin;
-  if (loc.IsValid()) out_ << sources_.Describe(loc) << ": ";
-  out_ << SeverityName(shown) << ' ' << DiagCode(diag.id) << ": " << diag.message << '\n';
-  if (!loc.IsValid()) return;
+  if (loc.IsValid()) {
+    source::LineCol lc = sources_.GetLineCol(loc);
+    r.file = sources_.PresumedPath(loc);
+    r.line = lc.line;
+    r.column = lc.column;
+    r.source_line = std::string(sources_.GetLineText(loc));
+    // The caret's '~' run covers the range up to the end of the line it starts on.
+    if (diag.range.end.IsValid() && diag.range.end.file == loc.file &&
+        diag.range.end.offset > loc.offset) {
+      source::LineCol e = sources_.GetLineCol(diag.range.end);
+      r.end_line = e.line;
+      r.end_column = e.line == lc.line ? lc.column + (diag.range.end.offset - loc.offset)
+                                       : e.column;
+    }
+  }
+  for (const Diagnostic& note : diag.notes) {
+    r.notes.push_back(MakeRecord(note, GetDiagInfo(note.id).severity));
+  }
+  return r;
+}
 
+namespace {
+void RenderOne(const Record& r, std::string* out) {
+  if (r.line != 0) *out += r.file + ":" + std::to_string(r.line) + ":" + std::to_string(r.column) + ": ";
+  *out += std::string(SeverityName(r.severity)) + ' ' + r.code + ": " + r.message + '\n';
+  if (r.line == 0) return;
   // The source line, then a caret under the start and '~' under the rest of the range
   // (clipped to the line). Tabs are copied so the caret lines up.
-  source::LineCol lc = sources_.GetLineCol(loc);
-  std::string_view line = sources_.GetLineText(loc);
-  out_ << line << '\n';
+  const std::string& line = r.source_line;
+  *out += line + '\n';
   std::string marker;
-  for (uint32_t i = 0; i + 1 < lc.column && i < line.size(); ++i) {
+  for (uint32_t i = 0; i + 1 < r.column && i < line.size(); ++i) {
     marker += line[i] == '\t' ? '\t' : ' ';
   }
   marker += '^';
-  if (diag.range.end.IsValid() && diag.range.end.file == loc.file &&
-      diag.range.end.offset > loc.offset + 1) {
+  if (r.end_line >= r.line && r.end_line != 0) {
     uint32_t line_end_col = static_cast<uint32_t>(line.size()) + 1;
-    uint32_t end_col = lc.column + (diag.range.end.offset - loc.offset);
-    end_col = std::min(end_col, line_end_col);
-    for (uint32_t c = lc.column + 1; c < end_col; ++c) marker += '~';
+    uint32_t end_col = r.end_line == r.line ? std::min(r.end_column, line_end_col) : line_end_col;
+    for (uint32_t c = r.column + 1; c < end_col; ++c) marker += '~';
   }
-  out_ << marker << '\n';
+  *out += marker + '\n';
+}
+}  // namespace
+
+std::string RenderRecord(const Record& record) {
+  std::string out;
+  RenderOne(record, &out);
+  for (const Record& note : record.notes) out += RenderRecord(note);
+  return out;
+}
+
+void DiagEngine::RenderText(const Diagnostic& diag, Severity shown) {
+  Record r = MakeRecord(diag, shown);
+  r.notes.clear();  // Emit renders the notes after the diagnostic
+  out_ << RenderRecord(r);
 }
 
 namespace {

@@ -41,6 +41,26 @@ const std::vector<DiagId>& AllDiagIds();
 /// The printed code: "E1001", "W3101", "N0001".
 std::string DiagCode(DiagId id);
 
+/// A diagnostic as reported, resolved against the sources: what a library caller keeps
+/// once the compile's SourceManager is gone. RenderRecord writes it as the engine does.
+struct Record {
+  Severity severity = Severity::Error;  ///< as shown: a warning made an error is an error
+  std::string code;                     ///< "E1001", "W3101", "N0001"
+  std::string file;                     ///< after `#line`; empty when it has no place
+  uint32_t line = 0;                    ///< 1-based, after `#line`; 0 when it has no place
+  uint32_t column = 0;                  ///< 1-based
+  /// Where the range ends (as JSON diagnostics give it); 0 when it has no end in the file.
+  uint32_t end_line = 0;
+  uint32_t end_column = 0;
+  std::string message;
+  std::string source_line;     ///< the text of the line it points at, for the caret
+  std::vector<Record> notes;   ///< notes attached to it, in order
+};
+
+/// Renders one record as text: "file:line:col: severity CODE: message", the source line
+/// and a caret line (when it has a place), then its notes alike.
+std::string RenderRecord(const Record& record);
+
 /// Output format of the engine.
 enum class Format : uint8_t { Text, Json };
 
@@ -62,6 +82,9 @@ struct Options {
   /// W code, are printed as "error" and count as errors.
   std::vector<int> error_warnings;
   bool all_warnings_are_errors = false;  ///< -warnings-as-errors all
+  /// When set, each diagnostic is kept here, resolved to file, line and column, instead
+  /// of being written to the engine's stream (the embedded API renders it on request).
+  std::vector<Record>* records = nullptr;
 };
 
 /// A fully formed diagnostic, before rendering.
@@ -152,6 +175,7 @@ class DiagEngine {
   }
 
  private:
+  Record MakeRecord(const Diagnostic& diag, Severity shown) const;
   void RenderText(const Diagnostic& diag, Severity shown);
   void RenderJson(const Diagnostic& diag, Severity shown);
 

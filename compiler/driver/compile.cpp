@@ -240,6 +240,7 @@ CompileResult CompileOnThisThread(const CompileOptions& options) {
   diag_options.disabled_warnings = options.disabled_warnings;
   diag_options.error_warnings = options.error_warnings;
   diag_options.all_warnings_are_errors = options.all_warnings_are_errors;
+  diag_options.records = options.diagnostics;
   if (options.report_checkpoint_intermediates) {
     diag_options.remarks.push_back(diag::Remark::CheckpointIntermediates);
   }
@@ -318,7 +319,14 @@ CompileResult CompileOnThisThread(const CompileOptions& options) {
 
   // Which entry points to emit: those -entry names (sema checked they exist), else all.
   const std::vector<std::string>& entries = options.entries;
-  if (options.target == Target::None) return finish();
+  if (options.target == Target::None) {
+    // A check gives what the module offers: its entry points (the embedded API lists
+    // them for a loaded module).
+    for (const ast::FuncDecl* f : checked.entry_points) {
+      result.reflection.entry_points.push_back({f->name, sema::NumThreadsOf(*f)});
+    }
+    return finish();
+  }
 
   // Middle.
   std::unique_ptr<ir::Module> ir_module = lower::LowerModule(checked, sources);
@@ -358,7 +366,7 @@ CompileResult CompileOnThisThread(const CompileOptions& options) {
           dumped = true;
         }
       },
-      &diags);
+      &diags, options.verify_each_pass);
   if (target == nullptr || diags.HasErrors()) return finish();
 
   // The target's writer.

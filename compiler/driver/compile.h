@@ -10,6 +10,10 @@
 
 #include "compiler/driver/reflection.h"
 
+namespace slope::diag {
+struct Record;
+}  // namespace slope::diag
+
 namespace slope::driver {
 
 /// Output artifact kinds.
@@ -71,6 +75,13 @@ struct CompileOptions {
   /// per thread for its reverse sweep, in bytes, per function and source line.
   bool report_checkpoint_intermediates = false;
   std::ostream* diag_out = nullptr;  ///< where diagnostics go; nullptr = std::cerr
+  /// When set, diagnostics are appended here, resolved to file, line and column
+  /// (compiler/diag/diag.h), and nothing is written to `diag_out`.
+  std::vector<diag::Record>* diagnostics = nullptr;
+  /// Verify the IR after every pass of the target's list, not only after the last
+  /// (about a fifth of the compile time); an invalid IR is an internal error naming the
+  /// pass that made it. The tools turn it on when SLOPE_VERIFY_EACH=1, as the tests do.
+  bool verify_each_pass = false;
   /// With Target::Ir: print the IR after this pass of the target's pass list (the first
   /// time it runs) instead of right after lowering.
   std::string dump_ir_after;
@@ -92,7 +103,10 @@ struct CompileResult {
 };
 
 /// Runs the whole pipeline. Never throws for bad input: every problem is a diagnostic
-/// written to `options.diag_out`.
+/// written to `options.diag_out` (or kept in `options.diagnostics`). A bug of the
+/// compiler throws base::InternalError (compiler/base/ice.h); the tools exit with status
+/// 70 on it and the embedded API returns it as an error result. Holds no state between
+/// calls: compiles run concurrently on any threads.
 CompileResult Compile(const CompileOptions& options);
 
 }  // namespace slope::driver

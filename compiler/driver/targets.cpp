@@ -21,8 +21,9 @@ bool ValidateOutput(const std::vector<uint32_t>& words, diag::DiagEngine& diags,
 
 namespace {
 
-void RunRaise(ir::Module& module, const AfterPass& after_pass, diag::DiagEngine* diags) {
-  targets::spirv::Raise(module, after_pass, diags);
+void RunRaise(ir::Module& module, const AfterPass& after_pass, diag::DiagEngine* diags,
+              bool verify_each) {
+  targets::spirv::Raise(module, after_pass, diags, verify_each);
 }
 
 void EmitSpirv(EmitRequest& r) {

@@ -44,8 +44,10 @@ struct TargetInfo {
   OutputKind output;
   /// The names of the passes `run_passes` runs, in order (for -dump-ir-after).
   const std::vector<std::string_view>& (*pass_names)();
-  /// Runs the pass list (verifying as targets/spirv/raise.h describes).
-  void (*run_passes)(ir::Module& module, const AfterPass& after_pass, diag::DiagEngine* diags);
+  /// Runs the pass list (verifying as targets/spirv/raise.h describes; after every pass
+  /// with `verify_each`).
+  void (*run_passes)(ir::Module& module, const AfterPass& after_pass, diag::DiagEngine* diags,
+                     bool verify_each);
   /// Writes the output; errors go to `request.diags`.
   void (*emit)(EmitRequest& request);
   /// The `__target_switch` case the target takes: Slang's name for the language the

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "compiler/base/ice.h"
 #include "compiler/preprocess/preprocessor_impl.h"
 
 namespace slope::preprocess {
@@ -351,6 +352,13 @@ void Preprocessor::HandlePragma(FileState& f, const Token& name) {
     pragma_once_.insert(f.file);
     CheckLineEnd(line, 1, name);
     return;
+  }
+  // `#pragma slope __debug ice`: an internal compiler error on purpose, so that tests
+  // can check how the tools and the embedded API report one (as clang's
+  // `#pragma clang __debug crash`).
+  if (line.size() == 3 && line[0].IsIdent("slope") && line[1].IsIdent("__debug") &&
+      line[2].IsIdent("ice")) {
+    SLOPE_ICE("raised on request by '#pragma slope __debug ice'");
   }
   source::SourceRange at = line.empty() ? name.Range() : line[0].Range();
   diags_.Report(DiagId::UnknownPragma, at, line.empty() ? std::string_view() : line[0].text);

@@ -1,8 +1,11 @@
 // Built by `c++ -std=c++20 pkg_config_main.cpp $(pkg-config --cflags --libs slope)`
-// (package_test.py pkg-config): the flags must find the headers and link the library.
+// (package_test.py pkg-config): the flags must find the headers (the driver's and
+// <slope/slope.hpp>) and link the library.
 #include <array>
 #include <cstdio>
 #include <sstream>
+
+#include <slope/slope.hpp>
 
 #include "compiler/driver/compile.h"
 
@@ -23,5 +26,10 @@ int main() {
   std::printf("%s: SPIR-V from the library\n%s: reflection of fill [numthreads(16, 2, 1)]\n",
               spirv ? "ok" : "FAILED", reflected ? "ok" : "FAILED");
   if (!diagnostics.str().empty()) std::printf("%s", diagnostics.str().c_str());
-  return spirv && reflected ? 0 : 1;
+  // The embedded API from the same flags.
+  slope::Module module = slope::Session().LoadModuleFromSource("pc.slang", *options.source_text);
+  bool api = module.Ok() && module.EntryPoints().size() == 1 &&
+             module.Compile(slope::Target::SpirV).Words() == result.spirv;
+  std::printf("%s: the embedded API gives the same SPIR-V\n", api ? "ok" : "FAILED");
+  return spirv && reflected && api ? 0 : 1;
 }

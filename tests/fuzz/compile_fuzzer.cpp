@@ -1,6 +1,7 @@
 // libFuzzer target over the whole front end and code generation: any byte string is
 // compiled as a .slang file to SPIR-V. A crash, a sanitizer report, a hang, an internal
-// compiler error (which exits) or generated SPIR-V that fails validation is a finding.
+// compiler error (an InternalError this lets through, which aborts) or generated SPIR-V
+// that fails validation is a finding.
 
 #include <cstddef>
 #include <cstdint>

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "compiler/base/ice.h"
+#include "tools/common/tool_main.h"
 #include "compiler/diag/diag.h"
 #include "compiler/driver/args.h"
 #include "compiler/ir/parser.h"
@@ -31,9 +32,7 @@ std::vector<std::string> SplitNames(const std::string& list) {
   return names;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int SlopeOptMain(int argc, char** argv) {
   slope::autodiff::RegisterPasses();
   namespace diag = slope::diag;
   CLI::App app{"slope-opt: run Slope IR passes on IR text"};
@@ -100,3 +99,7 @@ int main(int argc, char** argv) {
   }
   return 0;
 }
+
+}  // namespace
+
+int main(int argc, char** argv) { return slope::tools::RunToolMain(argc, argv, SlopeOptMain); }

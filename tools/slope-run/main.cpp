@@ -21,6 +21,7 @@
 #include "compiler/driver/args.h"
 #include "compiler/driver/compile.h"
 #include "tools/common/codegen_flags.h"
+#include "tools/common/tool_main.h"
 #include "compiler/targets/cuda/kernel_symbol.h"
 #include "compiler/targets/cuda/prelude.h"
 #include "runtime/core/device.h"
@@ -228,9 +229,7 @@ int RunEverywhere(const RunFn& run_on, double tolerance) {
   return rc;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int SlopeRunMain(int argc, char** argv) {
   CLI::App app{"Runs a Slope execution test and prints its output buffers."};
   app.name("slope-run");
   app.footer("Options may also be spelled with one dash: -backend=vulkan, -entry main.");
@@ -329,6 +328,7 @@ int main(int argc, char** argv) {
   if (entry.empty()) entry = spec.entry;
 
   slope::driver::CompileOptions options;
+  options.verify_each_pass = slope::tools::VerifyEachFromEnvironment();
   options.input_path = file;
   options.source_text = source;
   if (!entry.empty()) options.entries = {entry};
@@ -400,3 +400,7 @@ int main(int argc, char** argv) {
   }
   return RunEverywhere(run_on, tolerance);
 }
+
+}  // namespace
+
+int main(int argc, char** argv) { return slope::tools::RunToolMain(argc, argv, SlopeRunMain); }

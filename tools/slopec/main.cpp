@@ -13,6 +13,7 @@
 #include "compiler/driver/compile.h"
 #include "compiler/driver/reflection_json.h"
 #include "compiler/targets/cuda/prelude.h"
+#include "tools/common/tool_main.h"
 #include "tools/slopec/jobs.h"
 #include "tools/slopec/options.h"
 
@@ -77,6 +78,7 @@ driver::CompileOptions BaseOptions(const CommandLine& cl) {
   o.report_checkpoint_intermediates = cl.report_checkpoints;
   o.dump_ir_after = cl.dump_ir_after;
   if (!cl.gpu_arch.empty()) o.gpu_arch = cl.gpu_arch;
+  o.verify_each_pass = slope::tools::VerifyEachFromEnvironment();
   return o;
 }
 
@@ -266,9 +268,7 @@ int Run(const CommandLine& cl) {
   return 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int SlopecMain(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   CommandLine cl;
   std::string error;
@@ -291,3 +291,7 @@ int main(int argc, char** argv) {
   if (cl.inputs.empty()) return Fail("no input file (slopec -h shows the usage)");
   return Run(cl);
 }
+
+}  // namespace
+
+int main(int argc, char** argv) { return slope::tools::RunToolMain(argc, argv, SlopecMain); }

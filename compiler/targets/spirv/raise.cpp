@@ -1,7 +1,6 @@
 #include "compiler/targets/spirv/raise.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <string>
 
 #include "compiler/autodiff/passes.h"
@@ -31,7 +30,8 @@ const std::vector<std::string_view>& RaisePassNames() {
   return kNames;
 }
 
-void Raise(ir::Module& module, const AfterPass& after_pass, diag::DiagEngine* diags) {
+void Raise(ir::Module& module, const AfterPass& after_pass, diag::DiagEngine* diags,
+           bool verify_each) {
   passes::Options options;
   options.diags = diags;
   bool uses_fwd_diff = std::any_of(module.functions.begin(), module.functions.end(),
@@ -40,12 +40,9 @@ void Raise(ir::Module& module, const AfterPass& after_pass, diag::DiagEngine* di
                                    [](const ir::Function* f) { return f->bwd_diff_of != nullptr; });
   // The verifier costs about a fifth of a compile when run after each of the list's
   // passes, so by default it runs once, at the end, as compilers do in release builds;
-  // SLOPE_VERIFY_EACH=1 (set by the test suite) verifies after every pass and names the
+  // `verify_each` (CompileOptions::verify_each_pass; the tools set it from
+  // SLOPE_VERIFY_EACH=1, as the test suite does) verifies after every pass and names the
   // pass that broke the IR. slope-opt always verifies after each pass.
-  static const bool verify_each = [] {
-    const char* v = std::getenv("SLOPE_VERIFY_EACH");
-    return v != nullptr && *v != '\0' && *v != '0';
-  }();
   for (std::string_view name : RaisePassNames()) {
     if (name == "fwd-diff" && !uses_fwd_diff) continue;
     if (name == "bwd-diff" && !uses_bwd_diff) continue;

@@ -17,11 +17,11 @@ using AfterPass = std::function<void(std::string_view pass, const ir::Module& mo
 /// The names of the passes Raise runs, in order (a name may repeat).
 const std::vector<std::string_view>& RaisePassNames();
 
-/// Runs the SPIR-V pass list on `module`, verifying after each pass (a failure is an
-/// internal compiler error naming the pass), then calls `after_pass` when set. User
-/// errors passes find are reported to `diags`; the list stops after the pass that
-/// reported one.
+/// Runs the SPIR-V pass list on `module`, then calls `after_pass` after each pass when
+/// set. The IR is verified at the end, and with `verify_each` after every pass too (a
+/// failure is an internal compiler error naming the pass). User errors passes find are
+/// reported to `diags`; the list stops after the pass that reported one.
 void Raise(ir::Module& module, const AfterPass& after_pass = {},
-           diag::DiagEngine* diags = nullptr);
+           diag::DiagEngine* diags = nullptr, bool verify_each = false);
 
 }  // namespace slope::targets::spirv

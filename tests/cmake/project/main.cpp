@@ -1,5 +1,5 @@
 // Uses an installed Slope as a user's program would: compiles a shader through the
-// library (Slope::compiler) and checks the shaders slope_add_shaders compiled at build
+// embedded API (<slope/slope.hpp>, Slope::compiler) and checks the shaders slope_add_shaders compiled at build
 // time and embedded as headers. Exits non-zero, saying why, when anything is wrong.
 #include <algorithm>
 #include <cmath>
@@ -14,7 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "compiler/driver/compile.h"
+#include <slope/slope.hpp>
+
 #include "runtime/core/device.h"
 #include "test_shaders/blur.cu.h"
 #include "test_shaders/blur.spv.h"
@@ -56,17 +57,16 @@ void CheckEmbedded(const char* name, const unsigned char* data, std::size_t size
 // host code through the library and run on the CPU device. Both load the LLVM plugin,
 // which the project copies next to this program (docs/cmake.md).
 void RunBlurOnCpu() {
-  slope::driver::CompileOptions options;
-  options.input_path = std::string(SHADER_SOURCE_DIR) + "/blur.slang";
-  options.entries = {"computeMain"};
-  options.target = slope::driver::Target::Host;
-  std::ostringstream diagnostics;
-  options.diag_out = &diagnostics;
-  slope::driver::CompileResult result = slope::driver::Compile(options);
-  Check(result.ok && !result.binary.empty(),
+  slope::Session session;
+  slope::Module module = session.LoadModule(std::string(SHADER_SOURCE_DIR) + "/blur.slang");
+  slope::Artifact result = module.Compile(slope::Target::Host, {"computeMain"});
+  Check(result.Ok() && !result.data.empty(),
         "the library compiles blur.slang (importing common.slang) to host code" +
-            (diagnostics.str().empty() ? "" : ": " + diagnostics.str()));
-  if (!result.ok) return;
+            (result.Ok() ? "" : ": " + slope::Render(result.diagnostics) + result.internal_error));
+  if (!result.Ok()) return;
+  Check(result.dependencies.size() == 2 &&
+            result.dependencies[1].find("common.slang") != std::string::npos,
+        "its dependencies are blur.slang and the common.slang it imports");
 
   std::string error;
   std::unique_ptr<slope::runtime::Device> device =
@@ -79,7 +79,7 @@ void RunBlurOnCpu() {
   auto in_buf = device->CreateBuffer(input.size() * sizeof(float), &error);
   auto out_buf = device->CreateBuffer(output.size() * sizeof(float), &error);
   slope::runtime::KernelCode code;
-  code.host = result.binary;
+  code.host = result.data;
   auto kernel = device->CreateKernelFromCode(code, result.reflection, "computeMain", &error);
   std::vector<slope::runtime::BufferBinding> bindings{{"input", in_buf.get()},
                                                       {"output", out_buf.get()}};
@@ -103,33 +103,35 @@ void RunBlurOnCpu() {
 }  // namespace
 
 int main() {
-  // 1. The library API: a shader given as text, compiled to SPIR-V with reflection.
-  slope::driver::CompileOptions options;
-  options.input_path = "api.slang";
-  options.source_text =
+  // 1. The embedded API: a shader given as text, compiled to SPIR-V with reflection.
+  slope::Session session;
+  slope::Module module = session.LoadModuleFromSource(
+      "api.slang",
       "RWStructuredBuffer<float> values;\n"
       "[shader(\"compute\")] [numthreads(8, 4, 1)]\n"
-      "void doubleIt(uint3 id : SV_DispatchThreadID) { values[id.x] = 2.0 * values[id.x]; }\n";
-  std::ostringstream diagnostics;
-  options.diag_out = &diagnostics;
-  slope::driver::CompileResult result = slope::driver::Compile(options);
-  Check(result.ok && result.error_count == 0, "the library compiles a shader" +
-                                                  (diagnostics.str().empty() ? "" : ": " + diagnostics.str()));
-  Check(result.spirv.size() > 5 && result.spirv[0] == kSpirvMagic, "its output is SPIR-V");
+      "void doubleIt(uint3 id : SV_DispatchThreadID) { values[id.x] = 2.0 * values[id.x]; }\n");
+  Check(module.Ok() && module.EntryPoints().size() == 1 &&
+            module.EntryPoints()[0].name == "doubleIt" &&
+            module.EntryPoints()[0].numthreads == std::array<uint32_t, 3>{8, 4, 1},
+        "the module lists doubleIt with [numthreads(8, 4, 1)]");
+  slope::Artifact result = module.Compile(slope::Target::SpirV);
+  Check(result.Ok() && result.diagnostics.empty(),
+        "the library compiles a shader" + slope::Render(result.diagnostics));
+  std::vector<uint32_t> words = result.Words();
+  Check(words.size() > 5 && words[0] == kSpirvMagic, "its output is SPIR-V");
   const auto& entries = result.reflection.entry_points;
   Check(entries.size() == 1 && entries[0].name == "doubleIt" &&
             entries[0].numthreads == std::array<uint32_t, 3>{8, 4, 1},
         "reflection reports doubleIt with [numthreads(8, 4, 1)]");
   Check(result.reflection.FindBinding("values") != nullptr, "reflection reports the buffer 'values'");
 
-  // A program with an error gets diagnostics, not an exit.
-  slope::driver::CompileOptions bad = options;
-  bad.source_text = "void f() { undefined_name = 1; }\n";
-  std::ostringstream bad_diagnostics;
-  bad.diag_out = &bad_diagnostics;
-  slope::driver::CompileResult bad_result = slope::driver::Compile(bad);
-  Check(!bad_result.ok && bad_result.error_count > 0 && !bad_diagnostics.str().empty(),
-        "an invalid shader is reported as an error");
+  // A program with an error gets structured diagnostics, not an exit.
+  slope::Artifact bad =
+      session.LoadModuleFromSource("bad.slang", "void f() {\n  undefined_name = 1; }\n")
+          .Compile(slope::Target::SpirV);
+  Check(!bad.Ok() && !bad.diagnostics.empty() && bad.diagnostics[0].code == "E3001" &&
+            bad.diagnostics[0].line == 2 && bad.diagnostics[0].column == 3,
+        "an invalid shader is reported as an error E3001 at bad.slang:2:3");
 
   // 2. slope_add_shaders with EMBED: SPIR-V and CUDA C++ for each source.
   Check(test_shaders::blur_spv_size % 4 == 0 && FirstWord(test_shaders::blur_spv) == kSpirvMagic,

@@ -49,7 +49,7 @@ Emitted EmitHostIr(const std::vector<std::string>& entries) {
   const TargetInfo* target = FindTarget(Target::LlvmIr);
   EXPECT_NE(target, nullptr);
   if (target == nullptr) return e;
-  target->run_passes(*module, AfterPass(), &diags);
+  target->run_passes(*module, AfterPass(), &diags, /*verify_each=*/true);
   BindingInfo data;  // what reflection gives the compile of a source program
   data.name = "data";
   data.kind = ResourceKind::RWStructuredBuffer;

@@ -186,7 +186,10 @@ const char* TextureError(const Inst& inst) {
   switch (op) {
     case TextureOp::Fetch:
       if (tex->IsWritable() || tex->Dim() == TextureDim::kCube) return "fetch needs a sampled, non-cube texture";
-      if (!count(3) || !is_vec(inst.operands[1]->GetType(), axes + layers, false) ||
+      if (count(4) && !is_vec(inst.operands[3]->GetType(), axes, false)) {
+        return "a texel offset is an integer per axis";
+      }
+      if (!(count(3) || count(4)) || !is_vec(inst.operands[1]->GetType(), axes + layers, false) ||
           !is_vec(inst.operands[2]->GetType(), 1, false)) {
         return "fetch takes a texture, an integer coordinate and an integer level";
       }
@@ -209,6 +212,13 @@ const char* TextureError(const Inst& inst) {
       if (tex->IsWritable()) return "sampling needs a sampled texture";
       bool cmp = op == TextureOp::SampleCmpLevelZero;
       size_t n = op == TextureOp::SampleGrad ? 5 : op == TextureOp::Gather ? 3 : 4;
+      // sample_level may end with a texel offset, an integer per axis.
+      if (op == TextureOp::SampleLevel && count(5)) {
+        if (tex->Dim() == TextureDim::kCube || !is_vec(inst.operands[4]->GetType(), axes, false)) {
+          return "a texel offset is an integer per axis (no cubes)";
+        }
+        n = 5;
+      }
       if (!count(n) || !sampler_at_1(cmp) || !is_vec(inst.operands[2]->GetType(), axes + layers, true)) {
         return "sampling takes a texture, a sampler and a float coordinate";
       }

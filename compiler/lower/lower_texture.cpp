@@ -65,17 +65,21 @@ Value* Lowerer::LowerTextureMethod(const ast::CallExpr* call) {
                               }());
       operands.push_back(coord);
       operands.push_back(b_.Extract(packed, n));
+      if (args.size() == 2) operands.push_back(args[1]);  // the texel offset
       break;
     }
     case TextureOp::Read:
       operands.push_back(args[0]);
       break;
-    case TextureOp::SampleLevel:
-      operands.insert(operands.end(), args.begin(), args.end());
-      if ((call->buffer_imm & ast::kTextureNoLod) != 0) {
-        operands.push_back(module_->ConstFloat(module_->Types().Float(32), 0.0));
-      }
+    case TextureOp::SampleLevel: {
+      // {sampler, coord, [lod], [offset]}: the level (0 for Sample) goes before the offset.
+      bool no_lod = (call->buffer_imm & ast::kTextureNoLod) != 0;
+      size_t before_offset = no_lod ? 2 : 3;
+      operands.insert(operands.end(), args.begin(), args.begin() + before_offset);
+      if (no_lod) operands.push_back(module_->ConstFloat(module_->Types().Float(32), 0.0));
+      if (args.size() > before_offset) operands.push_back(args[before_offset]);
       break;
+    }
     case TextureOp::SampleGrad:
     case TextureOp::SampleCmpLevelZero:
       operands.insert(operands.end(), args.begin(), args.end());

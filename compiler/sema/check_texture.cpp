@@ -191,6 +191,24 @@ ast::Expr* Checker::CheckTextureMethod(ast::CallExpr* call, ast::MemberExpr* cal
   const std::string coord_name = std::string(t->TextureDim() == 4 ? "direction" : "coordinate") +
                                  (t->IsTextureArray() ? " (the layer last)" : "");
 
+  // An optional texel offset (Load, Sample, SampleLevel): an int per axis, known at
+  // compile time (SPIR-V's ConstOffset, GLSL's *Offset functions); cubes have none.
+  const uint32_t axes = t->TextureDim() == 4 ? 3 : t->TextureDim();
+  const std::string offset_type = axes == 1 ? "int" : "int" + std::to_string(axes);
+  auto offset_arg = [&](size_t i) {
+    if (t->TextureDim() == 4) {
+      refuse("a cube texture takes no texel offset");
+      return false;
+    }
+    if (!int_coord(i, axes)) return false;
+    if (!CheckConstantExpr(call->args[i])) {
+      diags_.Report(DiagId::TextureArgs, call->args[i]->range, shown,
+                    "a texel offset known at compile time (a constant " + offset_type + ")");
+      return false;
+    }
+    return true;
+  };
+
   if (name == "GetDimensions") return CheckTextureDims(call, callee);
   if (name == "Load") {
     if (t->TextureDim() == 4) return refuse("a cube texture is read by sampling it");
@@ -202,11 +220,11 @@ ast::Expr* Checker::CheckTextureMethod(ast::CallExpr* call, ast::MemberExpr* cal
       if (!int_coord(0, n)) return call;
       return record(ir::TextureOp::Read, t->Element());
     }
-    if (argc != 1) {
-      return wrong("one argument, an int" + std::to_string(n + 1) + ": the texel's " +
-                   coord_name + ", then the mip level");
+    if (argc != 1 && argc != 2) {
+      return wrong("an int" + std::to_string(n + 1) + ": the texel's " + coord_name +
+                   ", then the mip level; and optionally a constant " + offset_type + " offset");
     }
-    if (!int_coord(0, n + 1)) return call;
+    if (!int_coord(0, n + 1) || (argc == 2 && !offset_arg(1))) return call;
     return record(ir::TextureOp::Fetch, t->Element());
   }
 
@@ -234,10 +252,13 @@ ast::Expr* Checker::CheckTextureMethod(ast::CallExpr* call, ast::MemberExpr* cal
   const Type* uv = float_vector(n);
   if (name == "Sample" || name == "SampleLevel") {
     bool level = name == "SampleLevel";
-    if (argc != (level ? 3u : 2u)) {
-      return wrong("a sampler, the " + coord + (level ? " and the float mip level" : ""));
+    size_t least = level ? 3u : 2u;
+    if (argc != least && argc != least + 1) {
+      return wrong("a sampler, the " + coord + (level ? ", the float mip level" : "") +
+                   " and optionally a constant " + offset_type + " texel offset");
     }
     if (!coerce(1, uv) || (level && !coerce(2, types_.Float()))) return call;
+    if (argc == least + 1 && !offset_arg(least)) return call;
     // A compute kernel has no derivatives to choose a level with: Sample reads level 0.
     return record(ir::TextureOp::SampleLevel, t->Element(), level ? 0 : ast::kTextureNoLod);
   }

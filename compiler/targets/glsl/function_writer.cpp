@@ -612,9 +612,27 @@ Expr FunctionWriter::TextureExpr(const ir::Inst& inst) {
     const ir::Type* t = inst.GetType();
     return Call(t->IsVector() ? "uvec" + std::to_string(t->Count()) : "uint", {e});
   };
+  // A texel offset as GLSL wants it, a constant expression: built from the constants
+  // sema required (the value may have been kept in a variable).
+  auto offset = [&](size_t i) {
+    const ir::Value* v = inst.operands[i];
+    if (v->VKind() != ir::ValueKind::Inst) return int_coord(i);
+    const auto* parts = static_cast<const ir::Inst*>(v);
+    std::vector<Expr> lanes;
+    for (uint32_t k = 0; k < v->GetType()->Count(); ++k) {
+      const ir::Value* lane = parts->operands[parts->GetOp() == Op::Splat ? 0 : k];
+      if (lane->VKind() != ir::ValueKind::Constant) return int_coord(i);
+      lanes.push_back(Atom(std::to_string(static_cast<const ir::Constant*>(lane)->AsSigned())));
+    }
+    return Call("ivec" + std::to_string(lanes.size()), lanes);
+  };
   switch (static_cast<T>(inst.imms[0])) {
     case T::Fetch:
       context_.Require("GL_EXT_samplerless_texture_functions");
+      if (inst.operands.size() == 4) {
+        return narrow(Call("texelFetchOffset",
+                           {op(0), int_coord(1), Call("int", {op(2)}), offset(3)}));
+      }
       return narrow(Call("texelFetch", {op(0), int_coord(1), Call("int", {op(2)})}));
     case T::Read:
       return narrow(Call("imageLoad", {op(0), int_coord(1)}));
@@ -630,6 +648,9 @@ Expr FunctionWriter::TextureExpr(const ir::Inst& inst) {
       return Call("imageStore", {op(0), int_coord(1), value});
     }
     case T::SampleLevel:
+      if (inst.operands.size() == 5) {
+        return narrow(Call("textureLodOffset", {combined(false), op(2), op(3), offset(4)}));
+      }
       return narrow(Call("textureLod", {combined(false), op(2), op(3)}));
     case T::SampleGrad:
       return narrow(Call("textureGrad", {combined(false), op(2), op(3), op(4)}));

@@ -162,6 +162,9 @@ class Writer {
   void DeclareTextureGlobal(const ir::Global* g);
   /// The loaded image (or sampler) of `texture` instruction operand `v`, a global.
   uint32_t LoadHandle(const ir::Value* v);
+  /// The id of constant `v` (a scalar, or a vector built of constants), declared as an
+  /// OpConstantComposite: a texel offset.
+  uint32_t ConstantVectorId(const ir::Value* v);
   /// A texture operation (ir::TextureOp); results are 4-vectors in SPIR-V, narrowed to
   /// the texel type after.
   void WriteTexture(const ir::Inst& inst);
@@ -639,6 +642,24 @@ void Writer::DeclareTextureGlobal(const ir::Global* g) {
   values_[g] = var;
 }
 
+uint32_t Writer::ConstantVectorId(const ir::Value* v) {
+  if (v->VKind() == ir::ValueKind::Constant) return ValueId(v);
+  const auto* inst = v->VKind() == ir::ValueKind::Inst ? static_cast<const ir::Inst*>(v) : nullptr;
+  if (inst == nullptr || (inst->GetOp() != Op::MakeVector && inst->GetOp() != Op::Splat)) {
+    SLOPE_ICE("a texel offset that is not a constant reached the SPIR-V writer");
+  }
+  std::vector<uint32_t> parts{TypeId(v->GetType()), NewId()};
+  for (uint32_t i = 0; i < v->GetType()->Count(); ++i) {
+    const ir::Value* part = inst->operands[inst->GetOp() == Op::Splat ? 0 : i];
+    if (part->VKind() != ir::ValueKind::Constant) {
+      SLOPE_ICE("a texel offset that is not a constant reached the SPIR-V writer");
+    }
+    parts.push_back(ValueId(part));
+  }
+  globals_.Emit(SpvOp::OpConstantComposite, parts);
+  return parts[1];
+}
+
 uint32_t Writer::LoadHandle(const ir::Value* v) {
   // legalize-resources traced every texture and sampler back to its global.
   SLOPE_ASSERT(v->VKind() == ir::ValueKind::Global);
@@ -684,14 +705,22 @@ void Writer::WriteTexture(const ir::Inst& inst) {
       functions_.Emit(SpvOp::OpVectorShuffle, ops);
     }
   };
-  auto lod_operands = [](uint32_t lod) {
-    return std::vector<uint32_t>{static_cast<uint32_t>(spv::ImageOperandsMask::Lod), lod};
+  // The Lod image operand, with the texel offset at operand `offset_at` when the
+  // instruction has one (Load and SampleLevel's last operand): ConstOffset, as Vulkan
+  // allows offsets known at compile time only (sema made sure it is).
+  auto lod_operands = [&](uint32_t lod, size_t offset_at = 0) {
+    if (offset_at == 0 || offset_at >= inst.operands.size()) {
+      return std::vector<uint32_t>{static_cast<uint32_t>(spv::ImageOperandsMask::Lod), lod};
+    }
+    uint32_t mask = static_cast<uint32_t>(spv::ImageOperandsMask::Lod) |
+                    static_cast<uint32_t>(spv::ImageOperandsMask::ConstOffset);
+    return std::vector<uint32_t>{mask, lod, ConstantVectorId(inst.operands[offset_at])};
   };
   uint32_t wide = NewId();
   switch (op) {
     case T::Fetch:
       functions_.Emit(SpvOp::OpImageFetch,
-                      Concat({TypeId(vec4), wide, image, operand(1)}, lod_operands(operand(2))));
+                      Concat({TypeId(vec4), wide, image, operand(1)}, lod_operands(operand(2), 3)));
       return narrow(wide);
     case T::Read:
       if (g->image_format == ir::ImageFormat::Unknown) {
@@ -727,7 +756,7 @@ void Writer::WriteTexture(const ir::Inst& inst) {
     case T::SampleLevel: {
       uint32_t si = sampled();
       functions_.Emit(SpvOp::OpImageSampleExplicitLod,
-                      Concat({TypeId(vec4), wide, si, operand(2)}, lod_operands(operand(3))));
+                      Concat({TypeId(vec4), wide, si, operand(2)}, lod_operands(operand(3), 4)));
       return narrow(wide);
     }
     case T::SampleGrad: {

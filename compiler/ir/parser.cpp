@@ -32,12 +32,17 @@ struct Token {
   uint32_t line = 0;
 };
 
+// Names keep the source's letters: the bytes of non-ASCII (UTF-8) letters are name
+// characters too, as in Slope's lexer.
+bool IsNonAscii(char c) { return static_cast<unsigned char>(c) >= 0x80; }
 bool IsNameChar(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-         c == '_' || c == '.' || c == '$';  // '$': types nested in structs
+         c == '_' || c == '.' || c == '$' || IsNonAscii(c);  // '$': types nested in structs
 }
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-bool IsLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$'; }
+bool IsLetter(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$' || IsNonAscii(c);
+}
 
 /// Splits IR text into tokens; `//` comments and white space separate them.
 std::vector<Token> Tokenize(std::string_view text, uint32_t* bad_offset) {

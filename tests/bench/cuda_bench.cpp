@@ -44,6 +44,18 @@ std::string CompileToPtx(const std::string& path, const std::string& source,
   return ptx;
 }
 
+std::unique_ptr<runtime::Kernel> BuildKernel(runtime::Device& device, const std::string& path,
+                                             const std::string& source, const std::string& entry,
+                                             driver::Target target, int sm) {
+  driver::Reflection reflection;
+  std::string ptx = CompileToPtx(path, source, entry, target, sm, &reflection);
+  if (ptx.empty()) return nullptr;
+  std::string error;
+  auto kernel = device.CreateKernelFromCode(runtime::KernelCode{{}, ptx, {}}, reflection, entry, &error);
+  if (kernel == nullptr) std::fprintf(stderr, "bench: %s\n", error.c_str());
+  return kernel;
+}
+
 std::unique_ptr<runtime::Kernel> BuildHandWritten(runtime::Device& device, const std::string& cuda,
                                                   const std::string& path,
                                                   const std::string& source,

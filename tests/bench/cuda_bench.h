@@ -21,6 +21,12 @@ std::string CompileToPtx(const std::string& path, const std::string& source,
                          const std::string& entry, driver::Target target, int sm,
                          driver::Reflection* reflection);
 
+/// The kernel of `entry` of a Slope source, compiled for `target` (Ptx, or Cuda then
+/// NVRTC) and loaded on `device`; nullptr after printing why.
+std::unique_ptr<runtime::Kernel> BuildKernel(runtime::Device& device, const std::string& path,
+                                             const std::string& source, const std::string& entry,
+                                             driver::Target target, int sm);
+
 /// A hand-written CUDA kernel: `entry` of the CUDA C++ text `cuda` (NVRTC, else nvcc),
 /// bound as slopec's kernel `entry` of the Slope source is, so its parameters must be
 /// slopec's for that entry, in the same order. nullptr after printing why.

@@ -55,17 +55,6 @@ double HostGrad(const std::vector<float>& grad, int x, int y) {
   return sum;
 }
 
-std::unique_ptr<rt::Kernel> Build(rt::Device& device, const std::string& path,
-                                  const std::string& source, const std::string& entry,
-                                  Target target, int sm) {
-  slope::driver::Reflection reflection;
-  std::string ptx = slope::bench::CompileToPtx(path, source, entry, target, sm, &reflection);
-  if (ptx.empty()) return nullptr;
-  std::string error;
-  auto kernel = device.CreateKernelFromCode(rt::KernelCode{{}, ptx, {}}, reflection, entry, &error);
-  if (kernel == nullptr) std::fprintf(stderr, "autodiff_bench: %s\n", error.c_str());
-  return kernel;
-}
 
 }  // namespace
 
@@ -154,8 +143,8 @@ int main(int argc, char** argv) {
     std::string label = std::string(target_name) + ", " + shape.what;
     const char* name = label.c_str();
     rt::GroupCount groups = shape.groups;
-    auto fwd = Build(*device, box_path, box_source, shape.forward, target, sm);
-    auto bwd = Build(*device, box_path, box_source, shape.backward, target, sm);
+    auto fwd = slope::bench::BuildKernel(*device, box_path, box_source, shape.forward, target, sm);
+    auto bwd = slope::bench::BuildKernel(*device, box_path, box_source, shape.backward, target, sm);
     if (!fwd || !bwd || !device->WriteBuffer(*b_image_grad, 0,
                                              std::span<const std::byte>(
                                                  reinterpret_cast<const std::byte*>(zeros.data()),
@@ -222,7 +211,7 @@ int main(int argc, char** argv) {
     for (const Case& c : cases) {
       double ms[2] = {-1, -1};
       for (int k = 0; k < 2; ++k) {
-        auto kernel = Build(*device, contention_path, contention_source, c.entries[k], target, sm);
+        auto kernel = slope::bench::BuildKernel(*device, contention_path, contention_source, c.entries[k], target, sm);
         std::vector<uint32_t> zero(8, 0);
         if (!kernel || !device->WriteBuffer(*b_total, 0,
                                             std::span<const std::byte>(

@@ -42,17 +42,6 @@ struct Random {
   }
 };
 
-std::unique_ptr<rt::Kernel> BuildSlope(rt::Device& device, const std::string& path,
-                                       const std::string& source, const std::string& entry,
-                                       Target target, int sm) {
-  slope::driver::Reflection reflection;
-  std::string ptx = slope::bench::CompileToPtx(path, source, entry, target, sm, &reflection);
-  if (ptx.empty()) return nullptr;
-  std::string error;
-  auto kernel = device.CreateKernelFromCode(rt::KernelCode{{}, ptx, {}}, reflection, entry, &error);
-  if (kernel == nullptr) std::fprintf(stderr, "models_bench: %s\n", error.c_str());
-  return kernel;
-}
 
 /// The hand-written CUDA kernel `entry` of `cu_path` (parameters as slopec's `entry`).
 std::unique_ptr<rt::Kernel> BuildReference(rt::Device& device, const std::string& cu_path,
@@ -153,8 +142,8 @@ int RunMlp(rt::Device& device, const std::string& dir, int sm) {
   if (ref_ms <= 0 || !check_grad("hand-written backward")) return 1;
   std::printf("mlp hand-written CUDA backward: %.3f ms (results checked)\n", ref_ms);
   for (auto [target, name] : {std::pair{Target::Ptx, "ptx"}, std::pair{Target::Cuda, "cuda"}}) {
-    auto fwd = BuildSlope(device, path, source, "forward", target, sm);
-    auto bwd = BuildSlope(device, path, source, "backward", target, sm);
+    auto fwd = slope::bench::BuildKernel(device, path, source, "forward", target, sm);
+    auto bwd = slope::bench::BuildKernel(device, path, source, "backward", target, sm);
     if (!fwd || !bwd) {
       std::printf("mlp %s: FAILED to build\n", name);
       status = 1;
@@ -248,8 +237,8 @@ int RunLoop(rt::Device& device, const std::string& dir, int sm) {
   if (ref_ms <= 0 || !check_grad("hand-written backward")) return 1;
   std::printf("loop hand-written CUDA backward: %.3f ms (results checked)\n", ref_ms);
   for (auto [target, name] : {std::pair{Target::Ptx, "ptx"}, std::pair{Target::Cuda, "cuda"}}) {
-    auto fwd = BuildSlope(device, path, source, "forward", target, sm);
-    auto bwd = BuildSlope(device, path, source, "backward", target, sm);
+    auto fwd = slope::bench::BuildKernel(device, path, source, "forward", target, sm);
+    auto bwd = slope::bench::BuildKernel(device, path, source, "backward", target, sm);
     if (!fwd || !bwd) {
       std::printf("loop %s: FAILED to build\n", name);
       status = 1;

@@ -57,13 +57,28 @@ TEST_F(DiagTest, ErrorLimitStopsAndSaysSo) {
   Options options;
   options.error_limit = 3;
   DiagEngine engine(sources_, out_, options);
-  for (int i = 0; i < 10; ++i) engine.Report(DiagId::UnexpectedCharacter, At(21), "$");
+  for (int i = 0; i < 10; ++i) engine.Report(DiagId::UnexpectedCharacter, At(21), std::string(1, 'a' + i));
   EXPECT_TRUE(engine.LimitReached());
   std::string text = out_.str();
   size_t count = 0;
   for (size_t p = text.find("E1001"); p != std::string::npos; p = text.find("E1001", p + 1)) ++count;
   EXPECT_EQ(count, 3u);
   EXPECT_NE(text.find("error E0001: too many errors emitted (3); stopping now"), std::string::npos);
+}
+
+TEST_F(DiagTest, RepeatedDiagnosticIsShownOnceButCounted) {
+  DiagEngine engine(sources_, out_);
+  for (int i = 0; i < 3; ++i) engine.Report(DiagId::UnexpectedCharacter, At(21), "$");
+  engine.Report(DiagId::UnexpectedCharacter, At(21), "%");  // another message: shown
+  engine.Report(DiagId::MissingReturn, At(0), "f");
+  engine.Report(DiagId::MissingReturn, At(0), "f");
+  std::string text = out_.str();
+  size_t count = 0;
+  for (size_t p = text.find("E1001"); p != std::string::npos; p = text.find("E1001", p + 1)) ++count;
+  EXPECT_EQ(count, 2u);
+  // A stage that reports an error again must still see the count grow.
+  EXPECT_EQ(engine.ErrorCount(), 4u);
+  EXPECT_EQ(engine.WarningCount(), 1u);
 }
 
 TEST_F(DiagTest, JsonIsOneObjectPerLine) {

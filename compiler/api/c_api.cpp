@@ -7,6 +7,7 @@
 #include <cstring>
 #include <new>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "slope/slope.hpp"
@@ -195,8 +196,12 @@ slope_status slope_compile(const slope_module* module, slope_target target,
                            const char* const* entries, size_t entry_count, slope_artifact** out) {
   if (out == nullptr) return SLOPE_INVALID_ARGUMENT;
   *out = nullptr;
+  // A C caller may pass any int: read it as its bits, since an enum value outside the
+  // enumerators is not a value C++ may load.
+  std::underlying_type_t<slope_target> raw = 0;
+  std::memcpy(&raw, &target, sizeof raw);
   if (module == nullptr || (entry_count > 0 && entries == nullptr) ||
-      target < SLOPE_TARGET_SPIRV || target > SLOPE_TARGET_LLVM_IR) {
+      raw < SLOPE_TARGET_SPIRV || raw > SLOPE_TARGET_LLVM_IR) {
     return SLOPE_INVALID_ARGUMENT;
   }
   return Guard([&] {

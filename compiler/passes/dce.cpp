@@ -2,6 +2,12 @@
 // parameters nothing uses (with the matching argument of every branch into the block),
 // and `var` slots that are only ever stored to (with those stores).
 //
+// A call has no side effects when its callee has none: every store of the callee is to
+// one of its own `var`s, and it calls only such functions (no atomics, barriers, wave
+// operations, printf or texture operations). Reading memory is allowed, so a call whose
+// result nothing uses goes, as an unused load does (reverse mode leaves such calls: the
+// primal pass of a function whose result its backward pass does not need).
+//
 // Liveness is computed by marking, not by counting uses, so cycles of dead values (a
 // loop-carried parameter whose only use is its own update) go too: a branch argument is
 // live only when the parameter it feeds is.
@@ -21,9 +27,55 @@ using ir::Inst;
 using ir::Op;
 using ir::Value;
 
+/// The address a store writes through, followed back through member and element
+/// pointers: true when it is a `var` of the function itself.
+bool StoresToLocal(const Inst& store) {
+  const Value* at = store.operands[0];
+  while (at->VKind() == ir::ValueKind::Inst) {
+    const auto* inst = static_cast<const Inst*>(at);
+    if (inst->GetOp() == Op::Var) return true;
+    if (inst->GetOp() != Op::ElementPtr && inst->GetOp() != Op::MemberPtr) return false;
+    at = inst->operands[0];
+  }
+  return false;
+}
+
+/// The functions whose calls have no side effects (see the top of the file). Starts from
+/// every function with a body and drops those that do something else until none changes,
+/// so a cycle of calls among such functions keeps them.
+std::set<const ir::Function*> SideEffectFree(const ir::Module& module) {
+  std::set<const ir::Function*> free;
+  for (const ir::Function* f : module.functions) {
+    if (!f->blocks.empty()) free.insert(f);
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const ir::Function* f : module.functions) {
+      if (free.count(f) == 0) continue;
+      bool ok = true;
+      for (const Block* b : f->blocks) {
+        for (const Inst* inst : b->insts) {
+          Op op = inst->GetOp();
+          const ir::OpInfo& info = ir::GetOpInfo(op);
+          if (!info.has_side_effects || info.is_terminator) continue;
+          if (op == Op::Store && StoresToLocal(*inst)) continue;
+          if (op == Op::Call && free.count(inst->callee) != 0) continue;
+          ok = false;
+        }
+      }
+      if (!ok) {
+        free.erase(f);
+        changed = true;
+      }
+    }
+  }
+  return free;
+}
+
 class State {
  public:
-  explicit State(ir::Function& f) : f_(f) {}
+  State(ir::Function& f, const std::set<const ir::Function*>& free_calls)
+      : f_(f), free_calls_(free_calls) {}
   bool Run();
 
  private:
@@ -32,23 +84,49 @@ class State {
   void Propagate();
 
   ir::Function& f_;
+  const std::set<const ir::Function*>& free_calls_;
   std::set<const Value*> live_;
   std::vector<const Value*> work_;
   std::map<const Block*, std::vector<ir::Edge>> preds_;
 };
 
 bool State::RemoveWriteOnlyVars() {
-  std::set<const Value*> read;  // vars used other than as a store's address
+  // A var is read when it, or a member or element pointer formed from it, is used other
+  // than as the address of a store or the base of another such pointer.
+  std::map<const Value*, const Value*> root;  // pointer -> the var it was formed from
+  for (const Inst* inst : f_.blocks.front()->insts) {
+    if (inst->GetOp() == Op::Var) root[inst] = inst;
+  }
+  auto derives = [](const Inst* inst) {
+    return inst->GetOp() == Op::ElementPtr || inst->GetOp() == Op::MemberPtr;
+  };
+  // Blocks are not listed in dominance order: find the derived pointers to a fixed point.
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const Block* b : f_.blocks) {
+      for (const Inst* inst : b->insts) {
+        if (!derives(inst) || root.count(inst) != 0) continue;
+        auto r = root.find(inst->operands[0]);
+        if (r == root.end()) continue;
+        root[inst] = r->second;
+        grew = true;
+      }
+    }
+  }
+  std::set<const Value*> read;
   for (const Block* b : f_.blocks) {
     for (const Inst* inst : b->insts) {
       for (size_t i = 0; i < inst->operands.size(); ++i) {
-        if (!(inst->GetOp() == Op::Store && i == 0)) read.insert(inst->operands[i]);
+        auto r = root.find(inst->operands[i]);
+        if (r == root.end()) continue;
+        if (i == 0 && (inst->GetOp() == Op::Store || derives(inst))) continue;
+        read.insert(r->second);
       }
     }
   }
   std::set<const Value*> dead;
-  for (const Inst* inst : f_.blocks.front()->insts) {
-    if (inst->GetOp() == Op::Var && read.count(inst) == 0) dead.insert(inst);
+  for (const auto& [ptr, var] : root) {
+    if (read.count(var) == 0) dead.insert(ptr);
   }
   if (dead.empty()) return false;
   for (Block* b : f_.blocks) {
@@ -97,7 +175,8 @@ bool State::Run() {
   preds_ = ir::Predecessors(f_);
   for (const Block* b : f_.blocks) {
     for (const Inst* inst : b->insts) {
-      if (ir::GetOpInfo(inst->GetOp()).has_side_effects) MarkLive(inst);
+      bool free_call = inst->GetOp() == Op::Call && free_calls_.count(inst->callee) != 0;
+      if (ir::GetOpInfo(inst->GetOp()).has_side_effects && !free_call) MarkLive(inst);
     }
   }
   Propagate();
@@ -137,7 +216,8 @@ bool State::Run() {
 }  // namespace
 
 Result EliminateDeadCode(ir::Module& module, const Options& options) {
-  return ForEachFunction(module, [&](ir::Function& f) { return State(f).Run(); });
+  std::set<const ir::Function*> free_calls = SideEffectFree(module);
+  return ForEachFunction(module, [&](ir::Function& f) { return State(f, free_calls).Run(); });
 }
 
 }  // namespace slope::passes

@@ -85,10 +85,18 @@ class State {
   State(ir::Module& module, const Options& options, bool resources)
       : module_(module), options_(options), resources_(resources) {}
   bool Run();
+  /// InlineCallAt (passes.h).
+  bool InlineOne(Function& caller, Inst* call) {
+    if (!CanInline(caller, *call)) return false;
+    InlineCall(caller, call);
+    return true;
+  }
 
  private:
   bool InlineCalls(Function& f);
   bool ShouldInline(const Function& caller, const Inst& call) const;
+  /// Whether the callee's body can be copied at `call`, whatever its size.
+  bool CanInline(const Function& caller, const Inst& call) const;
   /// inline-resources: whether `call` must be inlined; reports the ones that cannot be.
   bool MustInline(Function& caller, Inst& call);
   /// Moves what a loop header computes into a new first block of its body.
@@ -109,10 +117,14 @@ class State {
 };
 
 bool State::ShouldInline(const Function& caller, const Inst& call) const {
+  if (!call.callee->force_inline && InstCount(*call.callee) > options_.inline_threshold) return false;
+  return CanInline(caller, call);
+}
+
+bool State::CanInline(const Function& caller, const Inst& call) const {
   const Function* callee = call.callee;
   if (callee == &caller || callee->blocks.empty()) return false;
   if (call.block->Terminator()->GetOp() == Op::Loop) return false;
-  if (!callee->force_inline && InstCount(*callee) > options_.inline_threshold) return false;
   // A callee that calls back into this function is part of a cycle: leave it.
   for (const Block* b : callee->blocks) {
     for (const Inst* inst : b->insts) {
@@ -339,6 +351,11 @@ Result Inline(ir::Module& module, const Options& options) {
   Result result;
   result.changed = State(module, options, false).Run();
   return result;
+}
+
+bool InlineCallAt(ir::Module& module, ir::Function& caller, ir::Inst* call) {
+  Options options;
+  return State(module, options, false).InlineOne(caller, call);
 }
 
 Result InlineResources(ir::Module& module, const Options& options) {

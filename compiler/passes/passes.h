@@ -72,6 +72,12 @@ Result ForEachFunction(ir::Module& module, RunOnFunction run) {
   return result;
 }
 
+/// Replaces `call` (an instruction of `caller`) by a copy of its callee's body, as the
+/// inline pass does, whatever the callee's size; false (and nothing changed) when the
+/// callee cannot be copied there: no body, recursion, a call in a loop header, or a
+/// `ret` inside one of the callee's loops.
+bool InlineCallAt(ir::Module& module, ir::Function& caller, ir::Inst* call);
+
 /// The constant a scalar instruction `op` computes from constant operands (`b` null for
 /// unary ones), with fold's semantics; null when it is not folded. Shared by fold and sccp.
 const ir::Constant* FoldScalarOp(ir::Module& module, ir::Op op, const ir::Type* result,

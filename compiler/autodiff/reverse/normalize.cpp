@@ -76,6 +76,53 @@ bool ProveTripCount(const Function& f, const Block* header, uint32_t* count) {
   return true;
 }
 
+Function* CloneFunction(ir::Module& module, const Function& f) {
+  Function* g = module.AddFunction(f.Name(), f.ResultType());
+  g->differentiable = f.differentiable;
+  g->prefer_recompute = f.prefer_recompute;
+  g->zero_derivative = f.zero_derivative;
+  g->precise = f.precise;
+  g->loc = f.loc;
+  g->fwd_diff_of = f.fwd_diff_of;
+  g->bwd_diff_of = f.bwd_diff_of;
+  g->no_diff_params = f.no_diff_params;
+  std::map<const Value*, Value*> values;
+  std::map<const Block*, Block*> blocks;
+  for (ir::Param* p : f.params) {
+    g->params.push_back(module.AddParam(p->GetType(), nullptr));
+    values[p] = g->params.back();
+  }
+  for (Block* b : f.blocks) {
+    Block* nb = module.AddBlock(g);
+    g->blocks.push_back(nb);
+    blocks[b] = nb;
+    for (ir::Param* p : b->params) {
+      nb->params.push_back(module.AddParam(p->GetType(), nb));
+      values[p] = nb->params.back();
+    }
+    for (Inst* inst : b->insts) {
+      Inst* copy = module.NewInst(inst->GetOp(), inst->GetType());
+      copy->imms = inst->imms;
+      copy->callee = inst->callee;
+      copy->loc = inst->loc;
+      copy->block = nb;
+      nb->insts.push_back(copy);
+      values[inst] = copy;
+    }
+  }
+  for (Block* b : f.blocks) {
+    for (size_t i = 0; i < b->insts.size(); ++i) {
+      Inst* copy = blocks.at(b)->insts[i];
+      for (Value* v : b->insts[i]->operands) {
+        auto it = values.find(v);
+        copy->operands.push_back(it == values.end() ? v : it->second);
+      }
+      for (Block* t : b->insts[i]->targets) copy->targets.push_back(blocks.at(t));
+    }
+  }
+  return g;
+}
+
 namespace {
 
 /// Flag `var`s, in the order they were first needed (the code testing them follows it).
@@ -197,52 +244,7 @@ class Normalizer {
   const Inst* pointer_param_ = nullptr;  ///< a branch into a block taking a pointer
 };
 
-Function* Normalizer::Clone() {
-  Function* g = module_.AddFunction(f_->Name(), f_->ResultType());
-  g->differentiable = f_->differentiable;
-  g->prefer_recompute = f_->prefer_recompute;
-  g->zero_derivative = f_->zero_derivative;
-  g->precise = f_->precise;
-  g->loc = f_->loc;
-  g->fwd_diff_of = f_->fwd_diff_of;
-  g->bwd_diff_of = f_->bwd_diff_of;
-  g->no_diff_params = f_->no_diff_params;
-  std::map<const Value*, Value*> values;
-  std::map<const Block*, Block*> blocks;
-  for (ir::Param* p : f_->params) {
-    g->params.push_back(module_.AddParam(p->GetType(), nullptr));
-    values[p] = g->params.back();
-  }
-  for (Block* b : f_->blocks) {
-    Block* nb = module_.AddBlock(g);
-    g->blocks.push_back(nb);
-    blocks[b] = nb;
-    for (ir::Param* p : b->params) {
-      nb->params.push_back(module_.AddParam(p->GetType(), nb));
-      values[p] = nb->params.back();
-    }
-    for (Inst* inst : b->insts) {
-      Inst* copy = module_.NewInst(inst->GetOp(), inst->GetType());
-      copy->imms = inst->imms;
-      copy->callee = inst->callee;
-      copy->loc = inst->loc;
-      copy->block = nb;
-      nb->insts.push_back(copy);
-      values[inst] = copy;
-    }
-  }
-  for (Block* b : f_->blocks) {
-    for (size_t i = 0; i < b->insts.size(); ++i) {
-      Inst* copy = blocks.at(b)->insts[i];
-      for (Value* v : b->insts[i]->operands) {
-        auto it = values.find(v);
-        copy->operands.push_back(it == values.end() ? v : it->second);
-      }
-      for (Block* t : b->insts[i]->targets) copy->targets.push_back(blocks.at(t));
-    }
-  }
-  return g;
-}
+Function* Normalizer::Clone() { return CloneFunction(module_, *f_); }
 
 void Normalizer::DemoteParams() {
   std::map<const Value*, Value*> loads;

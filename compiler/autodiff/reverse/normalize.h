@@ -16,6 +16,9 @@ namespace slope::autodiff::reverse {
 /// the back edge, tested `<` or `<=` against a constant by the loop's first block.
 bool ProveTripCount(const ir::Function& f, const ir::Block* header, uint32_t* count);
 
+/// A copy of `f` (same name, attributes and body; added to the module's function list).
+ir::Function* CloneFunction(ir::Module& module, const ir::Function& f);
+
 /// `f` itself when its control flow already has the shape reverse mode takes; otherwise
 /// a copy of `f` (named as `f`, in the module's function list, which the caller removes
 /// once done with it) that computes the same: an early `return` stores the result and

@@ -26,6 +26,7 @@
 #include "compiler/autodiff/reverse/normalize.h"
 #include "compiler/base/ice.h"
 #include "compiler/ir/builder.h"
+#include "compiler/ir/cfg.h"
 #include "compiler/ir/type_walk.h"
 
 namespace slope::autodiff::reverse {
@@ -79,6 +80,15 @@ class Reverser {
   /// At the builder: a pointer to loop `info`'s iteration counter (for a nested loop,
   /// the one of the current iteration of the loops around it, at tape index `outer`).
   Value* Counter(const LoopInfo* info, Value* outer);
+  /// Whether calls of `callee` may be replaced by its body before differentiating.
+  bool Inlinable(const Function& callee) const;
+  /// `f`, or a copy of it with the calls of Inlinable functions outside its loops
+  /// replaced by their bodies (callees' calls too, within a size budget).
+  Function* InlineCallees(Function* f);
+  /// For an exact loop: which header parameter counts, from what, by what step.
+  void ProveExact(Block* header, LoopInfo* info);
+  /// An exact loop's iteration, from its counting parameter (forward copy).
+  Value* ExactIteration(const LoopInfo* info);
   /// Emits the reverse of the loop `info`: its exit pass, then each iteration from the
   /// last to the first.
   void ReverseLoop(const LoopInfo& info);
@@ -186,8 +196,14 @@ class Reverser {
     const LoopInfo* parent = nullptr; ///< the loop around it
     uint64_t entries = 0;             ///< tape entries: (bound + 1) times the parent's
     /// var: iterations started, counted forward; for a nested loop, an array with one
-    /// counter per entry of the parent's tape.
+    /// counter per entry of the parent's tape. Null for a loop that always runs `trips`
+    /// times (`exact`): its iteration is (i - start) / step of its induction variable.
     Inst* iter = nullptr;
+    bool exact = false;               ///< runs exactly `trips` times whenever entered
+    uint32_t trips = 0;
+    size_t counter_param = 0;         ///< the header parameter counting (when exact)
+    int64_t start = 0;                ///< its value at entry
+    int64_t step = 1;                 ///< what each iteration adds to it
   };
   std::map<const Block*, LoopInfo> loops_;          ///< by JVP header block
   std::map<const Block*, const LoopInfo*> loop_of_; ///< JVP and forward blocks -> innermost loop
@@ -417,6 +433,7 @@ Value* Reverser::Iteration(const LoopInfo* info) {
     auto it = reverse_iter_.find(info);
     if (it != reverse_iter_.end()) return it->second;
   }
+  if (info->exact) return ExactIteration(info);
   Value* outer = info->parent != nullptr ? TapeIndex(info->parent) : nullptr;
   return b_.Load(Counter(info, outer));
 }
@@ -585,6 +602,7 @@ bool Reverser::WalkLoop(Block* header) {
     return false;
   }
   info.entries = (info.parent != nullptr ? info.parent->entries : 1) * (uint64_t{info.bound} + 1);
+  ProveExact(header, &info);
   if (info.entries > kMaxTapeEntries) {
     Error(term->loc, "the iterations of this loop and the loops around it need " +
                          std::to_string(info.entries) +
@@ -803,6 +821,7 @@ void Reverser::ForwardSweep() {
     auto it = loops_.find(header);
     if (it == loops_.end()) continue;
     LoopInfo& info = it->second;
+    if (info.exact) continue;
     if (info.parent == nullptr) {
       info.iter = b_.Var(bwd_, i32);
       b_.Store(info.iter, ctx_.module.ConstInt(i32, 0));
@@ -824,7 +843,7 @@ void Reverser::ForwardSweep() {
       const LoopInfo* info = loop->second;
       forward_index_[forward_.at(block)] = TapeIndex(info);
       loop_of_[forward_.at(block)] = info;
-      if (block == info->cont) {
+      if (block == info->cont && !info->exact) {
         Value* counter = Counter(info, info->parent != nullptr ? TapeIndex(info->parent) : nullptr);
         b_.Store(counter, b_.Binary(Op::Add, b_.Load(counter), ctx_.module.ConstInt(i32, 1)));
       }
@@ -852,7 +871,7 @@ void Reverser::ForwardSweep() {
       if (op == Op::Br) {
         auto entered = loops_.find(inst->targets[0]);
         if (entered != loops_.end() && entered->second.parent != nullptr &&
-            block != entered->second.cont) {
+            !entered->second.exact && block != entered->second.cont) {
           const LoopInfo* info = &entered->second;
           b_.Store(Counter(info, TapeIndex(info->parent)), ctx_.module.ConstInt(i32, 0));
         }
@@ -911,7 +930,7 @@ void Reverser::ReverseLoop(const LoopInfo& info) {
   const ir::Type* i32 = types_.Int(32, true);
   Value* bound = ctx_.module.ConstInt(i32, info.bound);
   Value* outer = info.parent != nullptr ? TapeIndex(info.parent) : nullptr;
-  Value* count = b_.Load(Counter(&info, outer));
+  Value* count = info.exact ? ctx_.module.ConstInt(i32, info.trips) : b_.Load(Counter(&info, outer));
   auto index = [&](Value* k) -> Value* {
     Value* clamped = b_.CallIntrinsic(ir::Intrinsic::Min, i32, {k, bound});
     if (outer == nullptr) return clamped;
@@ -981,6 +1000,40 @@ void Reverser::ReverseLoop(const LoopInfo& info) {
   reverse_iter_.erase(&info);
 }
 
+void Reverser::ProveExact(Block* header, LoopInfo* info) {
+  // After normalization a loop leaves only through its test, so a test that is
+  // `i < n` on a counter the entry edge starts at a constant and the back edge steps by
+  // one (ProveTripCount) makes the trip count the same on every entry: nothing needs to
+  // count the iterations, and the reverse sweep runs that many.
+  uint32_t trips = 0;
+  if (!ProveTripCount(*jvp_, header, &trips) || trips > info->bound) return;
+  const Inst* test = header->Terminator()->targets[0]->Terminator();
+  const auto* param = static_cast<const ir::Param*>(static_cast<const Inst*>(test->operands[0])->operands[0]);
+  if (param->GetType() != types_.Int(32, true)) return;
+  const Inst* back = info->cont->Terminator();
+  size_t index = std::find(header->params.begin(), header->params.end(), param) - header->params.begin();
+  const Inst* entry = nullptr;
+  for (const Block* b : jvp_->blocks) {
+    const Inst* t = b->Terminator();
+    if (t != nullptr && t != back && t->GetOp() == Op::Br && t->targets[0] == header) entry = t;
+  }
+  const auto* step = static_cast<const Inst*>(back->operands[index]);
+  info->exact = true;
+  info->trips = trips;
+  info->counter_param = index;
+  info->start = static_cast<const ir::Constant*>(entry->operands[index])->AsSigned();
+  info->step = static_cast<const ir::Constant*>(step->operands[1])->AsSigned();
+}
+
+Value* Reverser::ExactIteration(const LoopInfo* info) {
+  const ir::Type* i32 = types_.Int(32, true);
+  // In the reverse sweep outside the loop's own reversal: after the loop, all of it ran.
+  if (in_reverse_) return ctx_.module.ConstInt(i32, info->trips);
+  Value* i = P(info->header->params[info->counter_param]);
+  Value* k = info->start == 0 ? i : b_.Binary(Op::Sub, i, ctx_.module.ConstInt(i32, static_cast<uint64_t>(info->start)));
+  return info->step == 1 ? k : b_.Binary(Op::Div, k, ctx_.module.ConstInt(i32, static_cast<uint64_t>(info->step)));
+}
+
 Value* Reverser::Counter(const LoopInfo* info, Value* outer) {
   return info->parent == nullptr ? static_cast<Value*>(info->iter) : b_.IndexPtr(info->iter, outer);
 }
@@ -992,8 +1045,8 @@ Value* Reverser::TapeIndex(const LoopInfo* info) {
   }
   const ir::Type* i32 = types_.Int(32, true);
   Value* outer = info->parent != nullptr ? TapeIndex(info->parent) : nullptr;
-  Value* clamped = b_.CallIntrinsic(ir::Intrinsic::Min, i32,
-                                    {b_.Load(Counter(info, outer)), ctx_.module.ConstInt(i32, info->bound)});
+  Value* iteration = info->exact ? ExactIteration(info) : b_.Load(Counter(info, outer));
+  Value* clamped = b_.CallIntrinsic(ir::Intrinsic::Min, i32, {iteration, ctx_.module.ConstInt(i32, info->bound)});
   if (outer == nullptr) return clamped;
   Value* base = b_.Binary(Op::Mul, outer, ctx_.module.ConstInt(i32, info->bound + 1));
   return b_.Binary(Op::Add, base, clamped);
@@ -1314,8 +1367,10 @@ void Reverser::Run() {
     return;
   }
   if (ctx_.ensure_body) ctx_.ensure_body(f_);
-  // Early exits become flags (on a copy of f_), then linearize.
-  Function* source = NormalizeControlFlow(ctx_.module, ctx_.options, f_);
+  // Differentiable callees outside loops join f_'s body (on a copy), early exits become
+  // flags (on a copy), then linearize.
+  Function* inlined = InlineCallees(f_);
+  Function* source = NormalizeControlFlow(ctx_.module, ctx_.options, inlined);
   failed_ = source == nullptr;
   if (source != nullptr) {
     forward::JvpContext jvp_context{ctx_.module, ctx_.options, [this](Function* c) { return Stub(c); }, true};
@@ -1378,12 +1433,82 @@ void Reverser::Run() {
   auto& fs = ctx_.module.functions;
   fs.erase(std::remove_if(fs.begin(), fs.end(),
                           [&](const Function* g) {
-                            return g == jvp_ || stubs_.count(g) != 0 || (g != f_ && g == source);
+                            return g == jvp_ || stubs_.count(g) != 0 ||
+                                   (g != f_ && (g == source || g == inlined));
                           }),
            fs.end());
 }
 
 }  // namespace
+
+bool Reverser::Inlinable(const Function& callee) const {
+  // Only derivatives this pass would generate: a custom one, a substitute, no_diff
+  // parameters or [PreferRecompute] keep the call (and what they say about it). A callee
+  // with early returns stays a call too: its copy would be wrapped in a loop that runs
+  // once, which reverse mode would take for a loop without a bound.
+  size_t returns = 0;
+  for (const Block* b : callee.blocks) {
+    if (b->Terminator() != nullptr && b->Terminator()->GetOp() == Op::Return) ++returns;
+  }
+  return returns == 1 && callee.differentiable && !callee.blocks.empty() && callee.custom_bwd == nullptr &&
+         callee.custom_fwd == nullptr && callee.primal_substitute == nullptr &&
+         callee.fwd_diff_of == nullptr && callee.bwd_diff_of == nullptr &&
+         callee.no_diff_params.empty() && !callee.prefer_recompute && !callee.zero_derivative &&
+         !callee.is_entry;
+}
+
+Function* Reverser::InlineCallees(Function* f) {
+  // A call's backward derivative runs the callee's forward sweep again, after the
+  // caller's forward sweep ran the callee once for its result: each level of calls
+  // would add one more evaluation of everything below it (a 3-layer MLP whose layers
+  // are calls ran each layer three times). A call outside the caller's loops is
+  // replaced by the callee's body, so one forward sweep keeps what the whole reverse
+  // sweep needs. Calls inside a loop stay calls: inlined, the callee's values would be
+  // kept once per iteration of the caller's loops. Bodies are copied until the copy
+  // reaches kMaxInlinedInsts instructions.
+  constexpr size_t kMaxInlinedInsts = 20000;
+  auto inlinable_calls = [&](Function* in, size_t* size) {
+    ir::DomTree dom(*in);
+    std::vector<const Block*> headers;
+    for (const Block* b : in->blocks) {
+      if (b->Terminator() != nullptr && b->Terminator()->GetOp() == Op::Loop) headers.push_back(b);
+    }
+    auto in_loop = [&](const Block* b) {
+      for (const Block* h : headers) {
+        const Block* merge = h->Terminator()->targets[1];
+        if (dom.Dominates(h, b) && !(dom.IsReachable(merge) && dom.Dominates(merge, b))) return true;
+      }
+      return false;
+    };
+    std::vector<Inst*> calls;
+    for (const Block* b : in->blocks) {
+      *size += b->insts.size();
+      if (!dom.IsReachable(b) || in_loop(b)) continue;
+      for (Inst* inst : b->insts) {
+        if (inst->GetOp() == Op::Call && Inlinable(*inst->callee)) calls.push_back(inst);
+      }
+    }
+    return calls;
+  };
+  size_t size = 0;
+  if (inlinable_calls(f, &size).empty()) return f;
+  Function* g = CloneFunction(ctx_.module, *f);
+  for (int round = 0; round < 8; ++round) {
+    size = 0;
+    bool changed = false;
+    for (Inst* call : inlinable_calls(g, &size)) {
+      size_t callee_size = 0;
+      for (const Block* b : call->callee->blocks) callee_size += b->insts.size();
+      if (size + callee_size > kMaxInlinedInsts) continue;
+      if (passes::InlineCallAt(ctx_.module, *g, call)) {
+        size += callee_size;
+        changed = true;
+      }
+    }
+    if (!changed) break;
+  }
+  return g;
+}
 
 void BuildBackward(const ReverseContext& context, ir::Function* bwd) { Reverser(context, bwd).Run(); }
 

@@ -239,7 +239,11 @@ std::unique_ptr<L::Module> ModuleWriter::Write() {
     L::Function* out = L::Function::Create(type, L::GlobalValue::InternalLinkage,
                                            "slope." + LegalName(f->Name()), *module_);
     out->addFnAttr(L::Attribute::NoUnwind);
-    if (f->force_inline) out->addFnAttr(L::Attribute::AlwaysInline);
+    // On the GPU every function is inlined, as CUDA compilers do: a call passes its
+    // arguments through param memory, and aggregates passed by value (an MLP layer's
+    // activations) stay in local memory unless the callee's body is in the caller
+    // (recursion is rejected before this). On the CPU, LLVM's inliner decides.
+    if (f->force_inline || gpu_) out->addFnAttr(L::Attribute::AlwaysInline);
     functions_[f] = out;
   }
   for (const ir::Function* f : functions) {

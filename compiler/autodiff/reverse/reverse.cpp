@@ -80,6 +80,9 @@ class Reverser {
   /// At the builder: a pointer to loop `info`'s iteration counter (for a nested loop,
   /// the one of the current iteration of the loops around it, at tape index `outer`).
   Value* Counter(const LoopInfo* info, Value* outer);
+  /// Whether `inst` (a forward-copy float) is formed again in the reverse sweep from
+  /// free values and the loop-carried values it adds to `carried`.
+  bool Reformable(const Inst* inst, int depth, std::set<const Value*>* carried);
   /// Whether calls of `callee` may be replaced by its body before differentiating.
   bool Inlinable(const Function& callee) const;
   /// `f`, or a copy of it with the calls of Inlinable functions outside its loops
@@ -360,6 +363,14 @@ Value* Reverser::Recomputed(Value* copy) {
     again->callee = inst->callee;
     return again;
   }
+  std::set<const Value*> carried;
+  if (Reformable(inst, 0, &carried) &&
+      (carried.size() <= 1 ||
+       std::all_of(carried.begin(), carried.end(), [&](const Value* v) { return tapes_.count(v) != 0; }))) {
+    std::vector<Value*> operands;
+    for (Value* v : inst->operands) operands.push_back(operand(v));
+    return b_.Emit(inst->GetOp(), rt, std::move(operands), inst->imms);
+  }
   switch (inst->GetOp()) {
     case Op::Load:
     case Op::ElementPtr:
@@ -386,6 +397,41 @@ Value* Reverser::Recomputed(Value* copy) {
     }
     default: return nullptr;
   }
+}
+
+bool Reverser::Reformable(const Inst* inst, int depth, std::set<const Value*>* carried) {
+  // A float computed in a loop by a few arithmetic operations and intrinsics from values
+  // that are free, and from at most one value the loop carries from one iteration to the
+  // next (kept per iteration anyway when the reverse sweep needs it), is computed again
+  // rather than kept: `cos(a * x + 0.05 * k)` of a step x' = x + h sin(a x + 0.05 k)
+  // costs a multiply-add and a cosine again instead of a second array of the loop's
+  // length in local memory.
+  auto small_float = [](const ir::Type* t) {
+    if (t->IsVector() && t->Count() <= 4) t = t->Element();
+    return t->IsFloat();
+  };
+  auto small_scalar = [](const ir::Type* t) {
+    if (t->IsVector() && t->Count() <= 4) t = t->Element();
+    return t->IsFloat() || t->IsInt() || t->IsBool();
+  };
+  if (depth > 4 || !small_float(inst->GetType()) || !PureOp(inst->GetOp())) return false;
+  auto loop = loop_of_.find(inst->block);
+  if (loop == loop_of_.end()) return false;
+  const Block* header = forward_.at(loop->second->header);
+  for (const Value* v : inst->operands) {
+    if (!small_scalar(v->GetType())) return false;
+    if (v->VKind() == ir::ValueKind::Constant || v->VKind() == ir::ValueKind::Global || Free(v)) continue;
+    if (v->VKind() == ir::ValueKind::Param && static_cast<const ir::Param*>(v)->GetBlock() == header) {
+      carried->insert(v);
+      continue;
+    }
+    if (v->VKind() != ir::ValueKind::Inst) return false;
+    const auto* def = static_cast<const Inst*>(v);
+    auto def_loop = loop_of_.find(def->block);
+    if (def_loop == loop_of_.end() || def_loop->second != loop->second) return false;
+    if (!Reformable(def, depth + 1, carried)) return false;
+  }
+  return true;
 }
 
 bool Reverser::Free(const Value* copy, int depth) {

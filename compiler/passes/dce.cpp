@@ -40,34 +40,41 @@ bool StoresToLocal(const Inst& store) {
   return false;
 }
 
-/// The functions whose calls have no side effects (see the top of the file). Starts from
-/// every function with a body and drops those that do something else until none changes,
-/// so a cycle of calls among such functions keeps them.
+/// The functions whose calls have no side effects (see the top of the file): those with a
+/// body that do nothing else, found by walking back from the others to their callers
+/// (linear in the module), so a cycle of calls among such functions keeps them.
 std::set<const ir::Function*> SideEffectFree(const ir::Module& module) {
-  std::set<const ir::Function*> free;
+  std::map<const ir::Function*, std::vector<const ir::Function*>> callers;
+  std::vector<const ir::Function*> work;
+  std::set<const ir::Function*> effects;
+  auto mark = [&](const ir::Function* f) {
+    if (effects.insert(f).second) work.push_back(f);
+  };
   for (const ir::Function* f : module.functions) {
-    if (!f->blocks.empty()) free.insert(f);
-  }
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (const ir::Function* f : module.functions) {
-      if (free.count(f) == 0) continue;
-      bool ok = true;
-      for (const Block* b : f->blocks) {
-        for (const Inst* inst : b->insts) {
-          Op op = inst->GetOp();
-          const ir::OpInfo& info = ir::GetOpInfo(op);
-          if (!info.has_side_effects || info.is_terminator) continue;
-          if (op == Op::Store && StoresToLocal(*inst)) continue;
-          if (op == Op::Call && free.count(inst->callee) != 0) continue;
-          ok = false;
+    if (f->blocks.empty()) mark(f);
+    for (const Block* b : f->blocks) {
+      for (const Inst* inst : b->insts) {
+        Op op = inst->GetOp();
+        const ir::OpInfo& info = ir::GetOpInfo(op);
+        if (!info.has_side_effects || info.is_terminator) continue;
+        if (op == Op::Store && StoresToLocal(*inst)) continue;
+        if (op == Op::Call) {
+          callers[inst->callee].push_back(f);
+          if (inst->callee->blocks.empty()) mark(inst->callee);
+          continue;
         }
-      }
-      if (!ok) {
-        free.erase(f);
-        changed = true;
+        mark(f);
       }
     }
+  }
+  while (!work.empty()) {
+    const ir::Function* f = work.back();
+    work.pop_back();
+    for (const ir::Function* caller : callers[f]) mark(caller);
+  }
+  std::set<const ir::Function*> free;
+  for (const ir::Function* f : module.functions) {
+    if (effects.count(f) == 0) free.insert(f);
   }
   return free;
 }

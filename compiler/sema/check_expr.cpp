@@ -548,6 +548,28 @@ void Checker::CheckConstantOperand(const ast::BinaryExpr* expr) {
   }
 }
 
+ast::Expr* Checker::CheckNoneComparison(ast::BinaryExpr* expr) {
+  // `o == none` is `!o.hasValue` and `o != none` is `o.hasValue` (either side), for the
+  // core library's Optional<T> and `none`.
+  if (expr->op != ast::OpKind::Eq && expr->op != ast::OpKind::Ne) return nullptr;
+  auto core = [&](const Type* t, const char* name) {
+    auto found = core_yielding_.find(name);
+    return found != core_yielding_.end() && t->IsStruct() && !t->IsDependent() &&
+           t->Info()->decl == found->second;
+  };
+  ast::Expr* optional = nullptr;
+  if (core(expr->lhs->type, "Optional") && core(expr->rhs->type, "__NoneType")) optional = expr->lhs;
+  if (core(expr->rhs->type, "Optional") && core(expr->lhs->type, "__NoneType")) optional = expr->rhs;
+  if (optional == nullptr) return nullptr;
+  auto* has = ctx_.New<ast::MemberExpr>(expr->range, optional, "hasValue", expr->op_range);
+  has->field_index = 0;
+  has->type = types_.Bool();
+  if (expr->op == ast::OpKind::Ne) return has;
+  auto* negated = ctx_.New<ast::UnaryExpr>(expr->range, ast::OpKind::Not, has);
+  negated->type = types_.Bool();
+  return negated;
+}
+
 ast::Expr* Checker::CheckBinary(ast::BinaryExpr* expr) {
   expr->lhs = CheckExpr(expr->lhs);
   expr->rhs = CheckExpr(expr->rhs);
@@ -563,6 +585,7 @@ ast::Expr* Checker::CheckBinary(ast::BinaryExpr* expr) {
     expr->type = types_.Error();
     return expr;
   };
+  if (ast::Expr* test = CheckNoneComparison(expr)) return test;
   if (expr->op != ast::OpKind::LogicalAnd && expr->op != ast::OpKind::LogicalOr) {
     if (ast::Expr* user = CheckUserOperator(std::string("operator") + ast::OpSpelling(expr->op),
                                             {expr->lhs, expr->rhs}, expr->range,

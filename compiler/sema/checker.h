@@ -695,6 +695,8 @@ class Checker {
   ast::Expr* CheckIndex(ast::IndexExpr* expr);
   ast::Expr* CheckUnary(ast::UnaryExpr* expr);
   ast::Expr* CheckBinary(ast::BinaryExpr* expr);
+  /// `o == none` / `o != none` of an Optional<T>: a test of its `hasValue`; else null.
+  ast::Expr* CheckNoneComparison(ast::BinaryExpr* expr);
   ast::Expr* CheckAssign(ast::AssignExpr* expr);
   ast::Expr* CheckConditional(ast::ConditionalExpr* expr);
   ast::Expr* CheckName(ast::NameExpr* expr);

@@ -59,9 +59,33 @@ bool IsLossy(const Type* from, const Type* to) {
 }
 }  // namespace
 
+namespace {
+/// The core library's struct named `name` (`Optional`, `__NoneType`), or null.
+const ast::Decl* CoreStruct(const std::map<std::string, ast::Decl*>& core, const char* name) {
+  auto found = core.find(name);
+  return found != core.end() && found->second->kind == ast::DeclKind::Struct ? found->second : nullptr;
+}
+
+bool IsCoreStruct(const std::map<std::string, ast::Decl*>& core, const Type* t, const char* name) {
+  const ast::Decl* decl = CoreStruct(core, name);
+  return decl != nullptr && t->IsStruct() && !t->IsDependent() && t->Info()->decl == decl;
+}
+
+/// Above every numeric conversion: an overload taking T wins over one taking Optional<T>.
+constexpr int kOptionalCost = 200;
+}  // namespace
+
 int Checker::ConversionCost(const Type* from, const Type* to) const {
   if (from == to) return 0;
   if (from->IsError() || to->IsError()) return 0;
+  // `none` converts to every Optional<T>, and a value to the Optional of its type (or of
+  // a type it converts to), as in Slang.
+  if (IsCoreStruct(core_yielding_, to, "Optional")) {
+    if (IsCoreStruct(core_yielding_, from, "__NoneType")) return kOptionalCost;
+    if (IsCoreStruct(core_yielding_, from, "Optional")) return kNoConversion;
+    int cost = ConversionCost(from, types_.FieldType(to, 1));
+    return cost >= kNoConversion ? kNoConversion : cost + kOptionalCost;
+  }
   // A concrete value converts to an interface it conforms to: it is packed into an
   // existential value (lowered to a tagged union). Exact overloads win.
   if (to->IsInterface()) {
@@ -119,6 +143,17 @@ ast::Expr* Checker::Coerce(ast::Expr* expr, const Type* to) {
     return bad;
   }
   if (to->IsInterface()) CheckExistentialPayload(expr, to);
+  if (IsCoreStruct(core_yielding_, to, "Optional")) {
+    // Optional<T>{true, value} or, for `none`, Optional<T>{false} (the value zeroed).
+    bool none = IsCoreStruct(core_yielding_, from, "__NoneType");
+    auto* flag = ctx_.New<ast::BoolLiteralExpr>(expr->range, !none);
+    flag->type = types_.Bool();
+    auto* list = ctx_.New<ast::InitListExpr>(expr->range);
+    list->elements.push_back(flag);
+    if (!none) list->elements.push_back(Coerce(expr, types_.FieldType(to, 1)));
+    list->type = to;
+    return list;
+  }
   if (from->IsVector() && to->IsVector() && from->Count() > to->Count()) {
     // As in Slang, a vector never drops components implicitly.
     static constexpr const char* kLanes = "xyzw";

@@ -491,6 +491,10 @@ void Writer::WriteFunction(const ir::Function& f) {
     }
   }
   for (const ir::Block* b : f.blocks) labels_[b] = NewId();
+  // Diamonds written as OpSelect (select_arms.h): their arms and merge blocks are written
+  // inside the block that holds them, so a branch out of one leaves from that block.
+  SelectPlan plan = PlanSelects(f);
+  for (const auto& [b, holder] : plan.owner) labels_[b] = labels_.at(holder);
   // The branches passing arguments into each block, one per predecessor block (the
   // verifier rules out two edges from one block to the same target), in block order.
   std::unordered_map<const ir::Block*, std::vector<std::pair<const ir::Block*, size_t>>> incoming;
@@ -503,6 +507,7 @@ void Writer::WriteFunction(const ir::Function& f) {
     }
   }
   for (const ir::Block* b : f.blocks) {
+    if (plan.Absorbed(b)) continue;
     functions_.Emit(SpvOp::OpLabel, {labels_.at(b)});
     size_t first = 0;
     if (b == f.blocks.front()) {
@@ -547,10 +552,7 @@ void Writer::WriteFunction(const ir::Function& f) {
       if (b == f.blocks.front()) debug_->DefineFunction(f, fid);
       debug_->EnterBlock(f);
     }
-    for (size_t i = first; i < b->insts.size(); ++i) {
-      if (debug_) debug_->Line(b->insts[i]->loc);
-      WriteInst(*b->insts[i]);
-    }
+    WriteStraightLine(plan, b, first);
   }
   functions_.Emit(SpvOp::OpFunctionEnd, {});
   if (f.is_entry) {
@@ -558,6 +560,75 @@ void Writer::WriteFunction(const ir::Function& f) {
     execution_modes_.Emit(SpvOp::OpExecutionMode,
                           {fid, static_cast<uint32_t>(spv::ExecutionMode::LocalSize),
                            f.entry.numthreads[0], f.entry.numthreads[1], f.entry.numthreads[2]});
+  }
+}
+
+void Writer::WriteStraightLine(const SelectPlan& plan, const ir::Block* start, size_t first) {
+  // Each step writes a block's instructions from `first`, or (block null) the OpSelects
+  // of `header`'s merge parameters. A stack rather than recursion: a chain of 10^5
+  // `?:` arms nests as deep.
+  struct Step {
+    const ir::Block* block;
+    size_t first;
+    const ir::Block* header;
+  };
+  std::vector<Step> steps{{start, first, nullptr}};
+  while (!steps.empty()) {
+    Step step = steps.back();
+    steps.pop_back();
+    if (step.block == nullptr) {
+      WriteSelects(plan, *step.header);
+      continue;
+    }
+    const ir::Block* b = step.block;
+    const ir::Inst* t = b->Terminator();
+    for (size_t i = step.first; i < b->insts.size(); ++i) {
+      if (b->insts[i] == t) break;
+      if (debug_) debug_->Line(b->insts[i]->loc);
+      WriteInst(*b->insts[i]);
+    }
+    if (t == nullptr) continue;
+    if (plan.Converted(b)) {
+      steps.push_back({t->targets[2], 0, nullptr});
+      steps.push_back({nullptr, 0, b});
+      steps.push_back({t->targets[1], 0, nullptr});
+      steps.push_back({t->targets[0], 0, nullptr});
+      continue;
+    }
+    // The end of a converted arm: its arguments become the OpSelects' operands.
+    if (t->GetOp() == Op::Br && plan.Absorbed(t->targets[0])) continue;
+    if (debug_) debug_->Line(t->loc);
+    WriteInst(*t);
+  }
+}
+
+void Writer::WriteSelects(const SelectPlan& plan, const ir::Block& header) {
+  const ir::Inst* t = header.Terminator();
+  const ir::Block* merge = t->targets[2];
+  const auto& [then_end, else_end] = plan.arms.at(&header);
+  uint32_t cond = ValueId(t->operands[0]);
+  std::map<uint32_t, uint32_t> splats;  // vector length -> the condition splatted
+  for (size_t i = 0; i < merge->params.size(); ++i) {
+    const ir::Type* type = merge->params[i]->GetType();
+    uint32_t c = cond;
+    if (type->IsVector()) {
+      // SPIR-V 1.3's OpSelect picks per component: the condition needs as many.
+      uint32_t n = type->Count();
+      auto it = splats.find(n);
+      if (it == splats.end()) {
+        ir::TypeTable& types = module_.Types();
+        uint32_t id = NewId();
+        std::vector<uint32_t> ops{TypeId(types.Vector(types.Bool(), n)), id};
+        ops.insert(ops.end(), n, cond);
+        functions_.Emit(SpvOp::OpCompositeConstruct, ops);
+        it = splats.emplace(n, id).first;
+      }
+      c = it->second;
+    }
+    functions_.Emit(SpvOp::OpSelect,
+                    {TypeId(type), ValueId(merge->params[i]), c,
+                     ValueId(then_end->Terminator()->operands.at(i)),
+                     ValueId(else_end->Terminator()->operands.at(i))});
   }
 }
 

@@ -22,6 +22,7 @@
 #include "compiler/ir/cfg.h"
 #include "compiler/targets/spirv/debug_info.h"
 #include "compiler/targets/spirv/limits.h"
+#include "compiler/targets/spirv/select_arms.h"
 
 namespace slope::targets::spirv {
 
@@ -121,6 +122,11 @@ class Writer {
   /// -g: imports the debug-info instruction set and writes the compilation unit.
   void StartDebugInfo();
   void WriteInst(const ir::Inst& inst);
+  /// Writes `start`'s instructions from `first` on, and with them the arms and merge
+  /// blocks of the diamonds `plan` converts after it, up to a terminator that stays.
+  void WriteStraightLine(const SelectPlan& plan, const ir::Block* start, size_t first);
+  /// The OpSelects of converted `header`'s merge parameters.
+  void WriteSelects(const SelectPlan& plan, const ir::Block& header);
   /// The id of u32 constant `v` (scopes and memory semantics are such constants).
   uint32_t U32Const(uint32_t v) { return ScalarConst(module_.Types().Int(32, false), 0, v); }
   /// OpAtomic* on a storage-buffer or workgroup pointer.

@@ -128,12 +128,18 @@ Value* Lowerer::DiffLeaves(const ir::Type* t, Value* a, Value* b, Value* scale) 
   return b_.Binary(Op::Mul, s, b);
 }
 
-std::string Lowerer::UniqueFunctionName(const std::string& base) const {
+std::string Lowerer::UniqueFunctionName(const std::string& base) {
+  for (; function_names_seen_ < module_->functions.size(); ++function_names_seen_) {
+    function_names_.insert(module_->functions[function_names_seen_]->Name());
+  }
+  // A name taken by a function since removed stays taken: the result is still unique.
   std::string name = base;
-  for (int n = 1; std::any_of(module_->functions.begin(), module_->functions.end(),
-                              [&](const ir::Function* f) { return f->Name() == name; });
-       ++n) {
-    name = base + "." + std::to_string(n);
+  if (function_names_.count(name) == 0) return name;
+  int& n = next_suffix_[base];
+  n = std::max(n, 1);
+  for (name = base + "." + std::to_string(n); function_names_.count(name) != 0;
+       name = base + "." + std::to_string(n)) {
+    ++n;
   }
   return name;
 }

@@ -117,6 +117,11 @@ class Lowerer {
   }
   void LowerFunction(const ast::FuncDecl* decl, ir::Function* f);
   void RemoveDeadBlocks(ir::Function* f);
+  /// Appends `body`, the block after `entry` that LowerFunction lowers a body into, to
+  /// `entry` (unless another branch enters it).
+  void JoinEntryBlock(ir::Function* f, ir::Block* entry, ir::Block* body);
+  /// The block LowerFunction lowers the body into, while it does.
+  ir::Block* body_ = nullptr;
 
   // Statements.
   void LowerStmt(const ast::Stmt* stmt);

@@ -46,6 +46,7 @@ class State {
   const SelectPlan& selects_;
   std::unordered_map<const Block*, std::vector<const Block*>> preds_;
   std::unordered_map<const Block*, size_t> named_;
+  std::unordered_set<const Block*> continues_;  // loops' continue blocks
 };
 
 const Inst* State::KeptIf(const Block* b) const {
@@ -118,7 +119,11 @@ ChainPlan State::Run() {
     for (size_t i = 0; i < ir::EdgeCount(*t); ++i) preds_[t->targets[i]].push_back(b);
     switch (t->GetOp()) {
       case Op::If: ++named_[t->targets[2]]; any_if = true; break;
-      case Op::Loop: ++named_[t->targets[1]]; ++named_[t->targets[2]]; break;
+      case Op::Loop:
+        ++named_[t->targets[1]];
+        ++named_[t->targets[2]];
+        continues_.insert(t->targets[2]);
+        break;
       case Op::Switch: ++named_[t->targets.back()]; break;
       default: break;
     }
@@ -141,8 +146,12 @@ ChainPlan State::Run() {
       chain.headers.push_back(h);
       if (next.count(h) == 0) break;
     }
-    // The arms, and the last header's else block, must leave only for their merge.
-    bool ok = named_[chain.exit] == 1;
+    // The arms, and the last header's else block, must leave only for their merge. The
+    // exit block is entered from the chain alone (the arm before and the merge block
+    // after), and the first header is no loop's continue block (which would then hold
+    // a loop).
+    bool ok = named_[chain.exit] == 1 && preds_[chain.exit].size() <= 2 &&
+              continues_.count(b) == 0;
     for (size_t k = 0; ok && k < chain.headers.size(); ++k) {
       const Inst* t = chain.headers[k]->Terminator();
       ok = RegionLeavesOnlyFor(t->targets[0], t->targets[2]);

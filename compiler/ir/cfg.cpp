@@ -96,92 +96,114 @@ bool IsMergeOrContinueTarget(const Function& f, const Block* b) {
 
 DomTree::DomTree(const Function& f) {
   if (f.blocks.empty()) return;
-  // Reverse post-order of the reachable blocks (iterative depth-first search).
-  std::vector<Block*> post;
-  std::set<const Block*> seen{f.blocks.front()};
-  // Each frame keeps its block's successors: a switch of n cases visits them in n steps.
-  struct Frame {
-    Block* block;
-    std::vector<Block*> succ;
-    size_t next = 0;
+  // The work is done on block numbers in reverse post-order, in vectors; the maps the
+  // queries use are filled once at the end (a lookup per step of the iteration made a
+  // function of 16,000 switch cases spend seconds here).
+  constexpr size_t kNone = ~size_t{0};
+  auto for_each_successor = [](const Block* b, auto&& fn) {
+    const Inst* t = b->Terminator();
+    if (t == nullptr) return;
+    size_t n = std::min(EdgeCount(*t), t->targets.size());
+    for (size_t i = 0; i < n; ++i) fn(t->targets[i]);
   };
-  std::vector<Frame> stack;
-  stack.push_back({f.blocks.front(), Successors(*f.blocks.front())});
+  // Reverse post-order of the reachable blocks (iterative depth-first search; each frame
+  // keeps how many of its block's edges it followed).
+  std::vector<Block*> post;
+  std::unordered_map<const Block*, size_t> index;  // first seen, then the rpo number
+  index[f.blocks.front()] = 0;
+  std::vector<std::pair<Block*, size_t>> stack{{f.blocks.front(), 0}};
   while (!stack.empty()) {
-    Frame& top = stack.back();
-    if (top.next < top.succ.size()) {
-      Block* s = top.succ[top.next++];
-      if (seen.insert(s).second) stack.push_back({s, Successors(*s)});
+    auto& [block, next] = stack.back();
+    const Inst* t = block->Terminator();
+    size_t edges = t == nullptr ? 0 : std::min(EdgeCount(*t), t->targets.size());
+    if (next < edges) {
+      Block* s = t->targets[next++];
+      if (index.emplace(s, 0).second) stack.emplace_back(s, 0);
     } else {
-      post.push_back(top.block);
+      post.push_back(block);
       stack.pop_back();
     }
   }
   rpo_.assign(post.rbegin(), post.rend());
-  for (size_t i = 0; i < rpo_.size(); ++i) rpo_index_[rpo_[i]] = i;
-  std::map<const Block*, std::vector<Block*>> preds;
-  for (Block* b : rpo_) {
-    for (Block* s : Successors(*b)) preds[s].push_back(b);
+  size_t n = rpo_.size();
+  for (size_t i = 0; i < n; ++i) index[rpo_[i]] = i;
+  std::vector<std::vector<size_t>> preds(n);
+  for (size_t i = 0; i < n; ++i) {
+    for_each_successor(rpo_[i], [&](const Block* s) { preds[index.at(s)].push_back(i); });
   }
   // Cooper, Harvey and Kennedy's iterative algorithm.
-  idom_[rpo_[0]] = rpo_[0];
-  auto intersect = [&](Block* a, Block* b) {
+  std::vector<size_t> idom(n, kNone);
+  idom[0] = 0;
+  auto intersect = [&](size_t a, size_t b) {
     while (a != b) {
-      while (rpo_index_.at(a) > rpo_index_.at(b)) a = idom_.at(a);
-      while (rpo_index_.at(b) > rpo_index_.at(a)) b = idom_.at(b);
+      while (a > b) a = idom[a];
+      while (b > a) b = idom[b];
     }
     return a;
   };
   for (bool changed = true; changed;) {
     changed = false;
-    for (size_t i = 1; i < rpo_.size(); ++i) {
-      Block* b = rpo_[i];
-      Block* new_idom = nullptr;
-      for (Block* p : preds[b]) {
-        if (idom_.count(p) == 0) continue;
-        new_idom = new_idom == nullptr ? p : intersect(p, new_idom);
+    for (size_t i = 1; i < n; ++i) {
+      size_t new_idom = kNone;
+      for (size_t p : preds[i]) {
+        if (idom[p] == kNone) continue;
+        new_idom = new_idom == kNone ? p : intersect(p, new_idom);
       }
-      auto it = idom_.find(b);
-      if (new_idom != nullptr && (it == idom_.end() || it->second != new_idom)) {
-        idom_[b] = new_idom;
+      if (new_idom != kNone && idom[i] != new_idom) {
+        idom[i] = new_idom;
         changed = true;
       }
     }
   }
-  for (size_t i = 1; i < rpo_.size(); ++i) children_[idom_.at(rpo_[i])].push_back(rpo_[i]);
+  std::vector<std::vector<size_t>> kids(n);
+  for (size_t i = 1; i < n; ++i) kids[idom[i]].push_back(i);  // in reverse post-order
   // Numbers from a walk of the dominator tree: `a` dominates `b` when b's interval lies
   // inside a's, an answer in constant time however deep the tree (a function of many
   // loops in sequence is a chain as long as the function).
+  std::vector<std::pair<size_t, size_t>> interval(n);
   size_t counter = 0;
-  std::vector<std::pair<const Block*, size_t>> walk{{rpo_[0], 0}};
-  interval_[rpo_[0]].first = counter++;
+  std::vector<std::pair<size_t, size_t>> walk{{0, 0}};
+  interval[0].first = counter++;
   while (!walk.empty()) {
     auto& [block, next] = walk.back();
-    const std::vector<Block*>& kids = Children(block);
-    if (next < kids.size()) {
-      const Block* kid = kids[next++];
-      interval_[kid].first = counter++;
-      walk.push_back({kid, 0});
+    if (next < kids[block].size()) {
+      size_t kid = kids[block][next++];
+      interval[kid].first = counter++;
+      walk.emplace_back(kid, 0);
     } else {
-      interval_[block].second = counter++;
+      interval[block].second = counter++;
       walk.pop_back();
     }
   }
-  // Frontiers: walk up from each predecessor of a join to the join's idom.
-  std::map<const Block*, std::set<const Block*>> in_frontier;
-  for (Block* b : rpo_) {
+  // Frontiers: walk up from each predecessor of a join to the join's idom. Joins are
+  // taken in reverse post-order, so each frontier list comes out in that order.
+  std::vector<std::vector<size_t>> frontier(n);
+  std::vector<size_t> added_for(n, kNone);  // the join a block's frontier last took
+  for (size_t b = 0; b < n; ++b) {
     if (preds[b].size() < 2) continue;
-    for (Block* p : preds[b]) {
-      for (Block* runner = p; runner != idom_.at(b); runner = idom_.at(runner)) {
-        if (in_frontier[runner].insert(b).second) frontier_[runner].push_back(b);
-        if (runner == idom_.at(runner)) break;
+    for (size_t p : preds[b]) {
+      for (size_t runner = p; runner != idom[b]; runner = idom[runner]) {
+        if (added_for[runner] != b) {
+          added_for[runner] = b;
+          frontier[runner].push_back(b);
+        }
+        if (runner == idom[runner]) break;
       }
     }
   }
-  for (auto& entry : frontier_) {
-    std::sort(entry.second.begin(), entry.second.end(), [&](const Block* a, const Block* b) {
-      return rpo_index_.at(a) < rpo_index_.at(b);
-    });
+  for (size_t i = 0; i < n; ++i) {
+    Block* b = rpo_[i];
+    rpo_index_.emplace(b, i);
+    idom_.emplace(b, rpo_[idom[i]]);
+    interval_.emplace(b, interval[i]);
+    if (!kids[i].empty()) {
+      std::vector<Block*>& list = children_[b];
+      for (size_t k : kids[i]) list.push_back(rpo_[k]);
+    }
+    if (!frontier[i].empty()) {
+      std::vector<Block*>& list = frontier_[b];
+      for (size_t k : frontier[i]) list.push_back(rpo_[k]);
+    }
   }
 }
 

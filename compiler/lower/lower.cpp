@@ -128,12 +128,18 @@ Value* Lowerer::DiffLeaves(const ir::Type* t, Value* a, Value* b, Value* scale) 
   return b_.Binary(Op::Mul, s, b);
 }
 
-std::string Lowerer::UniqueFunctionName(const std::string& base) const {
+std::string Lowerer::UniqueFunctionName(const std::string& base) {
+  for (; function_names_seen_ < module_->functions.size(); ++function_names_seen_) {
+    function_names_.insert(module_->functions[function_names_seen_]->Name());
+  }
+  // A name taken by a function since removed stays taken: the result is still unique.
   std::string name = base;
-  for (int n = 1; std::any_of(module_->functions.begin(), module_->functions.end(),
-                              [&](const ir::Function* f) { return f->Name() == name; });
-       ++n) {
-    name = base + "." + std::to_string(n);
+  if (function_names_.count(name) == 0) return name;
+  int& n = next_suffix_[base];
+  n = std::max(n, 1);
+  for (name = base + "." + std::to_string(n); function_names_.count(name) != 0;
+       name = base + "." + std::to_string(n)) {
+    ++n;
   }
   return name;
 }
@@ -511,6 +517,14 @@ void Lowerer::LowerFunction(const ast::FuncDecl* decl, ir::Function* f) {
   locals_.clear();
   Place(NewBlock());
   Loc(decl->name_range);
+  // While the body is lowered, the entry block holds only the variables and a branch to
+  // the block after it, where the code goes: Builder::Var inserts each variable before
+  // that one branch rather than before all the code lowered so far (10^5 locals took a
+  // minute). JoinEntryBlock makes the two one block again.
+  ir::Block* entry = b_.GetInsertBlock();
+  body_ = NewBlock();
+  b_.Br(body_);
+  Place(body_);
   if (f->is_entry) f->entry.numthreads = sema::NumThreadsOf(*decl);
   bool is_init = decl->func_kind == ast::FuncKind::Init;
   if (decl->this_param != nullptr && !is_init) {
@@ -571,10 +585,26 @@ void Lowerer::LowerFunction(const ast::FuncDecl* decl, ir::Function* f) {
       b_.Return(Zero(f->ResultType()));  // sema warned: control reaches the end
     }
   }
+  JoinEntryBlock(f, entry, body_);
+  body_ = nullptr;
   RemoveDeadBlocks(f);
   func_ = nullptr;
   decl_ = nullptr;
   ice_ = nullptr;
+}
+
+void Lowerer::JoinEntryBlock(ir::Function* f, ir::Block* entry, ir::Block* body) {
+  for (const ir::Block* b : f->blocks) {
+    if (b == entry) continue;
+    for (const ir::Block* succ : ir::Successors(*b)) {
+      if (succ == body) return;  // a loop back to the first statement: keep two blocks
+    }
+  }
+  entry->insts.pop_back();  // the branch to `body`
+  for (ir::Inst* inst : body->insts) inst->block = entry;
+  entry->insts.insert(entry->insts.end(), body->insts.begin(), body->insts.end());
+  body->insts.clear();
+  f->blocks.erase(std::find(f->blocks.begin(), f->blocks.end(), body));
 }
 
 void Lowerer::RemoveDeadBlocks(ir::Function* f) {
@@ -653,7 +683,7 @@ bool Lowerer::InsertBlockUnreachable() const {
   const ir::Block* block = b_.GetInsertBlock();
   if (b_.IsTerminated() || block == dead_block_) return true;
   const ir::Function* f = block->GetFunction();
-  if (!f->blocks.empty() && f->blocks[0] == block) return false;
+  if ((!f->blocks.empty() && f->blocks[0] == block) || block == body_) return false;
   for (const ir::Block* other : f->blocks) {
     for (const ir::Block* succ : ir::Successors(*other)) {
       if (succ == block) return false;

@@ -5,6 +5,9 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "compiler/ast/ast.h"
@@ -114,6 +117,11 @@ class Lowerer {
   }
   void LowerFunction(const ast::FuncDecl* decl, ir::Function* f);
   void RemoveDeadBlocks(ir::Function* f);
+  /// Appends `body`, the block after `entry` that LowerFunction lowers a body into, to
+  /// `entry` (unless another branch enters it).
+  void JoinEntryBlock(ir::Function* f, ir::Block* entry, ir::Block* body);
+  /// The block LowerFunction lowers the body into, while it does.
+  ir::Block* body_ = nullptr;
 
   // Statements.
   void LowerStmt(const ast::Stmt* stmt);
@@ -309,7 +317,14 @@ class Lowerer {
   /// value of type `t`; parts of other scalar kinds carry no derivative and keep b's.
   Value* DiffLeaves(const ir::Type* t, Value* a, Value* b, Value* scale);
   /// `base`, or `base.N` with the first N that no function of the module has.
-  std::string UniqueFunctionName(const std::string& base) const;
+  std::string UniqueFunctionName(const std::string& base);
+  /// The names of the module's functions, of its first `function_names_seen_` ones
+  /// (UniqueFunctionName adds those added since): a lookup per new function rather than
+  /// a walk of all of them (10^5 functions took a minute).
+  std::unordered_set<std::string> function_names_;
+  size_t function_names_seen_ = 0;
+  /// Per base name, the suffix N to try first (the ones below are taken).
+  std::unordered_map<std::string, int> next_suffix_;
   std::vector<std::unique_ptr<Existential>> existentials_;  ///< in creation order
 
   // Differentiation (lower_diff.cpp).

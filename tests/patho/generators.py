@@ -63,7 +63,7 @@ def _(n):
     return one(HEAD + kernel("  int a = inBuf[0];\n  outBuf[0] = " + terms + ";"))
 
 
-@generator("expr_ternary_long", ci_size=100)
+@generator("expr_ternary_long")
 def _(n):
     chain = "".join("a == %d ? %d : " % (i, i * 3) for i in range(n)) + "0"
     return one(HEAD + kernel("  int a = inBuf[0];\n  outBuf[0] = " + chain + ";"))
@@ -105,10 +105,18 @@ def _(n):
                              "a = a * 2; " + "} " * n + "\n  outBuf[0] = a;"))
 
 
-@generator("stmt_else_if_long", ci_size=100)
+@generator("stmt_else_if_long")
 def _(n):
     chain = "  " + " else ".join("if (a == %d) { a = %d; }" % (i, 2 * i) for i in range(n))
     return one(HEAD + kernel("  int a = inBuf[0];\n" + chain + "\n  outBuf[0] = a;"))
+
+
+@generator("stmt_else_if_stores")
+def _(n):
+    # Arms with side effects: no OpSelect; the SPIR-V writer flattens the chain instead.
+    chain = "  " + " else ".join("if (a == %d) { outBuf[%d] = %d; }" % (i, i % 7, 2 * i)
+                                 for i in range(n))
+    return one(HEAD + kernel("  int a = inBuf[0];\n" + chain))
 
 
 @generator("stmt_loops_deep")

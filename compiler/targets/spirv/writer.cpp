@@ -491,6 +491,16 @@ void Writer::WriteFunction(const ir::Function& f) {
     }
   }
   for (const ir::Block* b : f.blocks) labels_[b] = NewId();
+  // Diamonds written as OpSelect (select_arms.h): their arms and merge blocks are written
+  // inside the block that holds them, so a branch out of one leaves from that block.
+  selects_ = PlanSelects(f);
+  for (const auto& [b, holder] : selects_.owner) labels_[b] = labels_.at(holder);
+  // Long `else if` chains written as a loop that runs once (else_chains.h): their merge
+  // blocks but the first are not written, and branches to them go to the first.
+  chains_ = PlanChains(f, selects_);
+  for (const auto& [b, exit] : chains_.dropped) labels_[b] = labels_.at(exit);
+  chain_ids_.clear();
+  for (size_t i = 0; i < chains_.chains.size(); ++i) chain_ids_.push_back({NewId(), NewId(), NewId()});
   // The branches passing arguments into each block, one per predecessor block (the
   // verifier rules out two edges from one block to the same target), in block order.
   std::unordered_map<const ir::Block*, std::vector<std::pair<const ir::Block*, size_t>>> incoming;
@@ -502,7 +512,16 @@ void Writer::WriteFunction(const ir::Function& f) {
       if (list.empty() || list.back().first != pred) list.emplace_back(pred, edge);
     }
   }
+  const std::vector<std::pair<const ir::Block*, size_t>> no_edges;
   for (const ir::Block* b : f.blocks) {
+    if (selects_.Absorbed(b) || chains_.dropped.count(b) != 0) continue;
+    auto exit = chains_.exit_chain.find(b);
+    if (exit != chains_.exit_chain.end()) {
+      // The chain loop's continue block, never reached: it only has to exist.
+      const ChainIds& ids = chain_ids_[exit->second];
+      functions_.Emit(SpvOp::OpLabel, {ids.continue_label});
+      functions_.Emit(SpvOp::OpBranch, {ids.loop});
+    }
     functions_.Emit(SpvOp::OpLabel, {labels_.at(b)});
     size_t first = 0;
     if (b == f.blocks.front()) {
@@ -537,7 +556,14 @@ void Writer::WriteFunction(const ir::Function& f) {
       // Block parameters become OpPhi over every branch that passes arguments here.
       std::vector<uint32_t> ops{TypeId(p->GetType()), ValueId(p)};
       size_t index = std::find(b->params.begin(), b->params.end(), p) - b->params.begin();
-      for (const auto& [pred, edge] : incoming[b]) {
+      if (exit != chains_.exit_chain.end()) {
+        const ChainPlan::Chain& chain = chains_.chains[exit->second];
+        for (size_t e = 0; e < chain.exits.size(); ++e) {
+          ops.push_back(ValueId(chain.exit_values[e].at(index)));
+          ops.push_back(labels_.at(chain.exits[e].first));
+        }
+      }
+      for (const auto& [pred, edge] : exit != chains_.exit_chain.end() ? no_edges : incoming[b]) {
         ops.push_back(ValueId(ir::EdgeArgs(*pred->Terminator(), edge).at(index)));
         ops.push_back(labels_.at(pred));
       }
@@ -547,10 +573,7 @@ void Writer::WriteFunction(const ir::Function& f) {
       if (b == f.blocks.front()) debug_->DefineFunction(f, fid);
       debug_->EnterBlock(f);
     }
-    for (size_t i = first; i < b->insts.size(); ++i) {
-      if (debug_) debug_->Line(b->insts[i]->loc);
-      WriteInst(*b->insts[i]);
-    }
+    WriteStraightLine(b, first);
   }
   functions_.Emit(SpvOp::OpFunctionEnd, {});
   if (f.is_entry) {
@@ -558,6 +581,100 @@ void Writer::WriteFunction(const ir::Function& f) {
     execution_modes_.Emit(SpvOp::OpExecutionMode,
                           {fid, static_cast<uint32_t>(spv::ExecutionMode::LocalSize),
                            f.entry.numthreads[0], f.entry.numthreads[1], f.entry.numthreads[2]});
+  }
+}
+
+void Writer::WriteStraightLine(const ir::Block* start, size_t first) {
+  // Each step writes a block's instructions from `first`, or (block null) the OpSelects
+  // of `header`'s merge parameters. A stack rather than recursion: a chain of 10^5
+  // `?:` arms nests as deep.
+  struct Step {
+    const ir::Block* block;
+    size_t first;
+    const ir::Block* header;
+  };
+  std::vector<Step> steps{{start, first, nullptr}};
+  while (!steps.empty()) {
+    Step step = steps.back();
+    steps.pop_back();
+    if (step.block == nullptr) {
+      WriteSelects(*step.header);
+      continue;
+    }
+    const ir::Block* b = step.block;
+    const ir::Inst* t = b->Terminator();
+    for (size_t i = step.first; i < b->insts.size(); ++i) {
+      if (b->insts[i] == t) break;
+      if (debug_) debug_->Line(b->insts[i]->loc);
+      WriteInst(*b->insts[i]);
+    }
+    if (t == nullptr) continue;
+    if (selects_.Converted(b)) {
+      steps.push_back({t->targets[2], 0, nullptr});
+      steps.push_back({nullptr, 0, b});
+      steps.push_back({t->targets[1], 0, nullptr});
+      steps.push_back({t->targets[0], 0, nullptr});
+      continue;
+    }
+    // The end of a converted arm: its arguments become the OpSelects' operands.
+    if (t->GetOp() == Op::Br && selects_.Absorbed(t->targets[0])) continue;
+    if (debug_) debug_->Line(t->loc);
+    auto chain = chains_.header_chain.find(b);
+    if (chain != chains_.header_chain.end()) {
+      WriteChainBranch(*b, chain->second);
+    } else {
+      WriteInst(*t);
+    }
+  }
+}
+
+void Writer::WriteChainBranch(const ir::Block& header, size_t index) {
+  const ChainPlan::Chain& chain = chains_.chains[index];
+  const ChainIds& ids = chain_ids_[index];
+  const ir::Inst* t = header.Terminator();
+  if (&header == chain.headers.front()) {
+    functions_.Emit(SpvOp::OpBranch, {ids.loop});
+    functions_.Emit(SpvOp::OpLabel, {ids.loop});
+    if (debug_) debug_->EnterBlock(*header.GetFunction());
+    functions_.Emit(SpvOp::OpLoopMerge, {labels_.at(chain.exit), ids.continue_label, 0});
+    functions_.Emit(SpvOp::OpBranch, {ids.first});
+    functions_.Emit(SpvOp::OpLabel, {ids.first});
+    if (debug_) debug_->EnterBlock(*header.GetFunction());
+  }
+  // Each arm's construct ends where the next condition is computed; the arm itself
+  // breaks out of the loop.
+  functions_.Emit(SpvOp::OpSelectionMerge, {labels_.at(t->targets[1]), 0});
+  functions_.Emit(SpvOp::OpBranchConditional,
+                  {ValueId(t->operands[0]), labels_.at(t->targets[0]), labels_.at(t->targets[1])});
+}
+
+void Writer::WriteSelects(const ir::Block& header) {
+  const ir::Inst* t = header.Terminator();
+  const ir::Block* merge = t->targets[2];
+  const auto& [then_end, else_end] = selects_.arms.at(&header);
+  uint32_t cond = ValueId(t->operands[0]);
+  std::map<uint32_t, uint32_t> splats;  // vector length -> the condition splatted
+  for (size_t i = 0; i < merge->params.size(); ++i) {
+    const ir::Type* type = merge->params[i]->GetType();
+    uint32_t c = cond;
+    if (type->IsVector()) {
+      // SPIR-V 1.3's OpSelect picks per component: the condition needs as many.
+      uint32_t n = type->Count();
+      auto it = splats.find(n);
+      if (it == splats.end()) {
+        ir::TypeTable& types = module_.Types();
+        uint32_t id = NewId();
+        std::vector<uint32_t> ops{TypeId(types.Vector(types.Bool(), n)), id};
+        ops.insert(ops.end(), n, cond);
+        functions_.Emit(SpvOp::OpCompositeConstruct, ops);
+        it = splats.emplace(n, id).first;
+      }
+      c = it->second;
+    }
+    functions_.Emit(SpvOp::OpSelect,
+                    {TypeId(type), ValueId(merge->params[i]), c,
+                     ValueId(then_end->Terminator()->operands.at(i)),
+                     ValueId(else_end->Terminator()->operands.at(i))});
   }
 }
 

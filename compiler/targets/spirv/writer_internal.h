@@ -21,7 +21,9 @@
 #include "compiler/base/ice.h"
 #include "compiler/ir/cfg.h"
 #include "compiler/targets/spirv/debug_info.h"
+#include "compiler/targets/spirv/else_chains.h"
 #include "compiler/targets/spirv/limits.h"
+#include "compiler/targets/spirv/select_arms.h"
 
 namespace slope::targets::spirv {
 
@@ -121,6 +123,24 @@ class Writer {
   /// -g: imports the debug-info instruction set and writes the compilation unit.
   void StartDebugInfo();
   void WriteInst(const ir::Inst& inst);
+  /// Writes `start`'s instructions from `first` on, and with them the arms and merge
+  /// blocks of the diamonds `selects_` converts after it, up to a terminator that stays.
+  void WriteStraightLine(const ir::Block* start, size_t first);
+  /// The OpSelects of converted `header`'s merge parameters.
+  void WriteSelects(const ir::Block& header);
+  /// The branch of a header of flattened `else if` chain `index` (else_chains.h); the
+  /// first header also opens the chain's loop.
+  void WriteChainBranch(const ir::Block& header, size_t index);
+  /// The function being written: its diamonds written as OpSelect, its flattened
+  /// chains, and each chain's loop header, first selection and continue block labels.
+  SelectPlan selects_;
+  ChainPlan chains_;
+  struct ChainIds {
+    uint32_t loop;
+    uint32_t first;
+    uint32_t continue_label;
+  };
+  std::vector<ChainIds> chain_ids_;
   /// The id of u32 constant `v` (scopes and memory semantics are such constants).
   uint32_t U32Const(uint32_t v) { return ScalarConst(module_.Types().Int(32, false), 0, v); }
   /// OpAtomic* on a storage-buffer or workgroup pointer.

@@ -1,0 +1,198 @@
+#include "compiler/targets/spirv/else_chains.h"
+
+#include <unordered_set>
+
+#include "compiler/ir/cfg.h"
+
+namespace slope::targets::spirv {
+namespace {
+
+using ir::Block;
+using ir::Inst;
+using ir::Op;
+
+/// `values` with each parameter of `block` replaced by the matching one of `args`.
+std::vector<const ir::Value*> Substitute(std::vector<const ir::Value*> values, const Block* block,
+                                         const std::vector<ir::Value*>& args) {
+  for (const ir::Value*& v : values) {
+    for (size_t i = 0; i < block->params.size(); ++i) {
+      if (v == block->params[i]) {
+        v = args.at(i);
+        break;
+      }
+    }
+  }
+  return values;
+}
+
+class State {
+ public:
+  State(const ir::Function& f, const SelectPlan& selects) : f_(f), selects_(selects) {}
+  ChainPlan Run();
+
+ private:
+  /// The header's `if`, when it is one the writer keeps as a branch.
+  const Inst* KeptIf(const Block* b) const;
+  /// True when the region entered at `entry` from its header is entered nowhere else
+  /// and left only for `merge` (or by returning).
+  bool RegionLeavesOnlyFor(const Block* entry, const Block* merge);
+  /// True when `inner`, the merge block of a header whose else block continues the
+  /// chain, only branches on to `outer`, the merge block of the header before.
+  bool Forwards(const Block* inner, const Block* outer) const;
+  /// True when header `h`'s else block continues the chain as its next header.
+  bool Links(const Block* h);
+
+  const ir::Function& f_;
+  const SelectPlan& selects_;
+  std::unordered_map<const Block*, std::vector<const Block*>> preds_;
+  std::unordered_map<const Block*, size_t> named_;
+  std::unordered_set<const Block*> continues_;  // loops' continue blocks
+};
+
+const Inst* State::KeptIf(const Block* b) const {
+  const Inst* t = b->Terminator();
+  if (t == nullptr || t->GetOp() != Op::If || selects_.Converted(b) || selects_.Absorbed(b)) {
+    return nullptr;
+  }
+  return t;
+}
+
+bool State::RegionLeavesOnlyFor(const Block* entry, const Block* merge) {
+  auto named = named_.find(entry);
+  if (entry == merge || preds_[entry].size() != 1 || (named != named_.end() && named->second != 0)) {
+    return false;
+  }
+  std::unordered_set<const Block*> inside{entry};
+  std::vector<const Block*> work{entry};
+  while (!work.empty()) {
+    const Block* b = work.back();
+    work.pop_back();
+    const Inst* t = b->Terminator();
+    if (t == nullptr) return false;
+    for (size_t i = 0; i < ir::EdgeCount(*t); ++i) {
+      const Block* s = t->targets[i];
+      if (s == merge || inside.count(s) != 0) continue;
+      inside.insert(s);
+      work.push_back(s);
+    }
+  }
+  for (const Block* b : inside) {
+    if (b == entry) continue;
+    for (const Block* p : preds_[b]) {
+      if (inside.count(p) == 0) return false;
+    }
+  }
+  return true;
+}
+
+bool State::Forwards(const Block* inner, const Block* outer) const {
+  const Inst* t = inner->Terminator();
+  if (inner->insts.size() != 1 || t == nullptr || t->GetOp() != Op::Br || t->targets[0] != outer) {
+    return false;
+  }
+  auto pred = preds_.find(inner);
+  auto named = named_.find(inner);
+  return pred != preds_.end() && pred->second.size() <= 2 && named != named_.end() &&
+         named->second == 1;
+}
+
+bool State::Links(const Block* h) {
+  const Inst* t = KeptIf(h);
+  if (t == nullptr) return false;
+  const Block* next = t->targets[1];
+  const Inst* next_if = KeptIf(next);
+  // A last `if` without `else` ends the chain one header early: it and its merge block
+  // are then the last else region.
+  if (next_if == nullptr || next == h || preds_[next].size() != 1 || named_[next] != 0 ||
+      next_if->targets[1] == next_if->targets[2]) {
+    return false;
+  }
+  return Forwards(next_if->targets[2], t->targets[2]);
+}
+
+ChainPlan State::Run() {
+  ChainPlan plan;
+  bool any_if = false;
+  for (const Block* b : f_.blocks) {
+    const Inst* t = b->Terminator();
+    if (t == nullptr) continue;
+    for (size_t i = 0; i < ir::EdgeCount(*t); ++i) preds_[t->targets[i]].push_back(b);
+    switch (t->GetOp()) {
+      case Op::If: ++named_[t->targets[2]]; any_if = true; break;
+      case Op::Loop:
+        ++named_[t->targets[1]];
+        ++named_[t->targets[2]];
+        continues_.insert(t->targets[2]);
+        break;
+      case Op::Switch: ++named_[t->targets.back()]; break;
+      default: break;
+    }
+  }
+  if (!any_if) return plan;
+  // Which headers continue a chain from the header before them.
+  std::unordered_map<const Block*, const Block*> next;
+  std::unordered_set<const Block*> continued;
+  for (const Block* b : f_.blocks) {
+    if (Links(b)) {
+      next[b] = b->Terminator()->targets[1];
+      continued.insert(b->Terminator()->targets[1]);
+    }
+  }
+  for (const Block* b : f_.blocks) {
+    if (next.count(b) == 0 || continued.count(b) != 0) continue;
+    ChainPlan::Chain chain;
+    chain.exit = b->Terminator()->targets[2];
+    for (const Block* h = b;; h = next.at(h)) {
+      chain.headers.push_back(h);
+      if (next.count(h) == 0) break;
+    }
+    // The arms, and the last header's else block, must leave only for their merge. The
+    // exit block is entered from the chain alone (the arm before and the merge block
+    // after), and the first header is no loop's continue block (which would then hold
+    // a loop).
+    bool ok = named_[chain.exit] == 1 && preds_[chain.exit].size() <= 2 &&
+              continues_.count(b) == 0;
+    for (size_t k = 0; ok && k < chain.headers.size(); ++k) {
+      const Inst* t = chain.headers[k]->Terminator();
+      ok = RegionLeavesOnlyFor(t->targets[0], t->targets[2]);
+      if (ok && k + 1 == chain.headers.size()) ok = RegionLeavesOnlyFor(t->targets[1], t->targets[2]);
+    }
+    if (!ok || chain.headers.size() < kMinChain) continue;
+    std::unordered_set<const Block*> merges;
+    for (const Block* h : chain.headers) merges.insert(h->Terminator()->targets[2]);
+    // What the exit block receives, in terms of the current merge block's parameters
+    // (or of values that dominate it): the merge blocks between pass values on.
+    std::vector<const ir::Value*> passed(chain.exit->params.begin(), chain.exit->params.end());
+    const Block* outer = nullptr;
+    for (const Block* h : chain.headers) {
+      const Block* merge = h->Terminator()->targets[2];
+      if (outer != nullptr) {
+        passed = Substitute(passed, outer, merge->Terminator()->operands);
+        plan.dropped[merge] = chain.exit;
+      }
+      outer = merge;
+      for (const Block* p : preds_[merge]) {
+        if (merges.count(p) != 0) continue;  // a dropped merge block passing values on
+        const Inst* t = p->Terminator();
+        for (size_t i = 0; i < ir::EdgeCount(*t); ++i) {
+          if (t->targets[i] != merge) continue;
+          chain.exits.emplace_back(p, i);
+          chain.exit_values.push_back(Substitute(passed, merge, ir::EdgeArgs(*t, i)));
+        }
+      }
+    }
+    size_t index = plan.chains.size();
+    for (const Block* h : chain.headers) plan.header_chain[h] = index;
+    plan.exit_chain[chain.exit] = index;
+    plan.chains.push_back(std::move(chain));
+  }
+  return plan;
+}
+
+}  // namespace
+
+ChainPlan PlanChains(const ir::Function& f, const SelectPlan& selects) {
+  return State(f, selects).Run();
+}
+
+}  // namespace slope::targets::spirv

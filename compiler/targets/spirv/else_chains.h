@@ -1,0 +1,66 @@
+#pragma once
+// Flat `else if` chains for the SPIR-V writer.
+//
+// `if (c0) A0 else if (c1) A1 else if ... else An` lowers to `if` headers nested as deep
+// as the chain is long: header k's else block is header k+1, and each merge block k+1
+// only branches on to merge block k. The SPIRV-Tools validator checks such nesting in
+// time that grows with the cube of its depth (a minute at 1000 arms), so arms with side
+// effects (those select_arms.h cannot turn into OpSelect) need another shape. The writer
+// writes a chain of at least kMinChain headers as a loop that runs once, each arm
+// breaking out of it, as C's `do { if (c0) { A0; break; } if (c1) { A1; break; } ...
+// An; } while (false)` would be:
+//
+//   H0:  (H0's instructions)            OpBranch L
+//   L:   OpLoopMerge M0 C               OpBranch B
+//   B:   OpSelectionMerge H1            OpBranchConditional c0 A0 H1
+//   A0:  ...                            OpBranch M0        (was M1 ... through M0)
+//   H1:  (H1's instructions)            OpSelectionMerge H2, OpBranchConditional c1 A1 H2
+//   ...
+//   C:   OpBranch L                     (the continue block; unreachable)
+//   M0:  OpPhi over every arm's end     (the merge blocks M1.. are not written)
+//
+// Every selection construct is one arm, not the rest of the chain. Conditions are still
+// computed in order, each only when the ones before it failed.
+//
+// A chain is taken when each header's then block and the last else block begin a
+// single-entry region whose only way out is its merge block (no break or continue to an
+// enclosing loop: it would now leave two loops), and each merge block after the first
+// holds nothing but a `br` to the one before.
+
+#include <cstddef>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "compiler/ir/ir.h"
+#include "compiler/targets/spirv/select_arms.h"
+
+namespace slope::targets::spirv {
+
+/// Shorter chains keep their nested form.
+inline constexpr size_t kMinChain = 8;
+
+/// The `else if` chains of one function that the writer flattens.
+struct ChainPlan {
+  struct Chain {
+    std::vector<const ir::Block*> headers;  ///< H0 .. Hn-1: each `if`'s else block is the next
+    const ir::Block* exit = nullptr;       ///< H0's merge block, the loop's merge
+    /// Every edge into the chain's merge blocks from an arm: block and edge index.
+    std::vector<std::pair<const ir::Block*, size_t>> exits;
+    /// For each exit, the values it brings to the exit block's parameters: its own
+    /// arguments as the merge blocks between would have passed them on.
+    std::vector<std::vector<const ir::Value*>> exit_values;
+  };
+  std::vector<Chain> chains;
+  /// Each chain header, with its chain's index.
+  std::unordered_map<const ir::Block*, size_t> header_chain;
+  /// Each chain's exit block, with the chain's index.
+  std::unordered_map<const ir::Block*, size_t> exit_chain;
+  /// The merge blocks after each chain's first, which are not written, with its exit.
+  std::unordered_map<const ir::Block*, const ir::Block*> dropped;
+};
+
+/// Finds the chains of `f` to flatten among the `if`s that `selects` keeps.
+ChainPlan PlanChains(const ir::Function& f, const SelectPlan& selects);
+
+}  // namespace slope::targets::spirv

@@ -504,6 +504,26 @@ void FunctionWriter::Write() {
       header_of_merge_[term->targets[1]] = block;
     }
   }
+  if (mw_.Gpu()) {
+    // Innermost loops: a header none of whose loop's blocks heads another loop. Fully
+    // unrolled (when LLVM knows the trip count, within its size limit), a loop indexing a
+    // per-thread array by its counter lets the array live in registers instead of local
+    // memory, as CUDA compilers do for small constant loops.
+    std::vector<const ir::Block*> headers;
+    for (const ir::Block* b : f_.blocks) {
+      const ir::Inst* t = b->insts.empty() ? nullptr : b->insts.back();
+      if (t != nullptr && t->GetOp() == ir::Op::Loop && dom.IsReachable(b)) headers.push_back(b);
+    }
+    auto inside = [&](const ir::Block* h, const ir::Block* b) {
+      const ir::Block* merge = h->insts.back()->targets[1];
+      return b != h && dom.Dominates(h, b) && !(dom.IsReachable(merge) && dom.Dominates(merge, b));
+    };
+    for (const ir::Block* h : headers) {
+      bool innermost = std::none_of(headers.begin(), headers.end(),
+                                    [&](const ir::Block* other) { return inside(h, other); });
+      if (innermost) unroll_back_edges_.insert(h->insts.back()->targets[2]);
+    }
+  }
   for (const ir::Block* block : dom.ReversePostOrder()) {
     L::BasicBlock* bb = L::BasicBlock::Create(ctx_, "", out_);
     blocks_[block] = bb;
@@ -579,7 +599,13 @@ void FunctionWriter::EmitTerminator(const ir::Inst& inst) {
     case Op::Br: {
       AddIncoming(inst, 0, b_.GetInsertBlock());
       if (EdgeHasHook(here, inst.targets[0])) EmitEdgeHook(here, inst.targets[0]);
-      b_.CreateBr(blocks_.at(inst.targets[0]));
+      L::BranchInst* br = b_.CreateBr(blocks_.at(inst.targets[0]));
+      if (unroll_back_edges_.count(here) != 0) {
+        L::MDNode* full = L::MDNode::get(ctx_, {L::MDString::get(ctx_, "llvm.loop.unroll.full")});
+        L::MDNode* loop = L::MDNode::getDistinct(ctx_, {nullptr, full});
+        loop->replaceOperandWith(0, loop);
+        br->setMetadata(L::LLVMContext::MD_loop, loop);
+      }
       return;
     }
     case Op::CondBr:

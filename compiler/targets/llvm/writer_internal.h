@@ -196,6 +196,9 @@ class FunctionWriter {
   // from, the headers by merge block, and the slot holding the depth before the loop.
   std::map<const ir::Block*, const ir::Inst*> loop_of_header_;
   std::map<const ir::Block*, const ir::Block*> header_of_merge_;
+  /// GPU: the continue blocks of innermost loops, whose back edges ask LLVM to unroll
+  /// the loop fully when its trip count is a constant.
+  std::set<const ir::Block*> unroll_back_edges_;
   std::map<const ir::Block*, L::AllocaInst*> loop_depth_;
   std::map<const ir::Global*, L::Value*> globals_;
   L::BasicBlock* alloca_block_ = nullptr;

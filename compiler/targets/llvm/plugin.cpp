@@ -5,6 +5,8 @@
 #include <llvm/Config/llvm-config.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/IR/DiagnosticHandler.h>
+#include <llvm/IR/DiagnosticInfo.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IRReader/IRReader.h>
 #include <llvm/Linker/Linker.h>
@@ -131,6 +133,15 @@ bool Emit(const ir::Module& ir, const EmitOptions& options, std::string* out,
     return false;
   }
   L::LLVMContext context;
+  // The writer asks for innermost loops to be unrolled fully on the GPU (writer.cpp); a
+  // loop whose trip count is not a constant stays a loop, and LLVM's "loop not unrolled"
+  // warning about that request is not the user's concern. Other diagnostics print.
+  struct QuietUnrollRequests : L::DiagnosticHandler {
+    bool handleDiagnostics(const L::DiagnosticInfo& info) override {
+      return info.getKind() == L::DK_OptimizationFailure;
+    }
+  };
+  context.setDiagnosticHandler(std::make_unique<QuietUnrollRequests>());
   std::unique_ptr<L::Module> module = WriteLlvmModule(
       ir, options, gpu, machine->createDataLayout().getStringRepresentation(), context, errors);
   if (module == nullptr) return false;

@@ -19,6 +19,14 @@ bool ProveTripCount(const ir::Function& f, const ir::Block* header, uint32_t* co
 /// A copy of `f` (same name, attributes and body; added to the module's function list).
 ir::Function* CloneFunction(ir::Module& module, const ir::Function& f);
 
+/// `f`, or a copy of it (in the module's function list, which the caller removes) in
+/// which the calls of differentiable functions outside its loops are replaced by the
+/// callees' bodies (callees' calls too, within a size budget), so that reverse mode keeps
+/// in one forward sweep what the whole reverse sweep needs. Calls of functions with a
+/// custom or substitute derivative, no_diff parameters, [PreferRecompute] or several
+/// `ret`s stay calls.
+ir::Function* InlineCallees(ir::Module& module, ir::Function* f);
+
 /// `f` itself when its control flow already has the shape reverse mode takes; otherwise
 /// a copy of `f` (named as `f`, in the module's function list, which the caller removes
 /// once done with it) that computes the same: an early `return` stores the result and

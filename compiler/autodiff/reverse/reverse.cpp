@@ -83,11 +83,6 @@ class Reverser {
   /// Whether `inst` (a forward-copy float) is formed again in the reverse sweep from
   /// free values and the loop-carried values it adds to `carried`.
   bool Reformable(const Inst* inst, int depth, std::set<const Value*>* carried);
-  /// Whether calls of `callee` may be replaced by its body before differentiating.
-  bool Inlinable(const Function& callee) const;
-  /// `f`, or a copy of it with the calls of Inlinable functions outside its loops
-  /// replaced by their bodies (callees' calls too, within a size budget).
-  Function* InlineCallees(Function* f);
   /// For an exact loop: which header parameter counts, from what, by what step.
   void ProveExact(Block* header, LoopInfo* info);
   /// An exact loop's iteration, from its counting parameter (forward copy).
@@ -1415,7 +1410,7 @@ void Reverser::Run() {
   if (ctx_.ensure_body) ctx_.ensure_body(f_);
   // Differentiable callees outside loops join f_'s body (on a copy), early exits become
   // flags (on a copy), then linearize.
-  Function* inlined = InlineCallees(f_);
+  Function* inlined = InlineCallees(ctx_.module, f_);
   Function* source = NormalizeControlFlow(ctx_.module, ctx_.options, inlined);
   failed_ = source == nullptr;
   if (source != nullptr) {
@@ -1486,75 +1481,6 @@ void Reverser::Run() {
 }
 
 }  // namespace
-
-bool Reverser::Inlinable(const Function& callee) const {
-  // Only derivatives this pass would generate: a custom one, a substitute, no_diff
-  // parameters or [PreferRecompute] keep the call (and what they say about it). A callee
-  // with early returns stays a call too: its copy would be wrapped in a loop that runs
-  // once, which reverse mode would take for a loop without a bound.
-  size_t returns = 0;
-  for (const Block* b : callee.blocks) {
-    if (b->Terminator() != nullptr && b->Terminator()->GetOp() == Op::Return) ++returns;
-  }
-  return returns == 1 && callee.differentiable && !callee.blocks.empty() && callee.custom_bwd == nullptr &&
-         callee.custom_fwd == nullptr && callee.primal_substitute == nullptr &&
-         callee.fwd_diff_of == nullptr && callee.bwd_diff_of == nullptr &&
-         callee.no_diff_params.empty() && !callee.prefer_recompute && !callee.zero_derivative &&
-         !callee.is_entry;
-}
-
-Function* Reverser::InlineCallees(Function* f) {
-  // A call's backward derivative runs the callee's forward sweep again, after the
-  // caller's forward sweep ran the callee once for its result: each level of calls
-  // would add one more evaluation of everything below it (a 3-layer MLP whose layers
-  // are calls ran each layer three times). A call outside the caller's loops is
-  // replaced by the callee's body, so one forward sweep keeps what the whole reverse
-  // sweep needs. Calls inside a loop stay calls: inlined, the callee's values would be
-  // kept once per iteration of the caller's loops. Bodies are copied until the copy
-  // reaches kMaxInlinedInsts instructions.
-  constexpr size_t kMaxInlinedInsts = 20000;
-  auto inlinable_calls = [&](Function* in, size_t* size) {
-    ir::DomTree dom(*in);
-    std::vector<const Block*> headers;
-    for (const Block* b : in->blocks) {
-      if (b->Terminator() != nullptr && b->Terminator()->GetOp() == Op::Loop) headers.push_back(b);
-    }
-    auto in_loop = [&](const Block* b) {
-      for (const Block* h : headers) {
-        const Block* merge = h->Terminator()->targets[1];
-        if (dom.Dominates(h, b) && !(dom.IsReachable(merge) && dom.Dominates(merge, b))) return true;
-      }
-      return false;
-    };
-    std::vector<Inst*> calls;
-    for (const Block* b : in->blocks) {
-      *size += b->insts.size();
-      if (!dom.IsReachable(b) || in_loop(b)) continue;
-      for (Inst* inst : b->insts) {
-        if (inst->GetOp() == Op::Call && Inlinable(*inst->callee)) calls.push_back(inst);
-      }
-    }
-    return calls;
-  };
-  size_t size = 0;
-  if (inlinable_calls(f, &size).empty()) return f;
-  Function* g = CloneFunction(ctx_.module, *f);
-  for (int round = 0; round < 8; ++round) {
-    size = 0;
-    bool changed = false;
-    for (Inst* call : inlinable_calls(g, &size)) {
-      size_t callee_size = 0;
-      for (const Block* b : call->callee->blocks) callee_size += b->insts.size();
-      if (size + callee_size > kMaxInlinedInsts) continue;
-      if (passes::InlineCallAt(ctx_.module, *g, call)) {
-        size += callee_size;
-        changed = true;
-      }
-    }
-    if (!changed) break;
-  }
-  return g;
-}
 
 void BuildBackward(const ReverseContext& context, ir::Function* bwd) { Reverser(context, bwd).Run(); }
 

@@ -113,6 +113,11 @@ void Checker::ExpandAccessors(const std::vector<ast::Decl*>& decls) {
         members.push_back(setter);
         setter_of_[getter] = setter;
       }
+      // The accessors stand where the property stood, in its namespace.
+      if (auto ns = decl_ns_.find(m); ns != decl_ns_.end()) {
+        decl_ns_[getter] = ns->second;
+        if (setter != nullptr) decl_ns_[setter] = ns->second;
+      }
       accessor_pairs_.push_back({getter, setter, what});
     }
     agg->members = std::move(members);

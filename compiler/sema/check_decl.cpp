@@ -186,9 +186,10 @@ void Checker::DeclareScopedDecls(std::vector<ast::Decl*>* decls) {
       case ast::DeclKind::Var:
       case ast::DeclKind::Func:
       case ast::DeclKind::Struct:
+      case ast::DeclKind::Interface:
         if (ns != nullptr) {
           decl_ns_[decl] = ns;
-          if (decl->kind == ast::DeclKind::Struct) {
+          if (decl->kind != ast::DeclKind::Func && decl->kind != ast::DeclKind::Var) {
             for (ast::Decl* member : static_cast<ast::AggregateDecl*>(decl)->members) {
               decl_ns_[member] = ns;
             }
@@ -397,6 +398,12 @@ const Type* Checker::ResolveScopedTypeName(ast::TypeExpr* te) {
     if (decl->kind == ast::DeclKind::Struct) {
       const Type* st = StructTypeOf(decl);
       if (st != nullptr && st->Info()->params.empty()) return st;
+    }
+    if (decl->kind == ast::DeclKind::Interface) {
+      auto iface = interfaces_.find(decl);
+      if (iface != interfaces_.end() && iface->second->params.empty()) {
+        return types_.InterfaceOf(iface->second, {});
+      }
     }
   } else {
     decl = Lookup(te->name);

@@ -193,6 +193,9 @@ void Checker::DeclareInterfaces(const std::vector<ast::Decl*>& decls) {
     InterfaceInfo* info = types_.NewInterface(std::move(owned));
     info->decl = agg;
     info->name = agg->name;
+    if (auto ns = decl_ns_.find(agg); ns != decl_ns_.end()) {
+      info->name = ns->second->path + "::" + agg->name;  // named by its path in messages
+    }
     info->capabilities = CapabilitiesOfCoreInterface(agg->name);
     info->params = MakeGenericParams(agg->generic_params);
     auto this_info = std::make_unique<GenericParamInfo>();
@@ -243,6 +246,7 @@ void Checker::ResolveGenericHeaders(const std::vector<ast::Decl*>& decls) {
   // Interfaces: constraints, inherited interfaces, associated type constraints and the
   // signatures of requirements.
   for (InterfaceInfo* info : interface_list_) {
+    NamespaceScope ns(*this, info->decl);
     ContextScope scope(*this, info->decl);
     ResolveConstraints(info->params);
     for (ast::TypeExpr* base : info->decl->bases) {
@@ -280,6 +284,7 @@ void Checker::ResolveGenericHeaders(const std::vector<ast::Decl*>& decls) {
   // Structs: constraints of generic parameters and conformance lists.
   for (const Type* type : struct_list_) {
     StructInfo* info = type->Info();
+    NamespaceScope ns(*this, info->decl);
     ContextScope scope(*this, info->decl);
     ResolveConstraints(info->params);
     for (ast::TypeExpr* base : info->decl->bases) {

@@ -126,6 +126,7 @@ ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
     if (ResolveCall(call, candidates, name->name, explicit_args) && call->func != nullptr) {
       CheckAccess(call->func, name->range);
       if (call->func->intrinsic_inst >= 0) CheckSyncCall(call);
+      if (call->func->intrinsic_op >= 0 && call->func->name == "bit_cast") CheckBitCast(call);
     }
     return call;
   }

@@ -148,4 +148,37 @@ void Checker::CheckSyncCall(ast::CallExpr* call) {
   }
 }
 
+void Checker::CheckBitCast(const ast::CallExpr* call) {
+  const Type* from = call->args[0]->type;
+  const Type* to = call->type;
+  if (from->IsError() || to->IsError()) return;
+  auto report = [&](const char* why) {
+    diags_.Report(DiagId::BitCastTypes, call->range, from->Name(), to->Name(), why);
+  };
+  if (from->IsDependent() || to->IsDependent()) {
+    report("a generic type is not supported yet; bit_cast concrete types");
+    return;
+  }
+  auto lanes = [](const Type* t) { return t->Count(); };
+  auto shaped = [](const Type* t) {
+    return (t->IsScalar() || t->IsVector()) && t->ScalarType()->Kind() != TypeKind::Bool;
+  };
+  if (!shaped(from) || !shaped(to)) {
+    report("both types must be numeric scalars or vectors");
+    return;
+  }
+  uint32_t from_bits = lanes(from) * from->ScalarType()->Width();
+  uint32_t to_bits = lanes(to) * to->ScalarType()->Width();
+  if (from_bits != to_bits) {
+    report(("the sizes differ (" + std::to_string(from_bits) + " and " +
+            std::to_string(to_bits) + " bits)").c_str());
+    return;
+  }
+  if (lanes(from) != lanes(to) ||
+      (from->ScalarType()->Width() != 32 && from->ScalarType()->Width() != 64)) {
+    report("not supported yet: Slope bit-casts between scalars or vectors of the same "
+           "length whose elements are 32 or 64 bits wide");
+  }
+}
+
 }  // namespace slope::sema

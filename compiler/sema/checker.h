@@ -542,6 +542,8 @@ class Checker {
   /// Checks a resolved call of an atomic, barrier or wave function: an atomic's
   /// destination is in buffer or groupshared memory, operand types are ones SPIR-V has.
   void CheckSyncCall(ast::CallExpr* call);
+  /// `bit_cast<T>(x)`: numeric scalars or vectors of one size (E3627).
+  void CheckBitCast(const ast::CallExpr* call);
 
   // check_params.cpp: `out` and `inout` parameters.
   /// Checks the arguments of `out`/`inout` parameters of `f` in `call`: l-values.

@@ -777,6 +777,14 @@ void Lowerer::LowerLocal(const ast::VarDecl* var) {
 
 void Lowerer::LowerIf(const ast::IfStmt* s) {
   Value* cond = LowerExpr(s->cond);
+  if (s->cond->kind == ast::ExprKind::TypeTest && cond->VKind() == ir::ValueKind::Constant) {
+    // `if (T is float)` in a specialization: only the branch taken is lowered, so the
+    // other may use what this specialization's types cannot (`reinterpret<T>(x)`).
+    bool taken = static_cast<const ir::Constant*>(cond)->Bits() != 0;
+    const ast::Stmt* live = taken ? s->then_stmt : s->else_stmt;
+    if (live != nullptr) LowerStmt(live);
+    return;
+  }
   ir::Block* then_block = NewBlock();
   ir::Block* else_block = s->else_stmt != nullptr ? NewBlock() : nullptr;
   ir::Block* merge = NewBlock();

@@ -167,7 +167,11 @@ Value* Lowerer::LowerInitList(const ast::InitListExpr* e) {
     Loc(e->range);
     return b_.MakeArray(t, parts);
   }
-  SLOPE_ASSERT(type->IsStruct());
+  if (!type->IsStruct()) {
+    // `T()` specialized for a scalar, vector or matrix: its zero.
+    SLOPE_ASSERT(e->elements.empty());
+    return Zero(t);
+  }
   const auto& fields = type->Info()->fields;
   for (size_t i = 0; i < fields.size(); ++i) {
     if (i < e->elements.size()) {

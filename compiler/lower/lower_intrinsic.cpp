@@ -80,9 +80,10 @@ Value* Lowerer::LowerIntrinsicCall(const ast::CallExpr* call) {
   const ir::Type* type = LowerType(call->type);
   const ir::Type* arg_type = args[0]->GetType();
   auto which = static_cast<Intrinsic>(call->func->intrinsic_op);
+  // bit_cast / reinterpret / asfloat to the argument's own type (also a struct's).
+  if (which == Intrinsic::Bitcast && arg_type == type) return args[0];
   bool is_int = arg_type->Scalar()->IsInt();
   if (which == Intrinsic::Abs && is_int && !arg_type->Scalar()->IsSigned()) return args[0];
-  if (which == Intrinsic::Bitcast && arg_type == type) return args[0];
   if (which == Intrinsic::Dot && (is_int || arg_type->IsScalar())) {
     // Integer dot products (and the "dot" of scalars) are a sum of products.
     Value* products = b_.Binary(Op::Mul, args[0], args[1]);

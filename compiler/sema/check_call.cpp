@@ -50,6 +50,12 @@ ast::Expr* Checker::CheckGenericConversion(ast::CallExpr* call, const Type* type
       return call;
     }
   }
+  if (type != nullptr && type->IsDependent() && call->args.empty()) {
+    // `T()`: the default value of the type T stands for (zero, or a struct's defaults).
+    auto* init = ctx_.New<ast::InitListExpr>(call->range);
+    init->type = type;
+    return init;
+  }
   // `T(x)`, `T.Value(x)` with an arithmetic interface: a numeric conversion.
   std::string caps = type != nullptr ? types_.CapabilitiesOf(type) : "";
   if (type != nullptr && caps.find('a') != std::string::npos && call->args.size() == 1 &&
@@ -126,7 +132,10 @@ ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
     if (ResolveCall(call, candidates, name->name, explicit_args) && call->func != nullptr) {
       CheckAccess(call->func, name->range);
       if (call->func->intrinsic_inst >= 0) CheckSyncCall(call);
-      if (call->func->intrinsic_op >= 0 && call->func->name == "bit_cast") CheckBitCast(call);
+      if (call->func->intrinsic_op >= 0 &&
+          (call->func->name == "bit_cast" || call->func->name == "reinterpret")) {
+        CheckBitCast(call);
+      }
     }
     return call;
   }

@@ -692,7 +692,8 @@ ast::Expr* Checker::CheckConditional(ast::ConditionalExpr* expr) {
     expr->type = types_.Error();
     return expr;
   }
-  if (a == b && (a->IsStruct() || a->IsEnum() || a->IsArray())) {
+  if (a == b && (a->IsStruct() || a->IsEnum() || a->IsArray() ||
+                 (a->IsDependent() && !a->IsNumericLike()))) {
     expr->type = a;
     return expr;
   }

@@ -153,10 +153,15 @@ void Checker::CheckBitCast(const ast::CallExpr* call) {
   const Type* to = call->type;
   if (from->IsError() || to->IsError()) return;
   auto report = [&](const char* why) {
-    diags_.Report(DiagId::BitCastTypes, call->range, from->Name(), to->Name(), why);
+    diags_.Report(DiagId::BitCastTypes, call->range, call->func->name, from->Name(), to->Name(),
+                  why);
   };
+  bool is_reinterpret = call->func->name == "reinterpret";
+  if (from == to) return;
   if (from->IsDependent() || to->IsDependent()) {
-    report("a generic type is not supported yet; bit_cast concrete types");
+    // reinterpret<T>(x) in generic code is x itself once T is x's type (a type test
+    // `T is float` guards it); other specializations cannot be checked here.
+    if (!is_reinterpret) report("a generic type is not supported yet; bit_cast concrete types");
     return;
   }
   auto lanes = [](const Type* t) { return t->Count(); };

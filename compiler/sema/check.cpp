@@ -149,6 +149,8 @@ const Type* Checker::ResolveTypeExpr(ast::TypeExpr* te) {
   } else if (te->name == "matrix" && !te->type_args.empty() &&
              te->type_args.size() + te->value_args.size() == 3) {
     result = ResolveMatrixType(te);
+  } else if (te->name == "Tuple" && te->value_args.empty() && Lookup("Tuple") == nullptr) {
+    result = ResolveTupleType(te);
   } else if (ast::Decl* generic = Lookup(te->name);
              generic != nullptr && (generic->kind == ast::DeclKind::Struct ||
                                     generic->kind == ast::DeclKind::Interface ||
@@ -163,6 +165,20 @@ const Type* Checker::ResolveTypeExpr(ast::TypeExpr* te) {
   }
   te->resolved = result;
   return result;
+}
+
+const Type* Checker::ResolveTupleType(ast::TypeExpr* te) {
+  // `Tuple<A, B>` is the core library's `__Tuple2<A, B>`.
+  constexpr size_t kMaxTuple = 8;
+  size_t n = te->type_args.size();
+  ast::Decl* decl = n >= 1 && n <= kMaxTuple ? Lookup("__Tuple" + std::to_string(n)) : nullptr;
+  if (decl == nullptr || decl->kind != ast::DeclKind::Struct) {
+    diags_.Report(DiagId::TupleArity, te->range, std::to_string(kMaxTuple), std::to_string(n));
+    return types_.Error();
+  }
+  ast::TypeExpr named = *te;
+  named.name = decl->name;
+  return ApplyGeneric(&named, decl);
 }
 
 ast::Decl* Checker::Lookup(const std::string& name) const {

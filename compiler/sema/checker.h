@@ -544,6 +544,8 @@ class Checker {
   void CheckSyncCall(ast::CallExpr* call);
   /// `bit_cast<T>(x)`: numeric scalars or vectors of one size (E3627).
   void CheckBitCast(const ast::CallExpr* call);
+  /// `Tuple<A, B, ...>`: the core library's `__TupleN<A, B, ...>` (E3628 past 8).
+  const Type* ResolveTupleType(ast::TypeExpr* te);
 
   // check_params.cpp: `out` and `inout` parameters.
   /// Checks the arguments of `out`/`inout` parameters of `f` in `call`: l-values.

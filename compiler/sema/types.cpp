@@ -11,6 +11,8 @@ std::string AssocName(const ast::AssociatedTypeDecl* assoc) { return assoc->name
 /// A type nested in a struct is declared as `Outer$Inner` (parse/hoist_nested.cpp) and
 /// written `Outer.Inner`.
 std::string DisplayedName(std::string name) {
+  // The core library's `__Tuple2` is written `Tuple`.
+  if (name.size() == 8 && name.compare(0, 7, "__Tuple") == 0) return "Tuple";
   for (char& c : name) {
     if (c == '$') c = '.';
   }

@@ -55,6 +55,25 @@ void Parser::ParseDeclInto(std::vector<ast::Decl*>& out, DeclContext context) {
     return;
   }
   std::string_view kw = Cur().text;
+  if (kw == "static_assert" && Peek(1).Is(TokenKind::LParen) && context != DeclContext::Interface) {
+    // `static_assert(cond, "message");` outside functions: a hidden `static const bool`
+    // whose initializer is the check (sema evaluates it where it is declared).
+    source::SourceLoc begin = Cur().loc;
+    ast::Expr* check = ParseExpr();
+    Expect(TokenKind::Semicolon);
+    if (check == nullptr) return;
+    std::string name = "$static_assert." + std::to_string(begin.file) + "." +
+                       std::to_string(begin.offset);
+    auto* var = ctx_.New<ast::VarDecl>(ast::VarRole::Global, name, From(begin));
+    var->type_expr = ctx_.New<ast::TypeExpr>();
+    var->type_expr->name = "bool";
+    var->type_expr->range = check->range;
+    var->init = check;
+    var->is_static = true;
+    var->is_const = true;
+    mods |= ast::kModStatic | ast::kModConst;
+    return finish(var);
+  }
   if (kw == "struct" || kw == "class") return finish(ParseAggregate(ast::DeclKind::Struct, generics));
   if (kw == "interface") return finish(ParseAggregate(ast::DeclKind::Interface, generics));
   if (kw == "extension") return finish(ParseExtension(generics));

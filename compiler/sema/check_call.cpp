@@ -76,6 +76,11 @@ ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
       static_cast<ast::NameExpr*>(call->callee)->name == "printf" && Lookup("printf") == nullptr) {
     return CheckPrintf(call);
   }
+  if (call->callee->kind == ast::ExprKind::Name &&
+      static_cast<ast::NameExpr*>(call->callee)->name == "static_assert" &&
+      Lookup("static_assert") == nullptr) {
+    return CheckStaticAssert(call);
+  }
   for (ast::Expr*& arg : call->args) arg = CheckExpr(arg);
   call->type = types_.Error();
   if (call->callee->kind == ast::ExprKind::Diff) return CheckDiffCall(call);
@@ -173,6 +178,33 @@ ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
   if (name->name == "detach") return CheckDetach(call);
   diags_.Report(DiagId::UndeclaredIdentifier, name->range, name->name);
   return call;
+}
+
+ast::Expr* Checker::CheckStaticAssert(ast::CallExpr* call) {
+  // `static_assert(cond)` / `static_assert(cond, "message")`: checked here, and a `true`
+  // that does nothing where it stood.
+  auto* done = ctx_.New<ast::BoolLiteralExpr>(call->range, true);
+  done->type = types_.Bool();
+  if (call->args.empty() || call->args.size() > 2 ||
+      (call->args.size() == 2 && call->args[1]->kind != ast::ExprKind::StringLiteral)) {
+    diags_.Report(DiagId::StaticAssertArgs, call->range);
+    return done;
+  }
+  call->args[0] = CheckExpr(call->args[0]);
+  const ast::Expr* cond = call->args[0];
+  if (cond->type->IsError()) return done;
+  int64_t value = 0;
+  if (!cond->type->IsScalar() || !EvaluateIntConstant(cond, &value)) {
+    diags_.Report(DiagId::StaticAssertNotConstant, cond->range);
+    return done;
+  }
+  if (value == 0) {
+    std::string message = call->args.size() == 2
+                              ? static_cast<const ast::StringLiteralExpr*>(call->args[1])->value
+                              : "static assertion failed";
+    diags_.Report(DiagId::StaticAssertFailed, call->range, message);
+  }
+  return done;
 }
 
 bool Checker::MethodTakes(const Type* owner, const std::string& name, size_t args) {

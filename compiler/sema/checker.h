@@ -546,6 +546,9 @@ class Checker {
   void CheckBitCast(const ast::CallExpr* call);
   /// `Tuple<A, B, ...>`: the core library's `__TupleN<A, B, ...>` (E3628 past 8).
   const Type* ResolveTupleType(ast::TypeExpr* te);
+  /// `static_assert(cond[, "message"])`: E3640 when cond is false, E3641 when it is not
+  /// a compile-time constant; the call becomes `true`.
+  ast::Expr* CheckStaticAssert(ast::CallExpr* call);
 
   // check_params.cpp: `out` and `inout` parameters.
   /// Checks the arguments of `out`/`inout` parameters of `f` in `call`: l-values.

@@ -377,6 +377,12 @@ std::string DumpExpr(const Expr* e) {
     }
     case ExprKind::NoDiff:
       return "(no_diff " + DumpExpr(static_cast<const NoDiffExpr*>(e)->operand) + ")";
+    case ExprKind::Lambda: {
+      auto* l = static_cast<const LambdaExpr*>(e);
+      std::vector<std::string> parts;
+      for (const VarDecl* p : l->params) parts.push_back(DumpType(p->type_expr) + " " + p->name);
+      return "(lambda (" + Join(parts, ", ") + ")" + (l->expression_body ? " =>expr" : " =>block") + ")";
+    }
     case ExprKind::TypeTest: {
       auto* t = static_cast<const TypeTestExpr*>(e);
       return "(" + DumpExpr(t->operand) + (t->is_cast ? " as " : " is ") + DumpType(t->target) + ")";

@@ -80,14 +80,18 @@ ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
     if (ast::Expr* scoped = CheckScopedCall(call, nullptr)) return scoped;
     return CheckMethodCall(call, static_cast<ast::MemberExpr*>(call->callee));
   }
-  if (call->callee->kind != ast::ExprKind::Name) {
-    diags_.Report(DiagId::UnsupportedConstruct, call->callee->range,
-                  "calls of anything but a named function", "are");
-    return call;
-  }
+  if (call->callee->kind != ast::ExprKind::Name) return CheckFunctorCall(call);
   auto* name = static_cast<ast::NameExpr*>(call->callee);
   ast::Decl* decl = Lookup(name->name);
   if (ReportAmbiguousLookup(name->name, name->range)) return call;
+  // `f(x)` where f is a value (a lambda, a functor, a generic F : IFunc<...>).
+  if (decl != nullptr && decl->kind == ast::DeclKind::Var && name->generic_args.empty()) {
+    return CheckFunctorCall(call);
+  }
+  if (decl == nullptr && CurrentOwner() != nullptr && CurrentOwner()->IsStruct() &&
+      CurrentOwner()->Info()->FieldIndex(name->name) >= 0 && !InheritsMethod(CurrentOwner(), name->name)) {
+    return CheckFunctorCall(call);  // a field (a captured lambda) called inside a method
+  }
   if (const Type* owner = CurrentOwner()) {
     bool shadowed = decl != nullptr && decl->kind == ast::DeclKind::Var &&
                     static_cast<ast::VarDecl*>(decl)->role != ast::VarRole::Global;
@@ -163,6 +167,29 @@ ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
   if (name->name == "detach") return CheckDetach(call);
   diags_.Report(DiagId::UndeclaredIdentifier, name->range, name->name);
   return call;
+}
+
+ast::Expr* Checker::CheckFunctorCall(ast::CallExpr* call) {
+  // `f(args)` on a value calls its `operator()`: `f.operator()(args)`.
+  ast::Expr* written = call->callee;
+  ast::Expr* receiver = CheckExpr(written);
+  if (receiver->type->IsError()) return call;
+  const Type* type = receiver->type;
+  bool callable_kind = type->IsStruct() || type->Kind() == TypeKind::GenericParam;
+  if (!callable_kind || FindMethods(type, kCallOperator).empty()) {
+    std::string shown = written->kind == ast::ExprKind::Name
+                            ? static_cast<ast::NameExpr*>(written)->name
+                            : "a value of type '" + type->Name() + "'";
+    if (written->kind == ast::ExprKind::Name) {
+      diags_.Report(DiagId::NotCallable, written->range, shown);
+    } else {
+      diags_.Report(DiagId::NotCallableValue, written->range, type->Name());
+    }
+    return call;
+  }
+  auto* member = ctx_.New<ast::MemberExpr>(written->range, receiver, kCallOperator, written->range);
+  call->callee = member;
+  return CheckMethodCallOn(call, type, receiver, kCallOperator, written->range, {}, nullptr);
 }
 
 bool Checker::MethodTakes(const Type* owner, const std::string& name, size_t args) {

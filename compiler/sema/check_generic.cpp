@@ -193,6 +193,13 @@ void Checker::DeclareInterfaces(const std::vector<ast::Decl*>& decls) {
     InterfaceInfo* info = types_.NewInterface(std::move(owned));
     info->decl = agg;
     info->name = agg->name;
+    // `__IFunc2` is what `IFunc<R, A, B>` names (check_lambda.cpp): messages say IFunc.
+    for (const char* family : {"__IFunc", "__IMutatingFunc"}) {
+      std::string prefix = family;
+      if (agg->name.size() == prefix.size() + 1 && agg->name.compare(0, prefix.size(), prefix) == 0) {
+        info->name = prefix.substr(2);
+      }
+    }
     info->capabilities = CapabilitiesOfCoreInterface(agg->name);
     info->params = MakeGenericParams(agg->generic_params);
     auto this_info = std::make_unique<GenericParamInfo>();

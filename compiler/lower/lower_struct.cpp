@@ -129,7 +129,11 @@ Value* Lowerer::LowerMethodCall(const ast::CallExpr* call) {
     return result;
   }
   SLOPE_ASSERT(call->receiver != nullptr);
-  if (!method->is_mutating) {
+  // A requirement's witness decides: a non-mutating method may satisfy a `[mutating]`
+  // requirement (a lambda passed as an IMutatingFunc) and then takes the object itself.
+  bool by_pointer = method->is_mutating;
+  if (!callee->params.empty()) by_pointer = callee->params[0]->GetType()->IsPointer();
+  if (!by_pointer) {
     std::vector<Value*> args{LowerExpr(call->receiver)};
     for (Value* a : LowerArgs(call, &outs)) args.push_back(a);
     Loc(call->range);

@@ -177,13 +177,10 @@ ast::Expr* Checker::CheckFunctorCall(ast::CallExpr* call) {
   const Type* type = receiver->type;
   bool callable_kind = type->IsStruct() || type->Kind() == TypeKind::GenericParam;
   if (!callable_kind || FindMethods(type, kCallOperator).empty()) {
-    std::string shown = written->kind == ast::ExprKind::Name
-                            ? static_cast<ast::NameExpr*>(written)->name
-                            : "a value of type '" + type->Name() + "'";
-    if (written->kind == ast::ExprKind::Name) {
-      diags_.Report(DiagId::NotCallable, written->range, shown);
-    } else {
-      diags_.Report(DiagId::NotCallableValue, written->range, type->Name());
+    auto* name = written->kind == ast::ExprKind::Name ? static_cast<ast::NameExpr*>(written) : nullptr;
+    auto report = diags_.Report(DiagId::NotCallableValue, written->range, type->Name());
+    if (name != nullptr && name->decl != nullptr) {
+      report.Note(DiagId::DeclaredHere, name->decl->name_range, name->decl->name);
     }
     return call;
   }

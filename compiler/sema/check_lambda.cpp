@@ -6,7 +6,8 @@
 // each local or parameter of an enclosing function that its body names becomes a field,
 // captured by value when the lambda is evaluated and immutable inside it (as in Slang);
 // the body becomes the struct's `operator()`, whose return type is that of its first
-// `return` (void without one). The struct conforms to `IFunc<R, P...>`, so generic
+// `return` (void without one). The struct conforms to `IFunc<R, P...>` (and to
+// `IMutatingFunc<R, P...>`, which its non-mutating call satisfies), so generic
 // functions over `F : IFunc<R, P...>` take it and are specialized for it like for any
 // struct. The lambda expression itself is replaced by the member-wise construction of
 // the struct from the captured values; lowering sees an ordinary struct and method.
@@ -38,8 +39,18 @@ bool Checker::MapFuncInterface(ast::TypeExpr* te) {
 }
 
 ast::Expr* Checker::CaptureName(ast::NameExpr* expr, ast::Decl* decl) {
-  if (lambdas_.empty() || decl == nullptr || decl->kind != ast::DeclKind::Var) return nullptr;
+  if (lambdas_.empty()) return nullptr;
   LambdaScope& lambda = lambdas_.back();
+  bool global = decl != nullptr && scopes_.front().count(expr->name) != 0 &&
+                scopes_.front().at(expr->name) == decl;
+  const Type* outer = lambda.enclosing->owner;
+  if ((decl == nullptr || global) && lambda.enclosing->this_param != nullptr &&
+      outer != nullptr && outer->IsStruct() && outer->Info()->FieldIndex(expr->name) >= 0) {
+    // A field of the enclosing method's object, named alone: its value is captured.
+    decl = outer->Info()->fields[static_cast<size_t>(outer->Info()->FieldIndex(expr->name))];
+    return CaptureVariable(expr, static_cast<ast::VarDecl*>(decl));
+  }
+  if (decl == nullptr || decl->kind != ast::DeclKind::Var) return nullptr;
   // Found in the lambda's own scopes (its parameters and locals), or further out?
   size_t found = scopes_.size();
   for (size_t i = scopes_.size(); i-- > 0;) {
@@ -51,6 +62,11 @@ ast::Expr* Checker::CaptureName(ast::NameExpr* expr, ast::Decl* decl) {
   if (found >= lambda.scope_base) return nullptr;
   auto* var = static_cast<ast::VarDecl*>(decl);
   if (var->role != ast::VarRole::Local && var->role != ast::VarRole::Param) return nullptr;
+  return CaptureVariable(expr, var);
+}
+
+ast::Expr* Checker::CaptureVariable(ast::NameExpr* expr, ast::VarDecl* var) {
+  LambdaScope& lambda = lambdas_.back();
   if (var == lambda.enclosing->this_param || var->name == "this") {
     diags_.Report(DiagId::UnsupportedConstruct, expr->range,
                   "lambdas that use 'this' of the enclosing method", "are");
@@ -60,6 +76,17 @@ ast::Expr* Checker::CaptureName(ast::NameExpr* expr, ast::Decl* decl) {
   if (var->type != nullptr && ContainsResource(var->type)) {
     diags_.Report(DiagId::LambdaCaptureResource, expr->range, var->name, var->type->Name())
         .Note(DiagId::DeclaredHere, var->name_range, var->name);
+    expr->type = types_.Error();
+    return expr;
+  }
+  if (IsDifferentiableFunction(lambda.method) && var->type != nullptr &&
+      IsDifferentiableType(var->type)) {
+    // A capture is a field of a struct that carries no derivative: its gradient would
+    // be lost, so differentiable code passes such values as parameters instead.
+    diags_.Report(DiagId::UnsupportedConstruct, expr->range,
+                  "captures of differentiable values ('" + var->name + "' of type '" +
+                      var->type->Name() + "') in lambdas inside differentiable functions",
+                  "are");
     expr->type = types_.Error();
     return expr;
   }
@@ -148,6 +175,11 @@ ast::Expr* Checker::CheckLambda(ast::LambdaExpr* lambda) {
     }
     signature_ok = signature_ok && !param->type->IsError();
   }
+  // In differentiable code the lambda is differentiated through its `operator()`, with
+  // respect to its parameters (captures of differentiable values are refused below).
+  if (IsDifferentiableFunction(enclosing)) {
+    method->attributes.push_back({"Differentiable", {}, lambda->range});
+  }
   method->owner = type;
   method->result_type = nullptr;
   method->this_param = ctx_.New<ast::VarDecl>(ast::VarRole::Param, "this", lambda->arrow);
@@ -171,14 +203,14 @@ ast::Expr* Checker::CheckLambda(ast::LambdaExpr* lambda) {
   if (method->result_type == nullptr) method->result_type = types_.Void();
   if (checked_out_ != nullptr) checked_out_->functions.push_back(method);
 
-  // IFunc<R, P...>: what generic code asks of a callable.
+  // IFunc<R, P...> and IMutatingFunc<R, P...>: what generic code asks of a callable.
   if (signature_ok && !method->result_type->IsError()) {
-    ast::Decl* iface = Lookup("__IFunc" + std::to_string(method->params.size()));
-    auto it = iface != nullptr ? interfaces_.find(iface) : interfaces_.end();
-    if (it != interfaces_.end()) {
-      std::vector<const Type*> args{method->result_type};
-      for (const ast::VarDecl* p : method->params) args.push_back(p->type);
-      type->Info()->bases.push_back(types_.InterfaceOf(it->second, args));
+    std::vector<const Type*> args{method->result_type};
+    for (const ast::VarDecl* p : method->params) args.push_back(p->type);
+    for (const char* family : {"__IFunc", "__IMutatingFunc"}) {
+      ast::Decl* iface = Lookup(family + std::to_string(method->params.size()));
+      auto it = iface != nullptr ? interfaces_.find(iface) : interfaces_.end();
+      if (it != interfaces_.end()) type->Info()->bases.push_back(types_.InterfaceOf(it->second, args));
     }
   }
 

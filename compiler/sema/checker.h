@@ -266,6 +266,8 @@ class Checker {
   /// becomes a field of the lambda (captured by value): returns `this.name` checked, or
   /// null when `decl` is not such a variable.
   ast::Expr* CaptureName(ast::NameExpr* expr, ast::Decl* decl);
+  /// Makes `var` (found outside the innermost lambda) one of its fields.
+  ast::Expr* CaptureVariable(ast::NameExpr* expr, ast::VarDecl* var);
   /// `f(args)` on a value: a call of its `operator()`.
   ast::Expr* CheckFunctorCall(ast::CallExpr* call);
   /// `IFunc<R, P...>` / `IMutatingFunc<R, P...>` name the core library's interface of

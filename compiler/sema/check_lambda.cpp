@@ -3,7 +3,8 @@
 // `IFunc<R, P...>`.
 //
 // A lambda becomes a struct synthesized where it is written (named `__lambda_LINE_COL`):
-// each local or parameter of an enclosing function that its body names becomes a field,
+// each local or parameter of an enclosing function that its body names (and `this`, or a
+// field of the enclosing method's object named alone) becomes a field,
 // captured by value when the lambda is evaluated and immutable inside it (as in Slang);
 // the body becomes the struct's `operator()`, whose return type is that of its first
 // `return` (void without one). The struct conforms to `IFunc<R, P...>` (and to
@@ -22,6 +23,10 @@
 namespace slope::sema {
 
 using diag::DiagId;
+
+namespace {
+constexpr const char* kClosureParam = "$closure";
+}  // namespace
 
 bool Checker::MapFuncInterface(ast::TypeExpr* te) {
   if (te->name != "IFunc" && te->name != "IMutatingFunc") return true;
@@ -43,8 +48,10 @@ ast::Expr* Checker::CaptureName(ast::NameExpr* expr, ast::Decl* decl) {
   LambdaScope& lambda = lambdas_.back();
   bool global = decl != nullptr && scopes_.front().count(expr->name) != 0 &&
                 scopes_.front().at(expr->name) == decl;
-  const Type* outer = lambda.enclosing->owner;
-  if ((decl == nullptr || global) && lambda.enclosing->this_param != nullptr &&
+  // The method the outermost lambda is written in (its fields are captured by name).
+  const ast::FuncDecl* method = lambdas_.front().enclosing;
+  const Type* outer = method->owner;
+  if ((decl == nullptr || global) && method->this_param != nullptr &&
       outer != nullptr && outer->IsStruct() && outer->Info()->FieldIndex(expr->name) >= 0) {
     // A field of the enclosing method's object, named alone: its value is captured.
     decl = outer->Info()->fields[static_cast<size_t>(outer->Info()->FieldIndex(expr->name))];
@@ -67,12 +74,6 @@ ast::Expr* Checker::CaptureName(ast::NameExpr* expr, ast::Decl* decl) {
 
 ast::Expr* Checker::CaptureVariable(ast::NameExpr* expr, ast::VarDecl* var) {
   LambdaScope& lambda = lambdas_.back();
-  if (var == lambda.enclosing->this_param || var->name == "this") {
-    diags_.Report(DiagId::UnsupportedConstruct, expr->range,
-                  "lambdas that use 'this' of the enclosing method", "are");
-    expr->type = types_.Error();
-    return expr;
-  }
   if (var->type != nullptr && ContainsResource(var->type)) {
     diags_.Report(DiagId::LambdaCaptureResource, expr->range, var->name, var->type->Name())
         .Note(DiagId::DeclaredHere, var->name_range, var->name);
@@ -98,7 +99,7 @@ ast::Expr* Checker::CaptureVariable(ast::NameExpr* expr, ast::VarDecl* var) {
     lambda.type->Info()->fields.push_back(field);
     lambda.captured.push_back(var);
   }
-  auto* self = ctx_.New<ast::NameExpr>(expr->range, "this");
+  auto* self = ctx_.New<ast::NameExpr>(expr->range, kClosureParam);
   auto* member = ctx_.New<ast::MemberExpr>(expr->range, self, var->name, expr->range);
   ast::Expr* checked = CheckExpr(member);
   capture_refs_[checked] = var;
@@ -182,7 +183,9 @@ ast::Expr* Checker::CheckLambda(ast::LambdaExpr* lambda) {
   }
   method->owner = type;
   method->result_type = nullptr;
-  method->this_param = ctx_.New<ast::VarDecl>(ast::VarRole::Param, "this", lambda->arrow);
+  // The lambda's own object has a name no source can write, so that `this` inside the
+  // lambda is the enclosing method's object, captured like any variable.
+  method->this_param = ctx_.New<ast::VarDecl>(ast::VarRole::Param, kClosureParam, lambda->arrow);
   method->this_param->type = type;
   method->this_param->is_let = true;
 
@@ -204,7 +207,9 @@ ast::Expr* Checker::CheckLambda(ast::LambdaExpr* lambda) {
   if (checked_out_ != nullptr) checked_out_->functions.push_back(method);
 
   // IFunc<R, P...> and IMutatingFunc<R, P...>: what generic code asks of a callable.
-  if (signature_ok && !method->result_type->IsError()) {
+  // A void lambda is called directly only: generic arguments of type void (IFunc<void,
+  // ...>) are not supported.
+  if (signature_ok && !method->result_type->IsError() && !method->result_type->IsVoid()) {
     std::vector<const Type*> args{method->result_type};
     for (const ast::VarDecl* p : method->params) args.push_back(p->type);
     for (const char* family : {"__IFunc", "__IMutatingFunc"}) {

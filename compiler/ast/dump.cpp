@@ -381,7 +381,11 @@ std::string DumpExpr(const Expr* e) {
       auto* l = static_cast<const LambdaExpr*>(e);
       std::vector<std::string> parts;
       for (const VarDecl* p : l->params) parts.push_back(DumpType(p->type_expr) + " " + p->name);
-      return "(lambda (" + Join(parts, ", ") + ")" + (l->expression_body ? " =>expr" : " =>block") + ")";
+      std::string body = "{...}";  // a block body is not shown
+      if (l->expression_body) {
+        body = DumpExpr(static_cast<const ReturnStmt*>(l->body->stmts[0])->value);
+      }
+      return "(lambda (" + Join(parts, ", ") + ") => " + body + ")";
     }
     case ExprKind::TypeTest: {
       auto* t = static_cast<const TypeTestExpr*>(e);

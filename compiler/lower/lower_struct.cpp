@@ -55,8 +55,10 @@ const ir::Type* Lowerer::LowerStructType(const sema::Type* t) {
 }
 
 std::string Lowerer::FunctionName(const ast::FuncDecl* decl) const {
-  std::string name =
-      decl->func_kind == ast::FuncKind::Operator ? OperatorIrName(decl->name) : decl->name;
+  // `operator()` is a plain method (sema/check_lambda.cpp); its IR name is `operator.call`.
+  std::string name = decl->func_kind == ast::FuncKind::Operator || decl->name == "operator()"
+                         ? OperatorIrName(decl->name)
+                         : decl->name;
   if (decl->parent == nullptr) return name;
   if (decl->parent->kind == ast::DeclKind::Extension) {
     std::string target = decl->parent->target != nullptr ? decl->parent->target->name : "";

@@ -88,8 +88,10 @@ ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
   if (decl != nullptr && decl->kind == ast::DeclKind::Var && name->generic_args.empty()) {
     return CheckFunctorCall(call);
   }
-  if (decl == nullptr && CurrentOwner() != nullptr && CurrentOwner()->IsStruct() &&
-      CurrentOwner()->Info()->FieldIndex(name->name) >= 0 && !InheritsMethod(CurrentOwner(), name->name)) {
+  const Type* method_owner = CurrentOwner();
+  if (decl == nullptr && method_owner != nullptr && method_owner->IsStruct() &&
+      method_owner->Info()->FieldIndex(name->name) >= 0 &&
+      !InheritsMethod(method_owner, name->name)) {
     return CheckFunctorCall(call);  // a field (a captured lambda) called inside a method
   }
   if (const Type* owner = CurrentOwner()) {
@@ -177,7 +179,8 @@ ast::Expr* Checker::CheckFunctorCall(ast::CallExpr* call) {
   const Type* type = receiver->type;
   bool callable_kind = type->IsStruct() || type->Kind() == TypeKind::GenericParam;
   if (!callable_kind || FindMethods(type, kCallOperator).empty()) {
-    auto* name = written->kind == ast::ExprKind::Name ? static_cast<ast::NameExpr*>(written) : nullptr;
+    auto* name =
+        written->kind == ast::ExprKind::Name ? static_cast<ast::NameExpr*>(written) : nullptr;
     auto report = diags_.Report(DiagId::NotCallableValue, written->range, type->Name());
     if (name != nullptr && name->decl != nullptr) {
       report.Note(DiagId::DeclaredHere, name->decl->name_range, name->decl->name);

@@ -196,7 +196,8 @@ void Checker::DeclareInterfaces(const std::vector<ast::Decl*>& decls) {
     // `__IFunc2` is what `IFunc<R, A, B>` names (check_lambda.cpp): messages say IFunc.
     for (const char* family : {"__IFunc", "__IMutatingFunc"}) {
       std::string prefix = family;
-      if (agg->name.size() == prefix.size() + 1 && agg->name.compare(0, prefix.size(), prefix) == 0) {
+      if (agg->name.size() == prefix.size() + 1 &&
+          agg->name.compare(0, prefix.size(), prefix) == 0) {
         info->name = prefix.substr(2);
       }
     }

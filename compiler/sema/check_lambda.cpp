@@ -215,7 +215,8 @@ ast::Expr* Checker::CheckLambda(ast::LambdaExpr* lambda) {
     for (const char* family : {"__IFunc", "__IMutatingFunc"}) {
       ast::Decl* iface = Lookup(family + std::to_string(method->params.size()));
       auto it = iface != nullptr ? interfaces_.find(iface) : interfaces_.end();
-      if (it != interfaces_.end()) type->Info()->bases.push_back(types_.InterfaceOf(it->second, args));
+      if (it == interfaces_.end()) continue;
+      type->Info()->bases.push_back(types_.InterfaceOf(it->second, args));
     }
   }
 

@@ -28,6 +28,7 @@ struct Expr;
 struct Decl;
 struct FuncDecl;
 struct VarDecl;
+struct BlockStmt;
 
 /// An attribute: `[name(args)]` or `[[name(args)]]`; `name` may contain "::".
 struct Attribute {
@@ -68,7 +69,8 @@ struct TypeExpr {
   X(InitList)                   \
   X(Diff)                       \
   X(NoDiff)                     \
-  X(TypeTest)
+  X(TypeTest)                   \
+  X(Lambda)
 
 enum class ExprKind : uint8_t {
 #define X(name) name,
@@ -308,6 +310,18 @@ struct TypeTestExpr : Expr {
   const sema::Type* operand_type = nullptr;  ///< sema: U when the operand names a type
   TypeTestExpr(SourceRange r, Expr* e, TypeExpr* t, bool cast)
       : Expr(ExprKind::TypeTest, r), operand(e), target(t), is_cast(cast) {}
+};
+
+/// `(int x) => x * k` and `(int2 s) => { ...; return ...; }`. The parser wraps an
+/// expression body in a block holding one `return`. Sema replaces the lambda by the
+/// construction of a synthesized struct (`sema/check_lambda.cpp`), so later stages never
+/// see this node.
+struct LambdaExpr : Expr {
+  std::vector<VarDecl*> params;
+  BlockStmt* body = nullptr;
+  bool expression_body = false;  ///< written `=> expr`
+  SourceRange arrow;             ///< the `=>`
+  LambdaExpr(SourceRange r) : Expr(ExprKind::Lambda, r) {}
 };
 
 /// A conversion sema inserted; `type` is the target type.

@@ -377,6 +377,16 @@ std::string DumpExpr(const Expr* e) {
     }
     case ExprKind::NoDiff:
       return "(no_diff " + DumpExpr(static_cast<const NoDiffExpr*>(e)->operand) + ")";
+    case ExprKind::Lambda: {
+      auto* l = static_cast<const LambdaExpr*>(e);
+      std::vector<std::string> parts;
+      for (const VarDecl* p : l->params) parts.push_back(DumpType(p->type_expr) + " " + p->name);
+      std::string body = "{...}";  // a block body is not shown
+      if (l->expression_body) {
+        body = DumpExpr(static_cast<const ReturnStmt*>(l->body->stmts[0])->value);
+      }
+      return "(lambda (" + Join(parts, ", ") + ") => " + body + ")";
+    }
     case ExprKind::TypeTest: {
       auto* t = static_cast<const TypeTestExpr*>(e);
       return "(" + DumpExpr(t->operand) + (t->is_cast ? " as " : " is ") + DumpType(t->target) + ")";

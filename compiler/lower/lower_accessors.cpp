@@ -19,7 +19,7 @@ std::string OperatorIrName(const std::string& name) {
       {">=", "ge"},     {"!", "not"},      {"~", "bitnot"},   {"+=", "add_assign"},
       {"-=", "sub_assign"}, {"*=", "mul_assign"}, {"/=", "div_assign"}, {"%=", "rem_assign"},
       {"&=", "and_assign"}, {"|=", "or_assign"},  {"^=", "xor_assign"}, {"<<=", "shl_assign"},
-      {">>=", "shr_assign"}};
+      {">>=", "shr_assign"}, {"()", "call"}};
   std::string op = name.substr(std::string("operator").size());
   for (const auto& [spelling, word] : kWords) {
     if (op == spelling) return std::string("operator.") + word;

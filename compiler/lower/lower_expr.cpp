@@ -175,6 +175,7 @@ Value* Lowerer::LowerExpr(const ast::Expr* e) {
     case ast::ExprKind::TypeTest:
       return LowerTypeTest(static_cast<const ast::TypeTestExpr*>(e));
     case ast::ExprKind::Diff:
+    case ast::ExprKind::Lambda:
       SLOPE_ICE("expression kind rejected by sema reached lowering");
     case ast::ExprKind::ImplicitCast: {
       const ast::Expr* operand = static_cast<const ast::ImplicitCastExpr*>(e)->operand;

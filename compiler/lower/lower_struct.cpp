@@ -55,8 +55,10 @@ const ir::Type* Lowerer::LowerStructType(const sema::Type* t) {
 }
 
 std::string Lowerer::FunctionName(const ast::FuncDecl* decl) const {
-  std::string name =
-      decl->func_kind == ast::FuncKind::Operator ? OperatorIrName(decl->name) : decl->name;
+  // `operator()` is a plain method (sema/check_lambda.cpp); its IR name is `operator.call`.
+  std::string name = decl->func_kind == ast::FuncKind::Operator || decl->name == "operator()"
+                         ? OperatorIrName(decl->name)
+                         : decl->name;
   if (decl->parent == nullptr) return name;
   if (decl->parent->kind == ast::DeclKind::Extension) {
     std::string target = decl->parent->target != nullptr ? decl->parent->target->name : "";
@@ -129,7 +131,11 @@ Value* Lowerer::LowerMethodCall(const ast::CallExpr* call) {
     return result;
   }
   SLOPE_ASSERT(call->receiver != nullptr);
-  if (!method->is_mutating) {
+  // A requirement's witness decides: a non-mutating method may satisfy a `[mutating]`
+  // requirement (a lambda passed as an IMutatingFunc) and then takes the object itself.
+  bool by_pointer = method->is_mutating;
+  if (!callee->params.empty()) by_pointer = callee->params[0]->GetType()->IsPointer();
+  if (!by_pointer) {
     std::vector<Value*> args{LowerExpr(call->receiver)};
     for (Value* a : LowerArgs(call, &outs)) args.push_back(a);
     Loc(call->range);

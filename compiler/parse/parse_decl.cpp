@@ -122,7 +122,12 @@ void Parser::ParseDeclInto(std::vector<ast::Decl*>& out, DeclContext context) {
       op += op == "(" ? ")" : "]";
     }
     auto* func = ctx_.New<ast::FuncDecl>("operator" + op, From(begin));
-    func->func_kind = ast::FuncKind::Operator;
+    // A member `operator()` is an ordinary method named "operator()": interfaces require
+    // it (IFunc) and `f(x)` on a value calls it; elsewhere it stays an operator, which
+    // sema reports as not overloadable.
+    bool member_call = op == "()" && context != DeclContext::TopLevel &&
+                       context != DeclContext::Namespace;
+    func->func_kind = member_call ? ast::FuncKind::Plain : ast::FuncKind::Operator;
     func->return_type = type;
     func->generic_params = std::move(generics);
     return finish(ParseFunctionRest(func));

@@ -451,3 +451,37 @@ ast::Expr* Parser::ParseDiffOperand() {
 }
 
 }  // namespace slope::parse
+
+namespace slope::parse {
+
+ast::Expr* Parser::ParseLambda() {
+  DepthGuard guard(*this);
+  source::SourceLoc begin = Cur().loc;
+  auto* lambda = ctx_.New<ast::LambdaExpr>(Cur().Range());
+  if (!ParseParams(lambda->params)) return ErrorExpr(From(begin));
+  for (const ast::VarDecl* p : lambda->params) {
+    // `(x) => ...`: the name was read as a type; Slang's lambdas declare their types.
+    if (p->name.empty()) {
+      Unsupported(p->type_expr->range,
+                  "lambda parameters without a type ('" + p->type_expr->name + "')");
+    }
+  }
+  source::SourceLoc arrow = Cur().loc;
+  Advance();  // '='
+  Advance();  // '>'
+  lambda->arrow = From(arrow);
+  if (At(TokenKind::LBrace)) {
+    lambda->body = ParseBlock();
+    lambda->height = 1;
+  } else {
+    ast::Expr* value = ParseAssignment();
+    lambda->body = ctx_.New<ast::BlockStmt>(value->range);
+    lambda->body->stmts.push_back(ctx_.New<ast::ReturnStmt>(value->range, value));
+    lambda->expression_body = true;
+    lambda->height = value->height + 1;
+  }
+  lambda->range = From(begin);
+  return lambda;
+}
+
+}  // namespace slope::parse

@@ -1,7 +1,7 @@
 // Slang constructs Slope does not compile yet, recognized where they start so that the
 // error names the construct at its position instead of a parse error further on:
-// `spirv_asm { ... }`, lambdas `(params) => body`, pointer types
-// `T*`, and variadic generics (`each T`, `expand`).
+// `spirv_asm { ... }`, pointer types `T*`, and variadic generics (`each T`, `expand`).
+// Also the lookahead that finds a lambda `(params) => body` (parsed by ParseLambda).
 
 #include "compiler/parse/parser_impl.h"
 
@@ -52,23 +52,7 @@ ast::Expr* Parser::ParseUnsupportedPrimary() {
     SkipBraced();
     return ErrorExpr(From(begin));
   }
-  if (At(TokenKind::LParen) && AtLambda()) {
-    Unsupported(Cur().Range(), "lambda expressions");
-    int depth = 0;
-    do {
-      if (At(TokenKind::LParen)) ++depth;
-      if (At(TokenKind::RParen)) --depth;
-      Advance();
-    } while (depth > 0 && !At(TokenKind::EndOfFile));
-    Advance();  // '='
-    Advance();  // '>'
-    if (At(TokenKind::LBrace)) {
-      SkipBraced();
-    } else {
-      ParseAssignment();
-    }
-    return ErrorExpr(From(begin));
-  }
+  if (At(TokenKind::LParen) && AtLambda()) return ParseLambda();
   return nullptr;
 }
 

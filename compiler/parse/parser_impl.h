@@ -158,6 +158,8 @@ class Parser {
   bool LooksLikeCast() const;
   ast::Expr* ParsePostfix(ast::Expr* base);
   ast::Expr* ParsePrimary();
+  /// `(T a, U b) => expr` or `(T a) => { ... }`, at its `(` (AtLambda holds).
+  ast::Expr* ParseLambda();
   /// The operand of `fwd_diff(...)` / `bwd_diff(...)`: an expression, or a generic
   /// function's name with its arguments (`f<float3>`).
   ast::Expr* ParseDiffOperand();

@@ -93,7 +93,7 @@ const Type* Checker::ResolveTypeExpr(ast::TypeExpr* te) {
     te->resolved = texture;
     return texture;
   }
-  if (RejectUnsupportedType(te)) {
+  if (!MapFuncInterface(te) || RejectUnsupportedType(te)) {
     te->resolved = types_.Error();
     return te->resolved;
   }
@@ -273,6 +273,7 @@ const char* UnsupportedDeclName(const ast::Decl* decl) {
 
 bool Checker::Run(ast::Module& module, CheckedModule* out) {
   scopes_.emplace_back();
+  checked_out_ = out;
   DropShadowedCoreDecls(module.decls);
   AttachWhereClauses(module.decls, {});
   SplitDefaultImplementations(module.decls);
@@ -488,6 +489,7 @@ bool Checker::CheckConstantExpr(const ast::Expr* e) {
     case ast::ExprKind::Diff:
     case ast::ExprKind::NoDiff:
     case ast::ExprKind::TypeTest:
+    case ast::ExprKind::Lambda:
     case ast::ExprKind::Member:
     case ast::ExprKind::Index:
     case ast::ExprKind::Assign:
@@ -1024,6 +1026,12 @@ bool Checker::CheckStmt(ast::Stmt* stmt) {
       const Type* expected = current_function_->func_kind == ast::FuncKind::Init
                                  ? types_.Void()
                                  : current_function_->result_type;
+      if (expected == nullptr) {
+        // A lambda's first `return` gives its result type (check_lambda.cpp).
+        if (s->value != nullptr) s->value = CheckExpr(s->value);
+        current_function_->result_type = s->value != nullptr ? s->value->type : types_.Void();
+        return false;
+      }
       if (s->value != nullptr) {
         if (s->value->kind == ast::ExprKind::InitList && !expected->IsVoid()) {
           s->value = CheckAs(s->value, expected);

@@ -91,14 +91,20 @@ ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
     if (ast::Expr* scoped = CheckScopedCall(call, nullptr)) return scoped;
     return CheckMethodCall(call, static_cast<ast::MemberExpr*>(call->callee));
   }
-  if (call->callee->kind != ast::ExprKind::Name) {
-    diags_.Report(DiagId::UnsupportedConstruct, call->callee->range,
-                  "calls of anything but a named function", "are");
-    return call;
-  }
+  if (call->callee->kind != ast::ExprKind::Name) return CheckFunctorCall(call);
   auto* name = static_cast<ast::NameExpr*>(call->callee);
   ast::Decl* decl = Lookup(name->name);
   if (ReportAmbiguousLookup(name->name, name->range)) return call;
+  // `f(x)` where f is a value (a lambda, a functor, a generic F : IFunc<...>).
+  if (decl != nullptr && decl->kind == ast::DeclKind::Var && name->generic_args.empty()) {
+    return CheckFunctorCall(call);
+  }
+  const Type* method_owner = CurrentOwner();
+  if (decl == nullptr && method_owner != nullptr && method_owner->IsStruct() &&
+      method_owner->Info()->FieldIndex(name->name) >= 0 &&
+      !InheritsMethod(method_owner, name->name)) {
+    return CheckFunctorCall(call);  // a field (a captured lambda) called inside a method
+  }
   if (const Type* owner = CurrentOwner()) {
     bool shadowed = decl != nullptr && decl->kind == ast::DeclKind::Var &&
                     static_cast<ast::VarDecl*>(decl)->role != ast::VarRole::Global;
@@ -205,6 +211,27 @@ ast::Expr* Checker::CheckStaticAssert(ast::CallExpr* call) {
     diags_.Report(DiagId::StaticAssertFailed, call->range, message);
   }
   return done;
+}
+
+ast::Expr* Checker::CheckFunctorCall(ast::CallExpr* call) {
+  // `f(args)` on a value calls its `operator()`: `f.operator()(args)`.
+  ast::Expr* written = call->callee;
+  ast::Expr* receiver = CheckExpr(written);
+  if (receiver->type->IsError()) return call;
+  const Type* type = receiver->type;
+  bool callable_kind = type->IsStruct() || type->Kind() == TypeKind::GenericParam;
+  if (!callable_kind || FindMethods(type, kCallOperator).empty()) {
+    auto* name =
+        written->kind == ast::ExprKind::Name ? static_cast<ast::NameExpr*>(written) : nullptr;
+    auto report = diags_.Report(DiagId::NotCallableValue, written->range, type->Name());
+    if (name != nullptr && name->decl != nullptr) {
+      report.Note(DiagId::DeclaredHere, name->decl->name_range, name->decl->name);
+    }
+    return call;
+  }
+  auto* member = ctx_.New<ast::MemberExpr>(written->range, receiver, kCallOperator, written->range);
+  call->callee = member;
+  return CheckMethodCallOn(call, type, receiver, kCallOperator, written->range, {}, nullptr);
 }
 
 bool Checker::MethodTakes(const Type* owner, const std::string& name, size_t args) {

@@ -82,6 +82,8 @@ ast::Expr* Checker::CheckExpr(ast::Expr* expr) {
       return CheckNoDiff(static_cast<ast::NoDiffExpr*>(expr));
     case ast::ExprKind::TypeTest:
       return CheckTypeTest(static_cast<ast::TypeTestExpr*>(expr));
+    case ast::ExprKind::Lambda:
+      return CheckLambda(static_cast<ast::LambdaExpr*>(expr));
   }
   return expr;
 }
@@ -97,6 +99,7 @@ ast::Expr* Checker::CheckName(ast::NameExpr* expr) {
     expr->type = types_.Error();
     return expr;
   }
+  if (ast::Expr* captured = CaptureName(expr, decl)) return captured;
   if (const Type* owner = CurrentStruct()) {
     // Inside a method, a field named alone is `this.field` unless a local hides it.
     bool global = decl != nullptr && scopes_.front().count(expr->name) != 0 &&
@@ -304,6 +307,7 @@ ast::Expr* Checker::CheckIndex(ast::IndexExpr* expr) {
 
 bool Checker::CheckAssignable(ast::Expr* expr) {
   if (expr->type->IsError()) return false;
+  if (!capture_refs_.empty() && ReportCaptureAssign(expr)) return false;
   switch (expr->kind) {
     case ast::ExprKind::Name: {
       auto* name = static_cast<ast::NameExpr*>(expr);

@@ -196,6 +196,14 @@ void Checker::DeclareInterfaces(const std::vector<ast::Decl*>& decls) {
     if (auto ns = decl_ns_.find(agg); ns != decl_ns_.end()) {
       info->name = ns->second->path + "::" + agg->name;  // named by its path in messages
     }
+    // `__IFunc2` is what `IFunc<R, A, B>` names (check_lambda.cpp): messages say IFunc.
+    for (const char* family : {"__IFunc", "__IMutatingFunc"}) {
+      std::string prefix = family;
+      if (agg->name.size() == prefix.size() + 1 &&
+          agg->name.compare(0, prefix.size(), prefix) == 0) {
+        info->name = prefix.substr(2);
+      }
+    }
     info->capabilities = CapabilitiesOfCoreInterface(agg->name);
     info->params = MakeGenericParams(agg->generic_params);
     auto this_info = std::make_unique<GenericParamInfo>();

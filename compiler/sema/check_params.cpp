@@ -92,6 +92,7 @@ void Checker::CheckOutArguments(ast::CallExpr* call, const ast::FuncDecl* f) {
       continue;
     }
     if (!IsWritableStorage(inner)) {
+      if (!capture_refs_.empty() && ReportCaptureAssign(inner)) continue;
       diags_.Report(DiagId::OutArgNotLValue, inner->range, i + 1, f->name,
                     DirectionName(param->direction))
           .Note(DiagId::DeclaredHere, param->name_range, param->name);

@@ -546,6 +546,10 @@ ast::Expr* Checker::CheckMethodCallOn(ast::CallExpr* call, const Type* owner, as
     return call;
   }
   if (method->is_mutating && !IsAssignableQuietly(receiver)) {
+    if (!capture_refs_.empty() && ReportCaptureAssign(receiver)) {
+      call->type = types_.Error();
+      return call;
+    }
     diags_.Report(DiagId::MutatingCallOnValue, call->range, qualified, DescribeReceiver(receiver))
         .Note(DiagId::DeclaredHere, method->name_range, qualified);
     call->type = types_.Error();

@@ -30,6 +30,10 @@ struct FwdSignature {
 
 /// Cost of an implicit conversion; kNoConversion when there is none.
 inline constexpr int kNoConversion = 1 << 20;
+/// The name of the method `f(args)` calls on a value `f`.
+inline constexpr const char* kCallOperator = "operator()";
+/// The most parameters an `IFunc<R, P...>` takes (the core library declares each arity).
+inline constexpr size_t kMaxFuncArity = 6;
 /// The least cost of a conversion that loses range or precision (it warns).
 inline constexpr int kNarrowingCost = 60;
 /// The cost of packing a concrete value into an interface-typed (existential) value:
@@ -253,6 +257,25 @@ class Checker {
   ast::Expr* CheckGenericConversion(ast::CallExpr* call, const Type* type, const std::string& shown);
   /// `value is T` / `value as T` (sema/check_type_test.cpp).
   ast::Expr* CheckTypeTest(ast::TypeTestExpr* expr);
+  // Lambdas and functional values (sema/check_lambda.cpp).
+  /// `(params) => body`: a synthesized struct with the captured variables as fields and
+  /// an `operator()`, conforming to `IFunc<R, P...>`; returns the struct's construction
+  /// from the captured values.
+  ast::Expr* CheckLambda(ast::LambdaExpr* lambda);
+  /// Inside a lambda, a local or parameter of an enclosing function named `expr`
+  /// becomes a field of the lambda (captured by value): returns `this.name` checked, or
+  /// null when `decl` is not such a variable.
+  ast::Expr* CaptureName(ast::NameExpr* expr, ast::Decl* decl);
+  /// Makes `var` (found outside the innermost lambda) one of its fields.
+  ast::Expr* CaptureVariable(ast::NameExpr* expr, ast::VarDecl* var);
+  /// `f(args)` on a value: a call of its `operator()`.
+  ast::Expr* CheckFunctorCall(ast::CallExpr* call);
+  /// `IFunc<R, P...>` / `IMutatingFunc<R, P...>` name the core library's interface of
+  /// that arity (`__IFunc1` for one parameter); rewrites `te` when it names one.
+  bool MapFuncInterface(ast::TypeExpr* te);
+  /// Whether `expr` (through fields and indices) is a variable a lambda captured;
+  /// reports that captures are immutable when it is.
+  bool ReportCaptureAssign(const ast::Expr* expr);
   /// `float f(float);` declares the `f` defined elsewhere in the module: its attributes,
   /// modifiers and default arguments join the definition's.
   void MergeDeclaration(ast::FuncDecl* declaration, ast::FuncDecl* definition);
@@ -807,6 +830,20 @@ class Checker {
   std::map<const ast::Decl*, int> alias_state_;            ///< 1 resolving, 2 done
   /// `out` parameters of the function being checked and whether they were written.
   std::map<const ast::VarDecl*, bool> out_written_;
+  /// A lambda whose body is being checked (innermost last): the scopes from
+  /// `scope_base` on are its own; names found below are captured.
+  struct LambdaScope {
+    size_t scope_base = 0;
+    const Type* type = nullptr;
+    ast::FuncDecl* method = nullptr;
+    ast::FuncDecl* enclosing = nullptr;     ///< the function the lambda is written in
+    std::vector<ast::VarDecl*> captured;    ///< outer variables, one per field
+  };
+  std::vector<LambdaScope> lambdas_;
+  /// `this.x` expressions standing for a captured `x`, and the variable captured.
+  std::map<const ast::Expr*, const ast::VarDecl*> capture_refs_;
+  std::map<std::string, int> lambda_names_;  ///< lambdas per synthesized name
+  CheckedModule* checked_out_ = nullptr;  ///< where lambda methods are listed
   /// Looks `name` up in the current namespace and its parents.
   ast::Decl* LookupInNamespaces(const std::string& name) const;
   /// Resolves type alias `decl` (on demand, so that aliases may refer to later ones).

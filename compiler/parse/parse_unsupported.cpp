@@ -1,7 +1,7 @@
 // Slang constructs Slope does not compile yet, recognized where they start so that the
 // error names the construct at its position instead of a parse error further on:
-// `spirv_asm { ... }`, lambdas `(params) => body`, pointer types
-// `T*`, and variadic generics (`each T`, `expand`).
+// `spirv_asm { ... }`, lambdas `(params) => body`, and variadic generics (`each T`,
+// `expand`).
 
 #include "compiler/parse/parser_impl.h"
 
@@ -78,14 +78,6 @@ bool Parser::RejectVariadic() {
         "variadic generics ('" + std::string(Cur().text) + "')");
   Advance();
   return true;
-}
-
-void Parser::RejectPointer(const ast::TypeExpr* type) {
-  while (At(TokenKind::Star)) {
-    Unsupported({type->range.begin, Cur().Range().end},
-          "pointer types ('" + type->name + "*')");
-    Advance();
-  }
 }
 
 }  // namespace slope::parse

@@ -154,7 +154,7 @@ ast::Expr* Checker::CheckName(ast::NameExpr* expr) {
 
 ast::Expr* Checker::CastAsCall(ast::CastExpr* cast) {
   ast::TypeExpr* t = cast->target;
-  if (!t->array_dims.empty() || LookupBuiltinTypeName(types_, t->name) != nullptr) return nullptr;
+  if (!t->array_dims.empty() || t->pointer_depth > 0 || LookupBuiltinTypeName(types_, t->name) != nullptr) return nullptr;
   ast::Decl* decl = Lookup(t->name);
   if (decl == nullptr) return nullptr;
   bool value = decl->kind == ast::DeclKind::Func || decl->kind == ast::DeclKind::Var ||

@@ -334,7 +334,7 @@ bool Parser::ParseStruct() {
     Next();
     const Type* type = nullptr;
     if (!Expect(":") || !ParseType(&type)) return false;
-    if (type->IsVoid() || type->IsPointer()) {
+    if (type->IsVoid() || (type->IsPointer() && !type->IsDevicePointer())) {
       return Fail(DiagId::IrInvalidType, member,
                   "a struct member cannot have type '" + type->Name() + "'");
     }

@@ -32,6 +32,8 @@ const char* OpSpelling(OpKind op) {
     case OpKind::PreDec: return "--";
     case OpKind::PostInc: return "++";
     case OpKind::PostDec: return "--";
+    case OpKind::Deref: return "*";
+    case OpKind::AddrOf: return "&";
     case OpKind::Assign: return "=";
   }
   return "?";

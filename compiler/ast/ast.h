@@ -44,6 +44,7 @@ struct TypeExpr {
   std::vector<Expr*> array_dims;     ///< `T[N][M]` outermost first; null entry for `T[]`
   std::vector<TypeExpr*> type_args;  ///< generic arguments that are types
   std::vector<Expr*> value_args;     ///< generic arguments that are values (vector<T, N>)
+  uint32_t pointer_depth = 0;        ///< `T*` is 1, `T**` 2: pointers to the type named
   SourceRange range;
   const sema::Type* resolved = nullptr;  ///< filled by sema
 };
@@ -83,6 +84,8 @@ enum class OpKind : uint8_t {
   Add, Sub, Mul, Div, Rem, BitAnd, BitOr, BitXor, Shl, Shr,
   LogicalAnd, LogicalOr, Eq, Ne, Lt, Le, Gt, Ge,
   Neg, Plus, Not, BitNot, PreInc, PreDec, PostInc, PostDec,
+  Deref,   ///< unary `*p`
+  AddrOf,  ///< unary `&x`
   Assign,  ///< plain `=` in AssignExpr
 };
 
@@ -103,6 +106,7 @@ struct IntLiteralExpr : Expr {
   uint64_t value = 0;
   bool is_unsigned = false;
   uint32_t width = 32;  ///< 64 with an `l`/`ll` suffix
+  bool is_nullptr = false;  ///< `nullptr` (sema: a pointer of the type it converts to)
   IntLiteralExpr(SourceRange r, uint64_t v, bool u)
       : Expr(ExprKind::IntLiteral, r), value(v), is_unsigned(u) {}
 };

@@ -34,6 +34,7 @@ struct Rules {
 };
 
 ScalarKind ScalarKindOf(const ir::Type* t) {
+  if (t->IsDevicePointer()) return ScalarKind::UInt64;  // a pointer reflects as its address
   const ir::Type* s = t->Scalar();
   if (s->IsBool()) return ScalarKind::Bool;
   // Indexed by log2(width / 8): 8, 16, 32, 64 bits.

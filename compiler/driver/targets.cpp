@@ -70,6 +70,35 @@ bool RejectTextures(EmitRequest& r, const char* target) {
   return ok;
 }
 
+/// Targets that have no pointers yet: an error at the first use of a device pointer in
+/// each function that has one. True when there is none.
+bool RejectPointers(EmitRequest& r, const char* target) {
+  bool ok = true;
+  auto device = [](const ir::Type* t) {
+    while (t->IsArray()) t = t->Element();
+    return t->IsDevicePointer() || (t->IsPointer() && t->Element()->IsDevicePointer());
+  };
+  for (const ir::Function* f : r.module.functions) {
+    const ir::Inst* first = nullptr;
+    for (const ir::Block* b : f->blocks) {
+      for (const ir::Inst* inst : b->insts) {
+        bool uses = device(inst->GetType());
+        for (const ir::Value* v : inst->operands) uses = uses || device(v->GetType());
+        if (uses) {
+          first = inst;
+          break;
+        }
+      }
+      if (first != nullptr) break;
+    }
+    if (first == nullptr) continue;
+    r.diags.Report(diag::DiagId::PointerTargetUnsupported,
+                   source::SourceRange(first->loc, first->loc), f->Name(), target);
+    ok = false;
+  }
+  return ok;
+}
+
 /// One entry point (the one -entry names, or the module's only one) as GLSL 450.
 void EmitGlsl(EmitRequest& r) {
   const CompileOptions& options = r.options;
@@ -78,6 +107,7 @@ void EmitGlsl(EmitRequest& r) {
     r.diags.Report(diag::DiagId::GlslOneEntryPoint, source::SourceRange(), std::to_string(chosen));
     return;
   }
+  if (!RejectPointers(r, "glsl")) return;
   targets::glsl::WriterOptions glsl_options;
   if (!options.entries.empty()) glsl_options.entry_point = options.entries.front();
   glsl_options.layout = r.layout;
@@ -92,7 +122,7 @@ void EmitGlsl(EmitRequest& r) {
 
 /// Every chosen entry point as an `extern "C" __global__` kernel of CUDA C++.
 void EmitCuda(EmitRequest& r) {
-  if (!RejectTextures(r, "cuda")) return;
+  if (!RejectTextures(r, "cuda") || !RejectPointers(r, "cuda")) return;
   targets::cuda::WriterOptions cuda_options;
   cuda_options.entry_points = r.options.entries;
   cuda_options.matrix_layout = r.matrices;

@@ -25,6 +25,7 @@ size_t EdgeCount(const Inst& term) {
     case Op::Call: case Op::Var: case Op::Load: case Op::Store: case Op::ElementPtr:
     case Op::MakeStruct: case Op::MakeArray: case Op::MakeMatrix: case Op::MemberPtr:
     case Op::Atomic: case Op::Barrier: case Op::Wave: case Op::Printf: case Op::BufferInfo:
+    case Op::PtrOffset: case Op::PtrCast:
     case Op::Texture:
       return 0;
   }
@@ -267,6 +268,17 @@ Value* ZeroValue(Module& module, Function& f, const Type* type) {
     make->block = entry;
     entry->insts.insert(entry->insts.begin() + static_cast<std::ptrdiff_t>(pos), make);
     return make;
+  }
+  if (type->IsDevicePointer()) {
+    // The null pointer: a ptr_cast of a 64-bit zero, after the entry block's vars.
+    Inst* null = module.NewInst(Op::PtrCast, type);
+    null->operands.push_back(module.ConstInt(module.Types().Int(64, false), 0));
+    Block* entry = f.blocks.front();
+    size_t pos = 0;
+    while (pos < entry->insts.size() && entry->insts[pos]->GetOp() == Op::Var) ++pos;
+    null->block = entry;
+    entry->insts.insert(entry->insts.begin() + static_cast<std::ptrdiff_t>(pos), null);
+    return null;
   }
   const Type* s = type->Scalar();
   SLOPE_ASSERT(s->IsScalar());

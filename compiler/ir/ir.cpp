@@ -103,6 +103,7 @@ const char* AddressSpaceName(AddressSpace space) {
     case AddressSpace::Uniform: return "uniform";
     case AddressSpace::PushConstant: return "push_constant";
     case AddressSpace::Private: return "private";
+    case AddressSpace::Device: return "device";
   }
   return "?";
 }

@@ -65,10 +65,14 @@ bool FindTextureOp(std::string_view name, TextureOp* out);
 /// Where a pointer points. Workgroup memory (HLSL `groupshared`) is shared by the
 /// invocations of one workgroup; its globals are pointers into it. Uniform (a uniform
 /// buffer: `cbuffer`, `ConstantBuffer<T>`) and PushConstant (uniform entry-point
-/// parameters) memory is read-only; its globals are pointers to a struct.
-enum class AddressSpace : uint8_t { Function, StorageBuffer, Workgroup, Uniform, PushConstant, Private };
-/// "function", "storage", "workgroup", "uniform", "push_constant", "private": the space as the text
-/// form writes it.
+/// parameters) memory is read-only; its globals are pointers to a struct. Device pointers
+/// (`ptr<device, T>`, the language's `T*`) are 64-bit addresses into device memory: values
+/// that may be stored anywhere, moved by `ptr_offset` and converted by `ptr_cast`.
+enum class AddressSpace : uint8_t {
+  Function, StorageBuffer, Workgroup, Uniform, PushConstant, Private, Device
+};
+/// "function", "storage", "workgroup", "uniform", "push_constant", "private", "device": the
+/// space as the text form writes it.
 const char* AddressSpaceName(AddressSpace space);
 
 /// How a matrix is laid out in buffer memory: each HLSL row contiguous (RowMajor) or
@@ -106,6 +110,8 @@ class Type {
   bool IsFloat() const { return kind_ == TypeKind::Float; }
   bool IsVector() const { return kind_ == TypeKind::Vector; }
   bool IsPointer() const { return kind_ == TypeKind::Pointer; }
+  /// A pointer into device memory (`ptr<device, T>`): a value of 64 bits.
+  bool IsDevicePointer() const { return IsPointer() && space_ == AddressSpace::Device; }
   bool IsBuffer() const { return kind_ == TypeKind::Buffer; }
   /// Texture2D<T> (sampled) or RWTexture2D<T> (IsWritable: a storage texture), ...
   bool IsTexture() const { return kind_ == TypeKind::Texture; }

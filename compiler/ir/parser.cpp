@@ -334,7 +334,7 @@ bool Parser::ParseStruct() {
     Next();
     const Type* type = nullptr;
     if (!Expect(":") || !ParseType(&type)) return false;
-    if (type->IsVoid() || type->IsPointer()) {
+    if (type->IsVoid() || (type->IsPointer() && !type->IsDevicePointer())) {
       return Fail(DiagId::IrInvalidType, member,
                   "a struct member cannot have type '" + type->Name() + "'");
     }
@@ -427,8 +427,10 @@ bool Parser::ParseType(const Type** out) {
     if (!Expect("<")) return false;
     const Token space = Peek();
     if (!IsIdent("function") && !IsIdent("storage") && !IsIdent("workgroup") &&
-        !IsIdent("uniform") && !IsIdent("push_constant") && !IsIdent("private")) {
-      return Expected("'function', 'storage', 'workgroup', 'uniform', 'push_constant' or 'private'");
+        !IsIdent("uniform") && !IsIdent("push_constant") && !IsIdent("private") &&
+        !IsIdent("device")) {
+      return Expected(
+          "'function', 'storage', 'workgroup', 'uniform', 'push_constant', 'private' or 'device'");
     }
     Next();
     const Type* pointee = nullptr;
@@ -441,6 +443,7 @@ bool Parser::ParseType(const Type** out) {
                          : space.text == "uniform"   ? AddressSpace::Uniform
                          : space.text == "workgroup" ? AddressSpace::Workgroup
                          : space.text == "private"   ? AddressSpace::Private
+                         : space.text == "device"    ? AddressSpace::Device
                                                      : AddressSpace::PushConstant,
                          pointee);
   } else if (w == "struct") {
@@ -950,7 +953,8 @@ bool Parser::ParseInstBody(Inst* inst) {
     case Op::MakeVector: case Op::Splat: case Op::Extract: case Op::ExtractDynamic:
     case Op::Insert: case Op::InsertDynamic: case Op::Shuffle: case Op::Var: case Op::Load:
     case Op::Store: case Op::ElementPtr: case Op::MakeStruct: case Op::MakeArray: case Op::MakeMatrix:
-    case Op::MemberPtr: case Op::Printf: case Op::BufferInfo: case Op::Texture:
+    case Op::MemberPtr: case Op::Printf: case Op::BufferInfo: case Op::Texture: case Op::PtrOffset:
+    case Op::PtrCast:
       break;
   }
   // Operands, then immediates in brackets: "extract %v, [1]", "shuffle %a, %b, [0, 2]".

@@ -518,6 +518,22 @@ void Verifier::VerifyInst(const Function& f, const Inst& inst) {
         }
       }
       break;
+    case Op::PtrOffset:
+      if (arity(2)) {
+        need(t->IsDevicePointer() && op_type(0) == t && op_type(1)->IsInt(),
+             "ptr_offset takes a device pointer and an integer");
+      }
+      break;
+    case Op::PtrCast:
+      if (arity(1)) {
+        const Type* from = op_type(0);
+        bool wide_int_from = from->IsInt() && from->Width() == 64;
+        bool wide_int_to = t->IsInt() && t->Width() == 64;
+        need((from->IsDevicePointer() && (t->IsDevicePointer() || wide_int_to)) ||
+                 (wide_int_from && t->IsDevicePointer()),
+             "ptr_cast converts between device pointers and 64-bit integers");
+      }
+      break;
     case Op::MemberPtr:
       if (arity(1) && need(inst.imms.size() == 1, "member_ptr needs one index")) {
         const Type* p = op_type(0);

@@ -218,6 +218,16 @@ const ir::Type* Lowerer::LowerType(const sema::Type* t) {
                              t->IsTextureArray(), t->IsWritable());
       break;
     case sema::TypeKind::Sampler: result = types.Sampler(t->IsComparisonSampler()); break;
+    case sema::TypeKind::Pointer: {
+      const sema::Type* pointee = Concrete(t->Element());
+      if (structs_in_progress_.contains(pointee)) {
+        // `struct Node { Node* next; }`: the struct, defined once its members are lowered.
+        result = types.Pointer(ir::AddressSpace::Device, types.Struct(StructIrName(pointee), {}, {}));
+        break;
+      }
+      result = types.Pointer(ir::AddressSpace::Device, LowerType(pointee));
+      break;
+    }
     case sema::TypeKind::Struct: result = LowerStructType(t); break;
     case sema::TypeKind::Enum: result = LowerType(t->Element()); break;
     case sema::TypeKind::Array: result = types.Array(LowerType(t->Element()), t->Count()); break;

@@ -35,6 +35,7 @@ Value* Lowerer::ZeroOnce(const ir::Type* t, std::map<const ir::Type*, Value*>* m
     return b_.MakeArray(t, elements);
   }
   if (t->IsMatrix()) return SplatMatrix(Zero(t->Scalar(), made), t);
+  if (t->IsDevicePointer()) return NullPointer(t);
   if (t->IsStruct()) {
     if (ExistentialByType(t) != nullptr) return ZeroExistential(t);
     std::vector<Value*> members;
@@ -58,6 +59,7 @@ Value* Lowerer::One(const ir::Type* t) {
 Value* Lowerer::ConvertValue(Value* v, const ir::Type* to) {
   const ir::Type* from = v->GetType();
   if (from == to) return v;
+  if (from->IsDevicePointer() || to->IsDevicePointer()) return b_.Emit(Op::PtrCast, to, {v});
   // Truncate, then change the scalar kind, then splat.
   if (from->IsMatrix() && to->IsMatrix() && (from->Count() != to->Count() || from->Cols() != to->Cols())) {
     // The upper-left block (sema allows only a larger matrix to shrink).
@@ -100,6 +102,7 @@ Value* Lowerer::LowerExpr(const ast::Expr* e) {
   switch (e->kind) {
     case ast::ExprKind::IntLiteral: {
       auto* lit = static_cast<const ast::IntLiteralExpr*>(e);
+      if (lit->is_nullptr) return NullPointer(LowerType(e->type));
       return module_->ConstInt(LowerType(e->type), static_cast<int64_t>(lit->value));
     }
     case ast::ExprKind::FloatLiteral:
@@ -135,6 +138,8 @@ Value* Lowerer::LowerExpr(const ast::Expr* e) {
     }
     case ast::ExprKind::Member: {
       auto* m = static_cast<const ast::MemberExpr*>(e);
+      // A member of device memory is loaded alone, not with the whole struct around it.
+      if (m->field_index >= 0 && IsThroughPointer(e)) return LoadLValue(LowerLValue(e));
       Value* base = LowerExpr(m->base);
       Loc(e->range);
       if (m->field_index >= 0) return b_.Extract(base, static_cast<uint32_t>(m->field_index));
@@ -147,6 +152,7 @@ Value* Lowerer::LowerExpr(const ast::Expr* e) {
     }
     case ast::ExprKind::Index: {
       auto* ix = static_cast<const ast::IndexExpr*>(e);
+      if (ix->base->type->IsArray() && IsThroughPointer(e)) return LoadLValue(LowerLValue(e));
       if (ix->base->type->IsArray() || ix->base->type->IsMatrix()) return LowerArrayIndex(ix);
       if (ix->base->type->IsBuffer()) return LoadLValue(LowerLValue(e));
       if (ix->base->type->IsTexture()) return LowerTextureIndex(ix);
@@ -220,6 +226,12 @@ Value* Lowerer::LowerCall(const ast::CallExpr* call) {
 }
 
 Value* Lowerer::ArithmeticOp(ast::OpKind op, Value* a, Value* b) {
+  if (a->GetType()->IsDevicePointer()) {
+    if (op == ast::OpKind::Add || op == ast::OpKind::Sub) return OffsetPointer(op, a, b);
+    // Comparisons order the addresses.
+    a = PointerBits(a);
+    b = PointerBits(b);
+  }
   switch (op) {
     case ast::OpKind::Add: return b_.Binary(Op::Add, a, b);
     case ast::OpKind::Sub: return b_.Binary(Op::Sub, a, b);
@@ -305,6 +317,10 @@ Value* Lowerer::LowerConditional(const ast::ConditionalExpr* e) {
 }
 
 Value* Lowerer::LowerUnary(const ast::UnaryExpr* e) {
+  if (e->op == ast::OpKind::Deref || e->op == ast::OpKind::AddrOf ||
+      e->type->IsPointer()) {
+    return LowerPointerUnary(e);
+  }
   switch (e->op) {
     case ast::OpKind::Plus:
       return LowerExpr(e->operand);
@@ -418,6 +434,10 @@ LValue Lowerer::LowerLValue(const ast::Expr* e) {
       base.swizzle = lanes;
       return base;
     }
+    case ast::ExprKind::Unary:
+      // `*p`: the place the pointer holds.
+      SLOPE_ASSERT(static_cast<const ast::UnaryExpr*>(e)->op == ast::OpKind::Deref);
+      return LValue{LowerExpr(static_cast<const ast::UnaryExpr*>(e)->operand), {}, nullptr};
     default:
       SLOPE_ICE("expression is not an lvalue");
   }

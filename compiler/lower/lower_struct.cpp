@@ -8,7 +8,21 @@ namespace slope::lower {
 using ir::Op;
 using ir::Value;
 
+std::string Lowerer::StructIrName(const sema::Type* t) {
+  std::string name = t->Info()->name;
+  // A struct in a namespace ("geo::Ray") is "geo.Ray" in the IR.
+  for (size_t at = name.find("::"); at != std::string::npos; at = name.find("::", at)) {
+    name.replace(at, 2, ".");
+  }
+  for (const sema::Type* a : t->Args()) name += "." + MangledTypeName(a);
+  return name;
+}
+
 const ir::Type* Lowerer::LowerStructType(const sema::Type* t) {
+  std::string name = StructIrName(t);
+  // A field may point at the struct (`Node* next`): the pointer's pointee is the struct
+  // declared without members, defined below (LowerType).
+  structs_in_progress_.insert(t);
   std::vector<const ir::Type*> members;
   std::vector<std::string> names;
   std::vector<ir::MatrixLayout> layouts;
@@ -29,13 +43,13 @@ const ir::Type* Lowerer::LowerStructType(const sema::Type* t) {
     any_layout = any_layout || layout != ir::MatrixLayout::Default;
     layouts.push_back(layout);
   }
-  std::string name = t->Info()->name;
-  // A struct in a namespace ("geo::Ray") is "geo.Ray" in the IR.
-  for (size_t at = name.find("::"); at != std::string::npos; at = name.find("::", at)) {
-    name.replace(at, 2, ".");
+  structs_in_progress_.erase(t);
+  const ir::Type* made = module_->Types().FindStruct(name);
+  if (made != nullptr && made->Members().empty() && !members.empty()) {
+    module_->Types().DefineStruct(made, std::move(members), std::move(names));
+  } else {
+    made = module_->Types().Struct(name, std::move(members), std::move(names));
   }
-  for (const sema::Type* a : t->Args()) name += "." + MangledTypeName(a);
-  const ir::Type* made = module_->Types().Struct(name, std::move(members), std::move(names));
   if (any_layout) module_->Types().SetMemberMatrixLayouts(made, std::move(layouts));
   if (t->Info()->decl != nullptr) {
     module_->Types().SetStructLoc(made, t->Info()->decl->name_range.begin);

@@ -200,6 +200,20 @@ class Lowerer {
   /// `value is T` / `value as T` on an existential (lower/lower_existential.cpp).
   Value* LowerTypeTest(const ast::TypeTestExpr* e);
   Value* ArithmeticOp(ast::OpKind op, Value* a, Value* b);
+  /// The IR name of struct type `t` ("geo.Ray", "Pair.float").
+  std::string StructIrName(const sema::Type* t);
+
+  // lower_pointer.cpp
+  /// Whether `e` is a place reached through a pointer (`*p`, `p->f`, `p[i].v[2]`).
+  bool IsThroughPointer(const ast::Expr* e) const;
+  /// The null device pointer of `type`.
+  Value* NullPointer(const ir::Type* type);
+  /// `pointer + count` or `pointer - count` (op Add or Sub), in elements.
+  Value* OffsetPointer(ast::OpKind op, Value* pointer, Value* count);
+  /// A device pointer's 64 bits (for comparisons).
+  Value* PointerBits(Value* pointer);
+  /// `*p`, `&x`, and `++`/`--` of a pointer.
+  Value* LowerPointerUnary(const ast::UnaryExpr* e);
   Value* ConvertValue(Value* v, const ir::Type* to);
   Value* Zero(const ir::Type* t);
   /// Whether a field of struct `t`, or of a struct field inside it, has an initializer.
@@ -373,6 +387,8 @@ class Lowerer {
   std::unique_ptr<ir::Module> module_;
   ir::Builder b_;
   std::map<const sema::Type*, const ir::Type*> type_cache_;
+  /// Structs whose member types are being lowered (a pointer field may name one).
+  std::set<const sema::Type*> structs_in_progress_;
   /// (primal, `this` bound by `fwd_diff(obj.method)`) -> its fwd_diff form.
   std::map<std::pair<const ir::Function*, bool>, ir::Function*> fwd_functions_;
   /// primal -> its bwd_diff form.

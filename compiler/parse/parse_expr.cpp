@@ -175,8 +175,14 @@ ast::Expr* Parser::ParseBinary(int min_prec) {
 
 bool Parser::LooksLikeCast() const {
   size_t end = ScanType(pos_ + 1);
-  if (end == 0 || !tokens_[end].Is(TokenKind::RParen)) return false;
-  if (IsBuiltinTypeName(Peek(1).text)) return true;
+  // `(T*)x`: a cast to a pointer type (`(a*)` is no expression).
+  bool pointer = false;
+  while (end != 0 && end < tokens_.size() && tokens_[end].Is(TokenKind::Star)) {
+    ++end;
+    pointer = true;
+  }
+  if (end == 0 || end >= tokens_.size() || !tokens_[end].Is(TokenKind::RParen)) return false;
+  if (IsBuiltinTypeName(Peek(1).text) || pointer) return true;
   const Token& next = tokens_[end + 1];
   switch (next.kind) {
     case TokenKind::IntLiteral:
@@ -216,6 +222,8 @@ ast::Expr* Parser::ParseUnary() {
       case TokenKind::Tilde: op = ast::OpKind::BitNot; break;
       case TokenKind::PlusPlus: op = ast::OpKind::PreInc; break;
       case TokenKind::MinusMinus: op = ast::OpKind::PreDec; break;
+      case TokenKind::Star: op = ast::OpKind::Deref; break;
+      case TokenKind::Amp: op = ast::OpKind::AddrOf; break;
       default: is_op = false; break;
     }
     if (is_op) {
@@ -275,7 +283,8 @@ ast::Expr* Parser::ParsePostfix(ast::Expr* base) {
   while (true) {
     DepthGuard guard(*this);
     if (!guard.Ok()) return base;
-    if (At(TokenKind::Dot) || At(TokenKind::ColonColon)) {
+    if (At(TokenKind::Dot) || At(TokenKind::ColonColon) || At(TokenKind::Arrow)) {
+      // `p->f` is `p.f`: sema reads a member through a pointer either way, as Slang does.
       bool is_static = At(TokenKind::ColonColon);
       Advance();
       if (!At(TokenKind::Identifier)) {

@@ -43,8 +43,12 @@ ast::TypeExpr* Parser::ParseType() {
     type->array_dims.push_back(At(TokenKind::RBracket) ? nullptr : ParseExpr());
     if (!Expect(TokenKind::RBracket)) return nullptr;
   }
+  // `T*`, `T**`: pointers (resolved by sema, which also reads `Ptr<T>`).
+  while (At(TokenKind::Star)) {
+    Advance();
+    ++type->pointer_depth;
+  }
   type->range = From(global ? first.loc : name.loc);
-  RejectPointer(type);
   return type;
 }
 
@@ -55,6 +59,7 @@ bool Parser::ParseGenericArgs(std::vector<ast::TypeExpr*>& types,
   do {
     // An argument is a type when a type scan ends at ',' or '>'; otherwise a value.
     size_t end = ScanType(pos_);
+    while (end != 0 && end < tokens_.size() && tokens_[end].Is(TokenKind::Star)) ++end;
     bool is_type = end != 0 && end < tokens_.size() &&
                    (tokens_[end].Is(TokenKind::Comma) || tokens_[end].Is(TokenKind::Greater) ||
                     tokens_[end].Is(TokenKind::GreaterGreater));
@@ -244,7 +249,7 @@ bool Parser::LooksLikeTypedDecl() const {
   }
   size_t end = ScanType(i);
   if (end == 0 || end >= tokens_.size()) return false;
-  // `int* p;`: a pointer declaration (rejected by ParseType), not a product.
+  // `int* p;`: a pointer declaration, not a product.
   if (tokens_[end].Is(TokenKind::Star) && end + 2 < tokens_.size() &&
       tokens_[end + 1].Is(TokenKind::Identifier) &&
       (tokens_[end + 2].Is(TokenKind::Semicolon) || tokens_[end + 2].Is(TokenKind::Equal))) {

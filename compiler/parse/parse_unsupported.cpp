@@ -1,7 +1,7 @@
 // Slang constructs Slope does not compile yet, recognized where they start so that the
 // error names the construct at its position instead of a parse error further on:
-// `spirv_asm { ... }`, pointer types `T*`, and variadic generics (`each T`, `expand`).
-// Also the lookahead that finds a lambda `(params) => body` (parsed by ParseLambda).
+// `spirv_asm { ... }` and variadic generics (`each T`, `expand`). Also the lookahead that
+// finds a lambda `(params) => body` (parsed by ParseLambda).
 
 #include "compiler/parse/parser_impl.h"
 
@@ -62,14 +62,6 @@ bool Parser::RejectVariadic() {
         "variadic generics ('" + std::string(Cur().text) + "')");
   Advance();
   return true;
-}
-
-void Parser::RejectPointer(const ast::TypeExpr* type) {
-  while (At(TokenKind::Star)) {
-    Unsupported({type->range.begin, Cur().Range().end},
-          "pointer types ('" + type->name + "*')");
-    Advance();
-  }
 }
 
 }  // namespace slope::parse

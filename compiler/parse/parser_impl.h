@@ -190,8 +190,6 @@ class Parser {
   ast::Expr* ParseUnsupportedPrimary();
   /// At `each T` / `expand T`: reports it, consumes the keyword and returns true.
   bool RejectVariadic();
-  /// Reports and consumes `*` after a type.
-  void RejectPointer(const ast::TypeExpr* type);
 
   const std::vector<Token>& tokens_;
   // `A<B<C>>`: the second half of a '>>' token whose first half closed a list.

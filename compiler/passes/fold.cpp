@@ -315,6 +315,7 @@ Value* State::Fold(Inst* inst, std::vector<Inst*>* before) {
     case Op::ElementPtr: case Op::Br: case Op::CondBr: case Op::If: case Op::Loop: case Op::Switch:
     case Op::Return: case Op::Unreachable:
     case Op::Atomic: case Op::Barrier: case Op::Wave: case Op::Printf: case Op::BufferInfo:
+    case Op::PtrOffset: case Op::PtrCast:
     case Op::Texture:
       return nullptr;
   }
@@ -376,6 +377,7 @@ const ir::Constant* FoldScalarOp(ir::Module& module, ir::Op op, const ir::Type* 
     case Op::ElementPtr: case Op::MemberPtr: case Op::Br: case Op::CondBr: case Op::If:
     case Op::Loop: case Op::Switch: case Op::Return: case Op::Unreachable:
     case Op::Atomic: case Op::Barrier: case Op::Wave: case Op::Printf: case Op::BufferInfo:
+    case Op::PtrOffset: case Op::PtrCast:
     case Op::Texture:
       return nullptr;
   }

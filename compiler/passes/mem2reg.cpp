@@ -72,6 +72,7 @@ class State {
 bool HasZero(const ir::Type* root) {
   return ir::FoldType<bool>(root, [](const ir::Type* t, const auto& recurse) {
     if (t->IsScalar() || t->IsVector() || t->IsMatrix()) return true;
+    if (t->IsDevicePointer()) return true;  // null
     if (t->IsArray()) return recurse(t->Element());
     if (!t->IsStruct()) return false;
     return std::all_of(t->Members().begin(), t->Members().end(), recurse);

@@ -80,6 +80,10 @@ const Type* Checker::ResolveType(ast::TypeExpr* te) {
 
 const Type* Checker::ResolveTypeExpr(ast::TypeExpr* te) {
   if (te == nullptr) return types_.Error();
+  if (const Type* pointer = ResolvePointerType(te)) {
+    te->resolved = pointer;
+    return pointer;
+  }
   if (!te->array_dims.empty()) {
     // `T[N][M]`: the element type first, then the dimensions (check_array.cpp).
     ast::TypeExpr element = *te;
@@ -941,6 +945,9 @@ void Checker::CheckLocalVar(ast::VarDecl* var) {
     var->type = var->init->type;
     if (var->type->IsVoid()) {
       diags_.Report(DiagId::VoidValue, var->init->range);
+      var->type = types_.Error();
+    } else if (var->type->IsPointer() && var->type->Element()->IsVoid()) {
+      diags_.Report(DiagId::NullptrWithoutType, var->init->range);
       var->type = types_.Error();
     }
   } else {

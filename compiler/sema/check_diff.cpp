@@ -545,6 +545,22 @@ class DiffBodyChecker {
     return nullptr;
   }
 
+  /// Whether `target` is a place reached through a pointer (`*p`, `p->f`, `p[i].v`).
+  static bool ThroughPointer(const ast::Expr* target) {
+    while (true) {
+      if (target->kind == ast::ExprKind::Unary) {
+        return static_cast<const ast::UnaryExpr*>(target)->op == ast::OpKind::Deref;
+      }
+      if (target->kind == ast::ExprKind::Member) {
+        target = static_cast<const ast::MemberExpr*>(target)->base;
+      } else if (target->kind == ast::ExprKind::Index) {
+        target = static_cast<const ast::IndexExpr*>(target)->base;
+      } else {
+        return false;
+      }
+    }
+  }
+
   void Mark(const ast::Expr* target) {
     if (NoDiffTarget(target) != nullptr) return;
     const ast::VarDecl* var = RootVar(target);
@@ -557,6 +573,11 @@ class DiffBodyChecker {
     if (!Carries(value)) return;
     if (!reporting_) {
       Mark(target);
+      return;
+    }
+    if (ThroughPointer(target)) {
+      // Pointers are not differentiable: the derivative would be silently lost.
+      c_.Diags().Report(DiagId::PointerStoreInDerivative, value->range);
       return;
     }
     if (const ast::VarDecl* nd = NoDiffTarget(target)) {

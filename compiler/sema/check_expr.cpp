@@ -59,6 +59,7 @@ ast::Expr* Checker::CheckExpr(ast::Expr* expr) {
       if (ast::Expr* call = CastAsCall(cast)) return CheckExpr(call);
       const Type* target = ResolveType(cast->target);
       cast->operand = CheckExpr(cast->operand);
+      if (ast::Expr* pointer = CheckPointerCast(cast, target)) return pointer;
       if (!target->IsError() && !target->IsNumericLike() && !target->IsEnum()) {
         diags_.Report(DiagId::CannotConvert, cast->range, cast->operand->type->Name(),
                       target->Name());
@@ -128,6 +129,7 @@ ast::Expr* Checker::CheckName(ast::NameExpr* expr) {
     expr->type = types_.Error();
     return expr;
   }
+  if (decl == nullptr && expr->name == "nullptr") return NullPointer(expr);
   if (decl == nullptr) {
     if (LookupBuiltinTypeName(types_, expr->name) != nullptr) {
       diags_.Report(DiagId::TypeUsedAsValue, expr->range, expr->name);
@@ -155,7 +157,7 @@ ast::Expr* Checker::CheckName(ast::NameExpr* expr) {
 
 ast::Expr* Checker::CastAsCall(ast::CastExpr* cast) {
   ast::TypeExpr* t = cast->target;
-  if (!t->array_dims.empty() || LookupBuiltinTypeName(types_, t->name) != nullptr) return nullptr;
+  if (!t->array_dims.empty() || t->pointer_depth > 0 || LookupBuiltinTypeName(types_, t->name) != nullptr) return nullptr;
   ast::Decl* decl = Lookup(t->name);
   if (decl == nullptr) return nullptr;
   bool value = decl->kind == ast::DeclKind::Func || decl->kind == ast::DeclKind::Var ||
@@ -217,6 +219,8 @@ ast::Expr* Checker::CheckMember(ast::MemberExpr* expr) {
     return expr;
   }
   expr->base = CheckExpr(expr->base);
+  // `p.f` and `p->f` read the member of the struct `p` points at.
+  if (expr->base->type->IsPointer()) expr->base = Deref(expr->base, expr->base->range);
   const Type* base = expr->base->type;
   if (base->IsError()) {
     expr->type = types_.Error();
@@ -270,6 +274,13 @@ ast::Expr* Checker::CheckIndex(ast::IndexExpr* expr) {
   if (!expr->more_indices.empty() && index_error) {
     expr->type = types_.Error();
     return expr;
+  }
+  if (expr->base->type->IsPointer() && expr->more_indices.empty() &&
+      !expr->index->type->IsError()) {
+    // `p[i]` is `*(p + i)`.
+    return Deref(OffsetPointer(expr->base, expr->index, ast::OpKind::Add, expr->range,
+                               expr->index->range),
+                 expr->range);
   }
   if (ast::Expr* element = CheckSubscriptRead(expr)) return element;
   const Type* base = expr->base->type;
@@ -391,6 +402,11 @@ bool Checker::CheckAssignable(ast::Expr* expr) {
       }
       return CheckAssignable(member->base);
     }
+    case ast::ExprKind::Unary:
+      // `*p = v`: device memory is writable.
+      if (static_cast<ast::UnaryExpr*>(expr)->op == ast::OpKind::Deref) return true;
+      diags_.Report(DiagId::NotAssignable, expr->range, "this expression");
+      return false;
     default:
       diags_.Report(DiagId::NotAssignable, expr->range, "this expression");
       return false;
@@ -467,11 +483,16 @@ ast::Expr* Checker::CheckUnary(ast::UnaryExpr* expr) {
       return expr;
     }
   }
+  if (ast::Expr* pointer = CheckPointerUnary(expr)) return pointer;
   expr->operand = CheckExpr(expr->operand);
   const Type* t = expr->operand->type;
   if (t->IsError()) {
     expr->type = t;
     return expr;
+  }
+  if (t->IsPointer() && (expr->op == ast::OpKind::PreInc || expr->op == ast::OpKind::PreDec ||
+                         expr->op == ast::OpKind::PostInc || expr->op == ast::OpKind::PostDec)) {
+    return CheckPointerIncDec(expr);
   }
   auto fail = [&] {
     diags_.Report(DiagId::NoMatchingUnaryOperator, expr->range, ast::OpSpelling(expr->op),
@@ -590,6 +611,7 @@ ast::Expr* Checker::CheckBinary(ast::BinaryExpr* expr) {
     return expr;
   };
   if (ast::Expr* test = CheckNoneComparison(expr)) return test;
+  if (ast::Expr* pointer = CheckPointerBinary(expr)) return pointer;
   if (expr->op != ast::OpKind::LogicalAnd && expr->op != ast::OpKind::LogicalOr) {
     if (ast::Expr* user = CheckUserOperator(std::string("operator") + ast::OpSpelling(expr->op),
                                             {expr->lhs, expr->rhs}, expr->range,
@@ -658,6 +680,7 @@ ast::Expr* Checker::CheckAssign(ast::AssignExpr* expr) {
   if (lhs->IsError() || expr->rhs->type->IsError()) return expr;
   if (IsAccessorRead(expr->lhs)) return CheckAccessorAssign(expr);
   if (expr->op != ast::OpKind::Assign) {
+    if (CheckPointerCompoundAssign(expr)) return expr;
     if (ast::Expr* user = CheckUserCompoundAssign(expr)) return user;
   }
   if (!CheckAssignable(expr->lhs)) return expr;

@@ -222,8 +222,6 @@ bool Checker::RejectUnsupportedType(ast::TypeExpr* te) {
     what = "samplers";
   } else if (kOtherResources.contains(name)) {
     what = "resources of this kind";
-  } else if (name == "Ptr") {
-    what = "pointers";
   } else {
     return false;
   }

@@ -200,6 +200,7 @@ bool Checker::IsBufferElement(const Type* type) const {
   }
   if (type->IsDependent()) return true;  // checked when specialized
   if (type->IsEnum()) return true;         // stored as its underlying integer
+  if (type->IsPointer()) return true;      // a 64-bit address
   if (type->IsArray()) return IsBufferElement(type->Element());
   // Integer matrices have no SPIR-V matrix type to carry a buffer layout.
   if (type->IsMatrix()) return type->ScalarType()->Kind() == TypeKind::Float;

@@ -722,6 +722,29 @@ class Checker {
   ast::Expr* CheckMatrixElements(ast::MemberExpr* expr);
   ast::Expr* CheckMatrixIndex(ast::IndexExpr* expr);
   ast::Expr* CheckMember(ast::MemberExpr* expr);
+
+  // check_pointer.cpp
+  /// `T*` (pointer_depth > 0) or `Ptr<T>`: the pointer type; null for other types.
+  const Type* ResolvePointerType(ast::TypeExpr* te);
+  /// `pointee*`, or an error (reported at `range`) for resources, void, bool, interfaces.
+  const Type* PointerTo(const Type* pointee, source::SourceRange range);
+  /// `nullptr`: a literal of type `void*` that converts to any pointer type.
+  ast::Expr* NullPointer(ast::NameExpr* expr);
+  /// `*pointer` (checked): the place it points at; reports a non-pointer.
+  ast::Expr* Deref(ast::Expr* pointer, source::SourceRange range);
+  /// `pointer + count` or `pointer - count` (both checked).
+  ast::Expr* OffsetPointer(ast::Expr* pointer, ast::Expr* count, ast::OpKind op,
+                           source::SourceRange range, source::SourceRange op_range);
+  /// `*p` and `&x`; null for other unary operators.
+  ast::Expr* CheckPointerUnary(ast::UnaryExpr* expr);
+  /// `++p`, `p--` (operand checked and a pointer).
+  ast::Expr* CheckPointerIncDec(ast::UnaryExpr* expr);
+  /// A binary operator with a pointer operand (both checked); null when neither is one.
+  ast::Expr* CheckPointerBinary(ast::BinaryExpr* expr);
+  /// A cast to or from a pointer (operand checked); null when neither type is one.
+  ast::Expr* CheckPointerCast(ast::CastExpr* cast, const Type* target);
+  /// `p += i`, `p -= i` (both sides checked); false when the left side is no pointer.
+  bool CheckPointerCompoundAssign(ast::AssignExpr* expr);
   ast::Expr* CheckIndex(ast::IndexExpr* expr);
   ast::Expr* CheckUnary(ast::UnaryExpr* expr);
   ast::Expr* CheckBinary(ast::BinaryExpr* expr);

@@ -98,6 +98,8 @@ int Checker::ConversionCost(const Type* from, const Type* to) const {
     int cost = ConversionCost(from->Element(), to);
     return cost >= kNoConversion ? kNoConversion : cost + 1;
   }
+  // `nullptr` converts to every pointer type; pointers convert only explicitly.
+  if (from->IsPointer() && from->Element()->IsVoid() && to->IsPointer()) return 1;
   if (!from->IsNumericLike() || !to->IsNumericLike()) return kNoConversion;
   int cost = ScalarCost(from->ScalarType(), to->ScalarType());
   // A matrix converts to a matrix of its shape; a scalar splats to a matrix.
@@ -143,6 +145,11 @@ ast::Expr* Checker::Coerce(ast::Expr* expr, const Type* to) {
     return bad;
   }
   if (to->IsInterface()) CheckExistentialPayload(expr, to);
+  if (expr->kind == ast::ExprKind::IntLiteral &&
+      static_cast<ast::IntLiteralExpr*>(expr)->is_nullptr) {
+    expr->type = to;  // `nullptr` takes the pointer type it converts to
+    return expr;
+  }
   if (IsCoreStruct(core_yielding_, to, "Optional")) {
     // Optional<T>{true, value} or, for `none`, Optional<T>{false} (the value zeroed).
     bool none = IsCoreStruct(core_yielding_, from, "__NoneType");

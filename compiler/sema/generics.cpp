@@ -41,6 +41,8 @@ const Type* TypeContext::Substitute(const Type* t, const Subst& subst) {
                      t->IsWritable());
     case TypeKind::Sampler:
       return t;
+    case TypeKind::Pointer:
+      return Pointer(Substitute(t->Element(), subst));
     case TypeKind::Vector: {
       const Type* element = Substitute(t->Element(), subst);
       const Type* length = Substitute(t->LengthParam(), subst);
@@ -126,6 +128,8 @@ bool TypeContext::Unify(const Type* pattern, const Type* t, const std::vector<co
              Unify(pattern->Element(), t->Element(), params, bindings);
     case TypeKind::Sampler:
       return pattern == t;
+    case TypeKind::Pointer:
+      return Unify(pattern->Element(), t->Element(), params, bindings);
     case TypeKind::Array:
       if (pattern->LengthParam() != nullptr) {
         if (!Unify(pattern->LengthParam(), IntValue(t->Count()), params, bindings)) return false;

@@ -42,6 +42,7 @@ std::string Type::Name() const {
              (IsTextureArray() ? "Array<" : "<") + element_->Name() + ">";
     }
     case TypeKind::Sampler: return writable_ ? "SamplerComparisonState" : "SamplerState";
+    case TypeKind::Pointer: return element_->IsVoid() ? "nullptr_t" : element_->Name() + "*";
     case TypeKind::Struct:
     case TypeKind::Interface: {
       std::string name = DisplayedName(kind_ == TypeKind::Struct ? info_->name : iface_->name);
@@ -122,6 +123,10 @@ const Type* TypeContext::Texture(const Type* element, uint32_t dim, bool arrayed
 
 const Type* TypeContext::Sampler(bool comparison) {
   return Make(TypeKind::Sampler, nullptr, 1, comparison);
+}
+
+const Type* TypeContext::Pointer(const Type* pointee) {
+  return Make(TypeKind::Pointer, pointee, 1, false);
 }
 
 const Type* TypeContext::Array(const Type* element, uint32_t count) {

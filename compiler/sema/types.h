@@ -134,6 +134,7 @@ enum class TypeKind : uint8_t {
   Texture,       ///< `Texture2D<T>`, `RWTexture2DArray<T>`, ...: texels Element(),
                  ///< TextureDim() and IsTextureArray(); IsWritable() for RW textures
   Sampler,       ///< SamplerState, or SamplerComparisonState (IsComparisonSampler())
+  Pointer,       ///< `T*` / `Ptr<T>`: an address in device memory of an Element()
 };
 
 class Type {
@@ -171,6 +172,8 @@ class Type {
   /// A buffer, texture or sampler: bound through a descriptor, never held in memory.
   bool IsResource() const { return IsBuffer() || IsTexture() || IsSampler(); }
   bool IsStruct() const { return kind_ == TypeKind::Struct; }
+  /// `T*` (`Ptr<T>`): a 64-bit address of a T in device (global) memory.
+  bool IsPointer() const { return kind_ == TypeKind::Pointer; }
   bool IsEnum() const { return kind_ == TypeKind::Enum; }
   bool IsArray() const { return kind_ == TypeKind::Array; }
   bool IsMatrix() const { return kind_ == TypeKind::Matrix; }
@@ -264,6 +267,8 @@ class TypeContext {
   const Type* Texture(const Type* element, uint32_t dim, bool arrayed, bool writable);
   /// SamplerState, or SamplerComparisonState.
   const Type* Sampler(bool comparison);
+  /// `pointee*`: a pointer into device memory (`void*` is the type of `nullptr`).
+  const Type* Pointer(const Type* pointee);
   /// A new struct declaration described by `info` (structs are nominal: one type per
   /// declaration and argument list); returns the struct applied to its own parameters.
   const Type* Struct(std::unique_ptr<StructInfo> info);

@@ -160,6 +160,9 @@ class Device {
   /// Creates a buffer of `size` bytes with unspecified contents (a zero-byte buffer is
   /// allowed). Returns nullptr and sets `*error` on failure.
   virtual std::unique_ptr<Buffer> CreateBuffer(size_t size, std::string* error) = 0;
+  /// The address of `buffer`'s first byte as a kernel's pointers (`T*`) hold it; 0 where
+  /// the device gives buffers no address (a Vulkan device without bufferDeviceAddress).
+  virtual uint64_t BufferAddress(const Buffer& buffer) const { return 0; }
 
   /// Copies `data` into `buffer` starting at byte `offset`. Fails when the range does
   /// not fit in the buffer or the buffer belongs to another backend.

@@ -167,6 +167,10 @@ class CpuDevice : public Device {
            std::to_string(Workers()) + " threads)";
   }
 
+  /// A kernel's pointers are host pointers.
+  uint64_t BufferAddress(const Buffer& buffer) const override {
+    return reinterpret_cast<uint64_t>(const_cast<CpuBuffer&>(static_cast<const CpuBuffer&>(buffer)).Data());
+  }
   std::unique_ptr<Buffer> CreateBuffer(size_t size, std::string* error) override {
     return std::make_unique<CpuBuffer>(size);
   }

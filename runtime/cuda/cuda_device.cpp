@@ -217,6 +217,10 @@ class CudaDevice final : public Device {
   Backend GetBackend() const override { return Backend::Cuda; }
   std::string Name() const override { return name_; }
 
+  /// A kernel's pointers are device pointers.
+  uint64_t BufferAddress(const Buffer& buffer) const override {
+    return static_cast<uint64_t>(static_cast<const CudaBuffer&>(buffer).Pointer());
+  }
   std::unique_ptr<Buffer> CreateBuffer(size_t size, std::string* error) override {
     CUdeviceptr ptr = 0;
     // cuMemAlloc refuses zero bytes: an empty buffer still owns a few.

@@ -49,6 +49,7 @@ ShaderFeatures QueryShaderFeatures(VkPhysicalDevice device) {
   f.storage_buffer_8bit = v12.storageBuffer8BitAccess == VK_TRUE;
   f.storage_buffer_16bit = v11.storageBuffer16BitAccess == VK_TRUE;
   f.scalar_block_layout = v12.scalarBlockLayout == VK_TRUE;
+  f.buffer_device_address = v12.bufferDeviceAddress == VK_TRUE;
   f.buffer_int64_atomics = v12.shaderBufferInt64Atomics == VK_TRUE;
   f.shared_int64_atomics = v12.shaderSharedInt64Atomics == VK_TRUE;
   f.buffer_float32_atomic_add = atomic_float.shaderBufferFloat32AtomicAdd == VK_TRUE;
@@ -76,6 +77,7 @@ FeatureChain::FeatureChain(const ShaderFeatures& f) {
   v12_.shaderInt8 = flag(f.int8);
   v12_.storageBuffer8BitAccess = flag(f.storage_buffer_8bit);
   v12_.scalarBlockLayout = flag(f.scalar_block_layout);
+  v12_.bufferDeviceAddress = flag(f.buffer_device_address);
   v12_.shaderBufferInt64Atomics = flag(f.buffer_int64_atomics);
   v12_.shaderSharedInt64Atomics = flag(f.shared_int64_atomics);
   if (f.atomic_float_extension) {
@@ -108,6 +110,9 @@ const char* FeatureFor(spv::Capability c, const ShaderFeatures& f, bool* present
     case spv::Capability::Int16: *present = f.int16; return "shaderInt16";
     case spv::Capability::Float16: *present = f.float16; return "shaderFloat16";
     case spv::Capability::Int8: *present = f.int8; return "shaderInt8";
+    case spv::Capability::PhysicalStorageBufferAddresses:
+      *present = f.buffer_device_address;
+      return "bufferDeviceAddress";
     case spv::Capability::StorageBuffer8BitAccess:
       *present = f.storage_buffer_8bit;
       return "storageBuffer8BitAccess";
@@ -216,6 +221,7 @@ const char* CapabilityName(spv::Capability c) {
     case spv::Capability::Int16: return "Int16";
     case spv::Capability::Float16: return "Float16";
     case spv::Capability::Int8: return "Int8";
+    case spv::Capability::PhysicalStorageBufferAddresses: return "PhysicalStorageBufferAddresses";
     case spv::Capability::StorageBuffer8BitAccess: return "StorageBuffer8BitAccess";
     case spv::Capability::StorageBuffer16BitAccess: return "StorageBuffer16BitAccess";
     case spv::Capability::GroupNonUniform: return "GroupNonUniform";

@@ -1,6 +1,7 @@
 #pragma once
 // The optional Vulkan features a compute kernel may need: 8/16/64-bit arithmetic types,
-// 8/16-bit storage buffer access, the scalar block layout, 64-bit and float atomics
+// 8/16-bit storage buffer access, the scalar block layout, buffer device addresses
+// (pointers), 64-bit and float atomics
 // (on buffers and on workgroup memory) and subgroup operations. A device enables every one
 // it supports when it opens; a kernel whose SPIR-V declares a capability the device lacks
 // is refused with the feature's name before the driver sees it.
@@ -43,6 +44,9 @@ struct ShaderFeatures {
   /// shaderStorageImage{Read,Write}WithoutFormat: storage textures of 3-component texels.
   bool storage_image_read_without_format = false;
   bool storage_image_write_without_format = false;
+  /// bufferDeviceAddress: capability PhysicalStorageBufferAddresses (the language's
+  /// pointers), and the buffers' addresses (Device::BufferAddress).
+  bool buffer_device_address = false;
 };
 
 /// Queries what `device` supports (Vulkan 1.2 feature structures).

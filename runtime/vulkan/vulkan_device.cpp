@@ -214,6 +214,7 @@ class VulkanDevice final : public Device {
   Backend GetBackend() const override { return Backend::Vulkan; }
   std::string Name() const override { return name_; }
   std::unique_ptr<Buffer> CreateBuffer(size_t size, std::string* error) override;
+  uint64_t BufferAddress(const Buffer& buffer) const override;
   bool WriteBuffer(Buffer& buffer, size_t offset, std::span<const std::byte> data,
                    std::string* error) override;
   bool ReadBuffer(const Buffer& buffer, size_t offset, std::span<std::byte> out,
@@ -572,6 +573,11 @@ std::unique_ptr<Buffer> VulkanDevice::CreateBuffer(size_t size, std::string* err
   info.size = std::max<VkDeviceSize>(size, kMinBufferBytes);
   info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
                VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  // Where the device has bufferDeviceAddress, every buffer has an address a kernel's
+  // pointers can hold (BufferAddress).
+  if (features_.buffer_device_address) {
+    info.usage |= VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
+  }
   info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
   if (!CheckVk(vkCreateBuffer(device_, &info, nullptr, &buffer->buffer_), "vkCreateBuffer",
                error)) {
@@ -583,6 +589,12 @@ std::unique_ptr<Buffer> VulkanDevice::CreateBuffer(size_t size, std::string* err
   VkMemoryAllocateInfo alloc{};
   alloc.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
   alloc.allocationSize = requirements.size;
+  VkMemoryAllocateFlagsInfo flags{};
+  if (features_.buffer_device_address) {
+    flags.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO;
+    flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
+    alloc.pNext = &flags;
+  }
   if (!FindHostMemoryType(requirements.memoryTypeBits, &alloc.memoryTypeIndex, error)) {
     return nullptr;
   }
@@ -626,6 +638,14 @@ bool VulkanDevice::WriteBuffer(Buffer& buffer, size_t offset, std::span<const st
   if (vk_buffer == nullptr) return false;
   if (!data.empty()) std::memcpy(vk_buffer->mapped_ + offset, data.data(), data.size());
   return true;
+}
+
+uint64_t VulkanDevice::BufferAddress(const Buffer& buffer) const {
+  if (!features_.buffer_device_address) return 0;
+  VkBufferDeviceAddressInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO;
+  info.buffer = static_cast<const VulkanBuffer&>(buffer).buffer_;
+  return vkGetBufferDeviceAddress(device_, &info);
 }
 
 bool VulkanDevice::ReadBuffer(const Buffer& buffer, size_t offset, std::span<std::byte> out,

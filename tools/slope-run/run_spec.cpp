@@ -64,6 +64,13 @@ std::string CheckStructValues(const BufferSpec& buffer, const driver::ElementLay
       for (uint32_t c = 0; c < f.components && k < buffer.texts.size(); ++c, ++k) {
         uint64_t bits = 0;
         std::string message;
+        std::string address;
+        if (ParseAddressValue(buffer.texts[k], &address, &bits)) {
+          if (f.scalar != driver::ScalarKind::UInt64 && f.scalar != driver::ScalarKind::Int64) {
+            return "member '" + f.name + "': a buffer address needs a 64-bit member";
+          }
+          continue;
+        }
         if (!ParseScalarValue(buffer.texts[k], f.scalar, &bits, &message)) {
           return "member '" + f.name + "': " + message;
         }
@@ -376,7 +383,18 @@ bool CheckSpecAgainstReflection(const TestSpec& spec, const driver::Reflection& 
   return true;
 }
 
-std::vector<std::byte> PackBuffer(const BufferSpec& buffer, const driver::ElementLayout& layout) {
+/// The value of `@NAME+BYTES` (ParseAddressValue); 0 for an unknown buffer (which
+/// ResolveAddresses reported).
+uint64_t AddressValue(std::string_view text, const BufferAddresses& addresses) {
+  std::string name;
+  uint64_t offset = 0;
+  if (!ParseAddressValue(text, &name, &offset)) return 0;
+  auto found = addresses.find(name);
+  return found == addresses.end() ? 0 : found->second + offset;
+}
+
+std::vector<std::byte> PackBuffer(const BufferSpec& buffer, const driver::ElementLayout& layout,
+                                  const BufferAddresses& addresses) {
   if (!buffer.type.struct_name.empty()) {
     size_t count = ElementCount(buffer, layout);
     std::vector<std::byte> bytes(count * layout.stride, std::byte{0});
@@ -386,7 +404,11 @@ std::vector<std::byte> PackBuffer(const BufferSpec& buffer, const driver::Elemen
         for (uint32_t c = 0; c < f.components && k < buffer.texts.size(); ++c, ++k) {
           uint64_t bits = 0;
           std::string message;
-          ParseScalarValue(buffer.texts[k], f.scalar, &bits, &message);
+          if (!buffer.texts[k].empty() && buffer.texts[k][0] == '@') {
+            bits = AddressValue(buffer.texts[k], addresses);
+          } else {
+            ParseScalarValue(buffer.texts[k], f.scalar, &bits, &message);
+          }
           StoreValue(&bytes, i * layout.stride + f.offset + c * ComponentStride(f), f.scalar,
                      bits);
         }
@@ -449,6 +471,36 @@ bool RunTestSpec(const TestSpec& spec, runtime::Device& device, std::span<const 
                      stats);
 }
 
+namespace {
+/// Every `@NAME` value names a buffer of the test, and the device gives buffers addresses.
+bool CheckAddresses(const TestSpec& spec, const BufferAddresses& addresses, std::string* error) {
+  std::vector<std::string> used;
+  for (const UniformSpec& u : spec.uniforms) {
+    if (!u.address.empty()) used.push_back(u.address);
+  }
+  for (const BufferSpec& b : spec.buffers) {
+    for (const std::string& text : b.texts) {
+      if (!text.empty() && text[0] == '@') used.push_back(text);
+    }
+  }
+  for (const std::string& text : used) {
+    std::string name;
+    uint64_t offset = 0;
+    ParseAddressValue(text, &name, &offset);
+    auto found = addresses.find(name);
+    if (found == addresses.end()) {
+      *error = "'" + text + "' names no buffer of the test";
+      return false;
+    }
+    if (found->second == 0) {
+      *error = "the device gives buffers no address ('" + text + "')";
+      return false;
+    }
+  }
+  return true;
+}
+}  // namespace
+
 bool RunTestSpec(const TestSpec& spec, runtime::Device& device, const runtime::KernelCode& code,
                  const driver::Reflection& reflection, const std::string& entry, std::ostream& out,
                  std::string* error, runtime::DispatchStats* stats) {
@@ -458,6 +510,18 @@ bool RunTestSpec(const TestSpec& spec, runtime::Device& device, const runtime::K
 
   std::vector<std::unique_ptr<runtime::Buffer>> buffers;
   std::vector<runtime::BufferBinding> bindings;
+  // The buffers exist before any data is written: a value may be another buffer's
+  // address (`@NAME`).
+  BufferAddresses addresses;
+  for (const BufferSpec& buffer : spec.buffers) {
+    const driver::ElementLayout& layout = reflection.FindBinding(buffer.name)->element;
+    std::unique_ptr<runtime::Buffer> device_buffer =
+        device.CreateBuffer(PackBuffer(buffer, layout).size(), error);
+    if (device_buffer == nullptr) return false;
+    addresses[buffer.name] = device.BufferAddress(*device_buffer);
+    buffers.push_back(std::move(device_buffer));
+  }
+  if (!CheckAddresses(spec, addresses, error)) return false;
   // Uniform data: one block of bytes per uniform buffer and for the push constants, each
   // member written at its reflected offset; every member must be given.
   const std::string& entry_name = kernel->GetEntryPoint().name;
@@ -477,6 +541,9 @@ bool RunTestSpec(const TestSpec& spec, runtime::Device& device, const runtime::K
         return false;
       }
       PackUniform(*given, f, &bytes);
+      if (!given->address.empty()) {
+        StoreValue(&bytes, f.offset, f.scalar, AddressValue(given->address, addresses));
+      }
     }
     if (push) {
       push_constants = std::move(bytes);
@@ -494,14 +561,12 @@ bool RunTestSpec(const TestSpec& spec, runtime::Device& device, const runtime::K
       return false;
     }
   }
-  for (const BufferSpec& buffer : spec.buffers) {
+  for (size_t i = 0; i < spec.buffers.size(); ++i) {
+    const BufferSpec& buffer = spec.buffers[i];
     const driver::ElementLayout& layout = reflection.FindBinding(buffer.name)->element;
-    std::vector<std::byte> bytes = PackBuffer(buffer, layout);
-    std::unique_ptr<runtime::Buffer> device_buffer = device.CreateBuffer(bytes.size(), error);
-    if (device_buffer == nullptr) return false;
-    if (!device.WriteBuffer(*device_buffer, 0, bytes, error)) return false;
-    bindings.push_back({buffer.name, device_buffer.get()});
-    buffers.push_back(std::move(device_buffer));
+    std::vector<std::byte> bytes = PackBuffer(buffer, layout, addresses);
+    if (!device.WriteBuffer(*buffers[i], 0, bytes, error)) return false;
+    bindings.push_back({buffer.name, buffers[i].get()});
   }
   std::vector<std::unique_ptr<runtime::Texture>> textures;
   for (const TextureSpec& texture : spec.textures) {

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <ostream>
+#include <map>
 #include <span>
 #include <string>
 #include <vector>
@@ -24,7 +25,11 @@ bool CheckSpecAgainstReflection(const TestSpec& spec, const driver::Reflection& 
 
 /// Lays out `buffer`'s initial contents as `layout` says: element i at byte
 /// i * layout.stride, padding bytes zero. Assumes CheckSpecAgainstReflection passed.
-std::vector<std::byte> PackBuffer(const BufferSpec& buffer, const driver::ElementLayout& layout);
+/// Buffers' device addresses by name (`@NAME` values).
+using BufferAddresses = std::map<std::string, uint64_t>;
+
+std::vector<std::byte> PackBuffer(const BufferSpec& buffer, const driver::ElementLayout& layout,
+                                  const BufferAddresses& addresses = {});
 
 /// Formats the contents `bytes` of `buffer` (laid out per `layout`) as
 /// "NAME: v0 v1 ..." with components flattened, floats (half, float, double) in the

@@ -169,6 +169,27 @@ bool ParseIntegerValue(std::string_view text, std::string_view digits, driver::S
   return true;
 }
 
+}  // namespace
+
+bool ParseAddressValue(std::string_view text, std::string* buffer, uint64_t* offset) {
+  if (text.empty() || text[0] != '@') return false;
+  text.remove_prefix(1);
+  size_t plus = text.find('+');
+  std::string_view name = text.substr(0, plus);
+  if (name.empty()) return false;
+  for (char c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  }
+  *buffer = std::string(name);
+  *offset = 0;
+  if (plus == std::string_view::npos) return true;
+  std::string_view digits = text.substr(plus + 1);
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), *offset);
+  return ec == std::errc() && end == digits.data() + digits.size();
+}
+
+namespace {
+
 // Parses one value of `scalar` into its bit pattern.
 bool ParseScalar(std::string_view text, driver::ScalarKind scalar, uint64_t* bits,
                  std::string* message) {
@@ -325,9 +346,20 @@ bool ParseUniformDirective(Cursor& cursor, UniformSpec* uniform, std::string* me
     *message = "uniform '" + uniform->name + "' has no value";
     return false;
   }
-  // One value, or a bracketed list of them.
+  // One value, or a bracketed list of them, or a buffer's address.
   std::string_view rest = cursor.Rest();
-  if (!rest.empty() && rest[0] == '[') {
+  std::string address_buffer;
+  uint64_t address_offset = 0;
+  if (ParseAddressValue(rest, &address_buffer, &address_offset)) {
+    bool wide = type->components == 1 && (type->scalar == driver::ScalarKind::UInt64 ||
+                                          type->scalar == driver::ScalarKind::Int64);
+    if (!wide) {
+      *message = "a buffer address ('" + std::string(rest) + "') needs type uint64_t or int64_t";
+      return false;
+    }
+    uniform->address = std::string(cursor.Word());
+    uniform->bits.push_back(0);
+  } else if (!rest.empty() && rest[0] == '[') {
     if (!ParseValueList(cursor, type->scalar, &uniform->bits, message)) return false;
   } else {
     uint64_t bits = 0;

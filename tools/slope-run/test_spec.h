@@ -15,6 +15,9 @@
 // by its name ("scale"), a member of `ConstantBuffer<T> p` by "p.scale" (a nested
 // member "p.inner.x", an array element "w[1]", a matrix row "m[0]"). Every member of
 // the uniform data the kernel has must be given; each is written at its reflected offset.
+// A 64-bit integer value (a uniform, or a member of a struct buffer's element) may be
+// written `@BUFFER` or `@BUFFER+BYTES`: the device address of the test's buffer BUFFER
+// (plus BYTES), for a kernel's pointers (`T*`) to point into it.
 //   //INPUT: tensor NAME TYPE [d0, d1, ...] [v0, v1, ...]
 //   //OUTPUT: tensor NAME TYPE [d0, d1, ...]
 //
@@ -93,6 +96,9 @@ struct UniformSpec {
   ElementType type;  ///< a scalar or vector
   std::vector<uint64_t> bits;  ///< one bit pattern per component (as in BufferSpec)
   uint32_t line = 0;
+  /// `@BUFFER` or `@BUFFER+BYTES`: the value is that buffer's device address (plus the
+  /// bytes), known once the buffers exist; empty for a plain value.
+  std::string address{};
 };
 
 /// One //INPUT: texture or //OUTPUT: texture directive.
@@ -132,6 +138,10 @@ struct SpecError {
   uint32_t line = 0;  ///< 1-based
   std::string message;
 };
+
+/// Whether `text` is a buffer address (`@BUFFER` or `@BUFFER+BYTES`); sets the buffer's
+/// name and the byte offset when it is.
+bool ParseAddressValue(std::string_view text, std::string* buffer, uint64_t* offset);
 
 /// Parses one value written in a directive as `scalar`, into its bit pattern (the
 /// scalar's size in the low bytes); on failure, a value that is not a number of that

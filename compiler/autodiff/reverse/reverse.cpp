@@ -318,6 +318,7 @@ bool PureOp(Op op) {
 uint64_t StoredBytes(const ir::Type* root) {
   return ir::FoldType<uint64_t>(root, [](const ir::Type* t, const auto& recurse) -> uint64_t {
     if (t->IsBool()) return 4;
+    if (t->IsDevicePointer()) return 8;
     if (t->IsInt() || t->IsFloat()) return t->Width() / 8;
     if (t->IsVector() || t->IsMatrix() || t->IsArray()) return t->Count() * recurse(t->Element());
     uint64_t sum = 0;

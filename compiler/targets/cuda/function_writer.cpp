@@ -378,6 +378,9 @@ Expr FunctionWriter::InstExpr(const ir::Inst& inst) {
       const ir::Type* s = inst.operands[0]->GetType()->Element();
       return Member(op(0), context_.MemberName(s, inst.imms[0]));
     }
+    case Op::PtrOffset:
+    case Op::PtrCast:
+      SLOPE_ICE("device pointers reached a target that rejects them");
     case Op::BufferInfo: {
       // The stride under the CUDA target's scalar layout; the element count from the
       // size in bytes the kernel received for the buffer.

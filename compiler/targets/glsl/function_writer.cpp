@@ -356,6 +356,9 @@ Expr FunctionWriter::InstExpr(const ir::Inst& inst) {
       return WaveExpr(inst);
     case Op::Texture:
       return TextureExpr(inst);
+    case Op::PtrOffset:
+    case Op::PtrCast:
+      SLOPE_ICE("device pointers reached a target that rejects them");
     case Op::BufferInfo:
       if (inst.imms[0] == 0) return Atom("uint(" + op(0).text + ".length())");
       return Atom(std::to_string(spirv::LayoutArrayStride(inst.operands[0]->GetType()->Element(),

@@ -10,6 +10,7 @@ uint32_t RoundUp(uint32_t v, uint32_t align) { return (v + align - 1) / align * 
 
 /// Bytes of one scalar component of a scalar, vector or matrix (a bool takes 4).
 uint32_t ScalarBytes(const ir::Type* t) {
+  if (t->IsPointer()) return 8;  // a device address
   return t->Scalar()->IsBool() ? 4 : t->Scalar()->Width() / 8;
 }
 
@@ -67,6 +68,7 @@ uint32_t LayoutAlign(const ir::Type* t, BufferLayout layout, ir::MatrixLayout ma
     uint32_t count = MatrixVector(t, matrices) != nullptr ? t->Cols() : t->Count();
     return Extended(VectorAlign(ScalarBytes(t), count, layout), layout);
   }
+  if (t->IsPointer()) return 8;
   SLOPE_ASSERT(t->IsScalar() || t->IsVector());
   return VectorAlign(ScalarBytes(t), t->IsVector() ? t->Count() : 1, layout);
 }
@@ -88,6 +90,7 @@ uint32_t LayoutSize(const ir::Type* t, BufferLayout layout, ir::MatrixLayout mat
     uint32_t vectors = MatrixVector(t, matrices) != nullptr ? t->Count() : t->Cols();
     return vectors * LayoutMatrixStride(t, layout, matrices);
   }
+  if (t->IsPointer()) return 8;
   return ScalarBytes(t) * t->Count();
 }
 

@@ -17,6 +17,8 @@
 // the size of its scalar components, so a float3 takes 12 bytes and aligns to 4; structs
 // and arrays follow the std430 rules over those alignments.
 //
+// A device pointer (`T*`) takes 8 bytes and aligns to 8 under every rule set.
+//
 // A matrix is laid out like an array of vectors: of its rows when it is row-major (the
 // default, `-matrix-layout-row-major`), of its columns when column-major
 // (`-matrix-layout-column-major`); a `row_major` or `column_major` field overrides the

@@ -605,6 +605,24 @@ void FunctionWriter::EmitInst(const ir::Inst& inst) {
       result = b_.CreateConstInBoundsGEP2_32(mw_.MemType(s), op(0), 0, inst.imms[0]);
       break;
     }
+    case Op::PtrOffset: {
+      // A device pointer is a host pointer: elements step by the pointee's memory size.
+      const ir::Type* pointee = inst.GetType()->Element();
+      result = b_.CreateGEP(mw_.MemType(pointee), op(0), {op(1)});
+      break;
+    }
+    case Op::PtrCast: {
+      const ir::Type* from = inst.operands[0]->GetType();
+      const ir::Type* to = inst.GetType();
+      if (from->IsPointer() && to->IsPointer()) {
+        result = op(0);
+      } else if (from->IsPointer()) {
+        result = b_.CreatePtrToInt(op(0), b_.getInt64Ty());
+      } else {
+        result = b_.CreateIntToPtr(op(0), L::PointerType::get(ctx_, 0));
+      }
+      break;
+    }
     case Op::BufferInfo: {
       const ir::Type* element = inst.operands[0]->GetType()->Element();
       // The stride the element pointers step by (the scalar layout's, CheckLayouts says).

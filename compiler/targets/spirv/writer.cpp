@@ -41,6 +41,7 @@ uint32_t Writer::TypeId(const ir::Type* t) {
         case ir::AddressSpace::StorageBuffer: sc = spv::StorageClass::StorageBuffer; break;
         case ir::AddressSpace::Uniform: sc = spv::StorageClass::Uniform; break;
         case ir::AddressSpace::PushConstant: sc = spv::StorageClass::PushConstant; break;
+        case ir::AddressSpace::Device: return DevicePointerTypeId(t->Element());
       }
       return PointerTypeId(sc, t->Element());
     }
@@ -196,6 +197,7 @@ void Writer::StoreStorageStruct(uint32_t ptr, const ir::Type* t, uint32_t value)
 }
 
 uint32_t Writer::PointerTypeId(spv::StorageClass sc, const ir::Type* pointee) {
+  if (sc == spv::StorageClass::PhysicalStorageBuffer) return DevicePointerTypeId(pointee);
   auto key = std::make_pair(sc, pointee);
   auto it = pointer_types_.find(key);
   if (it != pointer_types_.end()) return it->second;
@@ -397,8 +399,6 @@ std::vector<uint32_t> Writer::Run() {
   capabilities_.Emit(SpvOp::OpCapability, {static_cast<uint32_t>(spv::Capability::Shader)});
   glsl_ext_ = NewId();
   ext_imports_.Emit(SpvOp::OpExtInstImport, Concat({glsl_ext_}, StringWords("GLSL.std.450")));
-  memory_model_.Emit(SpvOp::OpMemoryModel, {static_cast<uint32_t>(spv::AddressingModel::Logical),
-                                            static_cast<uint32_t>(spv::MemoryModel::GLSL450)});
   if (options_.debug_sources != nullptr) StartDebugInfo();
   for (const ir::Global* g : module_.globals) DeclareGlobal(g);
   for (const ir::Function* f : module_.functions) function_ids_[f] = NewId();
@@ -437,6 +437,15 @@ std::vector<uint32_t> Writer::Run() {
       }
     }
   }
+  // Device pointers are 64-bit addresses: the module's addressing model is physical.
+  spv::AddressingModel addressing = spv::AddressingModel::Logical;
+  if (uses_device_pointers_) {
+    Require(spv::Capability::PhysicalStorageBufferAddresses);
+    extensions_.Emit(SpvOp::OpExtension, StringWords("SPV_KHR_physical_storage_buffer"));
+    addressing = spv::AddressingModel::PhysicalStorageBuffer64;
+  }
+  memory_model_.Emit(SpvOp::OpMemoryModel, {static_cast<uint32_t>(addressing),
+                                            static_cast<uint32_t>(spv::MemoryModel::GLSL450)});
   for (spv::Capability capability : capabilities_used_) {
     capabilities_.Emit(SpvOp::OpCapability, {static_cast<uint32_t>(capability)});
   }
@@ -488,6 +497,7 @@ void Writer::WriteFunction(const ir::Function& f) {
     for (const ir::Param* p : f.params) {
       uint32_t id = ValueId(p);
       functions_.Emit(SpvOp::OpFunctionParameter, {TypeId(p->GetType()), id});
+      DecorateDevicePointerHolder(id, p->GetType(), /*param=*/true);
     }
   }
   for (const ir::Block* b : f.blocks) labels_[b] = NewId();
@@ -1285,9 +1295,16 @@ void Writer::WriteInst(const ir::Inst& inst) {
     case Op::Var:
       functions_.Emit(SpvOp::OpVariable, {TypeId(t), ValueId(&inst),
                                           static_cast<uint32_t>(spv::StorageClass::Function)});
+      DecorateDevicePointerHolder(ValueId(&inst), t->Element(), /*param=*/false);
       return;
+    case Op::PtrOffset: return WritePtrOffset(inst);
+    case Op::PtrCast: return WritePtrCast(inst);
     case Op::Load: {
       const ir::Type* p = inst.operands[0]->GetType();
+      if (p->IsDevicePointer()) {
+        LoadDevice(operand(0), t, ValueId(&inst));
+        return;
+      }
       if ((t->IsStruct() || t->IsArray()) && p->Space() == ir::AddressSpace::StorageBuffer) {
         values_[&inst] = LoadStorageStruct(operand(0), t);
         return;
@@ -1304,6 +1321,7 @@ void Writer::WriteInst(const ir::Inst& inst) {
     }
     case Op::Store: {
       const ir::Type* p = inst.operands[0]->GetType();
+      if (p->IsDevicePointer()) return StoreDevice(operand(0), p->Element(), operand(1));
       if ((p->Element()->IsStruct() || p->Element()->IsArray()) &&
           p->Space() == ir::AddressSpace::StorageBuffer) {
         StoreStorageStruct(operand(0), p->Element(), operand(1));

@@ -112,6 +112,26 @@ class Writer {
                              spv::StorageClass sc = spv::StorageClass::StorageBuffer);
   void StoreStorageStruct(uint32_t ptr, const ir::Type* t, uint32_t value);
   uint32_t PointerTypeId(spv::StorageClass sc, const ir::Type* pointee);
+  // Device pointers (pointers.cpp): PhysicalStorageBuffer pointers to std430 laid-out
+  // types, declared ahead with OpTypeForwardPointer (a struct may point at itself), with
+  // the pointee's ArrayStride for OpPtrAccessChain; every access through one is Aligned.
+  uint32_t DevicePointerTypeId(const ir::Type* pointee);
+  /// The alignment an access of a `t` through a device pointer may assume.
+  uint32_t DeviceAlign(const ir::Type* t);
+  /// `load` and `store` through a device pointer (whole structs and arrays by parts);
+  /// the load's value gets id `result` (a new one when 0).
+  uint32_t LoadDevice(uint32_t ptr, const ir::Type* t, uint32_t result);
+  void StoreDevice(uint32_t ptr, const ir::Type* t, uint32_t value);
+  /// `ptr_offset` (OpPtrAccessChain) and `ptr_cast` (OpConvertPtrToU, OpConvertUToPtr,
+  /// OpBitcast).
+  void WritePtrOffset(const ir::Inst& inst);
+  void WritePtrCast(const ir::Inst& inst);
+  /// Decorates `id` (a variable, or a parameter when `param`) holding device pointers
+  /// with AliasedPointer (Aliased), as the validator requires.
+  void DecorateDevicePointerHolder(uint32_t id, const ir::Type* held, bool param);
+  /// Whether a device pointer type was written: the module then uses the
+  /// PhysicalStorageBuffer64 addressing model.
+  bool uses_device_pointers_ = false;
   uint32_t ConstantId(const ir::Constant* c);
   uint32_t ScalarConst(const ir::Type* t, double f, int64_t i);
   uint32_t SplatConst(const ir::Type* t, uint32_t scalar_id);

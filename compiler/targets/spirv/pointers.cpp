@@ -1,0 +1,106 @@
+// Device pointers (`ptr<device, T>`, the language's `T*`) as SPIR-V PhysicalStorageBuffer
+// pointers (SPV_KHR_physical_storage_buffer, PhysicalStorageBuffer64 addressing).
+
+#include "compiler/targets/spirv/writer_internal.h"
+
+namespace slope::targets::spirv {
+
+uint32_t Writer::DevicePointerTypeId(const ir::Type* pointee) {
+  auto key = std::make_pair(spv::StorageClass::PhysicalStorageBuffer, pointee);
+  if (auto it = pointer_types_.find(key); it != pointer_types_.end()) return it->second;
+  uses_device_pointers_ = true;
+  // Declared ahead: a struct's laid-out form may hold this very pointer type.
+  uint32_t id = NewId();
+  pointer_types_[key] = id;
+  const auto sc = static_cast<uint32_t>(spv::StorageClass::PhysicalStorageBuffer);
+  if (pointee->IsStruct()) globals_.Emit(SpvOp::OpTypeForwardPointer, {id, sc});
+  RequireStorageWidths(pointee);
+  BufferLayout rules = RulesOf(spv::StorageClass::PhysicalStorageBuffer);
+  uint32_t pointee_id = LayoutTypeId(pointee, rules);
+  globals_.Emit(SpvOp::OpTypePointer, {id, sc, pointee_id});
+  decorations_.Emit(SpvOp::OpDecorate,
+                    {id, static_cast<uint32_t>(spv::Decoration::ArrayStride),
+                     LayoutArrayStride(pointee, rules, options_.matrix_layout)});
+  return id;
+}
+
+uint32_t Writer::DeviceAlign(const ir::Type* t) {
+  return LayoutAlign(t, RulesOf(spv::StorageClass::PhysicalStorageBuffer), options_.matrix_layout);
+}
+
+uint32_t Writer::LoadDevice(uint32_t ptr, const ir::Type* t, uint32_t result) {
+  const auto aligned = static_cast<uint32_t>(spv::MemoryAccessMask::Aligned);
+  if (!t->IsStruct() && !t->IsArray()) {
+    uint32_t value = result != 0 ? result : NewId();
+    functions_.Emit(SpvOp::OpLoad, {TypeId(t), value, ptr, aligned, DeviceAlign(t)});
+    return value;
+  }
+  // The laid-out type differs from the value's: member by member.
+  std::vector<uint32_t> ops{TypeId(t), 0};
+  auto count = static_cast<uint32_t>(t->IsArray() ? t->Count() : t->Members().size());
+  for (uint32_t i = 0; i < count; ++i) {
+    const ir::Type* m = t->IsArray() ? t->Element() : t->Members()[i];
+    uint32_t member_ptr = NewId();
+    functions_.Emit(SpvOp::OpAccessChain,
+                    {DevicePointerTypeId(m), member_ptr, ptr, IndexConst(i)});
+    ops.push_back(LoadDevice(member_ptr, m, 0));
+  }
+  ops[1] = result != 0 ? result : NewId();
+  functions_.Emit(SpvOp::OpCompositeConstruct, ops);
+  return ops[1];
+}
+
+void Writer::StoreDevice(uint32_t ptr, const ir::Type* t, uint32_t value) {
+  const auto aligned = static_cast<uint32_t>(spv::MemoryAccessMask::Aligned);
+  if (!t->IsStruct() && !t->IsArray()) {
+    functions_.Emit(SpvOp::OpStore, {ptr, value, aligned, DeviceAlign(t)});
+    return;
+  }
+  auto count = static_cast<uint32_t>(t->IsArray() ? t->Count() : t->Members().size());
+  for (uint32_t i = 0; i < count; ++i) {
+    const ir::Type* m = t->IsArray() ? t->Element() : t->Members()[i];
+    uint32_t part = NewId();
+    functions_.Emit(SpvOp::OpCompositeExtract, {TypeId(m), part, value, i});
+    uint32_t member_ptr = NewId();
+    functions_.Emit(SpvOp::OpAccessChain,
+                    {DevicePointerTypeId(m), member_ptr, ptr, IndexConst(i)});
+    StoreDevice(member_ptr, m, part);
+  }
+}
+
+void Writer::WritePtrOffset(const ir::Inst& inst) {
+  functions_.Emit(SpvOp::OpPtrAccessChain, {TypeId(inst.GetType()), ValueId(&inst),
+                                            ValueId(inst.operands[0]), ValueId(inst.operands[1])});
+}
+
+void Writer::WritePtrCast(const ir::Inst& inst) {
+  const ir::Type* from = inst.operands[0]->GetType();
+  const ir::Type* to = inst.GetType();
+  uint32_t value = ValueId(inst.operands[0]);
+  const ir::Type* u64 = module_.Types().Int(64, false);
+  if (from->IsPointer() && to->IsPointer()) {
+    functions_.Emit(SpvOp::OpBitcast, {TypeId(to), ValueId(&inst), value});
+  } else if (from->IsPointer()) {
+    // OpConvertPtrToU yields an unsigned integer; a signed one is its bits.
+    uint32_t bits = to == u64 ? ValueId(&inst) : NewId();
+    functions_.Emit(SpvOp::OpConvertPtrToU, {TypeId(u64), bits, value});
+    if (to != u64) functions_.Emit(SpvOp::OpBitcast, {TypeId(to), ValueId(&inst), bits});
+  } else {
+    if (from != u64) {
+      uint32_t bits = NewId();
+      functions_.Emit(SpvOp::OpBitcast, {TypeId(u64), bits, value});
+      value = bits;
+    }
+    functions_.Emit(SpvOp::OpConvertUToPtr, {TypeId(to), ValueId(&inst), value});
+  }
+}
+
+void Writer::DecorateDevicePointerHolder(uint32_t id, const ir::Type* held, bool param) {
+  while (held->IsArray()) held = held->Element();
+  if (!held->IsDevicePointer()) return;
+  spv::Decoration decoration =
+      param ? spv::Decoration::Aliased : spv::Decoration::AliasedPointer;
+  decorations_.Emit(SpvOp::OpDecorate, {id, static_cast<uint32_t>(decoration)});
+}
+
+}  // namespace slope::targets::spirv

@@ -390,7 +390,10 @@ ctext::Expr Context::Literal(const ir::Type* t, uint64_t bits) {
       if (w < 64) bits &= (uint64_t{1} << w) - 1;
       std::string digits = std::to_string(bits);
       if (w == 32) return Atom(digits + "u");
-      if (w == 64) return Atom(digits + "ul");
+      if (w == 64) {
+        ScalarName(t);  // a 64-bit literal needs the extension its type does
+        return Atom(digits + "ul");
+      }
       return Atom(ScalarName(t) + "(" + digits + "u)");
     }
     int64_t v = w < 64 ? [&] {
@@ -398,6 +401,7 @@ ctext::Expr Context::Literal(const ir::Type* t, uint64_t bits) {
       return static_cast<int64_t>(((bits & mask) ^ sign) - sign);
     }() : static_cast<int64_t>(bits);
     if (w == 64) {
+      ScalarName(t);
       if (v == std::numeric_limits<int64_t>::min())
         return {"(-9223372036854775807l - 1l)", Prec::Primary};
       return {std::to_string(v) + "l", v < 0 ? Prec::Unary : Prec::Primary};

@@ -45,6 +45,10 @@ struct TypeExpr {
   std::vector<TypeExpr*> type_args;  ///< generic arguments that are types
   std::vector<Expr*> value_args;     ///< generic arguments that are values (vector<T, N>)
   uint32_t pointer_depth = 0;        ///< `T*` is 1, `T**` 2: pointers to the type named
+  /// Variadic generics: `expand P` (kExpand: type_args[0] is the pattern P, which names
+  /// type packs as `each T`) or `each T` (kEach: this names the pack T).
+  enum PackForm : uint8_t { kNoPack, kExpand, kEach };
+  PackForm pack = kNoPack;
   SourceRange range;
   const sema::Type* resolved = nullptr;  ///< filled by sema
 };
@@ -71,7 +75,8 @@ struct TypeExpr {
   X(Diff)                       \
   X(NoDiff)                     \
   X(TypeTest)                   \
-  X(Lambda)
+  X(Lambda)                     \
+  X(Pack)
 
 enum class ExprKind : uint8_t {
 #define X(name) name,
@@ -328,6 +333,20 @@ struct LambdaExpr : Expr {
   LambdaExpr(SourceRange r) : Expr(ExprKind::Lambda, r) {}
 };
 
+/// Variadic generics (sema/check_pack.cpp). `expand e` (kExpand): the pack of values `e`
+/// gives once per element of the packs it names with `each`; `each v` (kEach): one
+/// element of the value pack `v` (a parameter of type `expand each T`); kGroup: the
+/// arguments sema gathers for a variadic parameter (`f(1, 2.0)` passes the pack
+/// `(1, 2.0)`); `countof(T)` / `countof(v)` (kCount): the number of elements, an `int`.
+struct PackExpr : Expr {
+  enum Form : uint8_t { kExpand, kEach, kGroup, kCount };
+  Form form;
+  Expr* operand = nullptr;         ///< kExpand, kEach, kCount (the pack named)
+  std::vector<Expr*> elements;     ///< kGroup
+  const sema::Type* pack = nullptr;  ///< sema: kEach, kCount: the type of the pack
+  PackExpr(SourceRange r, Form f, Expr* e) : Expr(ExprKind::Pack, r), form(f), operand(e) {}
+};
+
 /// A conversion sema inserted; `type` is the target type.
 struct ImplicitCastExpr : Expr {
   Expr* operand;
@@ -553,6 +572,7 @@ struct VarDecl : Decl {
 /// `T`, `T : IFoo` or `let N : int` in a generic parameter list.
 struct GenericParamDecl : Decl {
   bool is_value = false;          ///< `let N : int`
+  bool is_pack = false;           ///< `each T`: a pack of any number of types
   TypeExpr* constraint = nullptr; ///< the interface (type params) or the value's type
   /// Further interfaces the parameter conforms to: `T : IA & IB`, `where T : IC`.
   std::vector<TypeExpr*> more_constraints;

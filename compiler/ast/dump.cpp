@@ -53,7 +53,7 @@ std::string DumpGenericParams(const std::vector<GenericParamDecl*>& params) {
   if (params.empty()) return "";
   std::vector<std::string> parts;
   for (const GenericParamDecl* p : params) {
-    std::string s = (p->is_value ? "let " : "") + p->name;
+    std::string s = (p->is_value ? "let " : p->is_pack ? "each " : "") + p->name;
     if (p->constraint != nullptr) s += " : " + DumpType(p->constraint);
     if (p->default_type != nullptr) s += " = " + DumpType(p->default_type);
     if (p->default_value != nullptr) s += " = " + DumpExpr(p->default_value);
@@ -291,7 +291,8 @@ void Dumper::Stmt(int depth, const ast::Stmt* s) {
 
 std::string DumpType(const TypeExpr* type) {
   if (type == nullptr) return "<none>";
-  std::string s = type->name;
+  if (type->pack == TypeExpr::kExpand) return "expand " + DumpType(type->type_args[0]);
+  std::string s = (type->pack == TypeExpr::kEach ? "each " : "") + type->name;
   if (!type->type_args.empty() || !type->value_args.empty()) {
     std::vector<std::string> args;
     for (const TypeExpr* t : type->type_args) args.push_back(DumpType(t));
@@ -377,6 +378,16 @@ std::string DumpExpr(const Expr* e) {
     }
     case ExprKind::NoDiff:
       return "(no_diff " + DumpExpr(static_cast<const NoDiffExpr*>(e)->operand) + ")";
+    case ExprKind::Pack: {
+      auto* p = static_cast<const PackExpr*>(e);
+      static const char* const kForms[] = {"expand ", "each ", "pack ", "countof "};
+      if (p->form == PackExpr::kGroup) {
+        std::vector<std::string> parts;
+        for (const Expr* x : p->elements) parts.push_back(DumpExpr(x));
+        return "(pack " + Join(parts, ", ") + ")";
+      }
+      return "(" + std::string(kForms[p->form]) + DumpExpr(p->operand) + ")";
+    }
     case ExprKind::Lambda: {
       auto* l = static_cast<const LambdaExpr*>(e);
       std::vector<std::string> parts;

@@ -41,6 +41,12 @@ std::unique_ptr<ir::Module> Lowerer::Run(const sema::CheckedModule& checked) {
 }
 
 std::string MangledTypeName(const sema::Type* t) {
+  if (t->IsPack()) {
+    // `(int, float)` -> "pack2.int.float"
+    std::string pack = "pack" + std::to_string(t->Args().size());
+    for (const sema::Type* e : t->Args()) pack += "." + MangledTypeName(e);
+    return pack;
+  }
   std::string out;
   for (char c : t->Name()) {
     if (c == '<' || c == ',' || (c == ':' && (out.empty() || out.back() != '.'))) {
@@ -235,6 +241,7 @@ const ir::Type* Lowerer::LowerType(const sema::Type* t) {
       result = types.Matrix(LowerType(t->Element()), t->Rows(), t->Cols());
       break;
     case sema::TypeKind::Error: SLOPE_ICE("error type reached lowering");
+    case sema::TypeKind::Pack: SLOPE_ICE("a type pack reached LowerType: " + t->Name());
     case sema::TypeKind::Interface: result = ExistentialType(t); break;
     case sema::TypeKind::GenericParam:
     case sema::TypeKind::AssocType:
@@ -525,6 +532,7 @@ void Lowerer::LowerFunction(const ast::FuncDecl* decl, ir::Function* f) {
   func_ = f;
   decl_ = decl;
   locals_.clear();
+  pack_locals_.clear();
   Place(NewBlock());
   Loc(decl->name_range);
   // While the body is lowered, the entry block holds only the variables and a branch to
@@ -567,6 +575,10 @@ void Lowerer::LowerFunction(const ast::FuncDecl* decl, ir::Function* f) {
       ir::Param* p = module_->AddParam(ptr, nullptr);
       f->params.push_back(p);
       locals_[param] = p;
+      continue;
+    }
+    if (param->type->IsPack()) {
+      LowerPackParam(param, f);
       continue;
     }
     ir::Param* p = module_->AddParam(LowerType(param->type), nullptr);

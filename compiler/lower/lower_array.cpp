@@ -193,6 +193,10 @@ std::vector<Value*> Lowerer::LowerArgs(const ast::CallExpr* call, std::vector<Ou
     const ast::Expr* a = call->args[i];
     const ast::VarDecl* param =
         call->func != nullptr && i < call->func->params.size() ? call->func->params[i] : nullptr;
+    if (param != nullptr && param->type->IsPack()) {
+      LowerPackArg(a, &args);
+      continue;
+    }
     if (param == nullptr || param->direction == ast::ParamDirection::In) {
       args.push_back(LowerExpr(a));
       continue;

@@ -180,6 +180,8 @@ Value* Lowerer::LowerExpr(const ast::Expr* e) {
       return Detach(LowerExpr(static_cast<const ast::NoDiffExpr*>(e)->operand));
     case ast::ExprKind::TypeTest:
       return LowerTypeTest(static_cast<const ast::TypeTestExpr*>(e));
+    case ast::ExprKind::Pack:
+      return LowerPackExpr(static_cast<const ast::PackExpr*>(e));
     case ast::ExprKind::Diff:
     case ast::ExprKind::Lambda:
       SLOPE_ICE("expression kind rejected by sema reached lowering");
@@ -369,6 +371,8 @@ Value* Lowerer::LowerAssign(const ast::AssignExpr* e) {
 
 LValue Lowerer::LowerLValue(const ast::Expr* e) {
   switch (e->kind) {
+    case ast::ExprKind::Pack:
+      return LValue{EachSlot(static_cast<const ast::PackExpr*>(e)), {}, nullptr};
     case ast::ExprKind::Name: {
       auto* var = static_cast<const ast::VarDecl*>(static_cast<const ast::NameExpr*>(e)->decl);
       if (var->uniform_kind == ast::UniformKind::ResourceStruct ||

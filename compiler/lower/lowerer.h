@@ -203,6 +203,21 @@ class Lowerer {
   /// The IR name of struct type `t` ("geo.Ray", "Pair.float").
   std::string StructIrName(const sema::Type* t);
 
+  // lower_pack.cpp: variadic generics.
+  /// A variadic parameter: one IR parameter (and slot) per element of its pack.
+  void LowerPackParam(const ast::VarDecl* param, ir::Function* f);
+  /// A variadic argument (a group or an `expand`): one value per element, appended.
+  void LowerPackArg(const ast::Expr* arg, std::vector<Value*>* out);
+  /// `expand e`: e lowered once per element of the packs it captures, in order.
+  std::vector<Value*> LowerExpand(const ast::PackExpr* e);
+  Value* LowerPackExpr(const ast::PackExpr* e);
+  /// The slot of the element `each v` reads in the current expansion.
+  Value* EachSlot(const ast::PackExpr* e);
+  /// The slots of the elements of each variadic parameter of the function being lowered.
+  std::map<const ast::VarDecl*, std::vector<Value*>> pack_locals_;
+  /// The element an `expand` is being lowered for; -1 outside one.
+  int expand_index_ = -1;
+
   // lower_pointer.cpp
   /// Whether `e` is a place reached through a pointer (`*p`, `p->f`, `p[i].v[2]`).
   bool IsThroughPointer(const ast::Expr* e) const;

@@ -205,11 +205,27 @@ ast::Expr* Parser::ParseUnary() {
   struct Prefix {
     source::SourceLoc begin;
     source::SourceRange op_range;
-    enum { kOp, kNoDiff, kCast } form;
+    enum { kOp, kNoDiff, kCast, kEach } form;
     ast::OpKind op;
     ast::TypeExpr* type;
   };
   std::vector<Prefix> prefixes;
+  auto apply = [&](ast::Expr* operand) {
+    for (size_t i = prefixes.size(); i-- > 0;) {
+      const Prefix& p = prefixes[i];
+      ast::Expr* node = nullptr;
+      switch (p.form) {
+        case Prefix::kOp: node = ctx_.New<ast::UnaryExpr>(From(p.begin), p.op, operand); break;
+        case Prefix::kNoDiff: node = ctx_.New<ast::NoDiffExpr>(From(p.begin), operand); break;
+        case Prefix::kCast: node = ctx_.New<ast::CastExpr>(From(p.begin), p.type, operand); break;
+        case Prefix::kEach:
+          node = ctx_.New<ast::PackExpr>(From(p.begin), ast::PackExpr::kEach, operand);
+          break;
+      }
+      operand = Grow(node, {operand}, p.op_range);
+    }
+    return operand;
+  };
   while (true) {
     source::SourceLoc begin = Cur().loc;
     source::SourceRange op_range = Cur().Range();
@@ -236,6 +252,18 @@ ast::Expr* Parser::ParseUnary() {
       prefixes.push_back({begin, op_range, Prefix::kNoDiff, {}, nullptr});
       continue;
     }
+    // Variadic generics: `each v` is one element of the value pack v; `expand e` covers
+    // the whole assignment expression after it (`expand sum += each v`).
+    if ((AtIdent("each") || AtIdent("expand")) &&
+        (Peek(1).Is(TokenKind::Identifier) || Peek(1).Is(TokenKind::LParen))) {
+      if (Advance().text == "each") {
+        prefixes.push_back({begin, op_range, Prefix::kEach, {}, nullptr});
+        continue;
+      }
+      ast::Expr* pattern = ParseAssignment();
+      ast::Expr* node = ctx_.New<ast::PackExpr>(From(begin), ast::PackExpr::kExpand, pattern);
+      return apply(Grow(node, {pattern}, op_range));
+    }
     // A cast `(T)x`: the parentheses hold a built-in type name, or any type followed
     // by something that starts an operand and cannot continue an expression (a name, a
     // literal, '(', '!', '~'), as in `(T)x` and `(T)(a * b)` on a generic parameter.
@@ -248,18 +276,7 @@ ast::Expr* Parser::ParseUnary() {
     }
     break;
   }
-  ast::Expr* operand = ParsePostfix(ParsePrimary());
-  for (size_t i = prefixes.size(); i-- > 0;) {
-    const Prefix& p = prefixes[i];
-    ast::Expr* node = nullptr;
-    switch (p.form) {
-      case Prefix::kOp: node = ctx_.New<ast::UnaryExpr>(From(p.begin), p.op, operand); break;
-      case Prefix::kNoDiff: node = ctx_.New<ast::NoDiffExpr>(From(p.begin), operand); break;
-      case Prefix::kCast: node = ctx_.New<ast::CastExpr>(From(p.begin), p.type, operand); break;
-    }
-    operand = Grow(node, {operand}, p.op_range);
-  }
-  return operand;
+  return apply(ParsePostfix(ParsePrimary()));
 }
 
 ast::Expr* Parser::ParseCallArgs(ast::Expr* callee, source::SourceLoc begin) {

@@ -10,7 +10,25 @@ using diag::DiagId;
 ast::TypeExpr* Parser::ParseType() {
   DepthGuard guard(*this);
   if (!guard.Ok()) return nullptr;
-  while (RejectVariadic()) {
+  // Variadic generics: `expand P` (P names packs as `each T`) and `each T`.
+  if ((AtIdent("expand") || AtIdent("each")) &&
+      (Peek(1).Is(TokenKind::Identifier) || Peek(1).Is(TokenKind::ColonColon))) {
+    source::SourceLoc begin = Cur().loc;
+    bool expand = Advance().text == "expand";
+    ast::TypeExpr* inner = ParseType();
+    if (inner == nullptr) return nullptr;
+    if (!expand) {
+      if (inner->pack != ast::TypeExpr::kNoPack) return inner;  // `each each T`: sema reports
+      inner->pack = ast::TypeExpr::kEach;
+      inner->range = From(begin);
+      return inner;
+    }
+    auto* type = ctx_.New<ast::TypeExpr>();
+    type->name = "expand";
+    type->pack = ast::TypeExpr::kExpand;
+    type->type_args.push_back(inner);
+    type->range = From(begin);
+    return type;
   }
   // `::ns::T`: looked up from the global scope.
   bool global = At(TokenKind::ColonColon) && Peek(1).Is(TokenKind::Identifier);
@@ -58,7 +76,13 @@ bool Parser::ParseGenericArgs(std::vector<ast::TypeExpr*>& types,
   if (At(TokenKind::Greater)) return ExpectClosingAngle();
   do {
     // An argument is a type when a type scan ends at ',' or '>'; otherwise a value.
-    size_t end = ScanType(pos_);
+    size_t start = pos_;
+    while ((tokens_[start].text == "each" || tokens_[start].text == "expand") &&
+           tokens_[start].Is(TokenKind::Identifier) && start + 1 < tokens_.size() &&
+           tokens_[start + 1].Is(TokenKind::Identifier)) {
+      ++start;
+    }
+    size_t end = ScanType(start);
     while (end != 0 && end < tokens_.size() && tokens_[end].Is(TokenKind::Star)) ++end;
     bool is_type = end != 0 && end < tokens_.size() &&
                    (tokens_[end].Is(TokenKind::Comma) || tokens_[end].Is(TokenKind::Greater) ||
@@ -84,8 +108,10 @@ std::vector<ast::GenericParamDecl*> Parser::ParseGenericParams() {
   std::vector<ast::GenericParamDecl*> params;
   Advance();  // '<'
   do {
-    RejectVariadic();
-    bool is_value = ConsumeIdent("let");
+    // `each T`: a type pack parameter.
+    bool is_pack = AtIdent("each") && Peek(1).Is(TokenKind::Identifier);
+    if (is_pack) Advance();
+    bool is_value = !is_pack && ConsumeIdent("let");
     // `<int N>`, `<uint N>`, `<bool B>`: a value parameter written with its type first,
     // the same as `<let N : int>`.
     ast::TypeExpr* typed_value = nullptr;
@@ -101,6 +127,7 @@ std::vector<ast::GenericParamDecl*> Parser::ParseGenericParams() {
     const Token& name = Advance();
     auto* param = ctx_.New<ast::GenericParamDecl>(std::string(name.text), name.Range());
     param->is_value = is_value;
+    param->is_pack = is_pack;
     param->constraint = typed_value;
     if (typed_value == nullptr && Consume(TokenKind::Colon)) {
       if (is_value) {
@@ -239,6 +266,12 @@ size_t Parser::ScanType(size_t at) const {
 
 bool Parser::LooksLikeTypedDecl() const {
   size_t i = pos_;
+  // `expand f(each v);`, `expand s += each v;`: expressions.
+  if (i + 1 < tokens_.size() && tokens_[i].Is(TokenKind::Identifier) &&
+      (tokens_[i].text == "expand" || tokens_[i].text == "each") &&
+      (tokens_[i + 1].Is(TokenKind::Identifier) || tokens_[i + 1].Is(TokenKind::LParen))) {
+    return false;
+  }
   // Modifiers first; `no_diff f(x)` (an expression) is told apart by what follows.
   while (i < tokens_.size() && tokens_[i].Is(TokenKind::Identifier)) {
     std::string_view t = tokens_[i].text;

@@ -1,7 +1,7 @@
 // Slang constructs Slope does not compile yet, recognized where they start so that the
 // error names the construct at its position instead of a parse error further on:
-// `spirv_asm { ... }` and variadic generics (`each T`, `expand`). Also the lookahead that
-// finds a lambda `(params) => body` (parsed by ParseLambda).
+// `spirv_asm { ... }`. Also the lookahead that finds a lambda `(params) => body` (parsed
+// by ParseLambda).
 
 #include "compiler/parse/parser_impl.h"
 
@@ -54,14 +54,6 @@ ast::Expr* Parser::ParseUnsupportedPrimary() {
   }
   if (At(TokenKind::LParen) && AtLambda()) return ParseLambda();
   return nullptr;
-}
-
-bool Parser::RejectVariadic() {
-  if (!(AtIdent("each") || AtIdent("expand")) || !Peek(1).Is(TokenKind::Identifier)) return false;
-  Unsupported(Cur().Range(),
-        "variadic generics ('" + std::string(Cur().text) + "')");
-  Advance();
-  return true;
 }
 
 }  // namespace slope::parse

@@ -189,7 +189,6 @@ class Parser {
   /// `spirv_asm { ... }` or a lambda: reports it and returns a stand-in; else null.
   ast::Expr* ParseUnsupportedPrimary();
   /// At `each T` / `expand T`: reports it, consumes the keyword and returns true.
-  bool RejectVariadic();
 
   const std::vector<Token>& tokens_;
   // `A<B<C>>`: the second half of a '>>' token whose first half closed a list.

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <functional>
 #include <set>
+#include <utility>
 
 #include "compiler/base/ice.h"
 #include "compiler/sema/checker.h"
@@ -73,13 +74,25 @@ bool LiteralUInt(const ast::Expr* e, uint32_t* out) {
 }  // namespace
 
 const Type* Checker::ResolveType(ast::TypeExpr* te) {
+  // A type pack is the type of a function parameter only, never part of another type.
+  bool allow_pack = std::exchange(allow_pack_type_, false);
   const Type* type = ResolveTypeExpr(te);
+  allow_pack_type_ = allow_pack;
+  if (type->IsPack() && !allow_pack) {
+    diags_.Report(DiagId::PackTypeNotHere, te->range, type->Name());
+    type = types_.Error();
+    if (te != nullptr) te->resolved = type;
+  }
   RecordGenericUse(type);
   return type;
 }
 
 const Type* Checker::ResolveTypeExpr(ast::TypeExpr* te) {
   if (te == nullptr) return types_.Error();
+  if (te->pack == ast::TypeExpr::kExpand) {
+    te->resolved = ResolveExpandType(te);
+    return te->resolved;
+  }
   if (const Type* pointer = ResolvePointerType(te)) {
     te->resolved = pointer;
     return pointer;
@@ -167,6 +180,7 @@ const Type* Checker::ResolveTypeExpr(ast::TypeExpr* te) {
     diags_.Report(DiagId::UnknownType, te->range, te->name);
     result = types_.Error();
   }
+  result = PackParamUse(te, result);
   te->resolved = result;
   return result;
 }
@@ -494,6 +508,7 @@ bool Checker::CheckConstantExpr(const ast::Expr* e) {
     case ast::ExprKind::NoDiff:
     case ast::ExprKind::TypeTest:
     case ast::ExprKind::Lambda:
+    case ast::ExprKind::Pack:
     case ast::ExprKind::Member:
     case ast::ExprKind::Index:
     case ast::ExprKind::Assign:
@@ -638,7 +653,9 @@ void Checker::CheckFunctionSignature(ast::FuncDecl* func) {
   func->result_type = ResolveType(func->return_type);
   for (ast::VarDecl* param : func->params) {
     CheckGroupSharedPlacement(param, "a parameter");
+    allow_pack_type_ = true;
     param->type = ResolveType(param->type_expr);
+    allow_pack_type_ = false;
     if (param->type->IsVoid()) {
       diags_.Report(DiagId::VoidValue, param->type_expr->range);
       param->type = types_.Error();
@@ -657,6 +674,7 @@ void Checker::CheckFunctionSignature(ast::FuncDecl* func) {
   }
   contexts_[func].params = own;
   func->generic_context.insert(func->generic_context.end(), own.begin(), own.end());
+  CheckVariadicSignature(func);
   CheckDefaultValues(func);
 }
 
@@ -989,7 +1007,10 @@ bool Checker::CheckStmt(ast::Stmt* stmt) {
       return true;
     case ast::StmtKind::Expr: {
       auto* s = static_cast<ast::ExprStmt*>(stmt);
-      s->expr = CheckExpr(s->expr);
+      // `expand sum += each v;`: once per element, in order.
+      s->expr = s->expr->kind == ast::ExprKind::Pack
+                    ? CheckPackExpr(static_cast<ast::PackExpr*>(s->expr), true)
+                    : CheckExpr(s->expr);
       return true;
     }
     case ast::StmtKind::If: {

@@ -81,7 +81,15 @@ ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
       Lookup("static_assert") == nullptr) {
     return CheckStaticAssert(call);
   }
-  for (ast::Expr*& arg : call->args) arg = CheckExpr(arg);
+  if (call->callee->kind == ast::ExprKind::Name &&
+      static_cast<ast::NameExpr*>(call->callee)->name == "countof" && Lookup("countof") == nullptr) {
+    return CheckCountof(call);
+  }
+  for (ast::Expr*& arg : call->args) {
+    // `f(expand each v)`: a pack of values for a variadic parameter.
+    arg = arg->kind == ast::ExprKind::Pack ? CheckPackExpr(static_cast<ast::PackExpr*>(arg), true)
+                                           : CheckExpr(arg);
+  }
   call->type = types_.Error();
   if (call->callee->kind == ast::ExprKind::Diff) return CheckDiffCall(call);
   for (ast::Expr* arg : call->args) {

@@ -257,7 +257,7 @@ const Type* Checker::ResolveAlias(ast::TypeAliasDecl* decl) {
     // `typealias Vec<T> = vector<T, 3>;`: the target with the parameters left open, a
     // pattern that each use (`Vec<float>`) substitutes (ApplyGeneric).
     NamespaceScope ns(*this, decl);
-    std::vector<const Type*> params = MakeGenericParams(decl->generic_params);
+    std::vector<const Type*> params = MakeGenericParams(decl->generic_params, "type aliases");
     contexts_[decl].params = params;
     ContextScope scope(*this, decl);
     ResolveConstraints(params);

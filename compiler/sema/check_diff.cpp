@@ -633,6 +633,12 @@ class DiffBodyChecker {
         return;
       }
       case ast::ExprKind::Unary: WalkExpr(static_cast<const ast::UnaryExpr*>(e)->operand); return;
+      case ast::ExprKind::Pack: {
+        auto* p = static_cast<const ast::PackExpr*>(e);
+        if (p->form != ast::PackExpr::kCount) WalkExpr(p->operand);
+        for (const ast::Expr* x : p->elements) WalkExpr(x);
+        return;
+      }
       case ast::ExprKind::Binary: {
         auto* b = static_cast<const ast::BinaryExpr*>(e);
         WalkExpr(b->lhs);

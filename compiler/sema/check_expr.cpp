@@ -85,6 +85,8 @@ ast::Expr* Checker::CheckExpr(ast::Expr* expr) {
       return CheckTypeTest(static_cast<ast::TypeTestExpr*>(expr));
     case ast::ExprKind::Lambda:
       return CheckLambda(static_cast<ast::LambdaExpr*>(expr));
+    case ast::ExprKind::Pack:
+      return CheckPackExpr(static_cast<ast::PackExpr*>(expr), false);
   }
   return expr;
 }
@@ -148,6 +150,11 @@ ast::Expr* Checker::CheckName(ast::NameExpr* expr) {
   if ((var->modifiers & ast::kModExtern) != 0 && var->is_static && var->init == nullptr) {
     diags_.Report(DiagId::ExternNotExported, expr->range, var->name)
         .Note(DiagId::DeclaredHere, var->name_range, var->name);
+    expr->type = types_.Error();
+    return expr;
+  }
+  if (var->type != nullptr && var->type->IsPack()) {
+    diags_.Report(DiagId::PackValueNotHere, expr->range, var->name, var->name, var->name);
     expr->type = types_.Error();
     return expr;
   }

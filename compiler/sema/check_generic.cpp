@@ -119,12 +119,16 @@ const ast::AssociatedTypeDecl* Checker::FindAssociatedType(
 }
 
 std::vector<const Type*> Checker::MakeGenericParams(
-    const std::vector<ast::GenericParamDecl*>& params) {
+    const std::vector<ast::GenericParamDecl*>& params, const char* owner_kind) {
   std::vector<const Type*> result;
   for (ast::GenericParamDecl* p : params) {
     auto info = std::make_unique<GenericParamInfo>();
     info->decl = p;
     info->name = p->name;
+    if (p->is_pack && owner_kind != nullptr) {
+      diags_.Report(DiagId::VariadicNotHere, p->name_range, p->name, owner_kind);
+    }
+    info->is_pack = p->is_pack && owner_kind == nullptr;
     if (p->is_value) info->value_type = types_.Int();  // until its declared type is resolved
     const Type* t = types_.GenericParam(std::move(info));
     p->type = t;
@@ -205,7 +209,7 @@ void Checker::DeclareInterfaces(const std::vector<ast::Decl*>& decls) {
       }
     }
     info->capabilities = CapabilitiesOfCoreInterface(agg->name);
-    info->params = MakeGenericParams(agg->generic_params);
+    info->params = MakeGenericParams(agg->generic_params, "interfaces");
     auto this_info = std::make_unique<GenericParamInfo>();
     this_info->name = "This";
     info->this_type = types_.GenericParam(std::move(this_info));
@@ -313,7 +317,7 @@ void Checker::ResolveGenericHeaders(const std::vector<ast::Decl*>& decls) {
     auto owned = std::make_unique<ExtensionInfo>();
     ExtensionInfo* ext = types_.NewExtension(std::move(owned));
     ext->decl = agg;
-    ext->params = MakeGenericParams(agg->generic_params);
+    ext->params = MakeGenericParams(agg->generic_params, "extensions");
     DeclContext ctx;
     ctx.params = ext->params;
     contexts_[agg] = ctx;
@@ -547,32 +551,51 @@ bool Checker::CheckConstraints(const std::vector<const Type*>& params, const Sub
                                const std::string& owner, source::SourceRange range, bool report) {
   bool ok = true;
   for (const Type* p : params) {
-    auto bound = bindings.find(p);
-    if (bound == bindings.end()) continue;
-    for (const Type* c : p->Generic()->constraints) {
-      const Type* required = types_.Substitute(c, bindings);
-      if (types_.Conforms(bound->second, required)) continue;
-      ok = false;
-      if (!report) return false;
-      auto builder = diags_.Report(DiagId::ConstraintNotSatisfied, range, bound->second->Name(),
-                                   required->Name(), p->Generic()->name, owner);
-      if (p->Generic()->decl != nullptr) {
-        builder.Note(DiagId::DeclaredHere, p->Generic()->decl->name_range, p->Generic()->name);
-      }
+    auto found = bindings.find(p);
+    if (found == bindings.end()) continue;
+    // A type pack satisfies a constraint when each of its elements does.
+    std::vector<const Type*> bound_types{found->second};
+    if (found->second->IsPack()) {
+      bound_types = found->second->PackPattern() != nullptr
+                        ? std::vector<const Type*>{found->second->PackPattern()}
+                        : found->second->Args();
     }
-    for (auto& [assoc, c] : p->Generic()->assoc_constraints) {
-      const Type* witness = types_.ResolveAssoc(bound->second, assoc);
-      const Type* required = types_.Substitute(c, bindings);
-      if (witness == nullptr || types_.Conforms(witness, required)) continue;
-      ok = false;
-      if (!report) return false;
-      std::string subject = p->Generic()->name + "." + assoc->name;
-      auto builder = diags_.Report(DiagId::ConstraintNotSatisfied, range, witness->Name(),
-                                   required->Name(), subject, owner);
-      if (p->Generic()->decl != nullptr) {
-        builder.Note(DiagId::DeclaredHere, p->Generic()->decl->name_range, p->Generic()->name);
-      }
+    for (const Type* bound : bound_types) {
+      ok = CheckConstraintsOf(p, bound, bindings, owner, range, report) && ok;
+      if (!ok && !report) return false;
     }
+  }
+  return ok;
+}
+
+bool Checker::CheckConstraintsOf(const Type* p, const Type* bound, const Subst& bindings,
+                                 const std::string& owner, source::SourceRange range,
+                                 bool report) {
+  bool ok = true;
+  auto note = [&](diag::DiagBuilder& builder) {
+    if (p->Generic()->decl != nullptr) {
+      builder.Note(DiagId::DeclaredHere, p->Generic()->decl->name_range, p->Generic()->name);
+    }
+  };
+  for (const Type* c : p->Generic()->constraints) {
+    const Type* required = types_.Substitute(c, bindings);
+    if (types_.Conforms(bound, required)) continue;
+    ok = false;
+    if (!report) return false;
+    auto builder = diags_.Report(DiagId::ConstraintNotSatisfied, range, bound->Name(),
+                                 required->Name(), p->Generic()->name, owner);
+    note(builder);
+  }
+  for (auto& [assoc, c] : p->Generic()->assoc_constraints) {
+    const Type* witness = types_.ResolveAssoc(bound, assoc);
+    const Type* required = types_.Substitute(c, bindings);
+    if (witness == nullptr || types_.Conforms(witness, required)) continue;
+    ok = false;
+    if (!report) return false;
+    std::string subject = p->Generic()->name + "." + assoc->name;
+    auto builder = diags_.Report(DiagId::ConstraintNotSatisfied, range, witness->Name(),
+                                 required->Name(), subject, owner);
+    note(builder);
   }
   return ok;
 }
@@ -884,26 +907,33 @@ bool Checker::ResolveCall(ast::CallExpr* call, const std::vector<Candidate>& can
   const Candidate* constraint_failure = nullptr;
   Subst failed_bindings;
   bool inference_failed = false;
+  PackSplit split_failure = PackSplit::kFits;
+  std::vector<const Type*> arg_types;
   for (const Candidate& cand : candidates) {
     ast::FuncDecl* f = cand.func;
-    if (call->args.size() > f->params.size() || call->args.size() < RequiredParams(f) ||
-        f->result_type == nullptr) {
+    // A variadic function sees one pack per variadic parameter (check_pack.cpp).
+    if (PackSplit split = SplitPackArgs(f, call, &arg_types); split != PackSplit::kFits) {
+      split_failure = split;
+      continue;
+    }
+    size_t nargs = arg_types.size();
+    bool variadic = VariadicParamCount(f) != 0;
+    if (nargs > f->params.size() || nargs < RequiredParams(f) || f->result_type == nullptr) {
       continue;
     }
     std::vector<const Type*> own(f->generic_context.begin() + static_cast<long>(f->own_generic_begin),
                                  f->generic_context.end());
-    if (explicit_args.size() > own.size()) continue;
     Subst bindings = cand.context;
-    for (size_t i = 0; i < explicit_args.size(); ++i) bindings[own[i]] = explicit_args[i];
-    JoinNumericArgs(f, own, call, &bindings);
+    if (!BindExplicitPackArgs(own, explicit_args, &bindings)) continue;
+    if (!variadic) JoinNumericArgs(f, own, call, &bindings);
     // Parameters whose type mentions the function's own generic parameters bind them
     // from the argument types; the others accept conversions as usual.
     bool ok = true;
-    for (size_t i = 0; i < call->args.size() && ok; ++i) {
+    for (size_t i = 0; i < nargs && ok; ++i) {
       const Type* pattern = types_.Substitute(f->params[i]->type, bindings);
       if (pattern->IsDependent()) {
         Subst own_bindings;
-        if (types_.Unify(pattern, call->args[i]->type, own, &own_bindings)) {
+        if (types_.Unify(pattern, arg_types[i], own, &own_bindings)) {
           for (auto& [p, t] : own_bindings) bindings[p] = t;
         }
       }
@@ -929,14 +959,14 @@ bool Checker::ResolveCall(ast::CallExpr* call, const std::vector<Candidate>& can
     for (size_t i = 0; i < f->params.size() && v.cost < kNoConversion; ++i) {
       const Type* pt = types_.Substitute(f->params[i]->type, bindings);
       v.param_types.push_back(pt);
-      if (i >= call->args.size()) continue;  // a default value
-      int c = ConversionCost(call->args[i]->type, pt);
+      if (i >= nargs) continue;  // a default value
+      int c = PackConversionCost(arg_types[i], pt);
       v.cost = c >= kNoConversion ? kNoConversion : v.cost + c;
     }
     if (v.cost >= kNoConversion) continue;
     // At the same cost, a candidate filling fewer parameters with default values is
     // preferred, then a non-generic one over a generic one.
-    int defaults = static_cast<int>(std::min<size_t>(f->params.size() - call->args.size(), 15));
+    int defaults = static_cast<int>(std::min<size_t>(f->params.size() - nargs, 15));
     int rank = v.cost * 32 + defaults * 2 + (own.empty() ? 0 : 1);
     if (rank < best_cost) {
       best_cost = rank;
@@ -952,7 +982,17 @@ bool Checker::ResolveCall(ast::CallExpr* call, const std::vector<Candidate>& can
       CheckConstraints(own, failed_bindings, name, call->range, true);
       return false;
     }
-    if (candidates.size() == 1) {
+    if (candidates.size() == 1 && split_failure != PackSplit::kFits) {
+      ReportPackSplit(candidates[0].func, call, name, split_failure);
+      return false;
+    }
+    if (candidates.size() == 1 && VariadicParamCount(candidates[0].func) != 0 && inference_failed) {
+      ast::FuncDecl* f = candidates[0].func;
+      diags_.Report(DiagId::CannotInferGenericArgs, call->range, name, ArgTypeList(call->args))
+          .Note(DiagId::DeclaredHere, f->name_range, f->name);
+      return false;
+    }
+    if (candidates.size() == 1 && VariadicParamCount(candidates[0].func) == 0) {
       ast::FuncDecl* f = candidates[0].func;
       if (call->args.size() > f->params.size() || call->args.size() < RequiredParams(f)) {
         size_t expected = call->args.size() > f->params.size() ? f->params.size() : RequiredParams(f);
@@ -989,6 +1029,8 @@ bool Checker::ResolveCall(ast::CallExpr* call, const std::vector<Candidate>& can
   }
   const Viable& v = best[0];
   ast::FuncDecl* f = v.cand->func;
+  if (!CheckPackLengths(f, v.bindings, call->range)) return false;
+  GroupPackArgs(call, f, v.param_types);
   for (size_t i = 0; i < f->params.size(); ++i) {
     if (i < call->args.size()) {
       call->args[i] = Coerce(call->args[i], v.param_types[i]);

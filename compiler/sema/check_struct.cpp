@@ -69,7 +69,7 @@ void Checker::DeclareStructs(const std::vector<ast::Decl*>& decls) {
     auto info = std::make_unique<StructInfo>();
     info->decl = agg;
     info->name = agg->name;
-    info->params = MakeGenericParams(agg->generic_params);
+    info->params = MakeGenericParams(agg->generic_params, "structs");
     DeclContext context;
     context.params = info->params;
     std::map<std::string, ast::Decl*> names;

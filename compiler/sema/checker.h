@@ -73,6 +73,8 @@ class Checker {
   // conversions.cpp
   /// The cost of converting `from` to `to` implicitly (0 = identical).
   int ConversionCost(const Type* from, const Type* to) const;
+  /// ConversionCost, element by element between concrete packs of one length.
+  int PackConversionCost(const Type* from, const Type* to) const;
   /// Wraps `expr` in an ImplicitCastExpr to `to` (reporting when impossible).
   ast::Expr* Coerce(ast::Expr* expr, const Type* to);
   /// Converts explicitly (casts, constructors): lossy conversions without a warning.
@@ -191,8 +193,10 @@ class Checker {
   const Type* ResolveInterface(ast::TypeExpr* te);
   /// Checks the bodies of extension methods; appends them to `out->functions`.
   void CheckExtensionBodies(CheckedModule* out);
-  /// Generic parameter types for `params` (constraints are resolved later).
-  std::vector<const Type*> MakeGenericParams(const std::vector<ast::GenericParamDecl*>& params);
+  /// Generic parameter types for `params` (constraints are resolved later); type packs
+  /// are E3650 unless `owner_kind` is null (a function's).
+  std::vector<const Type*> MakeGenericParams(const std::vector<ast::GenericParamDecl*>& params,
+                                            const char* owner_kind = nullptr);
   /// Resolves the constraints of generic parameters made by MakeGenericParams.
   void ResolveConstraints(const std::vector<const Type*>& params);
   /// Methods named `name` that a value (or, with `statics`, the type) `t` offers.
@@ -206,6 +210,9 @@ class Checker {
   /// Checks the constraints of `params` bound by `bindings`; reports at `range`.
   bool CheckConstraints(const std::vector<const Type*>& params, const Subst& bindings,
                         const std::string& owner, source::SourceRange range, bool report);
+  /// The constraints of generic parameter `p` on `bound` (one element of a pack).
+  bool CheckConstraintsOf(const Type* p, const Type* bound, const Subst& bindings,
+                          const std::string& owner, source::SourceRange range, bool report);
   /// A user-declared type named by `te` without generic arguments (struct, interface,
   /// generic parameter, `This`, associated type, `T.Assoc`); null when the name is not
   /// a type (reports nothing then), the error type after a report.
@@ -567,6 +574,43 @@ class Checker {
   void CheckSyncCall(ast::CallExpr* call);
   /// `bit_cast<T>(x)`: numeric scalars or vectors of one size (E3627).
   void CheckBitCast(const ast::CallExpr* call);
+  // check_pack.cpp: variadic generics.
+  /// `expand P`: the abstract pack over the type packs P names with `each`.
+  const Type* ResolveExpandType(ast::TypeExpr* te);
+  /// A type expression that resolved to `resolved`: a type pack parameter T is one
+  /// element inside an `expand` pattern, and `expand each T` outside one.
+  const Type* PackParamUse(ast::TypeExpr* te, const Type* resolved);
+  /// Where a variadic function's packs may be (E3657).
+  void CheckVariadicSignature(ast::FuncDecl* func);
+  /// How many trailing parameters of `f` are variadic.
+  static size_t VariadicParamCount(const ast::FuncDecl* f);
+  enum class PackSplit { kFits, kTooFew, kUneven, kMixed };
+  /// The argument types of `call` as `f`'s parameters see them: the arguments of the
+  /// variadic parameters gathered into one pack each (split evenly between them).
+  PackSplit SplitPackArgs(const ast::FuncDecl* f, const ast::CallExpr* call,
+                          std::vector<const Type*>* arg_types);
+  void ReportPackSplit(const ast::FuncDecl* f, const ast::CallExpr* call, const std::string& name,
+                       PackSplit split);
+  /// Rewrites the arguments of the variadic parameters of `f` into one PackExpr each,
+  /// converted to the element types of `param_types`.
+  void GroupPackArgs(ast::CallExpr* call, const ast::FuncDecl* f,
+                     const std::vector<const Type*>& param_types);
+  /// Binds explicit generic arguments to `own`; the ones after the single parameters
+  /// are split evenly between the type packs. False when they do not fit.
+  bool BindExplicitPackArgs(const std::vector<const Type*>& own,
+                            const std::vector<const Type*>& explicit_args, Subst* bindings);
+  /// The concrete type packs `f`'s call binds have one length (E3659).
+  bool CheckPackLengths(const ast::FuncDecl* f, const Subst& bindings, source::SourceRange at);
+  /// `expand e` (allowed as a variadic argument or a statement), `each v`.
+  ast::Expr* CheckPackExpr(ast::PackExpr* e, bool expand_allowed);
+  /// The pack parameter `operand` names, or null after E3653 (`what`: "each", "countof").
+  const ast::VarDecl* PackVariable(ast::Expr* operand, const char* what);
+  /// `countof(T)` / `countof(v)`.
+  ast::Expr* CheckCountof(ast::CallExpr* call);
+  /// While an `expand` pattern is checked: the type packs it names.
+  std::vector<const Type*>* pack_captures_ = nullptr;
+  /// While a function parameter's type is resolved: a pack type is allowed.
+  bool allow_pack_type_ = false;
   /// `Tuple<A, B, ...>`: the core library's `__TupleN<A, B, ...>` (E3628 past 8).
   const Type* ResolveTupleType(ast::TypeExpr* te);
   /// `static_assert(cond[, "message"])`: E3640 when cond is false, E3641 when it is not

@@ -79,6 +79,8 @@ const Type* TypeContext::Substitute(const Type* t, const Subst& subst) {
       for (const Type* a : t->Args()) args.push_back(Substitute(a, subst));
       return t->IsStruct() ? StructOf(t->Info(), args) : InterfaceOf(t->Iface(), args);
     }
+    case TypeKind::Pack:
+      return SubstitutePack(t, subst);
     case TypeKind::AssocType: {
       const Type* base = Substitute(t->Base(), subst);
       if (base->IsError()) return Error();
@@ -91,8 +93,112 @@ const Type* TypeContext::Substitute(const Type* t, const Subst& subst) {
   }
 }
 
+const Type* TypeContext::SubstitutePack(const Type* t, const Subst& subst) {
+  if (t->PackPattern() == nullptr) {
+    std::vector<const Type*> elements;
+    for (const Type* e : t->Args()) elements.push_back(Substitute(e, subst));
+    return TypePack(elements);
+  }
+  // `expand P` over packs T...: concrete once every T is, one element per index; else
+  // still abstract, over the packs the T... became (`expand each U`, `expand Q`).
+  auto target = [&](const Type* capture) {
+    auto it = subst.find(capture);
+    return it != subst.end() ? it->second : capture;
+  };
+  bool concrete = !t->Args().empty();
+  size_t count = 0;
+  for (const Type* capture : t->Args()) {
+    const Type* to = target(capture);
+    if (!to->IsPack() || to->PackPattern() != nullptr) {
+      concrete = false;
+    } else if (capture == t->Args()[0] || to->Count() == count) {
+      count = to->Count();
+    } else {
+      return Error();  // packs of different lengths expanded together
+    }
+  }
+  if (concrete) {
+    std::vector<const Type*> elements;
+    for (size_t i = 0; i < count; ++i) {
+      Subst one = subst;
+      for (const Type* capture : t->Args()) one[capture] = target(capture)->Args()[i];
+      elements.push_back(Substitute(t->PackPattern(), one));
+    }
+    return TypePack(elements);
+  }
+  Subst inner = subst;
+  std::vector<const Type*> captures;
+  for (const Type* capture : t->Args()) {
+    const Type* to = target(capture);
+    if (to->IsPackParam()) {
+      inner[capture] = to;
+      captures.push_back(to);
+    } else if (to->IsPack() && to->PackPattern() != nullptr) {
+      inner[capture] = to->PackPattern();
+      captures.insert(captures.end(), to->Args().begin(), to->Args().end());
+    } else {
+      return Error();  // a concrete pack expanded with an abstract one
+    }
+  }
+  std::sort(captures.begin(), captures.end());
+  captures.erase(std::unique(captures.begin(), captures.end()), captures.end());
+  return ExpandPack(Substitute(t->PackPattern(), inner), captures);
+}
+
+bool TypeContext::UnifyPack(const Type* pattern, const Type* t,
+                            const std::vector<const Type*>& params, Subst* bindings) {
+  if (!t->IsPack()) return false;
+  const std::vector<const Type*>& captures = pattern->Args();
+  auto without_captures = [&]() {
+    Subst local = *bindings;
+    for (const Type* c : captures) local.erase(c);
+    return local;
+  };
+  auto bind = [&](const Type* param, const Type* to) {
+    if (std::find(params.begin(), params.end(), param) == params.end()) return true;
+    auto [it, inserted] = bindings->emplace(param, to);
+    return inserted || it->second == to;
+  };
+  auto keep_others = [&](const Subst& local) {
+    for (auto& [p, to] : local) {
+      if (std::find(captures.begin(), captures.end(), p) != captures.end()) continue;
+      if (!bind(p, to)) return false;
+    }
+    return true;
+  };
+  if (t->PackPattern() != nullptr) {
+    // `expand each U` (or `expand Q`) passed on: each capture becomes a pattern over U.
+    Subst local = without_captures();
+    if (!Unify(pattern->PackPattern(), t->PackPattern(), params, &local)) return false;
+    for (const Type* c : captures) {
+      auto it = local.find(c);
+      if (it != local.end() && !bind(c, ExpandPack(it->second, t->Args()))) return false;
+    }
+    return keep_others(local);
+  }
+  std::map<const Type*, std::vector<const Type*>> elements;
+  for (const Type* element : t->Args()) {
+    Subst local = without_captures();
+    if (!Unify(pattern->PackPattern(), element, params, &local)) return false;
+    for (const Type* c : captures) {
+      auto it = local.find(c);
+      if (it != local.end()) elements[c].push_back(it->second);
+    }
+    if (!keep_others(local)) return false;
+  }
+  for (const Type* c : captures) {
+    std::vector<const Type*>& found = elements[c];
+    if (found.size() != t->Args().size()) continue;  // not inferred from the elements
+    if (!bind(c, TypePack(found))) return false;
+  }
+  return true;
+}
+
 bool TypeContext::Unify(const Type* pattern, const Type* t, const std::vector<const Type*>& params,
                         Subst* bindings) {
+  if (pattern->IsPack() && pattern->PackPattern() != nullptr) {
+    return UnifyPack(pattern, t, params, bindings);
+  }
   if (pattern->IsGenericParam()) {
     for (const Type* p : params) {
       if (p != pattern) continue;
@@ -137,6 +243,12 @@ bool TypeContext::Unify(const Type* pattern, const Type* t, const std::vector<co
         return false;
       }
       return Unify(pattern->Element(), t->Element(), params, bindings);
+    case TypeKind::Pack:
+      if (pattern->Args().size() != t->Args().size() || t->PackPattern() != nullptr) return false;
+      for (size_t i = 0; i < pattern->Args().size(); ++i) {
+        if (!Unify(pattern->Args()[i], t->Args()[i], params, bindings)) return false;
+      }
+      return true;
     case TypeKind::Struct:
     case TypeKind::Interface: {
       if (pattern->Info() != t->Info() || pattern->Iface() != t->Iface() ||

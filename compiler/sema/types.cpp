@@ -51,7 +51,13 @@ std::string Type::Name() const {
       for (size_t i = 0; i < args_.size(); ++i) name += (i != 0 ? ", " : "") + args_[i]->Name();
       return name + ">";
     }
-    case TypeKind::GenericParam: return generic_->name;
+    case TypeKind::GenericParam: return (generic_->is_pack ? "each " : "") + generic_->name;
+    case TypeKind::Pack: {
+      if (element_ != nullptr) return "expand " + element_->Name();
+      std::string name = "(";
+      for (size_t i = 0; i < args_.size(); ++i) name += (i != 0 ? ", " : "") + args_[i]->Name();
+      return name + ")";
+    }
     case TypeKind::AssocType: return element_->Name() + "." + AssocName(assoc_);
     case TypeKind::Enum: return DisplayedName(enum_->name);
     case TypeKind::Array: {
@@ -173,6 +179,31 @@ const Type* TypeContext::StructOf(StructInfo* info, const std::vector<const Type
   type->info_ = info;
   type->args_ = args;
   type->dependent_ = AnyDependent(args);
+  applied_.emplace(key, std::unique_ptr<Type>(type));
+  return type;
+}
+
+bool Type::IsPackParam() const { return kind_ == TypeKind::GenericParam && generic_->is_pack; }
+
+const Type* TypeContext::TypePack(const std::vector<const Type*>& elements) {
+  auto key = std::make_tuple(TypeKind::Pack, static_cast<const void*>(nullptr),
+                             static_cast<const Type*>(nullptr), elements);
+  auto it = applied_.find(key);
+  if (it != applied_.end()) return it->second.get();
+  auto* type = new Type(TypeKind::Pack, nullptr, static_cast<uint32_t>(elements.size()), false);
+  type->args_ = elements;
+  type->dependent_ = AnyDependent(elements);
+  applied_.emplace(key, std::unique_ptr<Type>(type));
+  return type;
+}
+
+const Type* TypeContext::ExpandPack(const Type* pattern, const std::vector<const Type*>& captures) {
+  auto key = std::make_tuple(TypeKind::Pack, static_cast<const void*>(nullptr), pattern, captures);
+  auto it = applied_.find(key);
+  if (it != applied_.end()) return it->second.get();
+  auto* type = new Type(TypeKind::Pack, pattern, 0, false);
+  type->args_ = captures;
+  type->dependent_ = true;
   applied_.emplace(key, std::unique_ptr<Type>(type));
   return type;
 }

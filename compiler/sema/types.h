@@ -69,6 +69,7 @@ struct GenericParamInfo {
   /// `where T.Assoc : IFoo`: an associated type of the parameter and an interface.
   std::vector<std::pair<const ast::AssociatedTypeDecl*, const Type*>> assoc_constraints;
   const Type* value_type = nullptr;       ///< `let N : int`: the value's type (int or uint)
+  bool is_pack = false;                   ///< `each T`: a pack of types
   /// `T = float`, `let N : int = 4`: the argument when none is given or inferred; it
   /// may mention earlier parameters of the same list.
   const Type* default_arg = nullptr;
@@ -135,6 +136,10 @@ enum class TypeKind : uint8_t {
                  ///< TextureDim() and IsTextureArray(); IsWritable() for RW textures
   Sampler,       ///< SamplerState, or SamplerComparisonState (IsComparisonSampler())
   Pointer,       ///< `T*` / `Ptr<T>`: an address in device memory of an Element()
+  /// Variadic generics: a pack of types. Concrete, `(int, float)`: Args() are the
+  /// elements. Abstract, `expand P`: PackPattern() is P, a type naming the pack
+  /// parameters Args() (`each T` is T itself inside P); it becomes concrete once they are.
+  Pack,
 };
 
 class Type {
@@ -174,6 +179,12 @@ class Type {
   bool IsStruct() const { return kind_ == TypeKind::Struct; }
   /// `T*` (`Ptr<T>`): a 64-bit address of a T in device (global) memory.
   bool IsPointer() const { return kind_ == TypeKind::Pointer; }
+  /// A pack of types (variadic generics): concrete when PackPattern() is null.
+  bool IsPack() const { return kind_ == TypeKind::Pack; }
+  /// `expand P`: the pattern P; null for a concrete pack.
+  const Type* PackPattern() const { return IsPack() ? element_ : nullptr; }
+  /// `each T`: a generic parameter standing for a pack of types.
+  bool IsPackParam() const;
   bool IsEnum() const { return kind_ == TypeKind::Enum; }
   bool IsArray() const { return kind_ == TypeKind::Array; }
   bool IsMatrix() const { return kind_ == TypeKind::Matrix; }
@@ -269,6 +280,10 @@ class TypeContext {
   const Type* Sampler(bool comparison);
   /// `pointee*`: a pointer into device memory (`void*` is the type of `nullptr`).
   const Type* Pointer(const Type* pointee);
+  /// The concrete pack `(elements...)`.
+  const Type* TypePack(const std::vector<const Type*>& elements);
+  /// `expand pattern`, over the pack parameters `captures` that `pattern` names.
+  const Type* ExpandPack(const Type* pattern, const std::vector<const Type*>& captures);
   /// A new struct declaration described by `info` (structs are nominal: one type per
   /// declaration and argument list); returns the struct applied to its own parameters.
   const Type* Struct(std::unique_ptr<StructInfo> info);
@@ -356,6 +371,10 @@ class TypeContext {
  private:
   const Type* Make(TypeKind kind, const Type* element, uint32_t count, bool writable,
                    uint32_t width = 0);
+  /// Substitute and Unify for packs (`expand P` and `(A, B)`).
+  const Type* SubstitutePack(const Type* t, const Subst& subst);
+  bool UnifyPack(const Type* pattern, const Type* t, const std::vector<const Type*>& params,
+                 Subst* bindings);
 
   std::map<std::tuple<TypeKind, const Type*, uint32_t, bool, uint32_t>, std::unique_ptr<Type>>
       types_;

@@ -251,9 +251,39 @@ bool Checker::MethodTakes(const Type* owner, const std::string& name, size_t arg
   return false;
 }
 
+namespace {
+/// Whether generic parameter `t` is constrained to one of the built-in scalar kinds
+/// (`__BuiltinFloatingPointType`, `__BuiltinIntegerType`, ...): it is a number.
+bool IsBuiltinScalarParam(const Type* t) {
+  if (!t->IsGenericParam()) return false;
+  std::vector<const InterfaceInfo*> pending;
+  for (const Type* c : t->Generic()->constraints) {
+    if (c->IsInterface()) pending.push_back(c->Iface());
+  }
+  while (!pending.empty()) {
+    const InterfaceInfo* iface = pending.back();
+    pending.pop_back();
+    if (iface->name.rfind("__Builtin", 0) == 0) return true;
+    for (const Type* base : iface->bases) {
+      if (base->IsInterface()) pending.push_back(base->Iface());
+    }
+  }
+  return false;
+}
+}  // namespace
+
 ast::Expr* Checker::CheckConstructor(ast::CallExpr* call, const Type* type) {
   if (type->IsMatrix()) return CheckMatrixConstructor(call, type);
   call->constructed = type;
+  if (call->args.size() == 1 && IsBuiltinScalarParam(call->args[0]->type)) {
+    // `float(x)` for `T : __BuiltinFloatingPointType`: a conversion (a splat for a
+    // vector) once T is known.
+    auto* cast = ctx_.New<ast::ImplicitCastExpr>(call->args[0]->range, call->args[0]);
+    cast->type = type;
+    call->args[0] = cast;
+    call->type = type;
+    return call;
+  }
   uint32_t total = 0;
   for (ast::Expr*& arg : call->args) {
     // `int(e)`: an enum converts explicitly to its underlying type.

@@ -85,6 +85,17 @@ ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
       static_cast<ast::NameExpr*>(call->callee)->name == "countof" && Lookup("countof") == nullptr) {
     return CheckCountof(call);
   }
+  if (call->callee->kind == ast::ExprKind::Name) {
+    // `sizeof(T)` / `alignof(T)`: the byte size depends on the layout (natural,
+    // std430, scalar), which Slope does not choose for them yet; say so at the call
+    // rather than "T is a type".
+    const std::string& callee = static_cast<ast::NameExpr*>(call->callee)->name;
+    if ((callee == "sizeof" || callee == "alignof") && Lookup(callee) == nullptr) {
+      diags_.Report(DiagId::UnsupportedConstruct, call->range, "'" + callee + "'", "is");
+      call->type = types_.Error();
+      return call;
+    }
+  }
   for (ast::Expr*& arg : call->args) {
     // `f(expand each v)`: a pack of values for a variadic parameter.
     arg = arg->kind == ast::ExprKind::Pack ? CheckPackExpr(static_cast<ast::PackExpr*>(arg), true)

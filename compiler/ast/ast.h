@@ -668,6 +668,9 @@ struct EnumDecl : Decl {
 struct TypeAliasDecl : Decl {
   std::vector<GenericParamDecl*> generic_params;
   TypeExpr* target = nullptr;
+  /// A link-time type, `struct X : IFoo = Y;` (with `export`, or `extern` for a
+  /// default): the interfaces the target must conform to.
+  std::vector<TypeExpr*> conformances;
   TypeAliasDecl(std::string n, SourceRange r) : Decl(DeclKind::TypeAlias, std::move(n), r) {}
 };
 

@@ -309,6 +309,15 @@ ast::Decl* Parser::ParseAggregate(ast::DeclKind kind, std::vector<ast::GenericPa
     } while (Consume(TokenKind::Comma));
   }
   ParseWhereClauses(decl->where_clauses);
+  if (kind == ast::DeclKind::Struct && Consume(TokenKind::Equal)) {
+    // `export struct X : IFoo = Y;`: a link-time type, X standing for Y.
+    auto* alias = ctx_.New<ast::TypeAliasDecl>(decl->name, decl->name_range);
+    alias->generic_params = std::move(decl->generic_params);
+    alias->conformances = std::move(decl->bases);
+    alias->target = ParseType();
+    Expect(TokenKind::Semicolon);
+    return alias;
+  }
   if (Consume(TokenKind::Semicolon)) return decl;  // forward declaration
   ParseMembers(decl->members, kind == ast::DeclKind::Interface ? DeclContext::Interface
                                                                : DeclContext::Struct);

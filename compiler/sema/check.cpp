@@ -425,20 +425,41 @@ void Checker::LinkExternConstants(std::vector<ast::Decl*>* decls) {
     return d->kind == ast::DeclKind::Var && (d->modifiers & ast::kModStatic) != 0 &&
            (d->modifiers & ast::kModConst) != 0;
   };
+  // Link-time types likewise: `extern struct X : IFoo;` (or `extern struct X : IFoo =
+  // Default;`) stands for the type another module gives with `export struct X : IFoo =
+  // Y;` (or a struct X it defines).
+  auto is_type = [](const ast::Decl* d) {
+    return d->kind == ast::DeclKind::Struct ||
+           (d->kind == ast::DeclKind::TypeAlias &&
+            !static_cast<const ast::TypeAliasDecl*>(d)->conformances.empty());
+  };
+  auto linked = [&](const ast::Decl* d) { return is_const(d) || is_type(d); };
   std::map<std::string, ast::Decl*> definitions;
   for (ast::Decl* d : *decls) {
-    if (is_const(d) && (d->modifiers & ast::kModExtern) == 0) definitions.emplace(d->name, d);
+    if (linked(d) && (d->modifiers & ast::kModExtern) == 0) definitions.emplace(d->name, d);
   }
   std::vector<ast::Decl*> kept;
   for (ast::Decl* d : *decls) {
-    if (!is_const(d) || (d->modifiers & ast::kModExtern) == 0) {
+    if (!linked(d) || (d->modifiers & ast::kModExtern) == 0) {
       kept.push_back(d);
       continue;
     }
     auto it = definitions.find(d->name);
-    if (it != definitions.end()) {
+    if (it != definitions.end() && is_type(it->second) == is_type(d)) {
       // The definition is what the extern declaration names, visible to its module.
       it->second->modifiers |= ast::kModPublic;
+      continue;
+    }
+    if (d->kind == ast::DeclKind::Struct) {
+      // No definition and no default: reported here, and uses see an error type.
+      auto* agg = static_cast<ast::AggregateDecl*>(d);
+      std::string bases;
+      for (const ast::TypeExpr* b : agg->bases) bases += (bases.empty() ? "" : ", ") + b->name;
+      diags_.Report(DiagId::ExternTypeNotExported, d->name_range, d->name, d->name,
+                    bases.empty() ? std::string("IFoo") : bases);
+      auto* error_alias = ctx_.New<ast::TypeAliasDecl>(d->name, d->name_range);
+      error_alias->modifiers = d->modifiers;
+      kept.push_back(error_alias);  // no target: an error type, reported once
       continue;
     }
     kept.push_back(d);  // its default, or E3051 where it is used

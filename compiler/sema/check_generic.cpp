@@ -785,7 +785,26 @@ bool Checker::CheckExistentialArgument(const ast::CallExpr* call, const Type* if
   return true;
 }
 
+void Checker::CheckLinkTypeConformances() {
+  for (ast::Decl* decl : alias_list_) {
+    auto* alias = static_cast<ast::TypeAliasDecl*>(decl);
+    if (alias->conformances.empty() || alias->target == nullptr) continue;
+    const Type* target = ResolveAlias(alias);
+    if (target->IsError()) continue;
+    NamespaceScope ns(*this, alias);
+    for (ast::TypeExpr* te : alias->conformances) {
+      const Type* iface = ResolveType(te);
+      if (iface->IsError()) continue;
+      if (!iface->IsInterface() || !types_.Conforms(target, iface)) {
+        diags_.Report(DiagId::LinkTypeConformance, alias->target->range, alias->name,
+                      target->Name(), iface->Name());
+      }
+    }
+  }
+}
+
 void Checker::CheckConformances() {
+  CheckLinkTypeConformances();
   struct Conformer {
     const Type* self;
     std::vector<const Type*> bases;
@@ -1029,7 +1048,6 @@ bool Checker::ResolveCall(ast::CallExpr* call, const std::vector<Candidate>& can
   }
   const Viable& v = best[0];
   ast::FuncDecl* f = v.cand->func;
-  if (!CheckPackLengths(f, v.bindings, call->range)) return false;
   GroupPackArgs(call, f, v.param_types);
   for (size_t i = 0; i < f->params.size(); ++i) {
     if (i < call->args.size()) {

@@ -14,7 +14,7 @@
 //
 // Where packs may appear: a pack type only as the type of a function parameter; an
 // `expand` expression as the argument of a variadic parameter or as a statement; `each`
-// only inside `expand`; a pack of values named alone nowhere (E3650-E3659).
+// only inside `expand`; a pack of values named alone nowhere (E3650-E3658).
 
 #include <algorithm>
 
@@ -263,30 +263,6 @@ bool Checker::BindExplicitPackArgs(const std::vector<const Type*>& own,
     }
   }
   return true;
-}
-
-bool Checker::CheckPackLengths(const ast::FuncDecl* f, const Subst& bindings,
-                               source::SourceRange at) {
-  std::string lengths;
-  size_t first = 0;
-  bool mismatch = false, seen = false;
-  for (size_t i = f->own_generic_begin; i < f->generic_context.size(); ++i) {
-    const Type* p = f->generic_context[i];
-    auto it = bindings.find(p);
-    if (!p->IsPackParam() || it == bindings.end() || !it->second->IsPack() ||
-        it->second->PackPattern() != nullptr) {
-      continue;
-    }
-    size_t n = it->second->Args().size();
-    lengths += (seen ? ", " : "") + std::to_string(n);
-    mismatch = mismatch || (seen && n != first);
-    if (!seen) first = n;
-    seen = true;
-  }
-  if (!mismatch) return true;
-  diags_.Report(DiagId::PackLengthMismatch, at, f->name, lengths)
-      .Note(DiagId::DeclaredHere, f->name_range, f->name);
-  return false;
 }
 
 ast::Expr* Checker::CheckPackExpr(ast::PackExpr* e, bool expand_allowed) {

@@ -174,6 +174,8 @@ class Checker {
   void ResolveGenericHeaders(const std::vector<ast::Decl*>& decls);
   /// Checks that each struct and extension implements the interfaces it declares.
   void CheckConformances();
+  /// `struct X : IFoo = Y;`: Y conforms to IFoo (E3644).
+  void CheckLinkTypeConformances();
   // Interface-typed values (check_existential.cpp).
   /// `IFoo x = init;`: x takes the concrete type of `init`; `IFoo x;` is existential.
   void CheckInterfaceLocal(ast::VarDecl* var);
@@ -599,8 +601,6 @@ class Checker {
   /// are split evenly between the type packs. False when they do not fit.
   bool BindExplicitPackArgs(const std::vector<const Type*>& own,
                             const std::vector<const Type*>& explicit_args, Subst* bindings);
-  /// The concrete type packs `f`'s call binds have one length (E3659).
-  bool CheckPackLengths(const ast::FuncDecl* f, const Subst& bindings, source::SourceRange at);
   /// `expand e` (allowed as a variadic argument or a statement), `each v`.
   ast::Expr* CheckPackExpr(ast::PackExpr* e, bool expand_allowed);
   /// The pack parameter `operand` names, or null after E3653 (`what`: "each", "countof").

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 
 #include "compiler/base/ice.h"
 #include "compiler/targets/cuda/writer.h"
@@ -70,20 +71,33 @@ bool RejectTextures(EmitRequest& r, const char* target) {
   return ok;
 }
 
-/// Targets that have no pointers yet: an error at the first use of a device pointer in
-/// each function that has one. True when there is none.
-bool RejectPointers(EmitRequest& r, const char* target) {
+/// Whether device memory of type `t` holds a matrix, directly or in a struct or array
+/// (through pointers too: the writers declare the types those point at).
+bool HoldsMatrix(const ir::Type* t, std::set<const ir::Type*>* seen) {
+  while (t->IsArray() || t->IsPointer()) t = t->Element();
+  if (t->IsMatrix()) return true;
+  if (!t->IsStruct() || !seen->insert(t).second) return false;
+  return std::any_of(t->Members().begin(), t->Members().end(),
+                     [&](const ir::Type* m) { return HoldsMatrix(m, seen); });
+}
+
+/// The C-like targets (glsl, cuda) have device pointers to scalars, vectors, structs and
+/// arrays, but not to matrices (whose layout in memory each spells its own way yet): an
+/// error at the first use of such a pointer in each function that has one. True when
+/// there is none.
+bool RejectMatrixPointers(EmitRequest& r, const char* target) {
   bool ok = true;
-  auto device = [](const ir::Type* t) {
-    while (t->IsArray()) t = t->Element();
-    return t->IsDevicePointer() || (t->IsPointer() && t->Element()->IsDevicePointer());
+  auto refused = [](const ir::Type* t) {
+    while (t->IsArray() || (t->IsPointer() && !t->IsDevicePointer())) t = t->Element();
+    std::set<const ir::Type*> seen;
+    return t->IsDevicePointer() && HoldsMatrix(t->Element(), &seen);
   };
   for (const ir::Function* f : r.module.functions) {
     const ir::Inst* first = nullptr;
     for (const ir::Block* b : f->blocks) {
       for (const ir::Inst* inst : b->insts) {
-        bool uses = device(inst->GetType());
-        for (const ir::Value* v : inst->operands) uses = uses || device(v->GetType());
+        bool uses = refused(inst->GetType());
+        for (const ir::Value* v : inst->operands) uses = uses || refused(v->GetType());
         if (uses) {
           first = inst;
           break;
@@ -107,7 +121,7 @@ void EmitGlsl(EmitRequest& r) {
     r.diags.Report(diag::DiagId::GlslOneEntryPoint, source::SourceRange(), std::to_string(chosen));
     return;
   }
-  if (!RejectPointers(r, "glsl")) return;
+  if (!RejectMatrixPointers(r, "glsl")) return;
   targets::glsl::WriterOptions glsl_options;
   if (!options.entries.empty()) glsl_options.entry_point = options.entries.front();
   glsl_options.layout = r.layout;
@@ -122,7 +136,7 @@ void EmitGlsl(EmitRequest& r) {
 
 /// Every chosen entry point as an `extern "C" __global__` kernel of CUDA C++.
 void EmitCuda(EmitRequest& r) {
-  if (!RejectTextures(r, "cuda") || !RejectPointers(r, "cuda")) return;
+  if (!RejectTextures(r, "cuda") || !RejectMatrixPointers(r, "cuda")) return;
   targets::cuda::WriterOptions cuda_options;
   cuda_options.entry_points = r.options.entries;
   cuda_options.matrix_layout = r.matrices;

@@ -1,6 +1,6 @@
 // `out` and `inout` parameters. The argument of one must be assignable storage of the
 // parameter's type exactly: a variable, a field, a swizzle without repeated components,
-// an array element or a writable buffer element. Lowering copies it in (for `inout`),
+// an array element, a writable buffer element or a place reached through a pointer. Lowering copies it in (for `inout`),
 // passes the callee a pointer to a temporary and copies the temporary back after the
 // call. An `out` parameter the callee never writes is warned about.
 
@@ -43,6 +43,9 @@ bool IsWritableStorage(const ast::Expr* e) {
       if (member->field_index < 0 && member->swizzle.empty()) return false;
       return IsWritableStorage(member->base);
     }
+    case ast::ExprKind::Unary:
+      // `*p` (and `p->f`, `p[i]`, which become it): device memory, copied in and out.
+      return static_cast<const ast::UnaryExpr*>(e)->op == ast::OpKind::Deref;
     default:
       return false;
   }

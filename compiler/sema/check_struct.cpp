@@ -421,6 +421,9 @@ bool Checker::IsAssignableQuietly(const ast::Expr* expr) const {
     case ast::ExprKind::Member:
       return static_cast<const ast::MemberExpr*>(expr)->field_index >= 0 &&
              IsAssignableQuietly(static_cast<const ast::MemberExpr*>(expr)->base);
+    case ast::ExprKind::Unary:
+      // `*p` (and `p->f`, `p[i]`, which become it): device memory is writable.
+      return static_cast<const ast::UnaryExpr*>(expr)->op == ast::OpKind::Deref;
     default:
       return false;
   }
@@ -473,6 +476,9 @@ ast::Expr* Checker::CheckMethodCall(ast::CallExpr* call, ast::MemberExpr* callee
       return call;
     }
     receiver = CheckExpr(callee->base);
+    // `p->f()` and `p.f()` call the method of the struct `p` points at, on `*p` (a
+    // `[mutating]` one copies it in and out through the pointer, as for a buffer element).
+    if (receiver->type->IsPointer()) receiver = Deref(receiver, receiver->range);
     callee->base = receiver;
     if (receiver->type->IsError()) return call;
     if (receiver->type->IsBuffer()) return CheckBufferMethod(call, callee);

@@ -54,7 +54,7 @@ void FunctionEmitter::PlanFolding() {
   auto candidate = [&](const ir::Inst* inst) {
     if (!FoldsValues()) return false;
     const ir::Type* t = inst->GetType();
-    if (inst->IsTerminator() || t->IsVoid() || t->IsPointer()) return false;
+    if (inst->IsTerminator() || t->IsVoid() || IsPlace(t)) return false;
     auto it = uses_.find(inst);
     if (it == uses_.end() || it->second != 1) return false;
     if (user.at(inst)->block != inst->block || !IsExpression(*inst)) return false;
@@ -107,7 +107,7 @@ Expr FunctionEmitter::ValueExpr(const ir::Value* v) {
     }
     case ir::ValueKind::Inst: {
       const auto* inst = static_cast<const ir::Inst*>(v);
-      if (folded_.count(inst) != 0 || inst->GetType()->IsPointer()) return InstExpr(*inst);
+      if (folded_.count(inst) != 0 || IsPlace(inst->GetType())) return InstExpr(*inst);
       return Atom(ResultName(*inst));
     }
   }
@@ -144,7 +144,7 @@ void FunctionEmitter::EmitBlock(const ir::Block* b) {
 void FunctionEmitter::EmitBlockInsts(const ir::Block* b) {
   for (const ir::Inst* inst : b->insts) {
     if (inst->IsTerminator() || folded_.count(inst) != 0) continue;
-    if (inst->GetType()->IsPointer() || inst->GetOp() == ir::Op::Var) continue;
+    if (IsPlace(inst->GetType()) || inst->GetOp() == ir::Op::Var) continue;
     if (!ir::GetOpInfo(inst->GetOp()).has_side_effects && !IsUsed(*inst)) continue;
     EmitInst(*inst);
   }
@@ -213,7 +213,7 @@ void FunctionEmitter::AssignParams(const ir::Block* to, const std::vector<ir::Va
     }
     if (v->VKind() != ir::ValueKind::Inst) return false;
     const auto* inst = static_cast<const ir::Inst*>(v);
-    if (folded_.count(inst) == 0 && !inst->GetType()->IsPointer()) return false;
+    if (folded_.count(inst) == 0 && !IsPlace(inst->GetType())) return false;
     return std::any_of(inst->operands.begin(), inst->operands.end(),
                        [&](const ir::Value* op) { return reads_earlier(op, before); });
   };

@@ -67,6 +67,11 @@ class FunctionEmitter {
   virtual std::string BoolType() const { return "bool"; }
 
   // ---- For the language writer.
+  /// True for a pointer the text spells as the place it points at (an lvalue
+  /// expression, never a variable); device pointers (`T*`) are values like any other.
+  static bool IsPlace(const ir::Type* t) { return t->IsPointer() && !t->IsDevicePointer(); }
+  /// True when `inst` is printed inside its one use rather than held in a variable.
+  bool IsFolded(const ir::Inst& inst) const { return folded_.count(&inst) != 0; }
   /// The expression of any value: a literal, a variable, or the folded expression.
   Expr ValueExpr(const ir::Value* v);
   /// The variable holding `inst`'s result (declared at the top of the function).

@@ -109,6 +109,9 @@ std::string Context::TypeName(const ir::Type* t, bool memory) {
     case ir::TypeKind::Array:
       return "arr<" + TypeName(t->Element(), true) + ", " + std::to_string(t->Count()) + ">";
     case ir::TypeKind::Pointer:
+      // A device pointer (`T*`) points at memory laid out by the scalar rules, as the
+      // target's buffers are: a plain C++ pointer to the type memory holds.
+      if (t->IsDevicePointer()) return TypeName(t->Element(), true) + "*";
       return TypeName(t->Element(), memory);
     case ir::TypeKind::Buffer:
       return TypeName(t->Element(), true) + "*";

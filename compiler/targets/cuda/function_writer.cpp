@@ -29,7 +29,7 @@ std::string FunctionWriter::Prototype() {
     for (size_t i = 0; i < function_.params.size(); ++i) {
       const ir::Type* t = function_.params[i]->GetType();
       // A pointer parameter (`out` / `inout` in the source) is a reference.
-      text += ", " + context_.TypeName(t) + (t->IsPointer() ? "& " : " ") + param_names_[i];
+      text += ", " + context_.TypeName(t) + (IsPlace(t) ? "& " : " ") + param_names_[i];
     }
   }
   return text + ")";
@@ -363,6 +363,7 @@ Expr FunctionWriter::InstExpr(const ir::Inst& inst) {
       return Atom(ResultName(inst));
     case Op::Load: {
       const ir::Value* place = inst.operands[0];
+      if (place->GetType()->IsDevicePointer()) return DevicePlace(place);
       if ((HoldsMatrix(t) && ColumnPlace(place)) || ColumnRow(place)) {
         return Call("col_value", {op(0)});
       }
@@ -373,14 +374,21 @@ Expr FunctionWriter::InstExpr(const ir::Inst& inst) {
       return op(0);
     }
     case Op::ElementPtr:
+      if (t->IsDevicePointer()) return Prefix("&", Index(DevicePlace(inst.operands[0]), op(1)));
       return Index(op(0), op(1));
     case Op::MemberPtr: {
       const ir::Type* s = inst.operands[0]->GetType()->Element();
+      if (t->IsDevicePointer()) {
+        Expr place = DevicePlace(inst.operands[0]);
+        return Prefix("&", Member(place, context_.MemberName(s, inst.imms[0])));
+      }
       return Member(op(0), context_.MemberName(s, inst.imms[0]));
     }
     case Op::PtrOffset:
+      // Natural C++ pointer arithmetic: the scalar layout is C's.
+      return Binary(op(0), "+", op(1), Prec::Additive);
     case Op::PtrCast:
-      SLOPE_ICE("device pointers reached a target that rejects them");
+      return Atom("reinterpret_cast<" + context_.TypeName(t) + ">(" + op(0).text + ")");
     case Op::BufferInfo: {
       // The stride under the CUDA target's scalar layout; the element count from the
       // size in bytes the kernel received for the buffer.
@@ -458,9 +466,12 @@ Expr FunctionWriter::InstExpr(const ir::Inst& inst) {
 void FunctionWriter::EmitInst(const ir::Inst& inst) {
   auto op = [&](size_t i) { return ValueExpr(inst.operands[i]); };
   switch (inst.GetOp()) {
-    case Op::Store:
-      Out().Line(op(0).text + " = " + op(1).text + ";");
+    case Op::Store: {
+      const ir::Value* ptr = inst.operands[0];
+      Expr place = ptr->GetType()->IsDevicePointer() ? DevicePlace(ptr) : op(0);
+      Out().Line(place.text + " = " + op(1).text + ";");
       return;
+    }
     case Op::Barrier:
       return EmitBarrier(inst);
     case Op::Insert:
@@ -492,6 +503,21 @@ void FunctionWriter::EmitInst(const ir::Inst& inst) {
   }
 }
 
+Expr FunctionWriter::DevicePlace(const ir::Value* ptr) {
+  if (ptr->VKind() == ir::ValueKind::Inst) {
+    const auto* inst = static_cast<const ir::Inst*>(ptr);
+    // A member or element pointer printed in its one use is that place of its base.
+    if (IsFolded(*inst) && inst->GetOp() == Op::MemberPtr) {
+      const ir::Type* s = inst->operands[0]->GetType()->Element();
+      return Member(DevicePlace(inst->operands[0]), context_.MemberName(s, inst->imms[0]));
+    }
+    if (IsFolded(*inst) && inst->GetOp() == Op::ElementPtr) {
+      return Index(DevicePlace(inst->operands[0]), ValueExpr(inst->operands[1]));
+    }
+  }
+  return Prefix("*", ValueExpr(ptr));
+}
+
 void FunctionWriter::EmitBarrier(const ir::Inst& inst) {
   // A thread-group barrier is __syncthreads (which also orders shared and global memory
   // within the block); memory barriers are fences of the block or of the device.
@@ -506,7 +532,10 @@ void FunctionWriter::EmitBarrier(const ir::Inst& inst) {
 
 Expr FunctionWriter::AtomicExpr(const ir::Inst& inst) {
   using A = ir::AtomicOp;
-  std::vector<Expr> args{Prefix("&", ValueExpr(inst.operands[0]))};
+  const ir::Value* ptr = inst.operands[0];
+  std::vector<Expr> args{ptr->GetType()->IsDevicePointer()
+                             ? ValueExpr(ptr)
+                             : Prefix("&", ValueExpr(ptr))};
   for (size_t i = 1; i < inst.operands.size(); ++i) args.push_back(ValueExpr(inst.operands[i]));
   const char* fn = "atomic_add";
   switch (static_cast<A>(inst.imms[0])) {

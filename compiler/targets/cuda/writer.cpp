@@ -56,6 +56,18 @@ std::string WriteCuda(ir::Module& module, const WriterOptions& options) {
   }
 
   ctext::TextWriter decls(1);
+  // A struct may hold a pointer to a struct declared after it (or to itself): with any
+  // device pointer among the members, every struct is declared ahead.
+  bool points = false;
+  for (const ir::Type* s : module.Types().Structs()) {
+    for (const ir::Type* m : s->Members()) {
+      while (m->IsArray()) m = m->Element();
+      points = points || m->IsDevicePointer();
+    }
+  }
+  for (const ir::Type* s : module.Types().Structs()) {
+    if (points && !ctext::HoldsBuffer(s)) decls.Append("struct " + context.StructName(s) + ";\n");
+  }
   decls.Append(ctext::WriteStructs(
       module, context.ModuleNames(),
       [&](const ir::Type* s, size_t i) {

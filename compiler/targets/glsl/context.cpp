@@ -355,6 +355,7 @@ std::string Context::BaseName(const ir::Type* t, std::vector<uint32_t>* dims) {
       dims->push_back(t->Count());
       return BaseName(t->Element(), dims);
     case ir::TypeKind::Pointer:
+      if (t->IsDevicePointer()) return PointerTypeName(t->Element());
       return BaseName(t->Element(), dims);
     case ir::TypeKind::Buffer:
       SLOPE_ICE("a buffer has no GLSL value type");
@@ -363,6 +364,24 @@ std::string Context::BaseName(const ir::Type* t, std::vector<uint32_t>* dims) {
       SLOPE_ICE("glsl: textures are refused before the writer (driver/targets.cpp)");
   }
   SLOPE_ICE("unknown type kind");
+}
+
+const std::string& Context::PointerTypeName(const ir::Type* pointee) {
+  auto it = pointer_names_.find(pointee);
+  if (it != pointer_names_.end()) return it->second;
+  Require("GL_EXT_buffer_reference");
+  // Addresses are uint64_t: casts, arithmetic and comparisons go through them.
+  ScalarName(module_.Types().Int(64, false));
+  std::vector<uint32_t> dims;
+  std::string base = BaseName(pointee, &dims);
+  std::string hint = "ptr_" + base + (dims.empty() ? "" : "_array");
+  pointees_.push_back(pointee);
+  return pointer_names_.emplace(pointee, NewName(hint)).first->second;
+}
+
+targets::BufferLayout Context::DeviceLayout() const {
+  return options_.layout == targets::BufferLayout::Scalar ? targets::BufferLayout::Scalar
+                                                          : targets::BufferLayout::Std430;
 }
 
 std::string Context::TypeName(const ir::Type* t) {

@@ -50,6 +50,15 @@ class Context {
   /// A new module-level name close to `hint`.
   std::string NewName(std::string_view hint) { return names_.NewName(hint); }
 
+  /// The block type standing for device pointers to `pointee` (GL_EXT_buffer_reference):
+  /// a `buffer_reference` block holding one `pointee` named `v` at offset 0, laid out by
+  /// the compile's buffer rules and aligned as the pointee. Named on first use.
+  const std::string& PointerTypeName(const ir::Type* pointee);
+  /// The pointees of the device pointer types named so far, in the order named.
+  const std::vector<const ir::Type*>& Pointees() const { return pointees_; }
+  /// The layout rules of device memory (std430 unless the scalar layout is chosen).
+  targets::BufferLayout DeviceLayout() const;
+
   /// Records that the text needs `#extension NAME : require`.
   void Require(const std::string& extension) { extensions_.insert(extension); }
   const std::set<std::string>& Extensions() const { return extensions_; }
@@ -64,6 +73,8 @@ class Context {
   std::string ScalarName(const ir::Type* t);
   ctext::ModuleNames names_;
   std::set<std::string> extensions_;
+  std::map<const ir::Type*, std::string> pointer_names_;
+  std::vector<const ir::Type*> pointees_;
 };
 
 }  // namespace slope::targets::glsl

@@ -1,6 +1,7 @@
 #include "compiler/targets/glsl/function_writer.h"
 
 #include "compiler/base/ice.h"
+#include "compiler/targets/layout/layout.h"
 #include "compiler/targets/spirv/layout.h"
 
 namespace slope::targets::glsl {
@@ -30,7 +31,7 @@ std::string FunctionWriter::Prototype() {
       if (i != 0) text += ", ";
       // A pointer parameter (`out` / `inout` in the source) is passed by copy-in,
       // copy-out: what the callee wrote is in the caller's variable on return.
-      text += (t->IsPointer() ? "inout " : "") + context_.Declare(t, param_names_[i]);
+      text += (IsPlace(t) ? "inout " : "") + context_.Declare(t, param_names_[i]);
     }
   }
   return text + ")";
@@ -45,7 +46,7 @@ std::string FunctionWriter::Declare(const ir::Type* t, const std::string& name) 
   // A `precise` function (exact double-word arithmetic) must not have its operations
   // fused or reassociated: every value is a `precise` variable, and glslang marks each
   // operation computing one NoContraction, as the SPIR-V writer does.
-  bool is_float = !t->IsStruct() && !t->IsArray() && t->Scalar()->IsFloat();
+  bool is_float = !t->IsStruct() && !t->IsArray() && !t->IsPointer() && t->Scalar()->IsFloat();
   return (function_.precise && is_float ? "precise " : "") + context_.Declare(t, name);
 }
 
@@ -326,11 +327,28 @@ Expr FunctionWriter::InstExpr(const ir::Inst& inst) {
     case Op::Intrinsic:
       return IntrinsicExpr(inst);
     case Op::Call:
-      for (size_t i = 0; i < inst.operands.size(); ++i) ops.push_back(op(i));
+      for (size_t i = 0; i < inst.operands.size(); ++i) {
+        // glslang keeps a readonly block's qualifier on a reference read from it, and a
+        // parameter may not drop it: such an argument (a load or a member of one printed
+        // in place) is rebuilt from its address.
+        const ir::Value* arg = inst.operands[i];
+        const auto* arg_inst =
+            arg->VKind() == ir::ValueKind::Inst ? static_cast<const ir::Inst*>(arg) : nullptr;
+        bool read = arg_inst != nullptr && IsFolded(*arg_inst) &&
+                    (arg_inst->GetOp() == Op::Load || arg_inst->GetOp() == Op::Extract);
+        if (arg->GetType()->IsDevicePointer() && read) {
+          const ir::Type* u64 = context_.module_.Types().Int(64, false);
+          ops.push_back(Call(context_.TypeName(arg->GetType()),
+                             {Call(context_.TypeName(u64), {op(i)})}));
+          continue;
+        }
+        ops.push_back(op(i));
+      }
       return Call(context_.FunctionName(inst.callee), ops);
     case Op::Var:
       return Atom(ResultName(inst));
     case Op::Load:
+      if (inst.operands[0]->GetType()->IsDevicePointer()) return DevicePlace(inst.operands[0]);
       if (IsTransposedPtr(inst.operands[0])) return Call("transpose", {op(0)});
       if (const ir::Inst* row = TransposedRow(inst.operands[0])) {
         // Row r of the matrix is component r of each column of its transpose.
@@ -342,12 +360,19 @@ Expr FunctionWriter::InstExpr(const ir::Inst& inst) {
       }
       return op(0);
     case Op::ElementPtr:
+      if (t->IsDevicePointer()) return DeviceElementPtr(inst);
       if (const ir::Inst* row = TransposedRow(inst.operands[0])) {
         return Index(Index(ValueExpr(row->operands[0]), op(1)), ValueExpr(row->operands[1]));
       }
       return Index(op(0), op(1));
     case Op::MemberPtr: {
       const ir::Type* s = inst.operands[0]->GetType()->Element();
+      if (t->IsDevicePointer()) {
+        uint32_t offset = targets::LayoutMemberOffsets(s, context_.DeviceLayout(),
+                                                       context_.options_.matrix_layout)
+                              .at(inst.imms[0]);
+        return OffsetAddress(t, inst.operands[0], Address(offset));
+      }
       return Member(op(0), context_.MemberName(s, inst.imms[0]));
     }
     case Op::Atomic:
@@ -357,8 +382,12 @@ Expr FunctionWriter::InstExpr(const ir::Inst& inst) {
     case Op::Texture:
       return TextureExpr(inst);
     case Op::PtrOffset:
+      return OffsetAddress(t, inst.operands[0],
+                           ScaledIndex(inst.operands[1], targets::LayoutArrayStride(
+                                                             t->Element(), context_.DeviceLayout(),
+                                                             context_.options_.matrix_layout)));
     case Op::PtrCast:
-      SLOPE_ICE("device pointers reached a target that rejects them");
+      return PointerCast(inst);
     case Op::BufferInfo:
       if (inst.imms[0] == 0) return Atom("uint(" + op(0).text + ".length())");
       return Atom(std::to_string(spirv::LayoutArrayStride(inst.operands[0]->GetType()->Element(),
@@ -407,6 +436,10 @@ void FunctionWriter::EmitInst(const ir::Inst& inst) {
   auto op = [&](size_t i) { return ValueExpr(inst.operands[i]); };
   switch (inst.GetOp()) {
     case Op::Store: {
+      if (inst.operands[0]->GetType()->IsDevicePointer()) {
+        Out().Line(DevicePlace(inst.operands[0]).text + " = " + op(1).text + ";");
+        return;
+      }
       if (IsTransposedPtr(inst.operands[0])) {
         Out().Line(op(0).text + " = " + Call("transpose", {op(1)}).text + ";");
         return;
@@ -464,6 +497,77 @@ void FunctionWriter::EmitInst(const ir::Inst& inst) {
   }
 }
 
+Expr FunctionWriter::DevicePlace(const ir::Value* ptr) {
+  if (ptr->VKind() == ir::ValueKind::Inst) {
+    const auto* inst = static_cast<const ir::Inst*>(ptr);
+    // A member or element pointer printed in its one use is that place of its base.
+    if (IsFolded(*inst) && inst->GetOp() == Op::MemberPtr) {
+      const ir::Type* s = inst->operands[0]->GetType()->Element();
+      return Member(DevicePlace(inst->operands[0]), context_.MemberName(s, inst->imms[0]));
+    }
+    if (IsFolded(*inst) && inst->GetOp() == Op::ElementPtr) {
+      return Index(DevicePlace(inst->operands[0]), ValueExpr(inst->operands[1]));
+    }
+  }
+  return Member(ValueExpr(ptr), "v");
+}
+
+Expr FunctionWriter::Address(uint64_t bytes) {
+  return context_.Literal(context_.module_.Types().Int(64, false), bytes);
+}
+
+Expr FunctionWriter::ScaledIndex(const ir::Value* index, uint32_t stride) {
+  const ir::Type* u64 = context_.module_.Types().Int(64, false);
+  if (index->VKind() == ir::ValueKind::Constant) {
+    // A constant offset back is written as a negative literal (OffsetAddress subtracts).
+    const auto* c = static_cast<const ir::Constant*>(index);
+    int64_t bytes = c->AsSigned() * static_cast<int64_t>(stride);
+    if (bytes < 0) return Prefix("-", Address(static_cast<uint64_t>(-bytes)));
+    return Address(static_cast<uint64_t>(bytes));
+  }
+  // A signed index widens with its sign; the product wraps as the address does.
+  Expr i = index->GetType() == u64 ? ValueExpr(index)
+                                   : ConvertExpr(u64, index->GetType(), ValueExpr(index));
+  if (stride == 1) return i;
+  return Binary(i, "*", Address(stride), Prec::Multiplicative);
+}
+
+Expr FunctionWriter::OffsetAddress(const ir::Type* to, const ir::Value* base, const Expr& bytes) {
+  const ir::Type* u64 = context_.module_.Types().Int(64, false);
+  Expr address = Call(context_.TypeName(u64), {ValueExpr(base)});
+  if (bytes.text.starts_with("-")) {
+    address = Binary(address, "-", Atom(bytes.text.substr(1)), Prec::Additive);
+  } else if (bytes.text != "0ul") {
+    address = Binary(address, "+", bytes, Prec::Additive);
+  }
+  return Call(context_.TypeName(to), {address});
+}
+
+Expr FunctionWriter::DeviceElementPtr(const ir::Inst& inst) {
+  const ir::Type* base = inst.operands[0]->GetType()->Element();
+  uint32_t stride = 0;
+  if (base->IsArray()) {
+    stride = targets::LayoutArrayStride(base->Element(), context_.DeviceLayout(),
+                                        context_.options_.matrix_layout);
+  } else if (base->IsVector()) {
+    stride = base->Scalar()->Width() / 8;
+  } else {
+    SLOPE_ICE("glsl: an element pointer into a matrix through a device pointer");
+  }
+  return OffsetAddress(inst.GetType(), inst.operands[0], ScaledIndex(inst.operands[1], stride));
+}
+
+Expr FunctionWriter::PointerCast(const ir::Inst& inst) {
+  const ir::Type* from = inst.operands[0]->GetType();
+  const ir::Type* to = inst.GetType();
+  const ir::Type* u64 = context_.module_.Types().Int(64, false);
+  // Buffer references convert to and from uint64_t only.
+  Expr bits = ValueExpr(inst.operands[0]);
+  if (from != u64) bits = Call(context_.TypeName(u64), {bits});
+  if (to == u64) return bits;
+  return Call(context_.TypeName(to), {bits});
+}
+
 void FunctionWriter::EmitBarrier(const ir::Inst& inst) {
   // As the SPIR-V writer orders them: group barriers workgroup memory, device barriers
   // buffer (and image) memory, `all` both; `*_sync` adds the workgroup execution barrier.
@@ -490,6 +594,7 @@ Expr FunctionWriter::AtomicExpr(const ir::Inst& inst) {
   if (t->IsInt() && t->Width() == 64) context_.Require("GL_EXT_shader_atomic_int64");
   std::vector<Expr> args;
   for (const ir::Value* v : inst.operands) args.push_back(ValueExpr(v));
+  if (inst.operands[0]->GetType()->IsDevicePointer()) args[0] = DevicePlace(inst.operands[0]);
   const char* fn = "atomicAdd";
   switch (static_cast<A>(inst.imms[0])) {
     case A::Add:

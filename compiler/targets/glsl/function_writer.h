@@ -55,6 +55,23 @@ class FunctionWriter : public ctext::FunctionEmitter {
   static Expr Lane(const Expr& v, uint32_t i);
   Expr Splat(const ir::Type* t, double v);
 
+  // Device pointers (`T*`) are buffer references (Context::PointerTypeName); addresses
+  // are computed as uint64_t with the compile's buffer layout, as the SPIR-V writer's
+  // PhysicalStorageBuffer pointers are laid out.
+  /// The place `ptr` points at: `p.v`, or a member or element of the place of a pointer
+  /// folded into this use.
+  Expr DevicePlace(const ir::Value* ptr);
+  /// A byte count as a uint64_t literal.
+  Expr Address(uint64_t bytes);
+  /// `index` elements of `stride` bytes, as uint64_t (a signed index wraps).
+  Expr ScaledIndex(const ir::Value* index, uint32_t stride);
+  /// The pointer of type `to` `bytes` past `base`.
+  Expr OffsetAddress(const ir::Type* to, const ir::Value* base, const Expr& bytes);
+  /// An `element_ptr` into an array or vector through a device pointer.
+  Expr DeviceElementPtr(const ir::Inst& inst);
+  /// A `ptr_cast`: through uint64_t, the one integer a buffer reference converts to.
+  Expr PointerCast(const ir::Inst& inst);
+
   /// True when `ptr` points at a struct member held transposed
   /// (Context::IsTransposedMember).
   bool IsTransposedPtr(const ir::Value* ptr) const;

@@ -68,6 +68,48 @@ std::string TextureDeclaration(const ir::Global& g, const std::string& name) {
   return "layout(" + where + ") uniform " + prefix + "image" + suffix + " " + name + ";";
 }
 
+/// Names every device pointer type that the functions, the globals and the structs
+/// hold, before any function copies the module's names (a local must not take one).
+void NamePointerTypes(Context& context, const std::vector<const ir::Function*>& functions) {
+  auto visit = [&](const ir::Type* t) {
+    while (t->IsArray() || (t->IsPointer() && !t->IsDevicePointer())) t = t->Element();
+    if (t->IsDevicePointer()) context.TypeName(t);
+  };
+  for (const ir::Type* s : context.module_.Types().Structs()) {
+    for (const ir::Type* m : s->Members()) visit(m);
+  }
+  for (const ir::Global* g : context.module_.globals) visit(g->GetType());
+  for (const ir::Function* f : functions) {
+    for (const ir::Param* p : f->params) visit(p->GetType());
+    for (const ir::Block* b : f->blocks) {
+      for (const ir::Param* p : b->params) visit(p->GetType());
+      for (const ir::Inst* inst : b->insts) visit(inst->GetType());
+    }
+  }
+}
+
+/// The `buffer_reference` blocks of the device pointer types: each declared ahead (a
+/// struct may hold a pointer to itself), then defined after the structs. Defining one
+/// may name another (a pointer to a pointer), so the list grows while it is written.
+std::pair<std::string, std::string> PointerBlocks(Context& context) {
+  bool scalar = context.DeviceLayout() == targets::BufferLayout::Scalar;
+  std::string packing = scalar ? "scalar" : "std430";
+  if (context.options_.matrix_layout == ir::MatrixLayout::ColumnMajor) packing += ", row_major";
+  ctext::TextWriter ahead, defined;
+  for (size_t i = 0; i < context.Pointees().size(); ++i) {
+    const ir::Type* pointee = context.Pointees()[i];
+    const std::string name = context.PointerTypeName(pointee);
+    uint32_t align =
+        targets::LayoutAlign(pointee, context.DeviceLayout(), context.options_.matrix_layout);
+    ahead.Line("layout(buffer_reference) buffer " + name + ";");
+    defined.Open("layout(buffer_reference, " + packing + ", buffer_reference_align = " +
+                 std::to_string(align) + ") buffer " + name);
+    defined.Line(context.Declare(pointee, "v") + ";");
+    defined.Close("};");
+  }
+  return {ahead.Text(), defined.Text()};
+}
+
 }  // namespace
 
 std::string FindUnsupportedMatrixField(const ir::Module& module, const WriterOptions& options) {
@@ -89,6 +131,7 @@ std::string WriteGlsl(ir::Module& module, const WriterOptions& options) {
 
   // Functions first: printing them finds the extensions the text needs.
   std::vector<const ir::Function*> functions = Reachable(module, {entry});
+  NamePointerTypes(context, functions);
   std::string prototypes, definitions;
   for (const ir::Function* f : functions) {
     FunctionWriter writer(context, *f);
@@ -97,9 +140,12 @@ std::string WriteGlsl(ir::Module& module, const WriterOptions& options) {
   }
 
   ctext::TextWriter decls;
-  decls.Append(ctext::WriteStructs(module, context.ModuleNames(), [&](const ir::Type* s, size_t i) {
-    return context.Declare(context.MemberStorageType(s, i), context.MemberName(s, i)) + ";";
-  }));
+  std::string structs =
+      ctext::WriteStructs(module, context.ModuleNames(), [&](const ir::Type* s, size_t i) {
+        return context.Declare(context.MemberStorageType(s, i), context.MemberName(s, i)) + ";";
+      });
+  auto [pointers_ahead, pointer_blocks] = PointerBlocks(context);
+  decls.Append(pointers_ahead + structs + pointer_blocks);
   std::string packing = options.layout == targets::BufferLayout::Scalar ? "scalar" : "std430";
   if (options.layout == targets::BufferLayout::Scalar) context.Require("GL_EXT_scalar_block_layout");
   // GLSL's column_major is HLSL's row_major (GLSL's columns are HLSL's rows); a block's

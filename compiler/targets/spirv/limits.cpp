@@ -15,7 +15,7 @@ namespace {
 
 /// Values a composite instruction builds in one piece: its operands; for a load of a
 /// struct or array from buffer memory the writer builds each level member by member
-/// (LoadStorageStruct), so the widest level counts.
+/// (LoadLaidOut), so the widest level counts.
 uint32_t WidestLevel(const ir::Type* root) {
   return ir::FoldType<uint32_t>(root, [](const ir::Type* t, const auto& recurse) {
     uint32_t widest = 0;

@@ -28,46 +28,6 @@ uint32_t Writer::DeviceAlign(const ir::Type* t) {
   return LayoutAlign(t, RulesOf(spv::StorageClass::PhysicalStorageBuffer), options_.matrix_layout);
 }
 
-uint32_t Writer::LoadDevice(uint32_t ptr, const ir::Type* t, uint32_t result) {
-  const auto aligned = static_cast<uint32_t>(spv::MemoryAccessMask::Aligned);
-  if (!t->IsStruct() && !t->IsArray()) {
-    uint32_t value = result != 0 ? result : NewId();
-    functions_.Emit(SpvOp::OpLoad, {TypeId(t), value, ptr, aligned, DeviceAlign(t)});
-    return value;
-  }
-  // The laid-out type differs from the value's: member by member.
-  std::vector<uint32_t> ops{TypeId(t), 0};
-  auto count = static_cast<uint32_t>(t->IsArray() ? t->Count() : t->Members().size());
-  for (uint32_t i = 0; i < count; ++i) {
-    const ir::Type* m = t->IsArray() ? t->Element() : t->Members()[i];
-    uint32_t member_ptr = NewId();
-    functions_.Emit(SpvOp::OpAccessChain,
-                    {DevicePointerTypeId(m), member_ptr, ptr, IndexConst(i)});
-    ops.push_back(LoadDevice(member_ptr, m, 0));
-  }
-  ops[1] = result != 0 ? result : NewId();
-  functions_.Emit(SpvOp::OpCompositeConstruct, ops);
-  return ops[1];
-}
-
-void Writer::StoreDevice(uint32_t ptr, const ir::Type* t, uint32_t value) {
-  const auto aligned = static_cast<uint32_t>(spv::MemoryAccessMask::Aligned);
-  if (!t->IsStruct() && !t->IsArray()) {
-    functions_.Emit(SpvOp::OpStore, {ptr, value, aligned, DeviceAlign(t)});
-    return;
-  }
-  auto count = static_cast<uint32_t>(t->IsArray() ? t->Count() : t->Members().size());
-  for (uint32_t i = 0; i < count; ++i) {
-    const ir::Type* m = t->IsArray() ? t->Element() : t->Members()[i];
-    uint32_t part = NewId();
-    functions_.Emit(SpvOp::OpCompositeExtract, {TypeId(m), part, value, i});
-    uint32_t member_ptr = NewId();
-    functions_.Emit(SpvOp::OpAccessChain,
-                    {DevicePointerTypeId(m), member_ptr, ptr, IndexConst(i)});
-    StoreDevice(member_ptr, m, part);
-  }
-}
-
 void Writer::WritePtrOffset(const ir::Inst& inst) {
   functions_.Emit(SpvOp::OpPtrAccessChain, {TypeId(inst.GetType()), ValueId(&inst),
                                             ValueId(inst.operands[0]), ValueId(inst.operands[1])});

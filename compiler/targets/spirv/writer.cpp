@@ -157,42 +157,50 @@ uint32_t Writer::IndexConst(uint32_t index) {
   return ScalarConst(module_.Types().Int(32, true), 0, index);
 }
 
-uint32_t Writer::LoadStorageStruct(uint32_t ptr, const ir::Type* t, spv::StorageClass sc) {
+std::vector<uint32_t> Writer::MemoryOperands(spv::StorageClass sc, const ir::Type* t) {
+  // PhysicalStorageBuffer accesses must say the alignment they may assume.
+  if (sc != spv::StorageClass::PhysicalStorageBuffer) return {};
+  return {static_cast<uint32_t>(spv::MemoryAccessMask::Aligned), DeviceAlign(t)};
+}
+
+uint32_t Writer::LoadLaidOut(uint32_t ptr, const ir::Type* t, spv::StorageClass sc,
+                             uint32_t result) {
+  if (!t->IsStruct() && !t->IsArray()) {
+    std::vector<uint32_t> ops{TypeId(t), result != 0 ? result : NewId(), ptr};
+    for (uint32_t word : MemoryOperands(sc, t)) ops.push_back(word);
+    functions_.Emit(SpvOp::OpLoad, ops);
+    return ops[1];
+  }
   std::vector<uint32_t> ops{TypeId(t), 0};
   auto count = static_cast<uint32_t>(t->IsArray() ? t->Count() : t->Members().size());
   for (uint32_t i = 0; i < count; ++i) {
     const ir::Type* m = t->IsArray() ? t->Element() : t->Members()[i];
     uint32_t member_ptr = NewId();
-    uint32_t member_ptr_type = PointerTypeId(sc, m);
-    functions_.Emit(SpvOp::OpAccessChain, {member_ptr_type, member_ptr, ptr, IndexConst(i)});
-    uint32_t value = 0;
-    if (m->IsStruct() || m->IsArray()) {
-      value = LoadStorageStruct(member_ptr, m, sc);
-    } else {
-      value = NewId();
-      functions_.Emit(SpvOp::OpLoad, {TypeId(m), value, member_ptr});
-    }
-    ops.push_back(value);
+    functions_.Emit(SpvOp::OpAccessChain,
+                    {PointerTypeId(sc, m), member_ptr, ptr, IndexConst(i)});
+    ops.push_back(LoadLaidOut(member_ptr, m, sc, 0));
   }
-  ops[1] = NewId();
+  ops[1] = result != 0 ? result : NewId();
   functions_.Emit(SpvOp::OpCompositeConstruct, ops);
   return ops[1];
 }
 
-void Writer::StoreStorageStruct(uint32_t ptr, const ir::Type* t, uint32_t value) {
+void Writer::StoreLaidOut(uint32_t ptr, const ir::Type* t, uint32_t value, spv::StorageClass sc) {
+  if (!t->IsStruct() && !t->IsArray()) {
+    std::vector<uint32_t> ops{ptr, value};
+    for (uint32_t word : MemoryOperands(sc, t)) ops.push_back(word);
+    functions_.Emit(SpvOp::OpStore, ops);
+    return;
+  }
   auto count = static_cast<uint32_t>(t->IsArray() ? t->Count() : t->Members().size());
   for (uint32_t i = 0; i < count; ++i) {
     const ir::Type* m = t->IsArray() ? t->Element() : t->Members()[i];
     uint32_t part = NewId();
     functions_.Emit(SpvOp::OpCompositeExtract, {TypeId(m), part, value, i});
     uint32_t member_ptr = NewId();
-    uint32_t member_ptr_type = PointerTypeId(spv::StorageClass::StorageBuffer, m);
-    functions_.Emit(SpvOp::OpAccessChain, {member_ptr_type, member_ptr, ptr, IndexConst(i)});
-    if (m->IsStruct() || m->IsArray()) {
-      StoreStorageStruct(member_ptr, m, part);
-    } else {
-      functions_.Emit(SpvOp::OpStore, {member_ptr, part});
-    }
+    functions_.Emit(SpvOp::OpAccessChain,
+                    {PointerTypeId(sc, m), member_ptr, ptr, IndexConst(i)});
+    StoreLaidOut(member_ptr, m, part, sc);
   }
 }
 
@@ -1302,30 +1310,33 @@ void Writer::WriteInst(const ir::Inst& inst) {
     case Op::Load: {
       const ir::Type* p = inst.operands[0]->GetType();
       if (p->IsDevicePointer()) {
-        LoadDevice(operand(0), t, ValueId(&inst));
+        LoadLaidOut(operand(0), t, spv::StorageClass::PhysicalStorageBuffer, ValueId(&inst));
         return;
       }
-      if ((t->IsStruct() || t->IsArray()) && p->Space() == ir::AddressSpace::StorageBuffer) {
-        values_[&inst] = LoadStorageStruct(operand(0), t);
-        return;
-      }
-      if ((t->IsStruct() || t->IsArray()) && (p->Space() == ir::AddressSpace::Uniform ||
+      // Buffer memory holds the laid-out form of a struct or array: it is read by parts.
+      if ((t->IsStruct() || t->IsArray()) && (p->Space() == ir::AddressSpace::StorageBuffer ||
+                                              p->Space() == ir::AddressSpace::Uniform ||
                                               p->Space() == ir::AddressSpace::PushConstant)) {
-        values_[&inst] = LoadStorageStruct(operand(0), t,
-                                           p->Space() == ir::AddressSpace::Uniform
-                                               ? spv::StorageClass::Uniform
-                                               : spv::StorageClass::PushConstant);
+        spv::StorageClass sc = p->Space() == ir::AddressSpace::StorageBuffer
+                                   ? spv::StorageClass::StorageBuffer
+                               : p->Space() == ir::AddressSpace::Uniform
+                                   ? spv::StorageClass::Uniform
+                                   : spv::StorageClass::PushConstant;
+        LoadLaidOut(operand(0), t, sc, ValueId(&inst));
         return;
       }
       return unary(SpvOp::OpLoad);
     }
     case Op::Store: {
       const ir::Type* p = inst.operands[0]->GetType();
-      if (p->IsDevicePointer()) return StoreDevice(operand(0), p->Element(), operand(1));
+      if (p->IsDevicePointer()) {
+        return StoreLaidOut(operand(0), p->Element(), operand(1),
+                            spv::StorageClass::PhysicalStorageBuffer);
+      }
       if ((p->Element()->IsStruct() || p->Element()->IsArray()) &&
           p->Space() == ir::AddressSpace::StorageBuffer) {
-        StoreStorageStruct(operand(0), p->Element(), operand(1));
-        return;
+        return StoreLaidOut(operand(0), p->Element(), operand(1),
+                            spv::StorageClass::StorageBuffer);
       }
       functions_.Emit(SpvOp::OpStore, {operand(0), operand(1)});
       return;

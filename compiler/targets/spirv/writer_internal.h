@@ -105,23 +105,24 @@ class Writer {
   /// rules; uniform buffers: std140 unless scalar; push constants: std430 unless scalar).
   BufferLayout RulesOf(spv::StorageClass sc) const;
   uint32_t IndexConst(uint32_t index);
-  /// Loads and stores of whole structs and arrays in buffer memory (storage class `sc`) go
-  /// member by member (element by element), since the laid-out type differs from the one
-  /// values have.
-  uint32_t LoadStorageStruct(uint32_t ptr, const ir::Type* t,
-                             spv::StorageClass sc = spv::StorageClass::StorageBuffer);
-  void StoreStorageStruct(uint32_t ptr, const ir::Type* t, uint32_t value);
+  /// The memory operands of a load or store of a `t` through a pointer of class `sc`
+  /// (PhysicalStorageBuffer: Aligned with the layout's alignment; otherwise none).
+  std::vector<uint32_t> MemoryOperands(spv::StorageClass sc, const ir::Type* t);
+  /// A load or store of a `t` through a pointer of class `sc` to laid-out memory (buffer
+  /// memory, or device memory through a PhysicalStorageBuffer pointer). Whole structs and
+  /// arrays go member by member (element by element), since the laid-out type differs
+  /// from the one values have; each scalar, vector or matrix access carries
+  /// MemoryOperands. The load's value gets id `result` (a new one when 0).
+  uint32_t LoadLaidOut(uint32_t ptr, const ir::Type* t, spv::StorageClass sc, uint32_t result);
+  void StoreLaidOut(uint32_t ptr, const ir::Type* t, uint32_t value, spv::StorageClass sc);
   uint32_t PointerTypeId(spv::StorageClass sc, const ir::Type* pointee);
   // Device pointers (pointers.cpp): PhysicalStorageBuffer pointers to std430 laid-out
   // types, declared ahead with OpTypeForwardPointer (a struct may point at itself), with
-  // the pointee's ArrayStride for OpPtrAccessChain; every access through one is Aligned.
+  // the pointee's ArrayStride for OpPtrAccessChain; every access through one is Aligned
+  // (MemoryOperands).
   uint32_t DevicePointerTypeId(const ir::Type* pointee);
   /// The alignment an access of a `t` through a device pointer may assume.
   uint32_t DeviceAlign(const ir::Type* t);
-  /// `load` and `store` through a device pointer (whole structs and arrays by parts);
-  /// the load's value gets id `result` (a new one when 0).
-  uint32_t LoadDevice(uint32_t ptr, const ir::Type* t, uint32_t result);
-  void StoreDevice(uint32_t ptr, const ir::Type* t, uint32_t value);
   /// `ptr_offset` (OpPtrAccessChain) and `ptr_cast` (OpConvertPtrToU, OpConvertUToPtr,
   /// OpBitcast).
   void WritePtrOffset(const ir::Inst& inst);

@@ -1,5 +1,6 @@
 #include "compiler/targets/spirv/else_chains.h"
 
+#include <algorithm>
 #include <unordered_set>
 
 #include "compiler/ir/cfg.h"
@@ -34,8 +35,10 @@ class State {
   /// The header's `if`, when it is one the writer keeps as a branch.
   const Inst* KeptIf(const Block* b) const;
   /// True when the region entered at `entry` from its header is entered nowhere else
-  /// and left only for `merge` (or by returning).
-  bool RegionLeavesOnlyFor(const Block* entry, const Block* merge);
+  /// and left only for `merge`, by returning, or by a `br` to a loop's merge or continue
+  /// block or a switch's merge whose header is outside it; those `br`s are added to
+  /// `chain`'s foreign exits.
+  bool RegionLeavesOnlyFor(const Block* entry, const Block* merge, ChainPlan::Chain* chain);
   /// True when `inner`, the merge block of a header whose else block continues the
   /// chain, only branches on to `outer`, the merge block of the header before.
   bool Forwards(const Block* inner, const Block* outer) const;
@@ -47,6 +50,8 @@ class State {
   std::unordered_map<const Block*, std::vector<const Block*>> preds_;
   std::unordered_map<const Block*, size_t> named_;
   std::unordered_set<const Block*> continues_;  // loops' continue blocks
+  /// Loops' merge and continue blocks and switches' merge blocks, with their headers.
+  std::unordered_multimap<const Block*, const Block*> breaks_to_;
 };
 
 const Inst* State::KeptIf(const Block* b) const {
@@ -57,7 +62,7 @@ const Inst* State::KeptIf(const Block* b) const {
   return t;
 }
 
-bool State::RegionLeavesOnlyFor(const Block* entry, const Block* merge) {
+bool State::RegionLeavesOnlyFor(const Block* entry, const Block* merge, ChainPlan::Chain* chain) {
   auto named = named_.find(entry);
   if (entry == merge || preds_[entry].size() != 1 || (named != named_.end() && named->second != 0)) {
     return false;
@@ -72,6 +77,20 @@ bool State::RegionLeavesOnlyFor(const Block* entry, const Block* merge) {
     for (size_t i = 0; i < ir::EdgeCount(*t); ++i) {
       const Block* s = t->targets[i];
       if (s == merge || inside.count(s) != 0) continue;
+      // A header dominates its merge and continue blocks, so a construct inside the
+      // region has its header in `inside` before its exits are reached.
+      auto [first, last] = breaks_to_.equal_range(s);
+      bool foreign = first != last && std::none_of(first, last, [&](const auto& named) {
+                       return inside.count(named.second) != 0;
+                     });
+      if (foreign) {
+        if (t->GetOp() != Op::Br) return false;
+        auto known = std::find(chain->foreign_targets.begin(), chain->foreign_targets.end(), s);
+        size_t index = known - chain->foreign_targets.begin();
+        if (known == chain->foreign_targets.end()) chain->foreign_targets.push_back(s);
+        chain->foreign_exits.emplace_back(b, index);
+        continue;
+      }
       inside.insert(s);
       work.push_back(s);
     }
@@ -123,8 +142,13 @@ ChainPlan State::Run() {
         ++named_[t->targets[1]];
         ++named_[t->targets[2]];
         continues_.insert(t->targets[2]);
+        breaks_to_.emplace(t->targets[1], b);
+        breaks_to_.emplace(t->targets[2], b);
         break;
-      case Op::Switch: ++named_[t->targets.back()]; break;
+      case Op::Switch:
+        ++named_[t->targets.back()];
+        breaks_to_.emplace(t->targets.back(), b);
+        break;
       default: break;
     }
   }
@@ -154,8 +178,10 @@ ChainPlan State::Run() {
               continues_.count(b) == 0;
     for (size_t k = 0; ok && k < chain.headers.size(); ++k) {
       const Inst* t = chain.headers[k]->Terminator();
-      ok = RegionLeavesOnlyFor(t->targets[0], t->targets[2]);
-      if (ok && k + 1 == chain.headers.size()) ok = RegionLeavesOnlyFor(t->targets[1], t->targets[2]);
+      ok = RegionLeavesOnlyFor(t->targets[0], t->targets[2], &chain);
+      if (ok && k + 1 == chain.headers.size()) {
+        ok = RegionLeavesOnlyFor(t->targets[1], t->targets[2], &chain);
+      }
     }
     if (!ok || chain.headers.size() < kMinChain) continue;
     std::unordered_set<const Block*> merges;
@@ -181,8 +207,24 @@ ChainPlan State::Run() {
         }
       }
     }
+    // With foreign exits, the loop's merge is a dispatch block before the exit block:
+    // the edges into the exit block itself must be `br`s the writer can send there.
+    std::vector<const Block*> into_exit;
+    for (const auto& [p, edge] : chain.exits) {
+      if (p->Terminator()->targets[edge] == chain.exit) into_exit.push_back(p);
+    }
+    if (!chain.foreign_targets.empty() &&
+        std::any_of(into_exit.begin(), into_exit.end(),
+                    [](const Block* p) { return p->Terminator()->GetOp() != Op::Br; })) {
+      for (const Block* merge : merges) plan.dropped.erase(merge);
+      continue;
+    }
     size_t index = plan.chains.size();
     for (const Block* h : chain.headers) plan.header_chain[h] = index;
+    if (!chain.foreign_targets.empty()) {
+      for (const auto& [b, target] : chain.foreign_exits) plan.to_dispatch[b] = index;
+      for (const Block* p : into_exit) plan.to_dispatch[p] = index;
+    }
     plan.exit_chain[chain.exit] = index;
     plan.chains.push_back(std::move(chain));
   }

@@ -36,6 +36,10 @@
 //        OpSelectionMerge N1, OpBranchConditional (selector == 1) X1 N1
 //   X1:  OpBranch T1                    (the enclosing loop's merge, say)
 //   N1:  ... the next target ...        the last selection merges at the exit block
+//
+// The dispatch block also defines the parameters of dropped merge blocks that are used
+// past the chain, which those blocks dominated (the arms before them all left): with no
+// foreign target, it only branches on to the exit block.
 
 #include <cstddef>
 #include <unordered_map>
@@ -57,14 +61,23 @@ struct ChainPlan {
     const ir::Block* exit = nullptr;       ///< H0's merge block, the loop's merge
     /// Every edge into the chain's merge blocks from an arm: block and edge index.
     std::vector<std::pair<const ir::Block*, size_t>> exits;
-    /// For each exit, the values it brings to the exit block's parameters: its own
-    /// arguments as the merge blocks between would have passed them on.
+    /// The values the loop's merge defines: the exit block's parameters, then those of
+    /// dropped merge blocks used past the chain (where such a block dominated the use).
+    std::vector<const ir::Value*> defined;
+    /// For each exit, the values it brings to `defined`: its own arguments as the merge
+    /// blocks between would have passed them on. Shorter than `defined` for an exit
+    /// that does not pass the dropped block of a value (it never reaches that use).
     std::vector<std::vector<const ir::Value*>> exit_values;
     /// Blocks outside the chain that its arms `br` to (an enclosing loop's merge or
     /// continue block, a switch's merge), in the order first seen.
     std::vector<const ir::Block*> foreign_targets;
     /// The arm blocks whose `br` goes to a foreign target, with that target's index.
     std::vector<std::pair<const ir::Block*, size_t>> foreign_exits;
+    /// True when the loop's merge is a dispatch block before the exit block: the arms
+    /// leave for foreign targets, or values of dropped merge blocks need defining.
+    bool Dispatched() const {
+      return !foreign_targets.empty() || defined.size() > exit->params.size();
+    }
   };
   std::vector<Chain> chains;
   /// Each chain header, with its chain's index.

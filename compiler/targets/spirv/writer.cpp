@@ -517,7 +517,7 @@ void Writer::WriteFunction(const ir::Function& f) {
     ids.loop = NewId();
     ids.first = NewId();
     ids.continue_label = NewId();
-    if (!chain.foreign_targets.empty()) {
+    if (chain.Dispatched()) {
       ids.dispatch = NewId();
       ids.exit = labels_.at(chain.exit);
       ids.selector = NewId();
@@ -722,10 +722,13 @@ void Writer::WriteChainDispatch(size_t index) {
     }
     functions_.Emit(SpvOp::OpPhi, ops);
   };
-  for (size_t i = 0; i < chain.exit->params.size(); ++i) {
-    const ir::Type* type = chain.exit->params[i]->GetType();
-    phi(type, ValueId(chain.exit->params[i]),
-        [&](size_t e) { return ValueId(chain.exit_values[e].at(i)); },
+  for (size_t i = 0; i < chain.defined.size(); ++i) {
+    const ir::Type* type = chain.defined[i]->GetType();
+    phi(type, ValueId(chain.defined[i]),
+        [&](size_t e) {
+          const std::vector<const ir::Value*>& values = chain.exit_values[e];
+          return i < values.size() ? ValueId(values[i]) : UndefId(type);
+        },
         [&](const ir::Block*, size_t) { return UndefId(type); });
   }
   const ir::Type* u32 = types.Int(32, false);
@@ -758,6 +761,7 @@ void Writer::WriteChainDispatch(size_t index) {
       if (debug_) debug_->EnterBlock(f);
     }
   }
+  if (chain.foreign_targets.empty()) functions_.Emit(SpvOp::OpBranch, {ids.exit});
 }
 
 uint32_t Writer::UndefId(const ir::Type* t) {

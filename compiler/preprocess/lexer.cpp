@@ -33,7 +33,9 @@ bool IsIdentChar(char c) { return IsIdentStart(c) || IsDigit(c); }
 /// Length of the valid UTF-8 sequence starting at `p`, or 0 when invalid.
 size_t Utf8SequenceLength(std::string_view text, size_t p) {
   unsigned char c = static_cast<unsigned char>(text[p]);
-  size_t len = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
+  // 0xC0, 0xC1 (overlong) and 0xF5 to 0xFF (beyond U+10FFFF, or the old five- and
+  // six-byte forms) begin no sequence.
+  size_t len = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
   if (len == 0 || p + len > text.size()) return 0;
   for (size_t i = 1; i < len; ++i) {
     if ((static_cast<unsigned char>(text[p + i]) & 0xC0) != 0x80) return 0;
@@ -68,8 +70,13 @@ void Lexer::SkipNonAscii() {
   if (len == 0) {
     char hex[8];
     std::snprintf(hex, sizeof(hex), "%02X", static_cast<unsigned char>(text_[pos_]));
-    Error(diag::DiagId::InvalidUtf8, Range(pos_, pos_ + 1), hex);
+    // One error for the sequence, at its first byte: the continuation bytes after it
+    // belong to it.
     len = 1;
+    while (pos_ + len < text_.size() && (static_cast<unsigned char>(text_[pos_ + len]) & 0xC0) == 0x80) {
+      ++len;
+    }
+    Error(diag::DiagId::InvalidUtf8, Range(pos_, pos_ + len), hex);
   }
   pos_ += len;
 }

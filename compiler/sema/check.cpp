@@ -761,13 +761,17 @@ void Checker::CheckRequestedEntries(const std::vector<ast::Decl*>& decls,
     if (found) continue;
     std::string names;
     for (const ast::FuncDecl* c : candidates) names += (names.empty() ? "" : ", ") + c->name;
+    // With no candidate, say what the file holds (empty, white space, no function...)
+    // and name the functions it has.
+    std::vector<const ast::FuncDecl*> functions;
     auto report = diags_.Report(
         DiagId::EntryPointNotFound, file_start, name,
-        names.empty() ? "no function has [numthreads] or [shader]"
+        names.empty() ? DescribeEntrySearch(decls, &functions)
                       : "functions with [numthreads]: " + names);
     for (const ast::FuncDecl* c : candidates) {
       report.Note(DiagId::EntryCandidateHere, c->name_range, c->name);
     }
+    NoteFunctionsWithoutShader(report, functions);
   }
   if (!entry_request_->require_one || !entry_request_->names.empty() ||
       !checked.entry_points.empty()) {
@@ -786,33 +790,14 @@ void Checker::ReportNoEntryPoint(const std::vector<ast::Decl*>& decls,
                                  source::SourceRange file_start) {
   // Say where the compiler looked and what it found there: nothing, no function, or
   // functions without the attributes (each named in a note).
-  const source::FileId file = entry_request_->file;
   std::vector<const ast::FuncDecl*> functions;
-  bool any_decl = false;
-  for (const ast::Decl* decl : decls) {
-    if (file == 0 || decl->name_range.begin.file != file) continue;  // the core library
-    any_decl = true;
-    if (decl->kind != ast::DeclKind::Func) continue;
-    auto* func = static_cast<const ast::FuncDecl*>(decl);
-    if (func->owner == nullptr && func->body != nullptr) functions.push_back(func);
-  }
-  std::string_view text = file != 0 ? diags_.Sources().Text(file) : std::string_view();
-  bool blank = std::all_of(text.begin(), text.end(), [](char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-  });
-  std::string found;
-  if (text.empty()) {
-    found = "the file is empty";
-  } else if (blank) {
-    found = "the file holds only white space";
-  } else if (!any_decl) {
-    found = "the file declares nothing";
-  } else if (functions.empty()) {
-    found = "the file declares no function with a body";
-  } else {
-    found = "no function has [numthreads] or [shader(\"compute\")]";
-  }
+  std::string found = DescribeEntrySearch(decls, &functions);
   auto report = diags_.Report(DiagId::NoEntryPoints, file_start, found);
+  NoteFunctionsWithoutShader(report, functions);
+}
+
+void Checker::NoteFunctionsWithoutShader(diag::DiagBuilder& report,
+                                         const std::vector<const ast::FuncDecl*>& functions) {
   // Up to a few functions, the last ones first: an entry point usually ends the file.
   constexpr size_t kMaxNotes = 4;
   for (size_t i = 0; i < functions.size() && i < kMaxNotes; ++i) {
@@ -821,6 +806,28 @@ void Checker::ReportNoEntryPoint(const std::vector<ast::Decl*>& decls,
     report.Note(DiagId::FunctionWithoutShader, f->name_range, f->name,
                 std::to_string(at.line) + ":" + std::to_string(at.column));
   }
+}
+
+std::string Checker::DescribeEntrySearch(const std::vector<ast::Decl*>& decls,
+                                         std::vector<const ast::FuncDecl*>* functions) const {
+  const source::FileId file = entry_request_->file;
+  bool any_decl = false;
+  for (const ast::Decl* decl : decls) {
+    if (file == 0 || decl->name_range.begin.file != file) continue;  // the core library
+    any_decl = true;
+    if (decl->kind != ast::DeclKind::Func) continue;
+    auto* func = static_cast<const ast::FuncDecl*>(decl);
+    if (func->owner == nullptr && func->body != nullptr) functions->push_back(func);
+  }
+  std::string_view text = file != 0 ? diags_.Sources().Text(file) : std::string_view();
+  bool blank = std::all_of(text.begin(), text.end(), [](char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+  });
+  if (text.empty()) return "the file is empty";
+  if (blank) return "the file holds only white space";
+  if (!any_decl) return "the file declares nothing";
+  if (functions->empty()) return "the file declares no function with a body";
+  return "no function has [numthreads] or [shader(\"compute\")]";
 }
 
 void Checker::CheckEntryPoint(ast::FuncDecl* func) {

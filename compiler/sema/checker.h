@@ -423,6 +423,14 @@ class Checker {
   /// E0004 at the start of the file compiled, saying what it holds; a note per function
   /// (a few) that lacks the attributes of an entry point.
   void ReportNoEntryPoint(const std::vector<ast::Decl*>& decls, source::SourceRange file_start);
+  /// What the file compiled holds where an entry point was looked for ("the file is
+  /// empty", ...); its functions with a body, in file order, go to `functions`.
+  std::string DescribeEntrySearch(const std::vector<ast::Decl*>& decls,
+                                  std::vector<const ast::FuncDecl*>* functions) const;
+  /// A note per function of `functions` (the last few) that lacks an entry point's
+  /// attributes.
+  void NoteFunctionsWithoutShader(diag::DiagBuilder& report,
+                                  const std::vector<const ast::FuncDecl*>& functions);
   // check.cpp
   /// The type `type_expr` names; a dependent one named in a function body is recorded
   /// for CheckGenericArraySizes.

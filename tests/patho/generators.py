@@ -119,6 +119,17 @@ def _(n):
     return one(HEAD + kernel("  int a = inBuf[0];\n" + chain))
 
 
+@generator("stmt_else_if_breaks")
+def _(n):
+    # Arms that break and continue the enclosing loop: the chain's loop leaves for a
+    # dispatch block that takes their branches (else_chains.h).
+    arms = " else ".join("if (a == %d) { outBuf[%d] = %d; %s }" % (i, i % 7, 2 * i,
+                                                                ["break;", "continue;", ""][i % 3])
+                         for i in range(n))
+    return one(HEAD + kernel("  int a = inBuf[0];\n  for (int j = 0; j < inBuf[1]; j++) {\n    " +
+                             arms + "\n    a += j;\n  }\n  outBuf[0] = a;"))
+
+
 @generator("stmt_loops_deep")
 def _(n):
     loops = "".join("for (int i%d = 0; i%d < 2; i%d++) { " % (i, i, i) for i in range(n))

@@ -1,5 +1,6 @@
 #include "compiler/targets/spirv/else_chains.h"
 
+#include <algorithm>
 #include <unordered_set>
 
 #include "compiler/ir/cfg.h"
@@ -34,8 +35,15 @@ class State {
   /// The header's `if`, when it is one the writer keeps as a branch.
   const Inst* KeptIf(const Block* b) const;
   /// True when the region entered at `entry` from its header is entered nowhere else
-  /// and left only for `merge` (or by returning).
-  bool RegionLeavesOnlyFor(const Block* entry, const Block* merge);
+  /// and left only for `merge`, by returning, or by a `br` to a loop's merge or continue
+  /// block or a switch's merge whose header is outside it; those `br`s are added to
+  /// `chain`'s foreign exits.
+  bool RegionLeavesOnlyFor(const Block* entry, const Block* merge, ChainPlan::Chain* chain);
+  /// True when a value defined inside the chain (`interior`: its regions, its headers
+  /// after the first and its dropped merge blocks) is used outside it, other than the
+  /// ones the dispatch block defines: the flat form would leave the use undominated.
+  bool LeaksValues(const ChainPlan::Chain& chain,
+                   const std::unordered_set<const Block*>& interior) const;
   /// True when `inner`, the merge block of a header whose else block continues the
   /// chain, only branches on to `outer`, the merge block of the header before.
   bool Forwards(const Block* inner, const Block* outer) const;
@@ -47,6 +55,14 @@ class State {
   std::unordered_map<const Block*, std::vector<const Block*>> preds_;
   std::unordered_map<const Block*, size_t> named_;
   std::unordered_set<const Block*> continues_;  // loops' continue blocks
+  /// Loops' merge and continue blocks and switches' merge blocks, with their headers.
+  std::unordered_multimap<const Block*, const Block*> breaks_to_;
+  /// How many operands name each value, in the whole function.
+  std::unordered_map<const ir::Value*, size_t> use_count_;
+  /// The block defining each parameter and instruction.
+  std::unordered_map<const ir::Value*, const Block*> def_block_;
+  /// The blocks of the regions that RegionLeavesOnlyFor walked for the current chain.
+  std::unordered_set<const Block*> regions_;
 };
 
 const Inst* State::KeptIf(const Block* b) const {
@@ -57,7 +73,7 @@ const Inst* State::KeptIf(const Block* b) const {
   return t;
 }
 
-bool State::RegionLeavesOnlyFor(const Block* entry, const Block* merge) {
+bool State::RegionLeavesOnlyFor(const Block* entry, const Block* merge, ChainPlan::Chain* chain) {
   auto named = named_.find(entry);
   if (entry == merge || preds_[entry].size() != 1 || (named != named_.end() && named->second != 0)) {
     return false;
@@ -72,10 +88,25 @@ bool State::RegionLeavesOnlyFor(const Block* entry, const Block* merge) {
     for (size_t i = 0; i < ir::EdgeCount(*t); ++i) {
       const Block* s = t->targets[i];
       if (s == merge || inside.count(s) != 0) continue;
+      // A header dominates its merge and continue blocks, so a construct inside the
+      // region has its header in `inside` before its exits are reached.
+      auto [first, last] = breaks_to_.equal_range(s);
+      bool foreign = first != last && std::none_of(first, last, [&](const auto& named) {
+                       return inside.count(named.second) != 0;
+                     });
+      if (foreign) {
+        if (t->GetOp() != Op::Br) return false;
+        auto known = std::find(chain->foreign_targets.begin(), chain->foreign_targets.end(), s);
+        size_t index = known - chain->foreign_targets.begin();
+        if (known == chain->foreign_targets.end()) chain->foreign_targets.push_back(s);
+        chain->foreign_exits.emplace_back(b, index);
+        continue;
+      }
       inside.insert(s);
       work.push_back(s);
     }
   }
+  regions_.insert(inside.begin(), inside.end());
   for (const Block* b : inside) {
     if (b == entry) continue;
     for (const Block* p : preds_[b]) {
@@ -110,6 +141,23 @@ bool State::Links(const Block* h) {
   return Forwards(next_if->targets[2], t->targets[2]);
 }
 
+bool State::LeaksValues(const ChainPlan::Chain& chain,
+                        const std::unordered_set<const Block*>& interior) const {
+  std::unordered_set<const ir::Value*> defined(chain.defined.begin(), chain.defined.end());
+  for (const Block* b : f_.blocks) {
+    if (interior.count(b) != 0) continue;
+    for (const Inst* inst : b->insts) {
+      for (const ir::Value* v : inst->operands) {
+        auto def = def_block_.find(v);
+        if (def != def_block_.end() && interior.count(def->second) != 0 && defined.count(v) == 0) {
+          return true;
+        }
+      }
+    }
+  }
+  return false;
+}
+
 ChainPlan State::Run() {
   ChainPlan plan;
   bool any_if = false;
@@ -123,12 +171,24 @@ ChainPlan State::Run() {
         ++named_[t->targets[1]];
         ++named_[t->targets[2]];
         continues_.insert(t->targets[2]);
+        breaks_to_.emplace(t->targets[1], b);
+        breaks_to_.emplace(t->targets[2], b);
         break;
-      case Op::Switch: ++named_[t->targets.back()]; break;
+      case Op::Switch:
+        ++named_[t->targets.back()];
+        breaks_to_.emplace(t->targets.back(), b);
+        break;
       default: break;
     }
   }
   if (!any_if) return plan;
+  for (const Block* b : f_.blocks) {
+    for (const ir::Param* p : b->params) def_block_[p] = b;
+    for (const Inst* inst : b->insts) {
+      def_block_[inst] = b;
+      for (const ir::Value* v : inst->operands) ++use_count_[v];
+    }
+  }
   // Which headers continue a chain from the header before them.
   std::unordered_map<const Block*, const Block*> next;
   std::unordered_set<const Block*> continued;
@@ -152,14 +212,27 @@ ChainPlan State::Run() {
     // a loop).
     bool ok = named_[chain.exit] == 1 && preds_[chain.exit].size() <= 2 &&
               continues_.count(b) == 0;
+    regions_.clear();
     for (size_t k = 0; ok && k < chain.headers.size(); ++k) {
       const Inst* t = chain.headers[k]->Terminator();
-      ok = RegionLeavesOnlyFor(t->targets[0], t->targets[2]);
-      if (ok && k + 1 == chain.headers.size()) ok = RegionLeavesOnlyFor(t->targets[1], t->targets[2]);
+      ok = RegionLeavesOnlyFor(t->targets[0], t->targets[2], &chain);
+      if (ok && k + 1 == chain.headers.size()) {
+        ok = RegionLeavesOnlyFor(t->targets[1], t->targets[2], &chain);
+      }
     }
     if (!ok || chain.headers.size() < kMinChain) continue;
     std::unordered_set<const Block*> merges;
     for (const Block* h : chain.headers) merges.insert(h->Terminator()->targets[2]);
+    // A dropped merge block's parameter may be used past the chain where that block
+    // dominated the use (the arms before it all left the loop or returned): the
+    // dispatch block defines it then. Uses in the dropped blocks' own `br`s are the
+    // values passed on, which `passed` follows.
+    std::unordered_map<const ir::Value*, size_t> forwarding_uses;
+    for (const Block* merge : merges) {
+      if (merge == chain.exit) continue;
+      for (const ir::Value* v : merge->Terminator()->operands) ++forwarding_uses[v];
+    }
+    chain.defined.assign(chain.exit->params.begin(), chain.exit->params.end());
     // What the exit block receives, in terms of the current merge block's parameters
     // (or of values that dominate it): the merge blocks between pass values on.
     std::vector<const ir::Value*> passed(chain.exit->params.begin(), chain.exit->params.end());
@@ -171,6 +244,14 @@ ChainPlan State::Run() {
         plan.dropped[merge] = chain.exit;
       }
       outer = merge;
+      if (merge != chain.exit) {
+        for (const ir::Value* param : merge->params) {
+          auto uses = use_count_.find(param);
+          if (uses == use_count_.end() || uses->second <= forwarding_uses[param]) continue;
+          chain.defined.push_back(param);
+          passed.push_back(param);
+        }
+      }
       for (const Block* p : preds_[merge]) {
         if (merges.count(p) != 0) continue;  // a dropped merge block passing values on
         const Inst* t = p->Terminator();
@@ -181,8 +262,30 @@ ChainPlan State::Run() {
         }
       }
     }
+    // With foreign exits, the loop's merge is a dispatch block before the exit block:
+    // the edges into the exit block itself must be `br`s the writer can send there.
+    std::vector<const Block*> into_exit;
+    for (const auto& [p, edge] : chain.exits) {
+      if (p->Terminator()->targets[edge] == chain.exit) into_exit.push_back(p);
+    }
+    std::unordered_set<const Block*> interior = regions_;
+    interior.insert(chain.headers.begin() + 1, chain.headers.end());
+    for (const Block* merge : merges) {
+      if (merge != chain.exit) interior.insert(merge);
+    }
+    if ((chain.Dispatched() &&
+         std::any_of(into_exit.begin(), into_exit.end(),
+                     [](const Block* p) { return p->Terminator()->GetOp() != Op::Br; })) ||
+        LeaksValues(chain, interior)) {
+      for (const Block* merge : merges) plan.dropped.erase(merge);
+      continue;
+    }
     size_t index = plan.chains.size();
     for (const Block* h : chain.headers) plan.header_chain[h] = index;
+    if (chain.Dispatched()) {
+      for (const auto& [b, target] : chain.foreign_exits) plan.to_dispatch[b] = index;
+      for (const Block* p : into_exit) plan.to_dispatch[p] = index;
+    }
     plan.exit_chain[chain.exit] = index;
     plan.chains.push_back(std::move(chain));
   }

@@ -516,15 +516,45 @@ void Writer::WriteFunction(const ir::Function& f) {
   // Long `else if` chains written as a loop that runs once (else_chains.h): their merge
   // blocks but the first are not written, and branches to them go to the first.
   chains_ = PlanChains(f, selects_);
-  for (const auto& [b, exit] : chains_.dropped) labels_[b] = labels_.at(exit);
   chain_ids_.clear();
-  for (size_t i = 0; i < chains_.chains.size(); ++i) chain_ids_.push_back({NewId(), NewId(), NewId()});
+  // Branches into the values each foreign target receives from a chain's dispatch.
+  std::unordered_map<const ir::Block*, std::vector<std::pair<uint32_t, const std::vector<uint32_t>*>>>
+      dispatched;
+  for (const ChainPlan::Chain& chain : chains_.chains) {
+    ChainIds ids;
+    ids.loop = NewId();
+    ids.first = NewId();
+    ids.continue_label = NewId();
+    if (chain.Dispatched()) {
+      ids.dispatch = NewId();
+      ids.exit = labels_.at(chain.exit);
+      ids.selector = NewId();
+      for (const ir::Block* target : chain.foreign_targets) {
+        ids.target_labels.push_back(NewId());
+        ids.target_phis.emplace_back();
+        for (size_t i = 0; i < target->params.size(); ++i) ids.target_phis.back().push_back(NewId());
+      }
+    }
+    chain_ids_.push_back(std::move(ids));
+  }
+  for (size_t i = 0; i < chains_.chains.size(); ++i) {
+    const ChainIds& ids = chain_ids_[i];
+    for (size_t j = 0; j < ids.target_labels.size(); ++j) {
+      dispatched[chains_.chains[i].foreign_targets[j]].emplace_back(ids.target_labels[j],
+                                                                    &ids.target_phis[j]);
+    }
+  }
+  // Branches to a dropped merge block, as to the exit, go to the loop's merge.
+  for (const auto& [b, exit] : chains_.dropped) {
+    const ChainIds& ids = chain_ids_[chains_.exit_chain.at(exit)];
+    labels_[b] = ids.dispatch != 0 ? ids.dispatch : labels_.at(exit);
+  }
   // The branches passing arguments into each block, one per predecessor block (the
   // verifier rules out two edges from one block to the same target), in block order.
   std::unordered_map<const ir::Block*, std::vector<std::pair<const ir::Block*, size_t>>> incoming;
   for (const ir::Block* pred : f.blocks) {
     const ir::Inst* t = pred->Terminator();
-    if (!ir::EdgeTakesArgs(*t)) continue;
+    if (!ir::EdgeTakesArgs(*t) || chains_.to_dispatch.count(pred) != 0) continue;
     for (size_t edge = 0; edge < ir::EdgeCount(*t); ++edge) {
       auto& list = incoming[t->targets[edge]];
       if (list.empty() || list.back().first != pred) list.emplace_back(pred, edge);
@@ -539,6 +569,7 @@ void Writer::WriteFunction(const ir::Function& f) {
       const ChainIds& ids = chain_ids_[exit->second];
       functions_.Emit(SpvOp::OpLabel, {ids.continue_label});
       functions_.Emit(SpvOp::OpBranch, {ids.loop});
+      if (ids.dispatch != 0) WriteChainDispatch(exit->second);
     }
     functions_.Emit(SpvOp::OpLabel, {labels_.at(b)});
     size_t first = 0;
@@ -570,7 +601,8 @@ void Writer::WriteFunction(const ir::Function& f) {
         }
       }
     }
-    for (const ir::Param* p : b->params) {
+    bool dispatched_exit = exit != chains_.exit_chain.end() && chain_ids_[exit->second].dispatch != 0;
+    for (const ir::Param* p : dispatched_exit ? std::vector<ir::Param*>() : b->params) {
       // Block parameters become OpPhi over every branch that passes arguments here.
       std::vector<uint32_t> ops{TypeId(p->GetType()), ValueId(p)};
       size_t index = std::find(b->params.begin(), b->params.end(), p) - b->params.begin();
@@ -584,6 +616,13 @@ void Writer::WriteFunction(const ir::Function& f) {
       for (const auto& [pred, edge] : exit != chains_.exit_chain.end() ? no_edges : incoming[b]) {
         ops.push_back(ValueId(ir::EdgeArgs(*pred->Terminator(), edge).at(index)));
         ops.push_back(labels_.at(pred));
+      }
+      auto from_dispatch = dispatched.find(b);
+      if (from_dispatch != dispatched.end()) {
+        for (const auto& [label, phis] : from_dispatch->second) {
+          ops.push_back(phis->at(index));
+          ops.push_back(label);
+        }
       }
       functions_.Emit(SpvOp::OpPhi, ops);
     }
@@ -638,8 +677,11 @@ void Writer::WriteStraightLine(const ir::Block* start, size_t first) {
     if (t->GetOp() == Op::Br && selects_.Absorbed(t->targets[0])) continue;
     if (debug_) debug_->Line(t->loc);
     auto chain = chains_.header_chain.find(b);
+    auto foreign = chains_.to_dispatch.find(b);
     if (chain != chains_.header_chain.end()) {
       WriteChainBranch(*b, chain->second);
+    } else if (foreign != chains_.to_dispatch.end()) {
+      functions_.Emit(SpvOp::OpBranch, {chain_ids_[foreign->second].dispatch});
     } else {
       WriteInst(*t);
     }
@@ -654,7 +696,8 @@ void Writer::WriteChainBranch(const ir::Block& header, size_t index) {
     functions_.Emit(SpvOp::OpBranch, {ids.loop});
     functions_.Emit(SpvOp::OpLabel, {ids.loop});
     if (debug_) debug_->EnterBlock(*header.GetFunction());
-    functions_.Emit(SpvOp::OpLoopMerge, {labels_.at(chain.exit), ids.continue_label, 0});
+    uint32_t merge = ids.dispatch != 0 ? ids.dispatch : labels_.at(chain.exit);
+    functions_.Emit(SpvOp::OpLoopMerge, {merge, ids.continue_label, 0});
     functions_.Emit(SpvOp::OpBranch, {ids.first});
     functions_.Emit(SpvOp::OpLabel, {ids.first});
     if (debug_) debug_->EnterBlock(*header.GetFunction());
@@ -664,6 +707,78 @@ void Writer::WriteChainBranch(const ir::Block& header, size_t index) {
   functions_.Emit(SpvOp::OpSelectionMerge, {labels_.at(t->targets[1]), 0});
   functions_.Emit(SpvOp::OpBranchConditional,
                   {ValueId(t->operands[0]), labels_.at(t->targets[0]), labels_.at(t->targets[1])});
+}
+
+void Writer::WriteChainDispatch(size_t index) {
+  const ChainPlan::Chain& chain = chains_.chains[index];
+  const ChainIds& ids = chain_ids_[index];
+  ir::TypeTable& types = module_.Types();
+  const ir::Function& f = *chain.exit->GetFunction();
+  functions_.Emit(SpvOp::OpLabel, {ids.dispatch});
+  if (debug_) debug_->EnterBlock(f);
+  // One phi per value: `normal(e)` gives what exit e passes, `foreign(b, j)` what foreign
+  // exit b (to target j) passes; OpUndef where an edge carries no such value.
+  auto phi = [&](const ir::Type* type, uint32_t id, const auto& normal, const auto& foreign) {
+    std::vector<uint32_t> ops{TypeId(type), id};
+    for (size_t e = 0; e < chain.exits.size(); ++e) {
+      ops.push_back(normal(e));
+      ops.push_back(labels_.at(chain.exits[e].first));
+    }
+    for (const auto& [b, j] : chain.foreign_exits) {
+      ops.push_back(foreign(b, j));
+      ops.push_back(labels_.at(b));
+    }
+    functions_.Emit(SpvOp::OpPhi, ops);
+  };
+  for (size_t i = 0; i < chain.defined.size(); ++i) {
+    const ir::Type* type = chain.defined[i]->GetType();
+    phi(type, ValueId(chain.defined[i]),
+        [&](size_t e) {
+          const std::vector<const ir::Value*>& values = chain.exit_values[e];
+          return i < values.size() ? ValueId(values[i]) : UndefId(type);
+        },
+        [&](const ir::Block*, size_t) { return UndefId(type); });
+  }
+  const ir::Type* u32 = types.Int(32, false);
+  phi(u32, ids.selector, [&](size_t) { return U32Const(0); },
+      [&](const ir::Block*, size_t j) { return U32Const(static_cast<uint32_t>(j + 1)); });
+  for (size_t j = 0; j < chain.foreign_targets.size(); ++j) {
+    const ir::Block* target = chain.foreign_targets[j];
+    for (size_t i = 0; i < target->params.size(); ++i) {
+      const ir::Type* type = target->params[i]->GetType();
+      phi(type, ids.target_phis[j][i], [&](size_t) { return UndefId(type); },
+          [&](const ir::Block* b, size_t to) {
+            return to == j ? ValueId(ir::EdgeArgs(*b->Terminator(), 0).at(i)) : UndefId(type);
+          });
+    }
+  }
+  // `if (selector == j + 1) { br target j }`, one selection per target; the last merges
+  // at the exit block.
+  for (size_t j = 0; j < chain.foreign_targets.size(); ++j) {
+    uint32_t is_j = NewId();
+    functions_.Emit(SpvOp::OpIEqual, {TypeId(types.Bool()), is_j, ids.selector,
+                                      U32Const(static_cast<uint32_t>(j + 1))});
+    uint32_t next = j + 1 < chain.foreign_targets.size() ? NewId() : ids.exit;
+    functions_.Emit(SpvOp::OpSelectionMerge, {next, 0});
+    functions_.Emit(SpvOp::OpBranchConditional, {is_j, ids.target_labels[j], next});
+    functions_.Emit(SpvOp::OpLabel, {ids.target_labels[j]});
+    if (debug_) debug_->EnterBlock(f);
+    functions_.Emit(SpvOp::OpBranch, {labels_.at(chain.foreign_targets[j])});
+    if (next != ids.exit) {
+      functions_.Emit(SpvOp::OpLabel, {next});
+      if (debug_) debug_->EnterBlock(f);
+    }
+  }
+  if (chain.foreign_targets.empty()) functions_.Emit(SpvOp::OpBranch, {ids.exit});
+}
+
+uint32_t Writer::UndefId(const ir::Type* t) {
+  auto it = undefs_.find(t);
+  if (it != undefs_.end()) return it->second;
+  uint32_t id = NewId();
+  globals_.Emit(SpvOp::OpUndef, {TypeId(t), id});
+  undefs_.emplace(t, id);
+  return id;
 }
 
 void Writer::WriteSelects(const ir::Block& header) {

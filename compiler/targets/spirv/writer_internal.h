@@ -152,14 +152,28 @@ class Writer {
   /// The branch of a header of flattened `else if` chain `index` (else_chains.h); the
   /// first header also opens the chain's loop.
   void WriteChainBranch(const ir::Block& header, size_t index);
+  /// The dispatch block of flattened chain `index` whose arms leave for foreign targets
+  /// (else_chains.h): the loop's merge, taking the branch each arm meant.
+  void WriteChainDispatch(size_t index);
+  /// The id of an OpUndef of type `t`, for a phi's edge that passes no value.
+  uint32_t UndefId(const ir::Type* t);
   /// The function being written: its diamonds written as OpSelect, its flattened
   /// chains, and each chain's loop header, first selection and continue block labels.
   SelectPlan selects_;
   ChainPlan chains_;
   struct ChainIds {
-    uint32_t loop;
-    uint32_t first;
-    uint32_t continue_label;
+    uint32_t loop = 0;
+    uint32_t first = 0;
+    uint32_t continue_label = 0;
+    /// Chains with foreign exits: the dispatch block (which takes the exit block's
+    /// label, so every branch to the exit reaches it), the exit block's own label, the
+    /// selector phi, and for each foreign target the block branching there and the phis
+    /// of its parameters.
+    uint32_t dispatch = 0;
+    uint32_t exit = 0;
+    uint32_t selector = 0;
+    std::vector<uint32_t> target_labels;
+    std::vector<std::vector<uint32_t>> target_phis;
   };
   std::vector<ChainIds> chain_ids_;
   /// The id of u32 constant `v` (scopes and memory semantics are such constants).
@@ -224,6 +238,7 @@ class Writer {
   Section capabilities_, extensions_, ext_imports_, memory_model_, entry_points_,
       execution_modes_, names_, decorations_, globals_, functions_;
   std::map<const ir::Type*, uint32_t> types_;
+  std::map<const ir::Type*, uint32_t> undefs_;
   /// OpTypeImage by what it says: sampled scalar, Dim, Arrayed, storage, format (texel
   /// types of one scalar share one image type).
   std::map<std::tuple<const ir::Type*, ir::TextureDim, bool, bool, ir::ImageFormat>, uint32_t>

@@ -388,4 +388,19 @@ void FunctionEmitter::EmitSwitch(const ir::Inst& t) {
   EmitBranch(merge, {});
 }
 
+Expr FunctionEmitter::DevicePlace(const ir::Value* ptr) {
+  if (ptr->VKind() == ir::ValueKind::Inst) {
+    const auto* inst = static_cast<const ir::Inst*>(ptr);
+    // A member or element pointer printed in its one use is that place of its base.
+    if (IsFolded(*inst) && inst->GetOp() == ir::Op::MemberPtr) {
+      const ir::Type* s = inst->operands[0]->GetType()->Element();
+      return Member(DevicePlace(inst->operands[0]), StructMemberName(s, inst->imms[0]));
+    }
+    if (IsFolded(*inst) && inst->GetOp() == ir::Op::ElementPtr) {
+      return Index(DevicePlace(inst->operands[0]), ValueExpr(inst->operands[1]));
+    }
+  }
+  return DeviceDeref(ValueExpr(ptr));
+}
+
 }  // namespace slope::targets::ctext

@@ -74,6 +74,13 @@ class FunctionEmitter {
   bool IsFolded(const ir::Inst& inst) const { return folded_.count(&inst) != 0; }
   /// The expression of any value: a literal, a variable, or the folded expression.
   Expr ValueExpr(const ir::Value* v);
+  /// The place a device pointer points at: a member or element of the place of a
+  /// member or element pointer folded into this use, else DeviceDeref(p).
+  Expr DevicePlace(const ir::Value* ptr);
+  /// What `*p` is on the target (`*p` in C++, `p.v` for a glsl buffer reference).
+  virtual Expr DeviceDeref(const Expr& p) { return Prefix("*", p); }
+  /// The name of member `index` of struct `s`, as the target's declarations spell it.
+  virtual std::string StructMemberName(const ir::Type* s, size_t index) = 0;
   /// The variable holding `inst`'s result (declared at the top of the function).
   const std::string& ResultName(const ir::Inst& inst);
   /// True when the result of `inst` is used.

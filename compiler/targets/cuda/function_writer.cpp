@@ -503,19 +503,8 @@ void FunctionWriter::EmitInst(const ir::Inst& inst) {
   }
 }
 
-Expr FunctionWriter::DevicePlace(const ir::Value* ptr) {
-  if (ptr->VKind() == ir::ValueKind::Inst) {
-    const auto* inst = static_cast<const ir::Inst*>(ptr);
-    // A member or element pointer printed in its one use is that place of its base.
-    if (IsFolded(*inst) && inst->GetOp() == Op::MemberPtr) {
-      const ir::Type* s = inst->operands[0]->GetType()->Element();
-      return Member(DevicePlace(inst->operands[0]), context_.MemberName(s, inst->imms[0]));
-    }
-    if (IsFolded(*inst) && inst->GetOp() == Op::ElementPtr) {
-      return Index(DevicePlace(inst->operands[0]), ValueExpr(inst->operands[1]));
-    }
-  }
-  return Prefix("*", ValueExpr(ptr));
+std::string FunctionWriter::StructMemberName(const ir::Type* s, size_t index) {
+  return context_.MemberName(s, index);
 }
 
 void FunctionWriter::EmitBarrier(const ir::Inst& inst) {

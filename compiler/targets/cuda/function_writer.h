@@ -58,9 +58,7 @@ class FunctionWriter : public ctext::FunctionEmitter {
   /// `TYPE{a, b, ...}`: an aggregate (struct or array) from its parts.
   Expr Aggregate(const ir::Type* t, const std::vector<Expr>& parts);
 
-  /// The place a device pointer (`T*`, a C++ pointer) points at: `*p`, or a member or
-  /// element of the place of a pointer folded into this use.
-  Expr DevicePlace(const ir::Value* ptr);
+  std::string StructMemberName(const ir::Type* s, size_t index) override;
 
   Context& context_;
   std::vector<std::string> param_names_;

@@ -58,9 +58,9 @@ class FunctionWriter : public ctext::FunctionEmitter {
   // Device pointers (`T*`) are buffer references (Context::PointerTypeName); addresses
   // are computed as uint64_t with the compile's buffer layout, as the SPIR-V writer's
   // PhysicalStorageBuffer pointers are laid out.
-  /// The place `ptr` points at: `p.v`, or a member or element of the place of a pointer
-  /// folded into this use.
-  Expr DevicePlace(const ir::Value* ptr);
+  std::string StructMemberName(const ir::Type* s, size_t index) override;
+  /// A buffer reference's pointee is its member `v`: `*p` is `p.v`.
+  Expr DeviceDeref(const Expr& p) override;
   /// A byte count as a uint64_t literal.
   Expr Address(uint64_t bytes);
   /// `index` elements of `stride` bytes, as uint64_t (a signed index wraps).

@@ -157,53 +157,6 @@ uint32_t Writer::IndexConst(uint32_t index) {
   return ScalarConst(module_.Types().Int(32, true), 0, index);
 }
 
-std::vector<uint32_t> Writer::MemoryOperands(spv::StorageClass sc, const ir::Type* t) {
-  // PhysicalStorageBuffer accesses must say the alignment they may assume.
-  if (sc != spv::StorageClass::PhysicalStorageBuffer) return {};
-  return {static_cast<uint32_t>(spv::MemoryAccessMask::Aligned), DeviceAlign(t)};
-}
-
-uint32_t Writer::LoadLaidOut(uint32_t ptr, const ir::Type* t, spv::StorageClass sc,
-                             uint32_t result) {
-  if (!t->IsStruct() && !t->IsArray()) {
-    std::vector<uint32_t> ops{TypeId(t), result != 0 ? result : NewId(), ptr};
-    for (uint32_t word : MemoryOperands(sc, t)) ops.push_back(word);
-    functions_.Emit(SpvOp::OpLoad, ops);
-    return ops[1];
-  }
-  std::vector<uint32_t> ops{TypeId(t), 0};
-  auto count = static_cast<uint32_t>(t->IsArray() ? t->Count() : t->Members().size());
-  for (uint32_t i = 0; i < count; ++i) {
-    const ir::Type* m = t->IsArray() ? t->Element() : t->Members()[i];
-    uint32_t member_ptr = NewId();
-    functions_.Emit(SpvOp::OpAccessChain,
-                    {PointerTypeId(sc, m), member_ptr, ptr, IndexConst(i)});
-    ops.push_back(LoadLaidOut(member_ptr, m, sc, 0));
-  }
-  ops[1] = result != 0 ? result : NewId();
-  functions_.Emit(SpvOp::OpCompositeConstruct, ops);
-  return ops[1];
-}
-
-void Writer::StoreLaidOut(uint32_t ptr, const ir::Type* t, uint32_t value, spv::StorageClass sc) {
-  if (!t->IsStruct() && !t->IsArray()) {
-    std::vector<uint32_t> ops{ptr, value};
-    for (uint32_t word : MemoryOperands(sc, t)) ops.push_back(word);
-    functions_.Emit(SpvOp::OpStore, ops);
-    return;
-  }
-  auto count = static_cast<uint32_t>(t->IsArray() ? t->Count() : t->Members().size());
-  for (uint32_t i = 0; i < count; ++i) {
-    const ir::Type* m = t->IsArray() ? t->Element() : t->Members()[i];
-    uint32_t part = NewId();
-    functions_.Emit(SpvOp::OpCompositeExtract, {TypeId(m), part, value, i});
-    uint32_t member_ptr = NewId();
-    functions_.Emit(SpvOp::OpAccessChain,
-                    {PointerTypeId(sc, m), member_ptr, ptr, IndexConst(i)});
-    StoreLaidOut(member_ptr, m, part, sc);
-  }
-}
-
 uint32_t Writer::PointerTypeId(spv::StorageClass sc, const ir::Type* pointee) {
   if (sc == spv::StorageClass::PhysicalStorageBuffer) return DevicePointerTypeId(pointee);
   auto key = std::make_pair(sc, pointee);

@@ -27,4 +27,19 @@ R FoldType(const Type* root, Step&& step) {
   return recurse(root);
 }
 
+/// True for a buffer, texture or sampler, and for a struct, array or (function-memory)
+/// pointer that holds one, transitively; a device pointer is an address and holds none.
+inline bool ContainsResource(const Type* root) {
+  return FoldType<bool>(root, [](const Type* type, const auto& recurse) {
+    if (type->IsResource()) return true;
+    if (type->IsDevicePointer()) return false;
+    if (type->IsPointer() || type->IsArray()) return recurse(type->Element());
+    if (!type->IsStruct()) return false;
+    for (const Type* m : type->Members()) {
+      if (recurse(m)) return true;
+    }
+    return false;
+  });
+}
+
 }  // namespace slope::ir

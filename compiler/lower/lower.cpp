@@ -6,6 +6,7 @@
 
 #include "compiler/base/ice.h"
 #include "compiler/ir/cfg.h"
+#include "compiler/ir/type_walk.h"
 #include "compiler/lower/lowerer.h"
 
 #include <algorithm>
@@ -410,13 +411,37 @@ void Lowerer::DeclareBufferArray(const ast::VarDecl* var,
 
 void Lowerer::DeclareResourceStruct(const ast::VarDecl* var,
                                     std::vector<std::pair<ir::Global*, bool>>* made) {
-  const ir::Type* s = LowerType(var->type);
+  // The members, depth first: a struct holding resources (a `TensorView` inside a
+  // `DiffTensorView`) is walked into, so each leaf is a resource or plain data.
+  struct Leaf {
+    const ir::Type* type;
+    std::string name;                        ///< `primal.data`
+    const ast::VarDecl* field = nullptr;     ///< its declaration, for [format(...)]
+  };
+  std::vector<Leaf> leaves;
+  std::function<void(const sema::Type*, const std::string&)> walk =
+      [&](const sema::Type* type, const std::string& prefix) {
+        const ir::Type* s = LowerType(type);
+        const sema::StructInfo* info = Concrete(type)->Info();
+        for (size_t i = 0; i < s->Members().size(); ++i) {
+          const ir::Type* member = s->Members()[i];
+          std::string name = prefix + s->MemberNames()[i];
+          const ast::VarDecl* field =
+              info != nullptr && i < info->fields.size() ? info->fields[i] : nullptr;
+          if (member->IsStruct() && ir::ContainsResource(member) && info != nullptr) {
+            walk(types_.FieldType(Concrete(type), i), name + ".");
+          } else {
+            leaves.push_back({member, name, field});
+          }
+        }
+      };
+  walk(var->type, "");
   std::vector<const ir::Type*> plain;
   std::vector<std::string> plain_names;
-  for (size_t i = 0; i < s->Members().size(); ++i) {
-    if (s->Members()[i]->IsResource()) continue;
-    plain.push_back(s->Members()[i]);
-    plain_names.push_back(s->MemberNames()[i]);
+  for (const Leaf& leaf : leaves) {
+    if (leaf.type->IsResource()) continue;
+    plain.push_back(leaf.type);
+    plain_names.push_back(leaf.name);
   }
   // The uniform buffer of the plain members (if any) comes first, then each buffer,
   // texture and sampler.
@@ -431,17 +456,15 @@ void Lowerer::DeclareResourceStruct(const ast::VarDecl* var,
   }
   ResourceStructGlobals& globals = resource_structs_[var];
   uint32_t plain_index = 0;
-  for (size_t i = 0; i < s->Members().size(); ++i) {
-    const ir::Type* member = s->Members()[i];
-    if (!member->IsResource()) {
+  for (const Leaf& leaf : leaves) {
+    if (!leaf.type->IsResource()) {
       globals.members.emplace_back(uniforms, plain_index++);
       continue;
     }
-    ir::Global* g = module_->AddGlobal(member, var->name + "." + s->MemberNames()[i]);
+    ir::Global* g = module_->AddGlobal(leaf.type, var->name + "." + leaf.name);
     g->loc = var->name_range.begin;
-    const sema::StructInfo* info = Concrete(var->type)->Info();
-    if (member->IsTexture() && member->IsWritable() && info != nullptr && i < info->fields.size()) {
-      g->image_format = StorageFormatOf(*info->fields[i], member->Element());
+    if (leaf.type->IsTexture() && leaf.type->IsWritable() && leaf.field != nullptr) {
+      g->image_format = StorageFormatOf(*leaf.field, leaf.type->Element());
     }
     globals.members.emplace_back(g, 0);
     order.push_back(g);
@@ -463,15 +486,22 @@ void Lowerer::DeclareResourceStruct(const ast::VarDecl* var,
 
 Value* Lowerer::LoadResourceStruct(const ast::VarDecl* var) {
   const ResourceStructGlobals& globals = resource_structs_.at(var);
-  std::vector<Value*> members;
-  for (const auto& [g, index] : globals.members) {
-    if (g->GetType()->IsResource()) {
-      members.push_back(g);
-    } else {
-      members.push_back(b_.Load(b_.MemberPtr(g, index)));
+  size_t next = 0;
+  // Rebuilds the value in the order DeclareResourceStruct walked it.
+  std::function<Value*(const ir::Type*)> build = [&](const ir::Type* s) -> Value* {
+    std::vector<Value*> members;
+    for (const ir::Type* member : s->Members()) {
+      if (member->IsStruct() && ir::ContainsResource(member)) {
+        members.push_back(build(member));
+        continue;
+      }
+      const auto& [g, index] = globals.members[next++];
+      members.push_back(g->GetType()->IsResource() ? static_cast<Value*>(g)
+                                                   : b_.Load(b_.MemberPtr(g, index)));
     }
-  }
-  return b_.MakeStruct(LowerType(var->type), std::move(members));
+    return b_.MakeStruct(s, std::move(members));
+  };
+  return build(LowerType(var->type));
 }
 
 ir::Global* Lowerer::PushConstantsOf(const ast::FuncDecl* decl) {

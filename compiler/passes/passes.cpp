@@ -6,16 +6,6 @@
 
 namespace slope::passes {
 
-bool ContainsResource(const ir::Type* root) {
-  return ir::FoldType<bool>(root, [](const ir::Type* type, const auto& recurse) {
-    if (type->IsResource()) return true;
-    if (type->IsDevicePointer()) return false;  // an address, whatever it points at
-    if (type->IsPointer() || type->IsArray()) return recurse(type->Element());
-    if (!type->IsStruct()) return false;
-    return std::any_of(type->Members().begin(), type->Members().end(), recurse);
-  });
-}
-
 bool TouchesResources(const ir::Function& f) {
   if (ContainsResource(f.ResultType())) return true;
   for (const ir::Param* p : f.params) {

@@ -10,6 +10,7 @@
 #include "compiler/base/ice.h"
 #include "compiler/diag/diag.h"
 #include "compiler/ir/ir.h"
+#include "compiler/ir/type_walk.h"
 
 namespace slope::passes {
 
@@ -34,8 +35,7 @@ void ReportError(const Options& options, diag::DiagId id, source::SourceLoc loc,
   options.diags->Report(id, loc, args...);
 }
 
-/// True for a buffer, and for a struct, array or pointer that holds one (transitively).
-bool ContainsResource(const ir::Type* type);
+using ir::ContainsResource;  // compiler/ir/type_walk.h
 
 /// True when `f` takes or returns a value for which ContainsResource holds.
 bool TouchesResources(const ir::Function& f);

@@ -403,7 +403,7 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
       out->entry_points.push_back(func);
       for (ast::VarDecl* param : func->params) {
         if (param->is_uniform && param->role == ast::VarRole::Global) {
-          out->buffers.push_back(param);
+          if (param->type->IsResource()) out->buffers.push_back(param);
           out->resources.push_back(param);
         }
       }
@@ -884,6 +884,15 @@ void Checker::CheckEntryPoint(ast::FuncDecl* func) {
       !func->result_type->IsError()) {
     diags_.Report(DiagId::InvalidEntryParameter, func->return_type->range, func->name,
                   "must return 'void'");
+  }
+  // A compute kernel's parameter without a semantic is uniform, `uniform` or not
+  // (`void computeMain(uint3 tid : SV_DispatchThreadID, TensorView<float> t)`), as slangc
+  // reads it.
+  for (ast::VarDecl* param : func->params) {
+    if (param->semantic.empty() && param->direction == ast::ParamDirection::In &&
+        !param->type->IsError()) {
+      param->is_uniform = true;
+    }
   }
   for (ast::VarDecl* param : func->params) {
     if (param->type->IsError()) continue;

@@ -107,7 +107,9 @@ void Checker::ExpandAccessors(const std::vector<ast::Decl*>& decls) {
         setter->return_type = void_type;
         setter->params = std::move(set_params);
         setter->modifiers |= m->modifiers;
-        if (setter->FindAttribute("mutating") == nullptr) {
+        // `[nonmutating] set` writes memory the object only refers to (a buffer).
+        if (setter->FindAttribute("mutating") == nullptr &&
+            setter->FindAttribute("nonmutating") == nullptr) {
           setter->attributes.push_back(ast::Attribute{"mutating", {}, setter->name_range});
         }
         members.push_back(setter);

@@ -72,7 +72,7 @@ void Checker::CheckAttributes(const std::vector<ast::Attribute>& attrs,
 
 void Checker::CheckMethodAttributes(const ast::FuncDecl* f) {
   CheckAttributes(f->attributes,
-                  {"mutating", "ForceInline", "Differentiable", "ForwardDifferentiable",
+                  {"mutating", "nonmutating", "ForceInline", "Differentiable", "ForwardDifferentiable",
                    "BackwardDifferentiable", "TreatAsDifferentiable", "NoDiffThis",
                    "ForwardDerivative", "ForwardDerivativeOf", "BackwardDerivative",
                    "BackwardDerivativeOf", "PrimalSubstitute", "PrimalSubstituteOf"},
@@ -105,7 +105,7 @@ void Checker::CheckAttributeArgs(const ast::Attribute& a) {
     if (!int_literals(1, 1)) {
       diags_.Report(DiagId::InvalidAttributeArgs, a.range, a.name, "one integer literal");
     }
-  } else if (a.name == "mutating" || a.name == "NoDiffThis" || a.name == "TreatAsDifferentiable" ||
+  } else if (a.name == "mutating" || a.name == "nonmutating" || a.name == "NoDiffThis" || a.name == "TreatAsDifferentiable" ||
              a.name == "ForceInline") {
     if (!a.args.empty()) {
       diags_.Report(DiagId::InvalidAttributeArgs, a.range, a.name, "no arguments");

@@ -208,15 +208,15 @@ void Checker::LinkBackwardDerivatives(ast::FuncDecl* func) {
   for (const char* attr_name : {"BackwardDerivative", "BackwardDerivativeOf"}) {
     const ast::Attribute* attr = func->FindAttribute(attr_name);
     if (attr == nullptr) continue;
-    ast::FuncDecl* other = AttributeFunction(*attr, func);
-    if (other == nullptr) continue;
     bool of = std::string_view(attr_name) == "BackwardDerivativeOf";
-    LinkBackwardDerivative(of ? other : func, of ? func : other, *attr);
+    LinkFirstMatch(AttributeFunctions(*attr, func), [&](ast::FuncDecl* other, bool report) {
+      return LinkBackwardDerivative(of ? other : func, of ? func : other, *attr, report);
+    });
   }
 }
 
-void Checker::LinkBackwardDerivative(ast::FuncDecl* primal, ast::FuncDecl* derivative,
-                                     const ast::Attribute& attr) {
+bool Checker::LinkBackwardDerivative(ast::FuncDecl* primal, ast::FuncDecl* derivative,
+                                     const ast::Attribute& attr, bool report) {
   // As for forward derivatives (LinkForwardDerivative): a generic derivative has the
   // primal's generic parameters, compared after renaming them to the primal's; methods
   // are compared as the functions they lower to, `this` first. An instance method's
@@ -233,14 +233,16 @@ void Checker::LinkBackwardDerivative(ast::FuncDecl* primal, ast::FuncDecl* deriv
   have.result = types_.Substitute(have.result, to_primal);
   if (!generics_match || have.params != want.params || have.directions != want.directions ||
       have.result != want.result || derivative == primal) {
+    if (!report) return false;
     FwdSignature shown = FwdDiffSignature(derivative, 0, nullptr, derivative_this);
     diags_.Report(DiagId::BackwardDerivativeMismatch, attr.range, derivative->name, primal->name,
                   GenericHeader(derivative) + shown.Describe(), primal->name,
                   GenericHeader(primal) + want.Describe())
         .Note(DiagId::DeclaredHere, derivative->name_range, derivative->name);
-    return;
+    return false;
   }
   primal->bwd_derivative = derivative;
+  return true;
 }
 
 }  // namespace slope::sema

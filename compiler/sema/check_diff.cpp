@@ -752,7 +752,10 @@ void Checker::CheckDifferentiableBody(ast::FuncDecl* func) {
   bool any = IsDifferentiableType(func->result_type);
   if (func->this_param != nullptr) any = any || IsDifferentiableType(func->this_param->type);
   for (const ast::VarDecl* p : func->params) {
-    any = any || (!HasNoDiff(p) && IsDifferentiableType(p->type));
+    // A view of memory (`DiffTensorView`) carries derivatives through the custom
+    // derivatives of its methods.
+    any = any || (!HasNoDiff(p) && (IsDifferentiableType(p->type) ||
+                                    (p->type->IsStruct() && ContainsResource(p->type))));
   }
   if (!any) diags_.Report(DiagId::NothingToDifferentiate, func->name_range, func->name, attr->name);
   DiffBodyChecker(*this, func).Run();

@@ -243,72 +243,93 @@ void Checker::CheckCustomDerivatives(const std::vector<ast::Decl*>& decls) {
     for (const char* attr_name : {"ForwardDerivative", "ForwardDerivativeOf"}) {
       const ast::Attribute* attr = func->FindAttribute(attr_name);
       if (attr == nullptr) continue;
-      ast::FuncDecl* other = AttributeFunction(*attr, func);
-      if (other == nullptr) continue;
       bool of = std::string_view(attr_name) == "ForwardDerivativeOf";
-      LinkForwardDerivative(of ? other : func, of ? func : other, *attr);
+      LinkFirstMatch(AttributeFunctions(*attr, func), [&](ast::FuncDecl* other, bool report) {
+        return LinkForwardDerivative(of ? other : func, of ? func : other, *attr, report);
+      });
     }
     for (const char* attr_name : {"PrimalSubstitute", "PrimalSubstituteOf"}) {
       const ast::Attribute* attr = func->FindAttribute(attr_name);
       if (attr == nullptr) continue;
-      ast::FuncDecl* other = AttributeFunction(*attr, func);
-      if (other == nullptr) continue;
       bool of = std::string_view(attr_name) == "PrimalSubstituteOf";
-      if (func->owner != nullptr || other->owner != nullptr) {
+      std::vector<ast::FuncDecl*> others = AttributeFunctions(*attr, func);
+      if (others.empty()) continue;
+      if (func->owner != nullptr || others.front()->owner != nullptr) {
         diags_.Report(DiagId::UnsupportedConstruct, attr->range,
                       "primal substitutes of methods", "are");
         continue;
       }
-      LinkPrimalSubstitute(of ? other : func, of ? func : other, *attr);
+      LinkFirstMatch(others, [&](ast::FuncDecl* other, bool report) {
+        return LinkPrimalSubstitute(of ? other : func, of ? func : other, *attr, report);
+      });
     }
   }
 }
 
-void Checker::LinkPrimalSubstitute(ast::FuncDecl* primal, ast::FuncDecl* substitute,
-                                   const ast::Attribute& attr) {
+void Checker::LinkFirstMatch(const std::vector<ast::FuncDecl*>& others,
+                             const std::function<bool(ast::FuncDecl*, bool)>& link) {
+  if (others.empty()) return;
+  for (ast::FuncDecl* other : others) {
+    if (link(other, false)) return;
+  }
+  link(others.front(), true);
+}
+
+bool Checker::LinkPrimalSubstitute(ast::FuncDecl* primal, ast::FuncDecl* substitute,
+                                   const ast::Attribute& attr, bool report) {
   if (!primal->generic_context.empty() || !substitute->generic_context.empty()) {
-    diags_.Report(DiagId::UnsupportedConstruct, attr.range,
-                  "primal substitutes of generic functions", "are");
-    return;
+    if (report) {
+      diags_.Report(DiagId::UnsupportedConstruct, attr.range,
+                    "primal substitutes of generic functions", "are");
+    }
+    return false;
   }
   // The substitute stands in for the function itself: the same type, unpaired.
   FwdSignature want = FwdDiffSignature(primal, 0, nullptr, false);
   FwdSignature have = FwdDiffSignature(substitute, 0, nullptr, false);
   if (have.params != want.params || have.directions != want.directions ||
       have.result != want.result || substitute == primal) {
-    diags_.Report(DiagId::PrimalSubstituteMismatch, attr.range, substitute->name, primal->name,
-                  have.Describe(), primal->name, want.Describe())
-        .Note(DiagId::DeclaredHere, substitute->name_range, substitute->name);
-    return;
+    if (report) {
+      diags_.Report(DiagId::PrimalSubstituteMismatch, attr.range, substitute->name, primal->name,
+                    have.Describe(), primal->name, want.Describe())
+          .Note(DiagId::DeclaredHere, substitute->name_range, substitute->name);
+    }
+    return false;
   }
   primal->primal_substitute = substitute;
+  return true;
 }
 
-ast::FuncDecl* Checker::AttributeFunction(const ast::Attribute& attr, const ast::FuncDecl* holder) {
-  ast::Decl* decl = nullptr;
+std::vector<ast::FuncDecl*> Checker::AttributeFunctions(const ast::Attribute& attr,
+                                                        const ast::FuncDecl* holder) {
+  std::vector<ast::FuncDecl*> found;
   // A method names functions of its own type first (`[ForwardDerivative(d)]` on a
-  // method finds the method `d`), then those in scope; `S.d` / `S::d` names a member of S.
-  auto member_of = [&](const Type* owner, const std::string& name) -> ast::Decl* {
-    if (owner == nullptr || !owner->IsStruct()) return nullptr;
-    std::vector<Candidate> found = FindMethods(owner, name);
-    return found.size() == 1 ? found[0].func : nullptr;
+  // method finds the methods `d`), then those in scope; `S.d` / `S::d` names members of S.
+  auto members_of = [&](const Type* owner, const std::string& name) {
+    if (owner == nullptr || !owner->IsStruct()) return;
+    for (const Candidate& c : FindMethods(owner, name)) found.push_back(c.func);
   };
   if (attr.args.size() == 1 && attr.args[0]->kind == ast::ExprKind::Name) {
     const std::string& name = static_cast<ast::NameExpr*>(attr.args[0])->name;
-    decl = member_of(holder->owner, name);
-    if (decl == nullptr) decl = Lookup(name);
+    members_of(holder->owner, name);
+    if (found.empty()) {
+      ast::Decl* decl = Lookup(name);
+      if (decl != nullptr && decl->kind == ast::DeclKind::Func) {
+        found = OverloadsOf(static_cast<ast::FuncDecl*>(decl));
+        if (found.empty()) found.push_back(static_cast<ast::FuncDecl*>(decl));
+      }
+    }
   } else if (attr.args.size() == 1 && attr.args[0]->kind == ast::ExprKind::Member) {
     auto* m = static_cast<ast::MemberExpr*>(attr.args[0]);
     if (m->base->kind == ast::ExprKind::Name) {
       ast::Decl* base = Lookup(static_cast<ast::NameExpr*>(m->base)->name);
-      decl = member_of(base != nullptr ? StructTypeOf(base) : nullptr, m->member);
+      members_of(base != nullptr ? StructTypeOf(base) : nullptr, m->member);
     }
   }
-  if (decl == nullptr || decl->kind != ast::DeclKind::Func) {
+  if (found.empty()) {
     diags_.Report(DiagId::InvalidAttributeArgs, attr.range, attr.name, "the name of a function");
-    return nullptr;
   }
-  return static_cast<ast::FuncDecl*>(decl);
+  return found;
 }
 
 std::string GenericHeader(const ast::FuncDecl* f) {
@@ -346,8 +367,8 @@ bool Checker::MatchGenericDerivative(const ast::FuncDecl* primal, const ast::Fun
   return true;
 }
 
-void Checker::LinkForwardDerivative(ast::FuncDecl* primal, ast::FuncDecl* derivative,
-                                    const ast::Attribute& attr) {
+bool Checker::LinkForwardDerivative(ast::FuncDecl* primal, ast::FuncDecl* derivative,
+                                    const ast::Attribute& attr, bool report) {
   // A generic derivative has the primal's generic parameters (same kinds, same
   // constraints, in order); its signature is compared with them renamed to the primal's.
   Subst to_primal;
@@ -364,14 +385,16 @@ void Checker::LinkForwardDerivative(ast::FuncDecl* primal, ast::FuncDecl* deriva
   have.result = types_.Substitute(have.result, to_primal);
   if (!generics_match || have.params != want.params || have.directions != want.directions ||
       have.result != want.result) {
+    if (!report) return false;
     FwdSignature shown = FwdDiffSignature(derivative, 0, nullptr, derivative_this);
     diags_.Report(DiagId::DerivativeSignatureMismatch, attr.range, derivative->name,
                   primal->name, GenericHeader(derivative) + shown.Describe(), primal->name,
                   GenericHeader(primal) + want.Describe())
         .Note(DiagId::DeclaredHere, derivative->name_range, derivative->name);
-    return;
+    return false;
   }
   primal->fwd_derivative = derivative;
+  return true;
 }
 
 }  // namespace slope::sema

@@ -132,6 +132,29 @@ void Checker::CheckRegister(const std::vector<std::string>& args, const source::
   }
 }
 
+bool Checker::CheckResourceStructFields(const Type* type, const std::string& prefix,
+                                        const source::SourceRange& range) {
+  bool ok = true;
+  for (size_t i = 0; i < type->Info()->fields.size(); ++i) {
+    const Type* field = types_.FieldType(type, i);
+    std::string name = prefix + type->Info()->fields[i]->name;
+    if (field->IsResource()) continue;  // a buffer, texture or sampler: bound on its own
+    if (field->IsStruct() && ContainsResource(field)) {
+      // `DiffTensorView` holds `TensorView`s: their buffers are bound on their own too.
+      ok = CheckResourceStructFields(field, name + ".", range) && ok;
+    } else if (ContainsResource(field)) {
+      diags_.Report(DiagId::UnsupportedUniformType, range, type->Name(),
+                    "field '" + name +
+                        "' holds resources inside an array; only buffer, texture and sampler "
+                        "fields (also inside nested structs) are bound on their own");
+      ok = false;
+    } else {
+      ok = CheckUniformType(field, range) && ok;
+    }
+  }
+  return ok;
+}
+
 void Checker::CheckResourceStruct(ast::VarDecl* var, bool parameter_block,
                                   CheckedModule* out) {
   const source::SourceRange& range =
@@ -145,20 +168,7 @@ void Checker::CheckResourceStruct(ast::VarDecl* var, bool parameter_block,
                   "the element of a 'ParameterBlock' must be a struct");
     return;
   }
-  bool ok = true;
-  for (size_t i = 0; i < var->type->Info()->fields.size(); ++i) {
-    const Type* field = types_.FieldType(var->type, i);
-    if (field->IsResource()) continue;  // a buffer, texture or sampler: bound on its own
-    if (ContainsResource(field)) {
-      diags_.Report(DiagId::UnsupportedUniformType, range, var->type->Name(),
-                    "field '" + var->type->Info()->fields[i]->name +
-                        "' holds resources inside an array or a struct; only buffer, texture "
-                        "and sampler fields are bound on their own");
-      ok = false;
-    } else {
-      ok = CheckUniformType(field, range) && ok;
-    }
-  }
+  bool ok = CheckResourceStructFields(var->type, "", range);
   if (!ok) return;
   var->uniform_kind =
       parameter_block ? ast::UniformKind::ParameterBlock : ast::UniformKind::ResourceStruct;
@@ -181,6 +191,13 @@ void Checker::CheckUniformEntryParam(ast::FuncDecl* func, ast::VarDecl* param) {
     param->role = ast::VarRole::Global;
     return;
   }
+  if (param->type->IsStruct() && ContainsResource(param->type)) {
+    // A struct holding buffers (`TensorView<float> t`): bound like such a global.
+    if (!CheckResourceStructFields(param->type, "", param->type_expr->range)) return;
+    param->role = ast::VarRole::Global;
+    param->uniform_kind = ast::UniformKind::ResourceStruct;
+    return;
+  }
   if (!CheckUniformType(param->type, param->type_expr->range)) return;
   if (push_constant_block_ != nullptr) {
     // The uniform parameters are the entry point's push-constant block.
@@ -193,7 +210,8 @@ void Checker::CheckUniformEntryParam(ast::FuncDecl* func, ast::VarDecl* param) {
   uint32_t index = 0;
   for (ast::VarDecl* p : func->params) {
     if (p == param) break;
-    if (p->is_uniform && !p->type->IsResource()) ++index;  // buffers are bound on their own
+    // Buffers and structs holding them are bound on their own.
+    if (p->is_uniform && !p->type->IsResource() && !ContainsResource(p->type)) ++index;
   }
   param->uniform_kind = ast::UniformKind::EntryParam;
   param->uniform_index = index;

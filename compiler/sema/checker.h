@@ -3,6 +3,7 @@
 // expressions in check_expr.cpp, calls and constructors in check_call.cpp, conversion
 // rules in conversions.cpp.
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -372,12 +373,19 @@ class Checker {
   /// Links `[ForwardDerivative(g)]` / `[ForwardDerivativeOf(f)]` (sets fwd_derivative)
   /// after checking the derivative's type against FwdDiffSignature(primal, 1).
   void CheckCustomDerivatives(const std::vector<ast::Decl*>& decls);
-  /// The function a custom-derivative attribute on `holder` names (a method of
-  /// `holder`'s type first, then a function in scope; `S.f` names a member of S);
-  /// reports and gives null otherwise.
-  ast::FuncDecl* AttributeFunction(const ast::Attribute& attr, const ast::FuncDecl* holder);
-  void LinkForwardDerivative(ast::FuncDecl* primal, ast::FuncDecl* derivative,
-                             const ast::Attribute& attr);
+  /// The functions a custom-derivative attribute on `holder` names, all overloads (the
+  /// methods of `holder`'s type first, then functions in scope; `S.f` names members of
+  /// S); reports and gives none otherwise.
+  std::vector<ast::FuncDecl*> AttributeFunctions(const ast::Attribute& attr,
+                                                 const ast::FuncDecl* holder);
+  /// Links `func` with the first of `others` (overloads the attribute named) that `link`
+  /// accepts quietly; when none does, `link` reports the mismatch with the first.
+  void LinkFirstMatch(const std::vector<ast::FuncDecl*>& others,
+                      const std::function<bool(ast::FuncDecl* other, bool report)>& link);
+  /// Each Link* below checks the pair and records it; on a mismatch it reports (with
+  /// `report`) and gives false.
+  bool LinkForwardDerivative(ast::FuncDecl* primal, ast::FuncDecl* derivative,
+                             const ast::Attribute& attr, bool report);
   /// Whether `derivative` has the generic parameters of `primal` (kinds and constraints,
   /// in order); `*to_primal` gets the map from the derivative's parameters to the primal's.
   bool MatchGenericDerivative(const ast::FuncDecl* primal, const ast::FuncDecl* derivative,
@@ -410,12 +418,12 @@ class Checker {
   void LinkBackwardDerivatives(ast::FuncDecl* func);
   /// One link of LinkBackwardDerivatives: generic functions and methods compared as
   /// LinkForwardDerivative compares them; reports E3390 on a mismatch.
-  void LinkBackwardDerivative(ast::FuncDecl* primal, ast::FuncDecl* derivative,
-                              const ast::Attribute& attr);
+  bool LinkBackwardDerivative(ast::FuncDecl* primal, ast::FuncDecl* derivative,
+                              const ast::Attribute& attr, bool report);
   /// Links `[PrimalSubstitute(g)]` / `[PrimalSubstituteOf(f)]` (sets primal_substitute)
   /// after checking that both functions have one type.
-  void LinkPrimalSubstitute(ast::FuncDecl* primal, ast::FuncDecl* substitute,
-                            const ast::Attribute& attr);
+  bool LinkPrimalSubstitute(ast::FuncDecl* primal, ast::FuncDecl* substitute,
+                            const ast::Attribute& attr, bool report);
   /// For a [Differentiable] function (body checked): reports calls of non-differentiable
   /// functions and `no_diff` stores of values that carry a derivative.
   void CheckDifferentiableBody(ast::FuncDecl* func);
@@ -565,6 +573,10 @@ class Checker {
   /// Checks a global struct holding buffers (`TensorView<float> t;`) or a
   /// `ParameterBlock<T>`: each field a buffer or uniform data; records it in `out`.
   void CheckResourceStruct(ast::VarDecl* var, bool parameter_block, CheckedModule* out);
+  /// Checks the fields of such a struct (and of structs holding resources inside it, whose
+  /// names get `prefix`): each a resource or uniform data.
+  bool CheckResourceStructFields(const Type* type, const std::string& prefix,
+                                 const source::SourceRange& range);
   /// Checks a `uniform` parameter of entry point `func` and gives it its index in the
   /// entry point's push-constant block.
   void CheckUniformEntryParam(ast::FuncDecl* func, ast::VarDecl* param);

@@ -87,6 +87,19 @@ bool IsIdentifier(std::string_view text) {
   return true;
 }
 
+/// `name` or `a.b.c`: a tensor inside a struct (`x.primal` of a DiffTensorView `x`).
+bool IsMemberPath(std::string_view text) {
+  size_t start = 0;
+  for (;;) {
+    size_t dot = text.find('.', start);
+    if (!IsIdentifier(text.substr(start, dot == std::string_view::npos ? dot : dot - start))) {
+      return false;
+    }
+    if (dot == std::string_view::npos) return true;
+    start = dot + 1;
+  }
+}
+
 template <typename T>
 bool ParseInteger(std::string_view text, T* value) {
   int base = 10;
@@ -384,7 +397,7 @@ bool ParseUniformDirective(Cursor& cursor, UniformSpec* uniform, std::string* me
 bool ParseTensorDirective(Cursor& cursor, BufferRole role, uint32_t line, BufferSpec* buffer,
                           std::vector<UniformSpec>* uniforms, std::string* message) {
   std::string_view name = cursor.Word();
-  if (!IsIdentifier(name)) {
+  if (!IsMemberPath(name)) {
     *message = name.empty() ? std::string("expected a tensor name")
                             : "invalid tensor name '" + std::string(name) + "'";
     return false;

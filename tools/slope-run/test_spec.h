@@ -24,6 +24,8 @@
 // binds a `TensorView<TYPE> NAME` of the kernel: its buffer NAME.data holds the values
 // (row-major, zero for an output), NAME.sizes the shape (up to 4 dimensions, unused ones
 // 0) and NAME.strides the row-major strides in elements. An output prints as NAME.data.
+// NAME may be a path to a TensorView inside a struct: `x.primal` and `x.diff.diff` are
+// the values and the gradients of a `DiffTensorView x`.
 //   //INPUT: texture NAME TYPE [w, h, ...] [mips=N] [v0, v1, ...]
 //   //OUTPUT: texture NAME TYPE [w, h, ...] [= [v0, v1, ...]]
 //   //INPUT: sampler NAME [filter=nearest|linear] [address=clamp|wrap|mirror]

@@ -1,9 +1,12 @@
 // legalize-resources: after inline-resources, sroa and mem2reg, every buffer value should
 // be a global. This pass finishes the job and checks it.
 //
-// `extract` of a `make_struct` becomes the member, and a block parameter of buffer type
+// `extract` of a `make_struct` becomes the member, a block parameter of buffer type
 // whose incoming arguments (from the edges that can run) are all one value becomes that
-// value; both repeat until nothing changes, then dead code goes. A buffer value that is
+// value, and a load of a buffer-typed function variable whose stores all store one
+// global becomes that global (mem2reg leaves such a variable when it is written in one
+// loop and read in another: reverse mode keeps a loop's buffer that way); these repeat
+// until nothing changes, then dead code goes. A buffer value that is
 // still not a global afterwards (chosen at run time, or read before anything was stored
 // into it) is reported where it is used (E4500): SPIR-V names the buffer of each access
 // statically. The IR stays valid either way.
@@ -34,6 +37,7 @@ class State {
  private:
   bool FoldExtracts();
   bool ResolveParams();
+  bool ResolveVars();
 
   ir::Module& module_;
   const Options& options_;
@@ -98,10 +102,52 @@ bool State::ResolveParams() {
   return false;
 }
 
+bool State::ResolveVars() {
+  // Per variable of buffer type: the one global stored into it, or null once it is
+  // given anything else (or used other than by loads and stores into it).
+  std::map<const Value*, Value*> stored;
+  std::set<const Value*> mixed;
+  for (const Block* b : f_.blocks) {
+    for (const Inst* inst : b->insts) {
+      for (size_t i = 0; i < inst->operands.size(); ++i) {
+        const Value* v = inst->operands[i];
+        if (v->VKind() != ir::ValueKind::Inst || static_cast<const Inst*>(v)->GetOp() != Op::Var ||
+            !v->GetType()->Element()->IsResource()) {
+          continue;
+        }
+        bool is_store = inst->GetOp() == Op::Store && i == 0;
+        if (inst->GetOp() == Op::Load) continue;
+        Value* value = is_store ? inst->operands[1] : nullptr;
+        if (value == nullptr || value->VKind() != ir::ValueKind::Global) {
+          mixed.insert(v);
+          continue;
+        }
+        auto [it, fresh] = stored.emplace(v, value);
+        if (!fresh && it->second != value) mixed.insert(v);
+      }
+    }
+  }
+  std::map<const Value*, Value*> replace;
+  for (Block* b : f_.blocks) {
+    for (Inst* inst : b->insts) {
+      if (inst->GetOp() != Op::Load) continue;
+      auto it = stored.find(inst->operands[0]);
+      if (it != stored.end() && mixed.count(it->first) == 0) replace[inst] = it->second;
+    }
+  }
+  if (replace.empty()) return false;
+  ir::ReplaceUses(f_, replace);
+  for (Block* b : f_.blocks) {
+    std::erase_if(b->insts, [&](const Inst* inst) { return replace.count(inst) != 0; });
+  }
+  return true;
+}
+
 bool State::Simplify() {
   bool changed = false;
   for (bool again = true; again;) {
     again = FoldExtracts();
+    again = ResolveVars() || again;
     while (ResolveParams()) again = true;
     changed = changed || again;
   }

@@ -69,6 +69,9 @@ class Reverser {
   /// arm_chain_; with `test_exit`, a loop's test, up to the block whose `cond_br` goes
   /// to `test_exit` (inclusive). False (reported) on a shape reverse mode does not take.
   bool Walk(Block* start, Block* end, std::vector<Block*>* chain, Block* test_exit = nullptr);
+  /// Whether `copy` (in loop `info`) loads from a function variable that nothing in the
+  /// loop writes or passes on by pointer: the same value in every iteration.
+  bool InvariantLoad(const Value* copy, const LoopInfo* info) const;
   /// Records the loop `header` heads (its bound, its test, its body and the loops
   /// around it); false (reported) when it has no bound or another shape.
   bool WalkLoop(Block* header);
@@ -248,8 +251,12 @@ Value* Reverser::Spilled(Value* copy) {
   if (block == nullptr || top_level_.count(block) != 0) return copy;
   if (Value* again = Recomputed(copy)) return again;
   auto loop = loop_of_.find(block);
-  if (loop != loop_of_.end()) {
-    // Per iteration: an array indexed by the iteration (clamped to the bound).
+  if (loop != loop_of_.end() &&
+      !(ir::ContainsResource(copy->GetType()) && InvariantLoad(copy, loop->second))) {
+    // Per iteration: an array indexed by the iteration (clamped to the bound). A value
+    // holding a resource cannot live in such an array (each use must name its buffer);
+    // one read from a variable the loop does not write is the same in every iteration,
+    // and kept once below.
     const LoopInfo* info = loop->second;
     auto [tape, fresh] = tapes_.emplace(copy, nullptr);
     if (fresh) {
@@ -283,6 +290,37 @@ Value* Reverser::Spilled(Value* copy) {
     block->insts.insert(at, store);
   }
   return b_.Load(it->second);
+}
+
+bool Reverser::InvariantLoad(const Value* copy, const LoopInfo* info) const {
+  if (copy->VKind() != ir::ValueKind::Inst) return false;
+  const auto* load = static_cast<const Inst*>(copy);
+  if (load->GetOp() != Op::Load) return false;
+  auto root = [](const Value* ptr) {
+    while (ptr->VKind() == ir::ValueKind::Inst) {
+      const auto* inst = static_cast<const Inst*>(ptr);
+      if (inst->GetOp() != Op::ElementPtr && inst->GetOp() != Op::MemberPtr) break;
+      ptr = inst->operands.at(0);
+    }
+    return ptr;
+  };
+  const Value* var = root(load->operands[0]);
+  if (var->VKind() != ir::ValueKind::Inst || static_cast<const Inst*>(var)->GetOp() != Op::Var) {
+    return false;
+  }
+  // Nothing in the loop but loads may touch the variable (a store, a call taking it).
+  for (const Block* jvp_block : info->all) {
+    for (const Inst* inst : forward_.at(jvp_block)->insts) {
+      if (inst->GetOp() == Op::Load || inst->GetOp() == Op::ElementPtr ||
+          inst->GetOp() == Op::MemberPtr) {
+        continue;
+      }
+      for (const Value* v : inst->operands) {
+        if (v->GetType()->IsPointer() && root(v) == var) return false;
+      }
+    }
+  }
+  return true;
 }
 
 bool Reverser::ReadOnlyPath(const Value* ptr) const {
@@ -352,7 +390,10 @@ Value* Reverser::Recomputed(Value* copy) {
   const ir::Type* rt = inst->GetType();
   bool small = (rt->IsInt() || rt->IsBool()) ||
                (rt->IsVector() && (rt->Element()->IsInt() || rt->Element()->IsBool()));
-  if (small && PureOp(inst->GetOp()) && Free(copy)) {
+  // A value holding a resource (a TensorView put together from its globals) cannot be
+  // kept in function memory: it is put together again, from operands kept or recomputed.
+  bool holds_resource = ir::ContainsResource(rt) && PureOp(inst->GetOp());
+  if ((small && PureOp(inst->GetOp()) && Free(copy)) || holds_resource) {
     std::vector<Value*> operands;
     for (Value* v : inst->operands) operands.push_back(operand(v));
     Inst* again = b_.Emit(inst->GetOp(), rt, std::move(operands), inst->imms);

@@ -129,18 +129,8 @@ ast::Expr* Checker::CheckBwdDiffCall(ast::CallExpr* call) {
     if (a->type->IsError()) return call;
   }
   DiffTarget target = DiffTargetOf(inner);
-  // Of several differentiable overloads, the one taking as many arguments. A method
-  // named by its type (`S.m`) takes `this` first; `obj.m` binds `obj` as `this`.
-  const Candidate* chosen = nullptr;
-  for (const Candidate& c : target.candidates) {
-    if (!IsDifferentiableFunction(c.func)) continue;
-    bool explicit_this = target.by_type && c.func->this_param != nullptr;
-    if (chosen == nullptr ||
-        DiffChainSignatures(c.func, chain, &c.context, explicit_this).front().params.size() ==
-            call->args.size()) {
-      chosen = &c;
-    }
-  }
+  // A method named by its type (`S.m`) takes `this` first; `obj.m` binds `obj` as `this`.
+  const Candidate* chosen = ChooseDiffOverload(target, chain, call);
   if (chosen == nullptr) return call;
   const ast::FuncDecl* f = chosen->func;
   bool explicit_this = target.by_type && f->this_param != nullptr;

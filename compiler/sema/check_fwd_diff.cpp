@@ -176,15 +176,8 @@ ast::Expr* Checker::CheckDiffCall(ast::CallExpr* call) {
   std::vector<ast::DiffExpr*> chain{diff};
   while (chain.back() != inner) chain.push_back(static_cast<ast::DiffExpr*>(chain.back()->operand));
   DiffTarget target = DiffTargetOf(inner);
-  // Of several differentiable overloads, the one taking as many arguments.
-  const Candidate* chosen = nullptr;
-  for (const Candidate& c : target.candidates) {
-    if (!IsDifferentiableFunction(c.func)) continue;
-    bool explicit_this = target.by_type && c.func->this_param != nullptr;
-    if (chosen == nullptr || c.func->params.size() + (explicit_this ? 1 : 0) == call->args.size()) {
-      chosen = &c;
-    }
-  }
+  const Candidate* chosen = ChooseDiffOverload(target, chain, call);
+  if (chosen == nullptr) return call;
   const ast::FuncDecl* f = chosen->func;
   bool explicit_this = target.by_type && f->this_param != nullptr;
   std::string shown = "fwd_diff(" + target.name + ")";
@@ -298,6 +291,35 @@ bool Checker::LinkPrimalSubstitute(ast::FuncDecl* primal, ast::FuncDecl* substit
   }
   primal->primal_substitute = substitute;
   return true;
+}
+
+const Checker::Candidate* Checker::ChooseDiffOverload(const DiffTarget& target,
+                                                      const std::vector<ast::DiffExpr*>& chain,
+                                                      const ast::CallExpr* call) {
+  // Of several differentiable overloads: one taking as many arguments, the cheapest
+  // conversion of the arguments winning (a generic one is compared by count only).
+  const Candidate* chosen = nullptr;
+  int best = 0;
+  for (const Candidate& c : target.candidates) {
+    if (!IsDifferentiableFunction(c.func)) continue;
+    bool explicit_this = target.by_type && c.func->this_param != nullptr;
+    int cost = kNoConversion;
+    FwdSignature sig = DiffChainSignatures(c.func, chain, &c.context, explicit_this).front();
+    if (sig.params.size() == call->args.size()) {
+      cost = kNoConversion - 1;
+      if (c.func->generic_context.empty()) {
+        cost = 0;
+        for (size_t i = 0; i < sig.params.size() && cost < kNoConversion; ++i) {
+          cost = std::min(kNoConversion, cost + ConversionCost(call->args[i]->type, sig.params[i]));
+        }
+      }
+    }
+    if (chosen == nullptr || cost < best) {
+      chosen = &c;
+      best = cost;
+    }
+  }
+  return chosen;
 }
 
 std::vector<ast::FuncDecl*> Checker::AttributeFunctions(const ast::Attribute& attr,

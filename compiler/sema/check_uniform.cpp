@@ -133,7 +133,8 @@ void Checker::CheckRegister(const std::vector<std::string>& args, const source::
 }
 
 bool Checker::CheckResourceStructFields(const Type* type, const std::string& prefix,
-                                        const source::SourceRange& range) {
+                                        const source::SourceRange& range, const Type* outer) {
+  if (outer == nullptr) outer = type;
   bool ok = true;
   for (size_t i = 0; i < type->Info()->fields.size(); ++i) {
     const Type* field = types_.FieldType(type, i);
@@ -141,9 +142,9 @@ bool Checker::CheckResourceStructFields(const Type* type, const std::string& pre
     if (field->IsResource()) continue;  // a buffer, texture or sampler: bound on its own
     if (field->IsStruct() && ContainsResource(field)) {
       // `DiffTensorView` holds `TensorView`s: their buffers are bound on their own too.
-      ok = CheckResourceStructFields(field, name + ".", range) && ok;
+      ok = CheckResourceStructFields(field, name + ".", range, outer) && ok;
     } else if (ContainsResource(field)) {
-      diags_.Report(DiagId::UnsupportedUniformType, range, type->Name(),
+      diags_.Report(DiagId::UnsupportedUniformType, range, outer->Name(),
                     "field '" + name +
                         "' holds resources inside an array; only buffer, texture and sampler "
                         "fields (also inside nested structs) are bound on their own");

@@ -373,6 +373,12 @@ class Checker {
   /// Links `[ForwardDerivative(g)]` / `[ForwardDerivativeOf(f)]` (sets fwd_derivative)
   /// after checking the derivative's type against FwdDiffSignature(primal, 1).
   void CheckCustomDerivatives(const std::vector<ast::Decl*>& decls);
+  /// The overload of `target` that `call` (of the operators `chain`, outermost first)
+  /// differentiates: a differentiable one taking as many arguments, converting them at
+  /// the least cost; null when none is differentiable.
+  const Candidate* ChooseDiffOverload(const DiffTarget& target,
+                                      const std::vector<ast::DiffExpr*>& chain,
+                                      const ast::CallExpr* call);
   /// The functions a custom-derivative attribute on `holder` names, all overloads (the
   /// methods of `holder`'s type first, then functions in scope; `S.f` names members of
   /// S); reports and gives none otherwise.
@@ -574,9 +580,10 @@ class Checker {
   /// `ParameterBlock<T>`: each field a buffer or uniform data; records it in `out`.
   void CheckResourceStruct(ast::VarDecl* var, bool parameter_block, CheckedModule* out);
   /// Checks the fields of such a struct (and of structs holding resources inside it, whose
-  /// names get `prefix`): each a resource or uniform data.
+  /// names get `prefix`): each a resource or uniform data; errors name `outer` (the
+  /// variable's type; `type` when null).
   bool CheckResourceStructFields(const Type* type, const std::string& prefix,
-                                 const source::SourceRange& range);
+                                 const source::SourceRange& range, const Type* outer = nullptr);
   /// Checks a `uniform` parameter of entry point `func` and gives it its index in the
   /// entry point's push-constant block.
   void CheckUniformEntryParam(ast::FuncDecl* func, ast::VarDecl* param);

@@ -205,7 +205,9 @@ Reflection Reflect(const ir::Module& module, const std::vector<std::string>& ent
       continue;
     }
     if (t->IsTexture()) {
-      b.kind = t->IsWritable() ? ResourceKind::RWTexture : ResourceKind::Texture;
+      b.kind = t->IsWritable()   ? ResourceKind::RWTexture
+               : t->IsCombined() ? ResourceKind::SampledTexture
+                                 : ResourceKind::Texture;
       b.texture.dim = static_cast<uint32_t>(t->Dim());
       b.texture.arrayed = t->IsArrayed();
       if (g->image_format != ir::ImageFormat::Unknown) {

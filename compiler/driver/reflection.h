@@ -65,6 +65,8 @@ enum class ResourceKind : uint8_t {
   Texture,             ///< a sampled texture (`Texture2D<T>`): `texture` describes it
   RWTexture,           ///< a storage texture (`RWTexture2D<T>`), with its format
   Sampler,             ///< `SamplerState` / `SamplerComparisonState`
+  SampledTexture,      ///< a combined texture and sampler (`Sampler2D<T>`): one descriptor
+                       ///< holding both; `texture` describes the texture
 };
 
 /// "storage_buffer", "rw_storage_buffer", "uniform_buffer", "push_constant".
@@ -77,6 +79,7 @@ inline const char* ResourceKindName(ResourceKind kind) {
     case ResourceKind::Texture: return "texture";
     case ResourceKind::RWTexture: return "rw_texture";
     case ResourceKind::Sampler: return "sampler";
+    case ResourceKind::SampledTexture: return "sampled_texture";
   }
   return "?";
 }

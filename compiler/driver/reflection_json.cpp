@@ -16,7 +16,7 @@ constexpr ResourceKind kResourceKinds[] = {ResourceKind::StructuredBuffer,
                                            ResourceKind::RWStructuredBuffer,
                                            ResourceKind::UniformBuffer, ResourceKind::PushConstant,
                                            ResourceKind::Texture, ResourceKind::RWTexture,
-                                           ResourceKind::Sampler};
+                                           ResourceKind::Sampler, ResourceKind::SampledTexture};
 constexpr const char* kTextureShapes[] = {"?", "1d", "2d", "3d", "cube"};
 
 /// "float", "float3", "float2x3": a scalar, vector or matrix type's name.
@@ -184,7 +184,8 @@ std::string ReflectionToJson(const Reflection& reflection) {
       parameters.push_back(std::move(p));
       continue;
     }
-    if (b.kind == ResourceKind::Texture || b.kind == ResourceKind::RWTexture) {
+    if (b.kind == ResourceKind::Texture || b.kind == ResourceKind::RWTexture ||
+        b.kind == ResourceKind::SampledTexture) {
       p["shape"] = kTextureShapes[b.texture.dim <= 4 ? b.texture.dim : 0];
       p["arrayed"] = b.texture.arrayed;
       if (!b.texture.format.empty()) p["format"] = b.texture.format;
@@ -257,7 +258,8 @@ bool ReflectionFromJson(std::string_view text, Reflection* out, std::string* err
       out->bindings.push_back(std::move(b));
       continue;
     }
-    if (b.kind == ResourceKind::Texture || b.kind == ResourceKind::RWTexture) {
+    if (b.kind == ResourceKind::Texture || b.kind == ResourceKind::RWTexture ||
+        b.kind == ResourceKind::SampledTexture) {
       std::string shape;
       if (!r.String(p, "shape", at, &shape)) return false;
       b.texture.dim = 0;

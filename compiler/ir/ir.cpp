@@ -140,7 +140,8 @@ std::string Type::Name() const {
              std::to_string(element_->Count()) + ">";
     case TypeKind::Texture: {
       static const char* const kDims[] = {"?", "1d", "2d", "3d", "cube"};
-      return std::string(writable_ ? "rwtexture" : "texture") + kDims[count_ <= 4 ? count_ : 0] +
+      return std::string(writable_ ? "rwtexture" : is_signed_ ? "sampled" : "texture") +
+             kDims[count_ <= 4 ? count_ : 0] +
              (arrayed_ ? "_array<" : "<") + element_->Name() + ">";
     }
     case TypeKind::Sampler: return writable_ ? "sampler_cmp" : "sampler";
@@ -236,8 +237,9 @@ const Type* TypeTable::Pointer(AddressSpace space, const Type* pointee) {
 const Type* TypeTable::Buffer(const Type* element, bool writable) {
   return Get({TypeKind::Buffer, 0, false, element, 1, AddressSpace::StorageBuffer, writable, false});
 }
-const Type* TypeTable::Texture(const Type* element, TextureDim dim, bool arrayed, bool writable) {
-  return Get({TypeKind::Texture, 0, false, element, static_cast<uint32_t>(dim),
+const Type* TypeTable::Texture(const Type* element, TextureDim dim, bool arrayed, bool writable,
+                               bool combined) {
+  return Get({TypeKind::Texture, 0, combined, element, static_cast<uint32_t>(dim),
               AddressSpace::Function, writable, arrayed});
 }
 const Type* TypeTable::Sampler(bool comparison) {

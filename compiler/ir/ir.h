@@ -93,6 +93,9 @@ class Type {
   /// 32-bit scalar or vector). For Sampler: IsComparison().
   TextureDim Dim() const { return static_cast<TextureDim>(count_); }
   bool IsArrayed() const { return arrayed_; }
+  /// For Texture: a combined texture and sampler (`Sampler2D<T>`), one binding that
+  /// samples without a separate sampler operand.
+  bool IsCombined() const { return kind_ == TypeKind::Texture && is_signed_; }
   bool IsComparison() const { return writable_; }
   /// For Struct: its name, member types and member names (in declaration order).
   const std::string& StructName() const { return struct_name_; }
@@ -167,7 +170,8 @@ class TypeTable {
   const Type* Pointer(AddressSpace space, const Type* pointee);
   const Type* Buffer(const Type* element, bool writable);
   /// A texture of texels `element`; `writable`: a storage texture.
-  const Type* Texture(const Type* element, TextureDim dim, bool arrayed, bool writable);
+  const Type* Texture(const Type* element, TextureDim dim, bool arrayed, bool writable,
+                      bool combined = false);
   const Type* Sampler(bool comparison);
   /// `array<element, count>`.
   const Type* Array(const Type* element, uint32_t count);

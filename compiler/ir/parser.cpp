@@ -478,8 +478,10 @@ bool Parser::ParseType(const Type** out) {
     *out = types.Buffer(element, w == "rwbuffer");
   } else if (w == "sampler" || w == "sampler_cmp") {
     *out = types.Sampler(w == "sampler_cmp");
-  } else if (w.starts_with("texture") || w.starts_with("rwtexture")) {
+  } else if (w.starts_with("texture") || w.starts_with("rwtexture") ||
+             w.starts_with("sampled")) {
     bool writable = w.starts_with("rw");
+    bool combined = w.starts_with("sampled");
     std::string_view shape = w.substr(writable ? 9 : 7);
     bool arrayed = shape.ends_with("_array");
     if (arrayed) shape.remove_suffix(6);
@@ -493,7 +495,7 @@ bool Parser::ParseType(const Type** out) {
     if ((!element->IsScalar() && !element->IsVector()) || element->Scalar()->Width() != 32) {
       return Fail(DiagId::IrInvalidType, t, "a texture holds 32-bit scalars or vectors");
     }
-    *out = types.Texture(element, dim, arrayed, writable);
+    *out = types.Texture(element, dim, arrayed, writable, combined);
   } else {
     return Fail(DiagId::IrInvalidType, t, "unknown type '" + std::string(w) + "'");
   }

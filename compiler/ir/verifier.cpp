@@ -179,7 +179,11 @@ const char* TextureError(const Inst& inst) {
     return (v->IsScalar() || v->IsVector()) && v->Count() == n && kind && s->Width() == 32;
   };
   auto count = [&](size_t n) { return inst.operands.size() == n; };
+  // A combined texture and sampler is its own sampler: operand 1 repeats operand 0.
   auto sampler_at_1 = [&](bool comparison) {
+    if (inst.operands.size() > 1 && tex->IsCombined()) {
+      return !comparison && inst.operands[1] == inst.operands[0];
+    }
     return inst.operands.size() > 1 && inst.operands[1]->GetType()->IsSampler() &&
            inst.operands[1]->GetType()->IsComparison() == comparison;
   };

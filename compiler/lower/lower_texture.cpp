@@ -46,7 +46,8 @@ Value* Lowerer::LowerTextureIndex(const ast::IndexExpr* e) {
 Value* Lowerer::LowerTextureMethod(const ast::CallExpr* call) {
   Value* tex = LowerExpr(call->receiver);
   std::vector<Value*> args;
-  for (const ast::Expr* a : call->args) args.push_back(LowerExpr(a));
+  // A combined texture and sampler (Sampler2D) is its own sampler argument: the same value.
+  for (const ast::Expr* a : call->args) args.push_back(a == call->receiver ? tex : LowerExpr(a));
   Loc(call->range);
   auto op = static_cast<TextureOp>(call->buffer_imm & 0xff);
   const ir::Type* result = LowerType(call->value_type);

@@ -726,6 +726,7 @@ ast::Expr* Checker::CheckConditional(ast::ConditionalExpr* expr) {
     expr->type = types_.Error();
     return expr;
   }
+  if (ast::Expr* pointer = CheckPointerConditional(expr)) return pointer;
   if (a == b && (a->IsStruct() || a->IsEnum() || a->IsArray() ||
                  (a->IsDependent() && !a->IsNumericLike()))) {
     expr->type = a;

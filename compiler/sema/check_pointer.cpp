@@ -1,6 +1,6 @@
 // Pointers into device memory: `T*` and `Ptr<T>` (one type), `nullptr`, `*p`, `p->f`
-// and `p.f`, `p[i]`, `p + i`, `p - i`, `p += i`, `++p`, comparisons, `&` of a place
-// reached through a pointer, and casts between pointers and 64-bit integers.
+// and `p.f`, `p[i]`, `p + i`, `p - i`, `p += i`, `++p`, comparisons, `c ? p : q`, `&` of
+// a place reached through a pointer, and casts between pointers and 64-bit integers.
 //
 // `p[i]` becomes `*(p + i)` and a member read through a pointer `(*p).f`, so lowering
 // sees only dereferences, pointer offsets and the places below them.
@@ -202,6 +202,29 @@ ast::Expr* Checker::CheckPointerBinary(ast::BinaryExpr* expr) {
     default:
       return fail();
   }
+}
+
+ast::Expr* Checker::CheckPointerConditional(ast::ConditionalExpr* expr) {
+  const Type* a = expr->then_expr->type;
+  const Type* b = expr->else_expr->type;
+  if (!a->IsPointer() && !b->IsPointer()) return nullptr;
+  if (IsNullPointer(a) && IsNullPointer(b)) {
+    diags_.Report(DiagId::NullptrWithoutType, expr->range);
+    expr->type = types_.Error();
+    return expr;
+  }
+  // `nullptr` takes the other arm's pointer type, as in a comparison.
+  if (IsNullPointer(a) && b->IsPointer()) expr->then_expr = Coerce(expr->then_expr, b);
+  if (IsNullPointer(b) && a->IsPointer()) expr->else_expr = Coerce(expr->else_expr, a);
+  a = expr->then_expr->type;
+  b = expr->else_expr->type;
+  if (a != b) {
+    diags_.Report(DiagId::CannotConvert, expr->else_expr->range, b->Name(), a->Name());
+    expr->type = types_.Error();
+    return expr;
+  }
+  expr->type = a;
+  return expr;
 }
 
 ast::Expr* Checker::CheckPointerCast(ast::CastExpr* cast, const Type* target) {

@@ -207,7 +207,7 @@ bool Checker::RejectUnsupportedType(ast::TypeExpr* te) {
       "Texture1D", "Texture2D", "Texture3D", "TextureCube", "Texture1DArray",
       "Texture2DArray", "TextureCubeArray", "Texture2DMS", "Texture2DMSArray",
       "RWTexture1D", "RWTexture2D", "RWTexture3D", "RWTexture1DArray", "RWTexture2DArray",
-      "Sampler1D", "Sampler2D", "Sampler3D", "SamplerCube", "FeedbackTexture2D",
+      "SamplerCubeArray", "FeedbackTexture2D",
       "RasterizerOrderedTexture2D", "SubpassInput"};
   static const std::set<std::string> kSamplers = {"SamplerState", "SamplerComparisonState"};
   static const std::set<std::string> kOtherResources = {

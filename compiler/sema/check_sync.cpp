@@ -82,7 +82,8 @@ void Checker::CheckGroupShared(ast::VarDecl* var, CheckedModule* out) {
 
 namespace {
 /// Whether an atomic may update `e` (checked, assignable): a buffer element, a
-/// groupshared variable, or an element, member or vector component of one.
+/// groupshared variable, a place reached through a device pointer (`*p`, `p->f`,
+/// `p[i]`), or an element, member or vector component of one.
 bool IsSharedMemory(const ast::Expr* e) {
   while (true) {
     switch (e->kind) {
@@ -101,6 +102,8 @@ bool IsSharedMemory(const ast::Expr* e) {
         e = static_cast<const ast::MemberExpr*>(e)->base;
         break;
       }
+      case ast::ExprKind::Unary:
+        return static_cast<const ast::UnaryExpr*>(e)->op == ast::OpKind::Deref;
       default:
         return false;
     }
@@ -135,8 +138,9 @@ void Checker::CheckSyncCall(ast::CallExpr* call) {
   auto which = static_cast<ir::AtomicOp>(f->intrinsic_op);
   if (!IsSharedMemory(call->args[0])) {
     diags_.Report(DiagId::AtomicDestination, call->args[0]->range, f->name,
-                  "in buffer or groupshared memory: a RWStructuredBuffer element or a "
-                  "groupshared variable, or a member or element of one");
+                  "in buffer or groupshared memory: a RWStructuredBuffer element, a "
+                  "groupshared variable or a place reached through a pointer, or a "
+                  "member or element of one");
     return;
   }
   // A generic type is checked once specialized (the check-atomics pass).

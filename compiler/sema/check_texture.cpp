@@ -1,8 +1,9 @@
 // Textures and samplers: the types (`Texture2D<float4>`, `RWTexture3D<uint>`,
-// `SamplerState`, ...), their `[format]` attribute, `tex[coord]`, and their methods
-// (Load, Sample, SampleLevel, SampleGrad, Gather*, SampleCmpLevelZero, GetDimensions),
-// resolved here rather than through declarations, as buffer methods are. Each method
-// call records its ir::TextureOp for lowering (lower/lower_texture.cpp).
+// `SamplerState`, the combined `Sampler2D<float4>`, ...), their `[format]` attribute,
+// `tex[coord]`, and their methods (Load, Sample, SampleLevel, SampleGrad, Gather*,
+// SampleCmpLevelZero, GetDimensions), resolved here rather than through declarations, as
+// buffer methods are. Each method call records its ir::TextureOp for lowering
+// (lower/lower_texture.cpp).
 
 #include <string>
 
@@ -20,6 +21,7 @@ struct TextureName {
   uint32_t dim;  ///< 1, 2, 3, or 4 for a cube
   bool arrayed;
   bool writable;
+  bool combined = false;  ///< a texture with its sampler (`Sampler2D`)
 };
 
 constexpr TextureName kTextureNames[] = {
@@ -29,6 +31,9 @@ constexpr TextureName kTextureNames[] = {
     {"RWTexture1D", 1, false, true},     {"RWTexture2D", 2, false, true},
     {"RWTexture3D", 3, false, true},     {"RWTexture1DArray", 1, true, true},
     {"RWTexture2DArray", 2, true, true},
+    {"Sampler1D", 1, false, false, true}, {"Sampler2D", 2, false, false, true},
+    {"Sampler3D", 3, false, false, true}, {"SamplerCube", 4, false, false, true},
+    {"Sampler1DArray", 1, true, false, true}, {"Sampler2DArray", 2, true, false, true},
 };
 
 /// Components of a coordinate that sampling takes: a cube's is a direction; the layer
@@ -102,7 +107,7 @@ const Type* Checker::ResolveTextureType(ast::TypeExpr* te) {
       return types_.Error();
     }
   }
-  return types_.Texture(element, found->dim, found->arrayed, found->writable);
+  return types_.Texture(element, found->dim, found->arrayed, found->writable, found->combined);
 }
 
 void Checker::CheckTextureFormat(ast::VarDecl* var) {
@@ -242,11 +247,26 @@ ast::Expr* Checker::CheckTextureMethod(ast::CallExpr* call, ast::MemberExpr* cal
                   t->Name().substr(2) + "' with a SamplerState");
   }
   bool comparison = name == "SampleCmp" || name == "SampleCmpLevelZero";
-  if (argc == 0 || !call->args[0]->type->IsSampler() ||
+  if (t->IsCombinedSampler()) {
+    // `Sampler2D` samples with its own sampler: the receiver stands in for the
+    // SamplerState argument the other textures take.
+    if (comparison) {
+      return refuse("its sampler is not a comparison sampler; compare with a "
+                    "SamplerComparisonState and a separate texture");
+    }
+    if (argc > 0 && call->args[0]->type->IsSampler()) {
+      return wrong("no SamplerState: a '" + t->Name() + "' samples with its own sampler");
+    }
+    call->args.insert(call->args.begin(), callee->base);
+    ++argc;
+  }
+  if (argc == 0 || (!call->args[0]->type->IsSampler() && !t->IsCombinedSampler()) ||
       call->args[0]->type->IsComparisonSampler() != comparison) {
     const char* sampler = comparison ? "SamplerComparisonState" : "SamplerState";
     return wrong(std::string("a ") + sampler + " as its first argument");
   }
+  // What the arguments start with: a sampler, unless the texture holds its own.
+  const std::string a_sampler = t->IsCombinedSampler() ? "" : "a sampler, ";
   uint32_t n = SampleCoordCount(t);
   std::string coord = "float" + std::to_string(n) + " " + coord_name;
   const Type* uv = float_vector(n);
@@ -254,7 +274,7 @@ ast::Expr* Checker::CheckTextureMethod(ast::CallExpr* call, ast::MemberExpr* cal
     bool level = name == "SampleLevel";
     size_t least = level ? 3u : 2u;
     if (argc != least && argc != least + 1) {
-      return wrong("a sampler, the " + coord + (level ? ", the float mip level" : "") +
+      return wrong(a_sampler + "the " + coord + (level ? ", the float mip level" : "") +
                    " and optionally a constant " + offset_type + " texel offset");
     }
     if (!coerce(1, uv) || (level && !coerce(2, types_.Float()))) return call;
@@ -265,7 +285,7 @@ ast::Expr* Checker::CheckTextureMethod(ast::CallExpr* call, ast::MemberExpr* cal
   if (name == "SampleGrad") {
     uint32_t g = t->TextureDim() == 4 ? 3 : t->TextureDim();
     if (argc != 4) {
-      return wrong("a sampler, the " + coord + ", and the float" + std::to_string(g) +
+      return wrong(a_sampler + "the " + coord + ", and the float" + std::to_string(g) +
                    " derivatives of the coordinate along x and along y");
     }
     if (!coerce(1, uv) || !coerce(2, float_vector(g)) || !coerce(3, float_vector(g))) return call;
@@ -287,7 +307,9 @@ ast::Expr* Checker::CheckTextureMethod(ast::CallExpr* call, ast::MemberExpr* cal
   if (component >= t->Element()->Count()) {
     return refuse("its texels have " + std::to_string(t->Element()->Count()) + " component(s)");
   }
-  if (argc != 2) return wrong("a sampler and the " + coord);
+  if (argc != 2) {
+    return wrong(t->IsCombinedSampler() ? "the " + coord : "a sampler and the " + coord);
+  }
   if (!coerce(1, uv)) return call;
   return record(ir::TextureOp::Gather, types_.Vector(t->Element()->ScalarType(), 4),
                 component << 8);

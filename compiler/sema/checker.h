@@ -812,6 +812,9 @@ class Checker {
   ast::Expr* CheckPointerIncDec(ast::UnaryExpr* expr);
   /// A binary operator with a pointer operand (both checked); null when neither is one.
   ast::Expr* CheckPointerBinary(ast::BinaryExpr* expr);
+  /// `c ? p : q` with a pointer operand (operands checked): both of one pointer type,
+  /// either may be `nullptr`; null when neither operand is a pointer.
+  ast::Expr* CheckPointerConditional(ast::ConditionalExpr* expr);
   /// A cast to or from a pointer (operand checked); null when neither type is one.
   ast::Expr* CheckPointerCast(ast::CastExpr* cast, const Type* target);
   /// `p += i`, `p -= i` (both sides checked); false when the left side is no pointer.

@@ -38,7 +38,8 @@ std::string Type::Name() const {
     case TypeKind::Texture: {
       static const char* const kShapes[] = {"?", "1D", "2D", "3D", "Cube"};
       uint32_t dim = TextureDim();
-      return std::string(writable_ ? "RWTexture" : "Texture") + kShapes[dim <= 4 ? dim : 0] +
+      return std::string(writable_ ? "RWTexture" : IsCombinedSampler() ? "Sampler" : "Texture") +
+             kShapes[dim <= 4 ? dim : 0] +
              (IsTextureArray() ? "Array<" : "<") + element_->Name() + ">";
     }
     case TypeKind::Sampler: return writable_ ? "SamplerComparisonState" : "SamplerState";
@@ -123,8 +124,9 @@ const Type* TypeContext::ByteAddressBuffer(bool writable) {
   return Make(TypeKind::Buffer, uint_, 0, writable);
 }
 
-const Type* TypeContext::Texture(const Type* element, uint32_t dim, bool arrayed, bool writable) {
-  return Make(TypeKind::Texture, element, 1, writable, dim * 2 + (arrayed ? 1 : 0));
+const Type* TypeContext::Texture(const Type* element, uint32_t dim, bool arrayed, bool writable,
+                                 bool combined) {
+  return Make(TypeKind::Texture, element, combined ? 2 : 1, writable, dim * 2 + (arrayed ? 1 : 0));
 }
 
 const Type* TypeContext::Sampler(bool comparison) {

@@ -158,6 +158,9 @@ class Type {
   uint32_t TextureDim() const { return IsTexture() ? width_ >> 1 : 0; }
   /// For textures: an array of layers (`Texture2DArray`), the layer last in coordinates.
   bool IsTextureArray() const { return IsTexture() && (width_ & 1) != 0; }
+  /// For textures: a combined texture and sampler (`Sampler2D<T>`), sampled without a
+  /// SamplerState argument.
+  bool IsCombinedSampler() const { return IsTexture() && count_ == 2; }
   /// For samplers: SamplerComparisonState.
   bool IsComparisonSampler() const { return kind_ == TypeKind::Sampler && writable_; }
 
@@ -275,7 +278,8 @@ class TypeContext {
   /// ByteAddressBuffer (writable: RWByteAddressBuffer); its element is `uint`.
   const Type* ByteAddressBuffer(bool writable);
   /// A texture of texels `element` (a 32-bit scalar or vector): `dim` 1, 2, 3 or 4 (cube).
-  const Type* Texture(const Type* element, uint32_t dim, bool arrayed, bool writable);
+  const Type* Texture(const Type* element, uint32_t dim, bool arrayed, bool writable,
+                      bool combined = false);
   /// SamplerState, or SamplerComparisonState.
   const Type* Sampler(bool comparison);
   /// `pointee*`: a pointer into device memory (`void*` is the type of `nullptr`).

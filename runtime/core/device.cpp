@@ -150,12 +150,17 @@ bool ResolveResources(const driver::Reflection& reflection, std::span<const Buff
       }
       continue;
     }
-    bool texture = info.kind == ResourceKind::Texture || info.kind == ResourceKind::RWTexture;
-    bool sampler = info.kind == ResourceKind::Sampler;
-    const char* wanted = texture ? "texture" : sampler ? "sampler" : "buffer";
-    bool present = given != nullptr && (texture   ? given->texture != nullptr
-                                        : sampler ? given->sampler != nullptr
-                                                  : given->buffer != nullptr);
+    // A combined texture and sampler (Sampler2D) takes both.
+    bool combined = info.kind == ResourceKind::SampledTexture;
+    bool texture = info.kind == ResourceKind::Texture || info.kind == ResourceKind::RWTexture ||
+                   combined;
+    bool sampler = info.kind == ResourceKind::Sampler || combined;
+    const char* wanted = combined ? "texture and sampler" : texture ? "texture"
+                         : sampler ? "sampler" : "buffer";
+    bool present = given != nullptr && (texture || sampler
+                                            ? (!texture || given->texture != nullptr) &&
+                                                  (!sampler || given->sampler != nullptr)
+                                            : given->buffer != nullptr);
     if (!present) {
       *error = std::string("no ") + wanted + " given for binding " + DescribeBinding(info);
       return false;

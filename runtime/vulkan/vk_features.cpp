@@ -287,6 +287,7 @@ std::string MissingLimit(const driver::Reflection& reflection, const std::string
       case driver::ResourceKind::Texture:
       case driver::ResourceKind::RWTexture:
       case driver::ResourceKind::Sampler:
+      case driver::ResourceKind::SampledTexture:
         break;
     }
   }

@@ -119,6 +119,7 @@ VkDescriptorType DescriptorTypeOf(driver::ResourceKind kind) {
     case driver::ResourceKind::Texture: return VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
     case driver::ResourceKind::RWTexture: return VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
     case driver::ResourceKind::Sampler: return VK_DESCRIPTOR_TYPE_SAMPLER;
+    case driver::ResourceKind::SampledTexture: return VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
     case driver::ResourceKind::StructuredBuffer:
     case driver::ResourceKind::RWStructuredBuffer:
     case driver::ResourceKind::PushConstant: return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
@@ -1126,10 +1127,12 @@ bool VulkanDevice::WriteDescriptorSets(VulkanKernel& kernel,
     if (infos[i].kind == driver::ResourceKind::PushConstant) continue;
     VkDescriptorType type = DescriptorTypeOf(infos[i].kind);
     if (given[i]->texture != nullptr || given[i]->sampler != nullptr) {
+      // A combined texture and sampler (Sampler2D) gives both.
       if (given[i]->texture != nullptr) {
         image_infos[i].imageView = static_cast<const VulkanTexture*>(given[i]->texture)->view_;
         image_infos[i].imageLayout = VK_IMAGE_LAYOUT_GENERAL;
-      } else {
+      }
+      if (given[i]->sampler != nullptr) {
         image_infos[i].sampler = static_cast<const VulkanSampler*>(given[i]->sampler)->sampler_;
       }
       VkWriteDescriptorSet write{};

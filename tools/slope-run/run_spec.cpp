@@ -292,7 +292,8 @@ bool CheckSpecAgainstReflection(const TestSpec& spec, const driver::Reflection& 
   for (const TextureSpec& texture : spec.textures) {
     const driver::BindingInfo* binding = reflection.FindBinding(texture.name);
     if (binding == nullptr || (binding->kind != driver::ResourceKind::Texture &&
-                               binding->kind != driver::ResourceKind::RWTexture)) {
+                               binding->kind != driver::ResourceKind::RWTexture &&
+                               binding->kind != driver::ResourceKind::SampledTexture)) {
       return fail(texture.line, "the kernel has no texture named '" + texture.name + "'");
     }
     const driver::TextureInfo& shape = binding->texture;
@@ -353,7 +354,8 @@ bool CheckSpecAgainstReflection(const TestSpec& spec, const driver::Reflection& 
   }
   for (const SamplerSpec& sampler : spec.samplers) {
     const driver::BindingInfo* binding = reflection.FindBinding(sampler.name);
-    if (binding == nullptr || binding->kind != driver::ResourceKind::Sampler) {
+    if (binding == nullptr || (binding->kind != driver::ResourceKind::Sampler &&
+                               binding->kind != driver::ResourceKind::SampledTexture)) {
       return fail(sampler.line, "the kernel has no sampler named '" + sampler.name + "'");
     }
   }
@@ -585,16 +587,34 @@ bool RunTestSpec(const TestSpec& spec, runtime::Device& device, const runtime::K
     bindings.push_back(binding);
     textures.push_back(std::move(made));
   }
+  // A combined texture and sampler (`Sampler2D`) takes its texture's directive and a
+  // sampler directive of the same name, or, without one, a nearest, clamping sampler.
+  std::vector<SamplerSpec> sampler_specs = spec.samplers;
+  for (const driver::BindingInfo& b : reflection.bindings) {
+    if (b.kind != driver::ResourceKind::SampledTexture) continue;
+    bool given = false;
+    for (const SamplerSpec& s : spec.samplers) given = given || s.name == b.name;
+    if (given) continue;
+    SamplerSpec nearest;
+    nearest.name = b.name;
+    sampler_specs.push_back(nearest);
+  }
   std::vector<std::unique_ptr<runtime::Sampler>> samplers;
-  for (const SamplerSpec& sampler : spec.samplers) {
+  for (const SamplerSpec& sampler : sampler_specs) {
     runtime::SamplerDesc desc = sampler.desc;
     desc.comparison = reflection.FindBinding(sampler.name)->texture.comparison;
     std::unique_ptr<runtime::Sampler> made = device.CreateSampler(desc, error);
     if (made == nullptr) return false;
-    runtime::BufferBinding binding;
-    binding.name = sampler.name;
-    binding.sampler = made.get();
-    bindings.push_back(binding);
+    runtime::BufferBinding* binding = nullptr;
+    for (runtime::BufferBinding& b : bindings) {
+      if (b.name == sampler.name) binding = &b;
+    }
+    if (binding == nullptr) {
+      bindings.emplace_back();
+      binding = &bindings.back();
+      binding->name = sampler.name;
+    }
+    binding->sampler = made.get();
     samplers.push_back(std::move(made));
   }
   runtime::DispatchOptions options;

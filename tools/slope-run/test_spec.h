@@ -36,7 +36,9 @@
 // of an arrayed texture (a cube's size is [w, w], six faces +x -x +y -y +z -z per layer).
 // The values are the texels of every mip level in turn, each level's layers and slices
 // in row-major order, x fastest, components in order. An output texture prints its mip
-// level 0 as NAME: v0 v1 .... A sampler binds a SamplerState (or comparison state).
+// level 0 as NAME: v0 v1 .... A sampler binds a SamplerState (or comparison state). A
+// combined texture and sampler (`Sampler2D<T> NAME`) takes a texture directive and a
+// sampler directive of the same NAME (without one, a nearest, clamping sampler).
 //   //DISPATCH: X [Y [Z]]
 //   //ENTRY: NAME
 //

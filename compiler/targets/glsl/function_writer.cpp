@@ -705,6 +705,7 @@ Expr FunctionWriter::TextureExpr(const ir::Inst& inst) {
     return Member(wide, std::string("xyzw").substr(0, t->IsVector() ? t->Count() : 1));
   };
   auto combined = [&](bool shadow) {
+    if (tex->IsCombined()) return op(0);  // a sampler2D already
     return Call(prefix + "sampler" + suffix + (shadow ? "Shadow" : ""), {op(0), op(1)});
   };
   auto to_uint = [&](const Expr& e) {

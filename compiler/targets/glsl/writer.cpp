@@ -59,6 +59,10 @@ std::string TextureDeclaration(const ir::Global& g, const std::string& name) {
                       : t->Dim() == ir::TextureDim::k3D ? "3D"
                                                         : "Cube";
   std::string suffix = std::string(shape) + (t->IsArrayed() ? "Array" : "");
+  // A combined texture and sampler (Sampler2D) is GLSL's sampler2D.
+  if (t->IsCombined()) {
+    return "layout(" + where + ") uniform " + prefix + "sampler" + suffix + " " + name + ";";
+  }
   if (!t->IsWritable()) return "layout(" + where + ") uniform " + prefix + "texture" + suffix + " " + name + ";";
   if (g.image_format != ir::ImageFormat::Unknown) {
     std::string format = ir::ImageFormatName(g.image_format);

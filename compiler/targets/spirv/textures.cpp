@@ -68,6 +68,23 @@ uint32_t Writer::ImageTypeId(const ir::Type* t, ir::ImageFormat format) {
   return id;
 }
 
+uint32_t Writer::SampledImageTypeId(const ir::Type* t, ir::ImageFormat format) {
+  uint32_t image_type = ImageTypeId(t, format);
+  auto [it, added] = sampled_image_types_.emplace(image_type, 0);
+  if (added) {
+    it->second = NewId();
+    globals_.Emit(SpvOp::OpTypeSampledImage, {it->second, image_type});
+  }
+  return it->second;
+}
+
+uint32_t Writer::HandleTypeId(const ir::Global* g) {
+  const ir::Type* t = g->GetType();
+  if (t->IsSampler()) return SamplerTypeId();
+  // A combined texture and sampler (Sampler2D) is bound as a sampled image.
+  return t->IsCombined() ? SampledImageTypeId(t, g->image_format) : ImageTypeId(t, g->image_format);
+}
+
 uint32_t Writer::SamplerTypeId() {
   if (sampler_type_ == 0) {
     sampler_type_ = NewId();
@@ -77,8 +94,7 @@ uint32_t Writer::SamplerTypeId() {
 }
 
 void Writer::DeclareTextureGlobal(const ir::Global* g) {
-  const ir::Type* t = g->GetType();
-  uint32_t pointee = t->IsSampler() ? SamplerTypeId() : ImageTypeId(t, g->image_format);
+  uint32_t pointee = HandleTypeId(g);
   uint32_t ptr = NewId();
   globals_.Emit(SpvOp::OpTypePointer,
                 {ptr, static_cast<uint32_t>(spv::StorageClass::UniformConstant), pointee});
@@ -113,10 +129,8 @@ uint32_t Writer::LoadHandle(const ir::Value* v) {
   // legalize-resources traced every texture and sampler back to its global.
   SLOPE_ASSERT(v->VKind() == ir::ValueKind::Global);
   const auto* g = static_cast<const ir::Global*>(v);
-  const ir::Type* t = g->GetType();
-  uint32_t type = t->IsSampler() ? SamplerTypeId() : ImageTypeId(t, g->image_format);
   uint32_t id = NewId();
-  functions_.Emit(SpvOp::OpLoad, {type, id, ValueId(g)});
+  functions_.Emit(SpvOp::OpLoad, {HandleTypeId(g), id, ValueId(g)});
   return id;
 }
 
@@ -129,16 +143,19 @@ void Writer::WriteTexture(const ir::Inst& inst) {
   auto op = static_cast<T>(inst.imms[0]);
   auto operand = [&](size_t i) { return ValueId(inst.operands[i]); };
   uint32_t image = LoadHandle(g);
+  uint32_t combined = 0;
+  if (tex->IsCombined()) {
+    // The sampled image is what the binding holds; fetches and queries take its image.
+    combined = image;
+    image = NewId();
+    functions_.Emit(SpvOp::OpImage, {ImageTypeId(tex, g->image_format), image, combined});
+  }
   auto sampled = [&]() {
-    uint32_t image_type = ImageTypeId(tex, g->image_format);
-    auto [it, added] = sampled_image_types_.emplace(image_type, 0);
-    if (added) {
-      it->second = NewId();
-      globals_.Emit(SpvOp::OpTypeSampledImage, {it->second, image_type});
-    }
+    if (combined != 0) return combined;
     uint32_t sampler = LoadHandle(inst.operands[1]);
     uint32_t id = NewId();
-    functions_.Emit(SpvOp::OpSampledImage, {it->second, id, image, sampler});
+    functions_.Emit(SpvOp::OpSampledImage,
+                    {SampledImageTypeId(tex, g->image_format), id, image, sampler});
     return id;
   };
   // A 4-vector result narrowed to the instruction's type.

@@ -216,6 +216,10 @@ class Writer {
   /// OpTypeImage of texture type `t` with texel format `format` (Unknown for sampled ones).
   uint32_t ImageTypeId(const ir::Type* t, ir::ImageFormat format);
   uint32_t SamplerTypeId();
+  /// OpTypeSampledImage of that image type (a combined texture and sampler's binding).
+  uint32_t SampledImageTypeId(const ir::Type* t, ir::ImageFormat format);
+  /// What global `g`'s handle is: a sampler, an image, or a sampled image (Sampler2D).
+  uint32_t HandleTypeId(const ir::Global* g);
   void DeclareTextureGlobal(const ir::Global* g);
   /// The loaded image (or sampler) of `texture` instruction operand `v`, a global.
   uint32_t LoadHandle(const ir::Value* v);

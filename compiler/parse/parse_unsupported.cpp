@@ -29,19 +29,27 @@ void Parser::SkipBraced() {
 
 bool Parser::AtLambda() const {
   // `(` ... matching `)` then `=>` (lexed as '=' and '>').
-  int depth = 0;
-  for (size_t i = pos_; i < tokens_.size(); ++i) {
-    if (tokens_[i].Is(TokenKind::LParen)) ++depth;
-    if (tokens_[i].Is(TokenKind::RParen) && --depth == 0) {
-      return i + 2 < tokens_.size() && tokens_[i + 1].Is(TokenKind::Equal) &&
-             tokens_[i + 2].Is(TokenKind::Greater);
-    }
-    if (tokens_[i].Is(TokenKind::Semicolon) || tokens_[i].Is(TokenKind::LBrace) ||
-        tokens_[i].Is(TokenKind::EndOfFile)) {
-      return false;
+  if (paren_close_.empty()) {
+    // A stack of the open '(' not yet matched; a ';', '{' or the end closes none of them.
+    paren_close_.assign(tokens_.size(), kNoClose);
+    std::vector<uint32_t> open;
+    for (size_t i = 0; i < tokens_.size(); ++i) {
+      const Token& t = tokens_[i];
+      if (t.Is(TokenKind::LParen)) {
+        open.push_back(static_cast<uint32_t>(i));
+      } else if (t.Is(TokenKind::RParen) && !open.empty()) {
+        paren_close_[open.back()] = static_cast<uint32_t>(i);
+        open.pop_back();
+      } else if (t.Is(TokenKind::Semicolon) || t.Is(TokenKind::LBrace) ||
+                 t.Is(TokenKind::EndOfFile)) {
+        open.clear();
+      }
     }
   }
-  return false;
+  if (pos_ >= tokens_.size() || !tokens_[pos_].Is(TokenKind::LParen)) return false;
+  size_t i = paren_close_[pos_];
+  return i != kNoClose && i + 2 < tokens_.size() && tokens_[i + 1].Is(TokenKind::Equal) &&
+         tokens_[i + 2].Is(TokenKind::Greater);
 }
 
 ast::Expr* Parser::ParseUnsupportedPrimary() {

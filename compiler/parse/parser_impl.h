@@ -3,6 +3,7 @@
 // declarations in parse_decl.cpp, types and generics in parse_type.cpp, statements in
 // parse_stmt.cpp, expressions in parse_expr.cpp.
 
+#include <cstdint>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -185,6 +186,8 @@ class Parser {
   /// Skips the statements of one `__target_switch` case: to the next `case`/`default`
   /// label or the closing '}' at this level.
   void SkipTargetCase();
+  /// At '(': whether its matching ')' comes before any ';', '{' or the end, followed by
+  /// `=>`. Linear over a whole parse: the matches are found once (`paren_close_`).
   bool AtLambda() const;
   /// `spirv_asm { ... }` or a lambda: reports it and returns a stand-in; else null.
   ast::Expr* ParseUnsupportedPrimary();
@@ -205,6 +208,11 @@ class Parser {
   bool panic_ = false;
   /// Parsing the operand of `fwd_diff`/`bwd_diff`: `obj.method<float>` may end at its ')'.
   bool in_diff_operand_ = false;
+  /// For each '(' token, the index of its matching ')' when no ';', '{' or end of file
+  /// comes first, else kNoClose; filled on the first AtLambda (one pass over the tokens,
+  /// so nested parentheses are not each rescanned to their end).
+  static constexpr uint32_t kNoClose = UINT32_MAX;
+  mutable std::vector<uint32_t> paren_close_;
 };
 
 }  // namespace slope::parse

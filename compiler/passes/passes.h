@@ -21,6 +21,9 @@ struct Options {
   size_t inline_threshold = 32;
   /// unroll: the most instructions the copies of one fully unrolled loop may add.
   size_t unroll_budget = 2048;
+  /// inline-call-chains: how deep the call graph may be, as the sum over functions of
+  /// the longest chain of calls below each, before single-call functions are inlined.
+  size_t call_chain_budget = 100000;
   /// Where passes report user errors that only show once the IR is transformed (a
   /// resource that no global can be found for, a [ForceUnroll] loop of unknown trip
   /// count). slopec and slope-opt set it; a pass that reports leaves the IR valid.

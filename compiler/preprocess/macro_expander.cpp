@@ -5,6 +5,8 @@
 // counts against kMaxExpansionTokens, so runaway expansion stops with an error.
 
 #include <sstream>
+#include <string_view>
+#include <unordered_map>
 
 #include "compiler/preprocess/preprocessor_impl.h"
 
@@ -24,13 +26,6 @@ bool IsEllipsis(const std::vector<Token>& line, size_t i) {
   return i + 2 < line.size() && line[i].Is(TokenKind::Dot) && line[i + 1].Is(TokenKind::Dot) &&
          line[i + 2].Is(TokenKind::Dot) && Adjacent(line[i], line[i + 1]) &&
          Adjacent(line[i + 1], line[i + 2]);
-}
-
-int ParamIndex(const Macro& macro, std::string_view name) {
-  for (size_t i = 0; i < macro.params.size(); ++i) {
-    if (macro.params[i] == name) return static_cast<int>(i);
-  }
-  return -1;
 }
 
 bool SameDefinition(const Macro& a, const Macro& b) {
@@ -89,6 +84,13 @@ void Preprocessor::HandleDefine(FileState& f, const Token& name) {
   macro.name = std::string(line[0].text);
   macro.def_range = line[0].Range();
   size_t i = 1;
+  // Each parameter's index by name: a search of the list for each body token would be
+  // quadratic in a macro of thousands of parameters.
+  std::unordered_map<std::string_view, int> param_indices;
+  auto param_index = [&](std::string_view name) {
+    auto it = param_indices.find(name);
+    return it == param_indices.end() ? -1 : it->second;
+  };
   auto at = [&](size_t k) -> const Token& { return k < line.size() ? line[k] : end; };
   auto bad_params = [&](const char* expected) {
     diags_.Report(DiagId::MalformedMacroParams, at(i).Range(), expected, macro.name,
@@ -103,11 +105,13 @@ void Preprocessor::HandleDefine(FileState& f, const Token& name) {
     } else {
       while (true) {
         if (at(i).Is(TokenKind::Identifier) && at(i).text != "__VA_ARGS__") {
-          if (ParamIndex(macro, at(i).text) >= 0) return bad_params("a parameter name not used before");
+          if (param_index(at(i).text) >= 0) return bad_params("a parameter name not used before");
+          param_indices.emplace(at(i).text, static_cast<int>(macro.params.size()));
           macro.params.emplace_back(at(i).text);
           ++i;
         } else if (IsEllipsis(line, i)) {
           macro.variadic = true;
+          param_indices.emplace("__VA_ARGS__", static_cast<int>(macro.params.size()));
           macro.params.emplace_back("__VA_ARGS__");
           i += 3;
           if (!at(i).Is(TokenKind::RParen)) return bad_params("')' after '...'");
@@ -137,7 +141,7 @@ void Preprocessor::HandleDefine(FileState& f, const Token& name) {
       ++i;
     } else if (line[i].Is(TokenKind::Hash) && macro.function_like) {
       int param = i + 1 < line.size() && line[i + 1].Is(TokenKind::Identifier)
-                      ? ParamIndex(macro, line[i + 1].text)
+                      ? param_index(line[i + 1].text)
                       : -1;
       if (param < 0) {
         diags_.Report(DiagId::StringizeNotParam, line[i].Range(), macro.name);
@@ -147,7 +151,7 @@ void Preprocessor::HandleDefine(FileState& f, const Token& name) {
       b.param = param;
       b.tok = line[++i];
     } else if (line[i].Is(TokenKind::Identifier)) {
-      b.param = ParamIndex(macro, line[i].text);
+      b.param = param_index(line[i].text);
       if (line[i].text == "__VA_ARGS__" && !macro.variadic) {
         diags_.Report(DiagId::VaArgsOutsideVariadic, line[i].Range());
         return;

@@ -44,7 +44,7 @@ def generator(name, max_size=10**6, ci_size=1000):
 
 # ---- expressions ---------------------------------------------------------------------
 
-@generator("expr_parens_deep")
+@generator("expr_parens_deep", ci_size=10**5)
 def _(n):
     return one(HEAD + kernel("  int a = inBuf[0];\n  outBuf[0] = " + "(" * n + "a" + ")" * n + ";"))
 
@@ -210,7 +210,7 @@ def _(n):
     return one(HEAD + decls + kernel("  int a = inBuf[0];\n" + body + "  outBuf[0] = g0;"))
 
 
-@generator("buffers_many", max_size=10**5)
+@generator("buffers_many", max_size=10**5, ci_size=10**4)
 def _(n):
     decls = "".join("RWStructuredBuffer<int> buf%d;\n" % i for i in range(n))
     body = "".join("  buf%d[0] = a;\n" % i for i in range(n))
@@ -347,7 +347,7 @@ def _(n):
     return one("#define ID(x) x\n" + HEAD + kernel("  outBuf[0] = " + "ID(" * n + "inBuf[0]" + ")" * n + ";"))
 
 
-@generator("macro_chain")
+@generator("macro_chain", ci_size=10**4)
 def _(n):
     defs = "#define M0 1\n" + "".join("#define M%d (M%d + 1)\n" % (i, i - 1) for i in range(1, n))
     return one(defs + HEAD + kernel("  outBuf[0] = inBuf[0] + M%d;" % (n - 1)))
@@ -371,7 +371,7 @@ def _(n):
     return one(defs + HEAD + kernel("  outBuf[0] = inBuf[0] + K%d;" % (n - 1)))
 
 
-@generator("macro_args_many", max_size=10**5)
+@generator("macro_args_many", max_size=10**5, ci_size=10**5)
 def _(n):
     params = ", ".join("p%d" % i for i in range(n))
     args = ", ".join(str(i) for i in range(n))

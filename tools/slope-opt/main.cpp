@@ -46,6 +46,8 @@ int SlopeOptMain(int argc, char** argv) {
                  "inline: the largest callee (in instructions) inlined without [ForceInline]");
   app.add_option("--unroll-budget", options.unroll_budget,
                  "unroll: the most instructions the copies of one unrolled loop may add");
+  app.add_option("--call-chain-budget", options.call_chain_budget,
+                 "inline-call-chains: the call graph depth (summed over functions) left alone");
   std::vector<std::string> args = slope::driver::NormalizeArgs(argc, argv);
   std::reverse(args.begin(), args.end());
   try {

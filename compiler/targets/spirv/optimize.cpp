@@ -1,11 +1,17 @@
 #include "compiler/targets/spirv/optimize.h"
 
+#include <algorithm>
+
 #include <spirv-tools/libspirv.hpp>
+#include <spirv/unified1/spirv.hpp11>
 #include <spirv-tools/optimizer.hpp>
 
 namespace slope::targets::spirv {
 
-std::vector<std::string> OptimizerPassFlags(OptLevel level) {
+namespace {
+
+/// Every pass of `level`, whatever the module.
+std::vector<std::string> LevelPassFlags(OptLevel level) {
   if (level == OptLevel::O0) return {};
   // --simplify-instructions is left out at every level: its folding rules reassociate
   // floating-point arithmetic ((x * c1) * c2 -> x * (c1 * c2)), which changes results in
@@ -64,6 +70,34 @@ std::vector<std::string> OptimizerPassFlags(OptLevel level) {
   return flags;
 }
 
+}  // namespace
+
+ModuleShape MeasureModule(const std::vector<uint32_t>& words) {
+  ModuleShape shape;
+  // After the 5-word header, each instruction's first word holds its word count (high
+  // half) and opcode (low half). OpSwitch: selector, default, then (literal, label) pairs.
+  for (size_t at = 5; at < words.size();) {
+    uint32_t count = words[at] >> 16;
+    auto op = static_cast<spv::Op>(words[at] & 0xffff);
+    if (count == 0) break;
+    if (op == spv::Op::OpFunction) ++shape.functions;
+    if (op == spv::Op::OpSwitch && count >= 3) {
+      shape.largest_switch = std::max<size_t>(shape.largest_switch, 1 + (count - 3) / 2);
+    }
+    at += count;
+  }
+  return shape;
+}
+
+std::vector<std::string> OptimizerPassFlags(OptLevel level, const ModuleShape& shape) {
+  std::vector<std::string> flags = LevelPassFlags(level);
+  std::erase_if(flags, [&](const std::string& flag) {
+    return (flag == "--ccp" && shape.functions > kCcpMostFunctions) ||
+           (flag == "--ssa-rewrite" && shape.largest_switch > kSsaRewriteLargestSwitch);
+  });
+  return flags;
+}
+
 bool OptimizeSpirv(std::vector<uint32_t>* words, OptLevel level, bool scalar_layout,
                    std::string* message) {
   if (level == OptLevel::O0) return true;
@@ -75,7 +109,7 @@ bool OptimizeSpirv(std::vector<uint32_t>* words, OptLevel level, bool scalar_lay
     if (!collected.empty()) collected += "; ";
     collected += text;
   });
-  if (!optimizer.RegisterPassesFromFlags(OptimizerPassFlags(level))) {
+  if (!optimizer.RegisterPassesFromFlags(OptimizerPassFlags(level, MeasureModule(*words)))) {
     *message = "the optimizer rejected its pass list: " + collected;
     return false;
   }

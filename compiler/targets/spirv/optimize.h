@@ -13,9 +13,29 @@ namespace slope::targets::spirv {
 /// slangc's optimization levels. O1 is the default.
 enum class OptLevel : uint8_t { O0, O1, O2, O3 };
 
+/// What the pass list depends on besides the level: a few passes of SPIRV-Tools take time
+/// quadratic in some dimension of the module, and are left out past a size where that
+/// time would dominate the compile.
+struct ModuleShape {
+  size_t functions = 0;       ///< OpFunction instructions
+  size_t largest_switch = 0;  ///< the most targets (cases and default) of one OpSwitch
+};
+
+/// Past this many functions `--ccp` is left out: the pass walks every constant it has
+/// found so far in the module once more for each function (10^4 functions: a second).
+constexpr size_t kCcpMostFunctions = 2000;
+/// Past this many targets of one OpSwitch `--ssa-rewrite` is left out: its block order
+/// rescans a block's successors from the first each time it comes back to the block,
+/// quadratic in a switch's cases (10^4 cases: a second). Slope's mem2reg has already put
+/// the locals it can in SSA form.
+constexpr size_t kSsaRewriteLargestSwitch = 1000;
+
+/// The shape of the SPIR-V module `words`.
+ModuleShape MeasureModule(const std::vector<uint32_t>& words);
+
 /// The SPIRV-Tools pass flags (spirv-opt spelling, e.g. "--eliminate-dead-code-aggressive")
-/// run at `level`, in order; empty at O0.
-std::vector<std::string> OptimizerPassFlags(OptLevel level);
+/// run at `level` on a module of `shape`, in order; empty at O0.
+std::vector<std::string> OptimizerPassFlags(OptLevel level, const ModuleShape& shape = {});
 
 /// Optimizes `words` in place at `level` (nothing at O0). The input must already be
 /// valid (the caller validated it); the result is validated again by the caller. Returns

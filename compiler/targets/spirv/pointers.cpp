@@ -8,6 +8,39 @@
 
 namespace slope::targets::spirv {
 
+uint32_t Writer::StorageBufferPointerTypeId(const ir::Type* buffer) {
+  // Buffers of one element type share their types: a runtime array per buffer would
+  // give the validator's name mapper thousands of arrays of one name to tell apart,
+  // each by a search that grows with their number.
+  const ir::Type* element = buffer->Element();
+  RequireStorageWidths(element);
+  uint32_t element_id = LayoutTypeId(element, options_.layout);
+  auto key = std::make_pair(element_id, buffer->IsWritable());
+  if (auto it = buffer_pointer_types_.find(key); it != buffer_pointer_types_.end()) {
+    return it->second;
+  }
+  uint32_t array = NewId();
+  globals_.Emit(SpvOp::OpTypeRuntimeArray, {array, element_id});
+  decorations_.Emit(SpvOp::OpDecorate, {array, static_cast<uint32_t>(spv::Decoration::ArrayStride),
+                                        LayoutArrayStride(element, options_.layout,
+                                                          options_.matrix_layout)});
+  uint32_t block = NewId();
+  globals_.Emit(SpvOp::OpTypeStruct, {block, array});
+  decorations_.Emit(SpvOp::OpDecorate, {block, static_cast<uint32_t>(spv::Decoration::Block)});
+  decorations_.Emit(SpvOp::OpMemberDecorate,
+                    {block, 0, static_cast<uint32_t>(spv::Decoration::Offset), 0});
+  DecorateMatrixMember(block, 0, element, options_.matrix_layout, options_.layout);
+  if (!buffer->IsWritable()) {
+    decorations_.Emit(SpvOp::OpMemberDecorate,
+                      {block, 0, static_cast<uint32_t>(spv::Decoration::NonWritable)});
+  }
+  uint32_t ptr = NewId();
+  globals_.Emit(SpvOp::OpTypePointer,
+                {ptr, static_cast<uint32_t>(spv::StorageClass::StorageBuffer), block});
+  buffer_pointer_types_[key] = ptr;
+  return ptr;
+}
+
 uint32_t Writer::DevicePointerTypeId(const ir::Type* pointee) {
   auto key = std::make_pair(spv::StorageClass::PhysicalStorageBuffer, pointee);
   if (auto it = pointer_types_.find(key); it != pointer_types_.end()) return it->second;

@@ -21,11 +21,12 @@ const std::vector<std::string_view>& RaisePassNames() {
   // First, derivatives: the forward-mode pass writes what `fwd_diff` asks for (skipped
   // when nothing does); then recursion, which no shader target allows, is rejected.
   // GLSL.std.450 has sin, exp, pow, ... for 32-bit floats only: expand-f64-math writes
-  // those of doubles as double-precision functions of the module.
+  // those of doubles as double-precision functions of the module. A very deep call graph
+  // is made shallow (inline-call-chains), as the validator's time grows with its square.
   static const std::vector<std::string_view> kNames = {
       "reject-recursion", "mem2reg", "fold", "simplify-cfg", "unroll", "fold", "simplify-cfg",
       "fwd-diff", "bwd-diff",
-      "expand-f64-math", "inline-resources", "sroa", "mem2reg", "fold", "simplify-cfg", "legalize-resources", "dce",
+      "expand-f64-math", "inline-resources", "inline-call-chains", "sroa", "mem2reg", "fold", "simplify-cfg", "legalize-resources", "dce",
       "unroll", "fold", "simplify-cfg", "dce"};
   return kNames;
 }

@@ -317,27 +317,7 @@ void Writer::DeclareGlobal(const ir::Global* g) {
     values_[g] = var;
     return;
   }
-  const ir::Type* element = g->GetType()->Element();
-  RequireStorageWidths(element);
-  uint32_t element_id = LayoutTypeId(element, options_.layout);
-  uint32_t array = NewId();
-  globals_.Emit(SpvOp::OpTypeRuntimeArray, {array, element_id});
-  decorations_.Emit(SpvOp::OpDecorate, {array, static_cast<uint32_t>(spv::Decoration::ArrayStride),
-                                        LayoutArrayStride(element, options_.layout,
-                                                          options_.matrix_layout)});
-  uint32_t block = NewId();
-  globals_.Emit(SpvOp::OpTypeStruct, {block, array});
-  decorations_.Emit(SpvOp::OpDecorate, {block, static_cast<uint32_t>(spv::Decoration::Block)});
-  decorations_.Emit(SpvOp::OpMemberDecorate,
-                    {block, 0, static_cast<uint32_t>(spv::Decoration::Offset), 0});
-  DecorateMatrixMember(block, 0, element, options_.matrix_layout, options_.layout);
-  if (!g->GetType()->IsWritable()) {
-    decorations_.Emit(SpvOp::OpMemberDecorate,
-                      {block, 0, static_cast<uint32_t>(spv::Decoration::NonWritable)});
-  }
-  uint32_t ptr = NewId();
-  globals_.Emit(SpvOp::OpTypePointer,
-                {ptr, static_cast<uint32_t>(spv::StorageClass::StorageBuffer), block});
+  uint32_t ptr = StorageBufferPointerTypeId(g->GetType());
   uint32_t var = NewId();
   globals_.Emit(SpvOp::OpVariable, {ptr, var, static_cast<uint32_t>(spv::StorageClass::StorageBuffer)});
   decorations_.Emit(SpvOp::OpDecorate, {var, static_cast<uint32_t>(spv::Decoration::DescriptorSet), g->set});

@@ -121,6 +121,9 @@ class Writer {
   // the pointee's ArrayStride for OpPtrAccessChain; every access through one is Aligned
   // (MemoryOperands).
   uint32_t DevicePointerTypeId(const ir::Type* pointee);
+  /// The StorageBuffer pointer type of a structured buffer's variable (a Block struct
+  /// holding a runtime array of the laid-out element), one per element type and access.
+  uint32_t StorageBufferPointerTypeId(const ir::Type* buffer);
   /// The alignment an access of a `t` through a device pointer may assume.
   uint32_t DeviceAlign(const ir::Type* t);
   /// `ptr_offset` (OpPtrAccessChain) and `ptr_cast` (OpConvertPtrToU, OpConvertUToPtr,
@@ -251,6 +254,8 @@ class Writer {
   uint32_t sampler_type_ = 0;
   std::map<std::pair<const ir::Type*, BufferLayout>, uint32_t> layout_types_;
   std::set<uint32_t> block_structs_;  ///< laid-out structs already decorated Block
+  /// StorageBufferPointerTypeId's types, by laid-out element type id and writability.
+  std::map<std::pair<uint32_t, bool>, uint32_t> buffer_pointer_types_;
   std::map<std::pair<spv::StorageClass, const ir::Type*>, uint32_t> pointer_types_;
   std::map<std::pair<uint32_t, std::vector<uint32_t>>, uint32_t> function_types_;
   std::map<const ir::Constant*, uint32_t> constants_;

@@ -82,7 +82,7 @@ TEST_F(PassesTest, TheSpirvListLeavesNoMemoryAndReachesAFixedPoint) {
 
 TEST(PassTableTest, EveryPassIsFoundByName) {
   autodiff::RegisterPasses();
-  EXPECT_EQ(AllPasses().size(), 15u);
+  EXPECT_EQ(AllPasses().size(), 16u);
   for (const PassInfo& pass : AllPasses()) EXPECT_EQ(FindPass(pass.name), &pass);
   EXPECT_EQ(FindPass("no-such-pass"), nullptr);
   for (std::string_view name : targets::spirv::RaisePassNames()) {

@@ -24,6 +24,7 @@
 #include "compiler/autodiff/differential.h"
 #include "compiler/autodiff/forward/jvp.h"
 #include "compiler/autodiff/reverse/normalize.h"
+#include "compiler/autodiff/reverse/values.h"
 #include "compiler/base/ice.h"
 #include "compiler/ir/builder.h"
 #include "compiler/ir/cfg.h"
@@ -296,15 +297,7 @@ bool Reverser::InvariantLoad(const Value* copy, const LoopInfo* info) const {
   if (copy->VKind() != ir::ValueKind::Inst) return false;
   const auto* load = static_cast<const Inst*>(copy);
   if (load->GetOp() != Op::Load) return false;
-  auto root = [](const Value* ptr) {
-    while (ptr->VKind() == ir::ValueKind::Inst) {
-      const auto* inst = static_cast<const Inst*>(ptr);
-      if (inst->GetOp() != Op::ElementPtr && inst->GetOp() != Op::MemberPtr) break;
-      ptr = inst->operands.at(0);
-    }
-    return ptr;
-  };
-  const Value* var = root(load->operands[0]);
+  const Value* var = PointerRoot(load->operands[0]);
   if (var->VKind() != ir::ValueKind::Inst || static_cast<const Inst*>(var)->GetOp() != Op::Var) {
     return false;
   }
@@ -316,7 +309,7 @@ bool Reverser::InvariantLoad(const Value* copy, const LoopInfo* info) const {
         continue;
       }
       for (const Value* v : inst->operands) {
-        if (v->GetType()->IsPointer() && root(v) == var) return false;
+        if (v->GetType()->IsPointer() && PointerRoot(v) == var) return false;
       }
     }
   }
@@ -324,50 +317,13 @@ bool Reverser::InvariantLoad(const Value* copy, const LoopInfo* info) const {
 }
 
 bool Reverser::ReadOnlyPath(const Value* ptr) const {
-  while (ptr->VKind() == ir::ValueKind::Inst) {
-    const auto* inst = static_cast<const Inst*>(ptr);
-    if (inst->GetOp() != Op::ElementPtr && inst->GetOp() != Op::MemberPtr) return false;
-    ptr = inst->operands.at(0);
-  }
+  ptr = PointerRoot(ptr);
   if (ptr->VKind() != ir::ValueKind::Global) return false;
   const auto* global = static_cast<const ir::Global*>(ptr);
   const ir::Type* t = global->GetType();
   return (t->IsBuffer() && !t->IsWritable()) || global->IsUniform() || global->IsPushConstant();
 }
 
-namespace {
-
-/// `detach`'s identity: a function that returns its only parameter.
-bool IsIdentity(const Function* f) {
-  if (!f->zero_derivative || f->params.size() != 1 || f->blocks.size() != 1) return false;
-  const Block* b = f->blocks.front();
-  return b->insts.size() == 1 && b->insts[0]->GetOp() == Op::Return &&
-         b->insts[0]->operands.size() == 1 && b->insts[0]->operands[0] == f->params[0];
-}
-
-/// An instruction that neither reads nor writes memory nor branches.
-bool PureOp(Op op) {
-  const ir::OpInfo& info = ir::GetOpInfo(op);
-  return !info.is_terminator && !info.has_side_effects && !info.reads_memory && op != Op::Var &&
-         op != Op::Call;
-}
-
-/// The bytes a value of `t` takes in function memory (no padding).
-uint64_t StoredBytes(const ir::Type* root) {
-  return ir::FoldType<uint64_t>(root, [](const ir::Type* t, const auto& recurse) -> uint64_t {
-    if (t->IsBool()) return 4;
-    if (t->IsDevicePointer()) return 8;
-    if (t->IsInt() || t->IsFloat()) return t->Width() / 8;
-    if (t->IsVector() || t->IsMatrix() || t->IsArray()) return t->Count() * recurse(t->Element());
-    uint64_t sum = 0;
-    if (t->IsStruct()) {
-      for (const ir::Type* m : t->Members()) sum += recurse(m);
-    }
-    return sum;
-  });
-}
-
-}  // namespace
 
 Value* Reverser::Recomputed(Value* copy) {
   auto operand = [&](Value* v) {
@@ -1180,13 +1136,6 @@ void Reverser::ReverseRegion(const std::vector<Block*>& chain) {
   }
 }
 
-namespace {
-
-bool IsFunctionPointer(const ir::Type* t) {
-  return t->IsPointer() && t->Space() == ir::AddressSpace::Function;
-}
-
-}  // namespace
 
 void Reverser::ForwardCall(Inst& call) {
   Function* callee = stubs_.at(call.callee);

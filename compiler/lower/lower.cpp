@@ -428,7 +428,7 @@ void Lowerer::DeclareResourceStruct(const ast::VarDecl* var,
           std::string name = prefix + s->MemberNames()[i];
           const ast::VarDecl* field =
               info != nullptr && i < info->fields.size() ? info->fields[i] : nullptr;
-          if (member->IsStruct() && ir::ContainsResource(member) && info != nullptr) {
+          if (member->IsStruct() && ir::ContainsResource(member)) {
             walk(types_.FieldType(Concrete(type), i), name + ".");
           } else {
             leaves.push_back({member, name, field});

@@ -19,12 +19,12 @@ constexpr OpInfo MakeOpInfo(const char* mnemonic, int flags) {
                 flags == kReadsMemory};
 }
 constexpr OpInfo kOpInfos[] = {
-#define INST(name, mnemonic, flags, rule) MakeOpInfo(mnemonic, flags),
+#define INST(name, mnemonic, flags, rule, transpose) MakeOpInfo(mnemonic, flags),
 #include "compiler/ir/insts.def"
 #undef INST
 };
 constexpr IntrinsicInfo kIntrinsicInfos[] = {
-#define INTRINSIC(name, mnemonic, arity, sig, rule) {mnemonic, arity, IntrinsicSig::sig},
+#define INTRINSIC(name, mnemonic, arity, sig, rule, transpose) {mnemonic, arity, IntrinsicSig::sig},
 #include "compiler/ir/intrinsics.def"
 #undef INTRINSIC
 };
@@ -37,7 +37,8 @@ constexpr BarrierInfo kBarrierInfos[] = {
 #include "compiler/ir/sync_ops.def"
 };
 constexpr WaveInfo kWaveInfos[] = {
-#define WAVE(name, mnemonic, arity, sig, rule) {mnemonic, arity, WaveSig::sig, WaveDiff::rule},
+#define WAVE(name, mnemonic, arity, sig, rule, transpose) \
+  {mnemonic, arity, WaveSig::sig, WaveDiff::rule, WaveTranspose::transpose},
 #include "compiler/ir/sync_ops.def"
 };
 

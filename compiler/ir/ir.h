@@ -232,19 +232,19 @@ class TypeTable {
 // Values
 
 enum class Op : uint16_t {
-#define INST(name, mnemonic, flags, rule) name,
+#define INST(name, mnemonic, flags, rule, transpose) name,
 #include "compiler/ir/insts.def"
 #undef INST
 };
 
 enum class Intrinsic : uint16_t {
-#define INTRINSIC(name, mnemonic, arity, sig, rule) name,
+#define INTRINSIC(name, mnemonic, arity, sig, rule, transpose) name,
 #include "compiler/ir/intrinsics.def"
 #undef INTRINSIC
 };
 /// The number of intrinsics.
 inline constexpr uint32_t kIntrinsicCount = 0
-#define INTRINSIC(name, mnemonic, arity, sig, rule) +1
+#define INTRINSIC(name, mnemonic, arity, sig, rule, transpose) +1
 #include "compiler/ir/intrinsics.def"
 #undef INTRINSIC
     ;
@@ -268,7 +268,7 @@ enum class BarrierKind : uint8_t {
 };
 /// The operation of a `wave` instruction, its imms[0] (sync_ops.def).
 enum class WaveOp : uint8_t {
-#define WAVE(name, mnemonic, arity, sig, rule) name,
+#define WAVE(name, mnemonic, arity, sig, rule, transpose) name,
 #include "compiler/ir/sync_ops.def"
 #undef WAVE
 };
@@ -278,6 +278,8 @@ enum class BarrierMemory : uint8_t { Group, Device, All };
 enum class WaveSig : uint8_t { None, NumSame, IntSame, Bool, Equal, CountBits, Ballot, ReadAt };
 /// How forward mode differentiates a wave operation (sync_ops.def).
 enum class WaveDiff : uint8_t { Linear, Zero, None };
+/// How reverse mode transposes a Linear wave operation (sync_ops.def).
+enum class WaveTranspose : uint8_t { Broadcast, SuffixSum, ToFirst, Scatter, None };
 struct AtomicInfo {
   const char* mnemonic;
   uint32_t values;  ///< operands after the pointer
@@ -292,6 +294,7 @@ struct WaveInfo {
   uint32_t arity;
   WaveSig sig;
   WaveDiff diff;
+  WaveTranspose transpose;
 };
 inline constexpr uint32_t kAtomicOpCount = 0
 #define ATOMIC(name, mnemonic, values) +1
@@ -304,7 +307,7 @@ inline constexpr uint32_t kBarrierKindCount = 0
 #undef BARRIER
     ;
 inline constexpr uint32_t kWaveOpCount = 0
-#define WAVE(name, mnemonic, arity, sig, rule) +1
+#define WAVE(name, mnemonic, arity, sig, rule, transpose) +1
 #include "compiler/ir/sync_ops.def"
 #undef WAVE
     ;

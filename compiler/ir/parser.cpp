@@ -19,7 +19,7 @@ namespace {
 using diag::DiagId;
 
 constexpr size_t kOpCount = 0
-#define INST(name, mnemonic, flags, rule) +1
+#define INST(name, mnemonic, flags, rule, transpose) +1
 #include "compiler/ir/insts.def"
 #undef INST
     ;

@@ -16,6 +16,7 @@
 
 #include "compiler/autodiff/differential.h"
 #include "compiler/autodiff/forward/rules.h"
+#include "compiler/autodiff/op_rules.h"
 #include "compiler/base/ice.h"
 #include "compiler/ir/builder.h"
 #include "compiler/ir/cfg.h"
@@ -29,23 +30,6 @@ using ir::Function;
 using ir::Inst;
 using ir::Op;
 using ir::Value;
-
-/// The DiffRule column of insts.def.
-enum class DiffRule {
-  Linear, Product, Quotient, Remainder, Intrinsic, Zero, Convert, Memory, Call, Control, Atomic,
-  Wave
-};
-
-DiffRule RuleOf(Op op) {
-  switch (op) {
-#define INST(name, mnemonic, flags, rule) \
-  case Op::name:                          \
-    return DiffRule::rule;
-#include "compiler/ir/insts.def"
-#undef INST
-  }
-  SLOPE_ICE("unknown instruction kind");
-}
 
 class Transcriber {
  public:
@@ -262,7 +246,7 @@ Inst* Transcriber::Clone(const Inst& inst) {
 }
 
 void Transcriber::Transcribe(Inst& inst) {
-  switch (RuleOf(inst.GetOp())) {
+  switch (DiffRuleOf(inst.GetOp())) {
     case DiffRule::Linear: Clone(inst); return Linear(inst);
     case DiffRule::Product: Clone(inst); return ProductRule(inst);
     case DiffRule::Quotient: return QuotientRule(inst, Clone(inst));

@@ -9,6 +9,7 @@
 
 #include "compiler/autodiff/forward/rules.h"
 
+#include "compiler/autodiff/op_rules.h"
 #include "compiler/base/ice.h"
 
 namespace slope::autodiff::forward {
@@ -19,20 +20,10 @@ using ir::Intrinsic;
 using ir::Op;
 using ir::Value;
 
-enum class Rule { Zero, None, Linear, Product, Chain, Select };
+using Rule = IntrinsicRule;
 
 constexpr double kLn2 = 0.69314718055994530942;
 constexpr double kLn10 = 2.30258509299404568402;
-
-Rule RuleOf(Intrinsic which) {
-  switch (which) {
-#define INTRINSIC(name, mnemonic, arity, float_only, rule) \
-  case Intrinsic::name: return Rule::rule;
-#include "compiler/ir/intrinsics.def"
-#undef INTRINSIC
-  }
-  SLOPE_ICE("unknown intrinsic");
-}
 
 /// Builds tangent arithmetic; operands of a binary step may be null (a zero tangent).
 class Rules {
@@ -42,7 +33,7 @@ class Rules {
       : b_(b), primal_(primal), args_(args), tangents_(tangents) {}
 
   Value* Tangent() {
-    switch (RuleOf(Which())) {
+    switch (DiffRuleOf(Which())) {
       case Rule::Zero:
       case Rule::None: return nullptr;
       case Rule::Linear: return Apply(Which(), Filled());
@@ -290,6 +281,6 @@ Value* IntrinsicTangent(ir::Builder& b, const ir::Inst& primal, const std::vecto
   return Rules(b, primal, args, tangents).Tangent();
 }
 
-bool IsDifferentiable(ir::Intrinsic which) { return RuleOf(which) != Rule::None; }
+bool IsDifferentiable(ir::Intrinsic which) { return DiffRuleOf(which) != Rule::None; }
 
 }  // namespace slope::autodiff::forward

@@ -2,7 +2,8 @@
 # Gathers what scripts/gpu/check.sh --prebuilt needs into one archive, so a GPU machine
 # without the build's Debian packages can run the execution suite and the benchmark:
 # stripped slopec, slope-run, saxpy_bench, autodiff_bench, models_bench and the LLVM plugin (the ptx target), FileCheck,
-# not, spirv-val/spirv-dis, lit, and the shared libraries they load that a bare machine
+# not, spirv-val/spirv-dis, glslangValidator (tests/lit/pointers checks the GLSL it
+# compiles), lit, and the shared libraries they load that a bare machine
 # may lack (libLLVM among them), as OUT_DIR/pack.tar.xz.
 #
 #   scripts/gpu/pack.sh [BUILD_DIR [OUT_DIR]]     defaults: build, gpu-pack
@@ -22,7 +23,7 @@ strip -o "$OUT/tests/bench/autodiff_bench" "$BUILD/tests/bench/autodiff_bench"
 strip -o "$OUT/tests/bench/models_bench" "$BUILD/tests/bench/models_bench"
 strip -o "$OUT/lib/libslope_llvm.so" "$BUILD/lib/libslope_llvm.so"
 cp "$LLVM/bin/FileCheck" "$LLVM/bin/not" "$OUT/bin/"
-for tool in spirv-val spirv-dis; do
+for tool in spirv-val spirv-dis glslangValidator; do
   if command -v "$tool" >/dev/null; then cp "$(command -v "$tool")" "$OUT/bin/"; fi
 done
 cp -r "$LLVM/build/utils/lit" "$OUT/lit"

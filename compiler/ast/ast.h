@@ -294,6 +294,11 @@ struct DiffExpr : Expr {
   /// `bwd_diff(obj.method)` (with `receiver`) records the same type, `this` first, which
   /// the call's arguments leave out: lowering passes the receiver there.
   bool explicit_this = false;
+  /// sema, on every operator of a nested chain over `obj.method` that has a `bwd_diff`
+  /// (`fwd_diff(bwd_diff(obj.m))`): each level's `param_types` start with `this`, as
+  /// for `S.method`, and the call's arguments leave it out: lowering passes the
+  /// receiver there with zero derivatives at every level (the object is a constant).
+  bool receiver_first = false;
   /// sema, `bwd_diff(obj.method)` where `obj` has a generic parameter's type that is not
   /// known to be differentiable: DifferentialPair over that type, and IDifferentiable.
   /// Lowering pairs `this` when the type the parameter stands for conforms, as

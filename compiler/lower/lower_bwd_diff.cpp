@@ -4,6 +4,8 @@
 // operators nest: `bwd_diff(fwd_diff(f))` is `bwd_diff(@f.fwd)`, `fwd_diff(bwd_diff(f))`
 // `fwd_diff(@f.bwd)`.
 
+#include <functional>
+
 #include "compiler/lower/lowerer.h"
 
 namespace slope::lower {
@@ -18,7 +20,14 @@ Value* Lowerer::LowerBwdDiffCall(const ast::CallExpr* call) {
   // zero derivative (whose gradient is dropped) or the plain object. Neither writes the
   // object back: a backward derivative leaves primal values as they were.
   size_t first = 0;
-  if (diff->receiver != nullptr) {
+  if (diff->receiver_first) {
+    first = 1;
+    const ast::DiffExpr* inner = diff;
+    while (inner->operand->kind == ast::ExprKind::Diff) {
+      inner = static_cast<const ast::DiffExpr*>(inner->operand);
+    }
+    PushReceiverFirst(diff, inner, &args);
+  } else if (diff->receiver != nullptr) {
     first = 1;
     Value* object = LowerExpr(diff->receiver);
     ast::ParamDirection direction;
@@ -63,6 +72,26 @@ const sema::Type* Lowerer::BoundThisType(const ast::DiffExpr* diff,
   return diff->this_pair;
 }
 
+void Lowerer::PushReceiverFirst(const ast::DiffExpr* diff, const ast::DiffExpr* inner,
+                                 std::vector<Value*>* args) {
+  // The object, then zero for each derivative around it: a value of type `t` or, for a
+  // pair type, a pair of such a value and a zero derivative.
+  Value* object = LowerExpr(inner->receiver);
+  std::function<Value*(const ir::Type*)> wrap = [&](const ir::Type* t) -> Value* {
+    if (t == object->GetType() || !t->IsStruct() || t->Members().size() != 2) return object;
+    return b_.MakeStruct(t, {wrap(t->Members()[0]), Zero(t->Members()[1])});
+  };
+  const ir::Type* t = LowerType(diff->param_types.at(0));
+  Value* value = wrap(t);
+  if (diff->param_directions.at(0) == ast::ParamDirection::In) {
+    args->push_back(value);
+    return;
+  }
+  Value* slot = b_.Var(func_, t);
+  b_.Store(slot, value);
+  args->push_back(slot);
+}
+
 ir::Function* Lowerer::BwdDiffFunction(const ast::DiffExpr* diff) {
   ir::Function* primal = nullptr;
   if (diff->operand->kind == ast::ExprKind::Diff) {
@@ -78,7 +107,9 @@ ir::Function* Lowerer::BwdDiffFunction(const ast::DiffExpr* diff) {
   for (size_t i = 0; i < diff->param_types.size(); ++i) {
     const sema::Type* type = diff->param_types[i];
     ast::ParamDirection direction = diff->param_directions.at(i);
-    if (i == 0 && diff->receiver != nullptr) type = BoundThisType(diff, &direction);
+    if (i == 0 && diff->receiver != nullptr && !diff->receiver_first) {
+      type = BoundThisType(diff, &direction);
+    }
     const ir::Type* t = LowerType(type);
     if (direction != ast::ParamDirection::In) {
       t = module_->Types().Pointer(ir::AddressSpace::Function, t);

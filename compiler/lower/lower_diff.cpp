@@ -50,7 +50,11 @@ Value* Lowerer::LowerFwdDiffCall(const ast::CallExpr* call) {
   std::vector<OutArg> outs;
   std::vector<Value*> args;
   // `fwd_diff(obj.method)`: `obj` is `this`, copied in (and out, when [mutating]).
-  if (inner->receiver != nullptr) {
+  size_t first = 0;
+  if (diff->receiver_first) {
+    first = 1;
+    PushReceiverFirst(diff, inner, &args);
+  } else if (inner->receiver != nullptr) {
     if (inner->func->is_mutating) {
       LValue place = LowerLValue(inner->receiver);
       Value* object = LoadLValue(place);
@@ -64,7 +68,7 @@ Value* Lowerer::LowerFwdDiffCall(const ast::CallExpr* call) {
   }
   for (size_t i = 0; i < call->args.size(); ++i) {
     const ast::Expr* a = call->args[i];
-    ast::ParamDirection direction = diff->param_directions.at(i);
+    ast::ParamDirection direction = diff->param_directions.at(first + i);
     if (direction == ast::ParamDirection::In) {
       args.push_back(LowerExpr(a));
       continue;
@@ -106,7 +110,7 @@ ir::Function* Lowerer::FwdDiffFunction(const ast::DiffExpr* diff) {
     primal = DiffOperandFunction(diff);
   }
   const ast::DiffExpr* inner = InnermostDiff(diff);
-  bound_this = inner->receiver != nullptr;
+  bound_this = inner->receiver != nullptr && !diff->receiver_first;
   auto key = std::make_pair(static_cast<const ir::Function*>(primal), bound_this);
   auto it = fwd_functions_.find(key);
   if (it != fwd_functions_.end()) return it->second;

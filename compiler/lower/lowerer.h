@@ -378,6 +378,11 @@ class Lowerer {
   /// `bwd_diff(S.method)`: a pair when the receiver's type, once specialized, is
   /// differentiable), and its direction.
   const sema::Type* BoundThisType(const ast::DiffExpr* diff, ast::ParamDirection* direction);
+  /// For a chain with `receiver_first` (outermost operator `diff`, innermost `inner`):
+  /// appends the receiver to `args` as the first parameter takes it, paired with zero
+  /// derivatives at every level (through a `var` for an inout parameter, not copied back).
+  void PushReceiverFirst(const ast::DiffExpr* diff, const ast::DiffExpr* inner,
+                         std::vector<Value*>* args);
   /// `v` without its derivative (`detach`, `no_diff`): a call of an identity function
   /// that is not [Differentiable], one per type.
   Value* Detach(Value* v);

@@ -142,29 +142,36 @@ ast::Expr* Checker::CheckBwdDiffCall(ast::CallExpr* call) {
         .Note(DiagId::DeclaredHere, f->bwd_derivative->name_range, f->bwd_derivative->name);
     return call;
   }
-  if (inner->receiver != nullptr && chain.size() > 1) {
+  // Nested operators over `obj.m` differentiate `S.m` with `this` first, given the
+  // object with zero derivatives.
+  bool receiver_first = inner->receiver != nullptr && chain.size() > 1;
+  if (receiver_first && inner->receiver->type->IsDependent()) {
     diags_.Report(DiagId::UnsupportedConstruct, inner->operand->range,
-                  "nested 'fwd_diff'/'bwd_diff' of a method bound to an object (name the method "
-                  "by its type: '" + f->owner->Name() + "." + f->name + "')",
+                  "nested 'fwd_diff'/'bwd_diff' of a method bound to an object of a generic "
+                  "parameter's type (name the method by its type: '" +
+                      inner->receiver->type->Name() + "." + f->name + "')",
                   "are");
     return call;
   }
   Subst bindings;
   if (!BindDiffGenerics(call, target, *chosen, chain, explicit_this, &bindings)) return call;
-  std::vector<FwdSignature> levels = DiffChainSignatures(f, chain, &bindings, explicit_this);
+  std::vector<FwdSignature> levels =
+      DiffChainSignatures(f, chain, &bindings, explicit_this || receiver_first);
   const FwdSignature sig = levels.front();
+  size_t first = receiver_first ? 1 : 0;
   for (size_t i = 0; i < call->args.size(); ++i) {
-    call->args[i] = Coerce(call->args[i], sig.params[i]);
-    if (sig.directions[i] == ast::ParamDirection::In || call->args[i]->type->IsError()) continue;
+    call->args[i] = Coerce(call->args[i], sig.params[first + i]);
+    ast::ParamDirection direction = sig.directions[first + i];
+    if (direction == ast::ParamDirection::In || call->args[i]->type->IsError()) continue;
     if (!IsAssignableQuietly(call->args[i])) {
       diags_.Report(DiagId::OutArgNotLValue, call->args[i]->range, i + 1, shown,
-                    sig.directions[i] == ast::ParamDirection::Out ? "out" : "inout");
+                    direction == ast::ParamDirection::Out ? "out" : "inout");
       return call;
     }
     NoteWritten(call->args[i]);
   }
   // `bwd_diff(obj.m)`: lowering calls the backward derivative `bwd_diff(S.m)` names.
-  if (inner->receiver != nullptr) {
+  if (inner->receiver != nullptr && !receiver_first) {
     const Type* receiver = inner->receiver->type;
     levels.front() = BoundThisBwdSignature(f, receiver, bindings);
     if (receiver->IsDependent() && !IsDifferentiableType(receiver) &&
@@ -188,6 +195,7 @@ ast::Expr* Checker::CheckBwdDiffCall(ast::CallExpr* call) {
     d->result_type = levels[i].result;
     d->func = f;
     d->explicit_this = explicit_this;
+    d->receiver_first = receiver_first;
     d->type = types_.Error();
   }
   call->type = sig.result;

@@ -332,7 +332,11 @@ CompileResult CompileOnThisThread(const CompileOptions& options) {
   }
 
   // Middle.
-  std::unique_ptr<ir::Module> ir_module = lower::LowerModule(checked, sources);
+  // Code for entry points, and the target's passes that -dump-ir-after shows: functions
+  // no entry point reaches are not lowered (the writers would drop them). -dump-ir shows
+  // every function.
+  const bool reachable_only = target != nullptr || !options.dump_ir_after.empty();
+  std::unique_ptr<ir::Module> ir_module = lower::LowerModule(checked, sources, reachable_only);
   // Atomics in generic code, on the types they were specialized with: those no target
   // takes are reported before the verifier (which would call them malformed) sees them.
   passes::Options check_options;

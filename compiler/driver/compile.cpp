@@ -19,6 +19,7 @@
 #include "compiler/preprocess/preprocessor.h"
 #include "compiler/sema/check.h"
 #include "compiler/driver/targets.h"
+#include "compiler/targets/spirv/limits.h"
 #include "compiler/targets/spirv/validate.h"
 #include "stdlib/core_library.h"
 
@@ -222,6 +223,29 @@ Reflection Reflect(const ir::Module& module, const std::vector<std::string>& ent
   return r;
 }
 
+/// SPIR-V's limit on global variables, checked before lowering when the declarations
+/// alone pass it: each buffer, texture or sampler variable, `groupshared` variable and
+/// `static` variable becomes at least one global (10^5 buffers were lowered and run
+/// through the passes before the writer's check, CheckLimits, said so). False, with an
+/// error at the declaration that passes the limit, when they do; the writer's check
+/// counts the rest (arrays and structs of buffers, cbuffers, built-in inputs).
+bool CheckGlobalCount(const sema::CheckedModule& checked, diag::DiagEngine& diags) {
+  std::vector<const ast::Decl*> globals;
+  for (const ast::Decl* d : checked.resources) {
+    if (d->kind == ast::DeclKind::Var &&
+        static_cast<const ast::VarDecl*>(d)->type->IsResource()) {
+      globals.push_back(d);
+    }
+  }
+  globals.insert(globals.end(), checked.groupshared.begin(), checked.groupshared.end());
+  globals.insert(globals.end(), checked.statics.begin(), checked.statics.end());
+  if (globals.size() <= targets::spirv::kMaxGlobalVariables) return true;
+  const ast::Decl* first_over = globals[targets::spirv::kMaxGlobalVariables];
+  diags.Report(diag::DiagId::SpirvTooManyGlobals, first_over->name_range, first_over->name,
+               "at least " + std::to_string(globals.size()), targets::spirv::kMaxGlobalVariables);
+  return false;
+}
+
 }  // namespace
 
 bool ValidateOutput(const std::vector<uint32_t>& words, diag::DiagEngine& diags,
@@ -331,8 +355,17 @@ CompileResult CompileOnThisThread(const CompileOptions& options) {
     return finish();
   }
 
+  if ((options.target == Target::SpirV || options.target == Target::SpirVAsm) &&
+      !CheckGlobalCount(checked, diags)) {
+    return finish();
+  }
+
   // Middle.
-  std::unique_ptr<ir::Module> ir_module = lower::LowerModule(checked, sources);
+  // Code for entry points, and the target's passes that -dump-ir-after shows: functions
+  // no entry point reaches are not lowered (the writers would drop them). -dump-ir shows
+  // every function.
+  const bool reachable_only = target != nullptr || !options.dump_ir_after.empty();
+  std::unique_ptr<ir::Module> ir_module = lower::LowerModule(checked, sources, reachable_only);
   // Atomics in generic code, on the types they were specialized with: those no target
   // takes are reported before the verifier (which would call them malformed) sees them.
   passes::Options check_options;

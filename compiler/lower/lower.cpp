@@ -16,16 +16,32 @@ namespace slope::lower {
 using ir::Op;
 using ir::Value;
 
-std::unique_ptr<ir::Module> Lowerer::Run(const sema::CheckedModule& checked) {
+std::unique_ptr<ir::Module> Lowerer::Run(const sema::CheckedModule& checked, bool reachable_only) {
   DeclareGlobals(checked.resources);
   DeclareGroupShared(checked.groupshared);
   DeclareStatics(checked.statics);
   entries_.insert(checked.entry_points.begin(), checked.entry_points.end());
   // Every non-generic function is lowered; generic ones and the methods of extensions
   // (the core library's among them) when a call uses them.
+  std::vector<const ast::FuncDecl*> plain;
   for (ast::FuncDecl* decl : checked.functions) {
     bool in_extension = decl->parent != nullptr && decl->parent->kind == ast::DeclKind::Extension;
-    if (decl->generic_context.empty() && !in_extension) Instance(decl, {});
+    if (decl->generic_context.empty() && !in_extension) plain.push_back(decl);
+  }
+  reachable_only = reachable_only && !checked.entry_points.empty();
+  if (reachable_only) {
+    // Only the entry points to begin with; the other functions when something lowered
+    // refers to them (a call, a derivative attribute, fwd_diff/bwd_diff, a dispatch's
+    // witness). Each keeps the name it has when all are lowered: names are taken in
+    // source order first.
+    for (size_t i = 0; i < plain.size(); ++i) {
+      std::string name = UniqueFunctionName(FunctionName(plain[i]));
+      function_names_.insert(name);
+      reserved_names_.emplace(plain[i], std::make_pair(std::move(name), i));
+    }
+    for (const ast::FuncDecl* decl : checked.entry_points) Instance(decl, {});
+  } else {
+    for (const ast::FuncDecl* decl : plain) Instance(decl, {});
   }
   size_t lowered = 0;
   do {
@@ -38,6 +54,17 @@ std::unique_ptr<ir::Module> Lowerer::Run(const sema::CheckedModule& checked) {
     subst_.clear();
   } while (ExpandDispatchers() || lowered < pending_.size());
   FinishExistentials();
+  if (reachable_only) {
+    // In the order all would have: the non-generic functions in source order, then the
+    // rest as they were made.
+    auto rank = [&](const ir::Function* f) {
+      auto it = source_index_.find(f);
+      return it != source_index_.end() ? it->second : plain.size();
+    };
+    std::stable_sort(
+        module_->functions.begin(), module_->functions.end(),
+        [&](const ir::Function* a, const ir::Function* b) { return rank(a) < rank(b); });
+  }
   return std::move(module_);
 }
 
@@ -67,16 +94,20 @@ ir::Function* Lowerer::Instance(const ast::FuncDecl* decl,
   // Overloads and specializations share a source name; the IR name tells them apart.
   std::string base = FunctionName(decl);
   for (const sema::Type* a : args) base += "." + MangledTypeName(a);
-  std::string name = UniqueFunctionName(base);
+  auto reserved = reserved_names_.find(decl);
+  std::string name =
+      reserved != reserved_names_.end() ? reserved->second.first : UniqueFunctionName(base);
   sema::Subst saved = subst_;
   subst_.clear();
   for (size_t k = 0; k < args.size(); ++k) subst_[decl->generic_context[k]] = args[k];
   const sema::Type* result = decl->func_kind == ast::FuncKind::Init ? decl->owner : decl->result_type;
   ir::Function* f = module_->AddFunction(name, LowerType(result));
   subst_ = std::move(saved);
+  if (reserved != reserved_names_.end()) source_index_.emplace(f, reserved->second.second);
   f->is_entry = entries_.count(decl) != 0;
   f->force_inline = decl->FindAttribute("ForceInline") != nullptr;
   instances_.emplace(key, f);
+  instance_decls_.emplace(f, decl);
   pending_.push_back({decl, args, f});
   MarkDifferentiable(decl, f, args);
   return f;
@@ -935,8 +966,9 @@ void Lowerer::LowerLoop(const ast::Stmt* init, const ast::Expr* cond, const ast:
 }
 
 std::unique_ptr<ir::Module> LowerModule(const sema::CheckedModule& checked,
-                                        const source::SourceManager& sources) {
-  return Lowerer(sources, *checked.types).Run(checked);
+                                        const source::SourceManager& sources,
+                                        bool reachable_only) {
+  return Lowerer(sources, *checked.types).Run(checked, reachable_only);
 }
 
 }  // namespace slope::lower

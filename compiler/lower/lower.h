@@ -12,7 +12,10 @@
 namespace slope::lower {
 
 /// Lowers a module that passed semantic checking (lowering reports no diagnostics).
+/// Every non-generic function is lowered; with `reachable_only` (when code is written for
+/// the entry points), only those the entry points reach, as the writers would keep.
 std::unique_ptr<ir::Module> LowerModule(const sema::CheckedModule& checked,
-                                        const source::SourceManager& sources);
+                                        const source::SourceManager& sources,
+                                        bool reachable_only = false);
 
 }  // namespace slope::lower

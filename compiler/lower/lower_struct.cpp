@@ -147,8 +147,14 @@ Value* Lowerer::LowerMethodCall(const ast::CallExpr* call) {
   SLOPE_ASSERT(call->receiver != nullptr);
   // A requirement's witness decides: a non-mutating method may satisfy a `[mutating]`
   // requirement (a lambda passed as an IMutatingFunc) and then takes the object itself.
+  // Its declaration says which before its body (and its parameters) is lowered.
   bool by_pointer = method->is_mutating;
-  if (!callee->params.empty()) by_pointer = callee->params[0]->GetType()->IsPointer();
+  auto witness = instance_decls_.find(callee);
+  if (!callee->params.empty()) {
+    by_pointer = callee->params[0]->GetType()->IsPointer();
+  } else if (witness != instance_decls_.end() && witness->second->this_param != nullptr) {
+    by_pointer = witness->second->is_mutating;
+  }
   if (!by_pointer) {
     std::vector<Value*> args{LowerExpr(call->receiver)};
     for (Value* a : LowerArgs(call, &outs)) args.push_back(a);

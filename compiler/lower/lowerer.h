@@ -60,7 +60,8 @@ class Lowerer {
   Lowerer(const source::SourceManager& sources, sema::TypeContext& types)
       : sources_(sources), types_(types), module_(std::make_unique<ir::Module>()), b_(*module_) {}
 
-  std::unique_ptr<ir::Module> Run(const sema::CheckedModule& checked);
+  /// With `reachable_only` (and entry points), only what the entry points reach.
+  std::unique_ptr<ir::Module> Run(const sema::CheckedModule& checked, bool reachable_only);
 
  private:
   /// The IR type of `t` in the function being lowered (its generic parameters bound).
@@ -354,6 +355,10 @@ class Lowerer {
   size_t function_names_seen_ = 0;
   /// Per base name, the suffix N to try first (the ones below are taken).
   std::unordered_map<std::string, int> next_suffix_;
+  /// When only reachable functions are lowered: each non-generic function's IR name and
+  /// its place among them in source order, taken before any is made.
+  std::unordered_map<const ast::FuncDecl*, std::pair<std::string, size_t>> reserved_names_;
+  std::unordered_map<const ir::Function*, size_t> source_index_;
   std::vector<std::unique_ptr<Existential>> existentials_;  ///< in creation order
 
   // Differentiation (lower_diff.cpp).
@@ -401,6 +406,7 @@ class Lowerer {
   std::vector<Pending> pending_;
   std::map<std::pair<const ast::FuncDecl*, std::vector<const sema::Type*>>, ir::Function*>
       instances_;
+  std::unordered_map<const ir::Function*, const ast::FuncDecl*> instance_decls_;  ///< reverse
   /// By SynthesizedDiffOp, per (struct type, operation name).
   std::map<std::pair<const sema::Type*, std::string>, ir::Function*> synthesized_ops_;
   std::set<const ast::FuncDecl*> entries_;

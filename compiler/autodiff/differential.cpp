@@ -82,8 +82,10 @@ ir::Value* ZeroOf(ir::Builder& b, ir::Function& f, const ir::Type* type) {
 }
 
 std::string SourceName(const ir::Function& f) {
-  if (f.fwd_diff_of != nullptr) return "fwd_diff(" + SourceName(*f.fwd_diff_of) + ")";
-  if (f.bwd_diff_of != nullptr) return "bwd_diff(" + SourceName(*f.bwd_diff_of) + ")";
+  if (f.autodiff.fwd_diff_of != nullptr)
+    return "fwd_diff(" + SourceName(*f.autodiff.fwd_diff_of) + ")";
+  if (f.autodiff.bwd_diff_of != nullptr)
+    return "bwd_diff(" + SourceName(*f.autodiff.bwd_diff_of) + ")";
   return f.Name();
 }
 

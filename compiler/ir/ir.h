@@ -477,29 +477,17 @@ struct EntryInfo {
   std::vector<std::string> param_semantics;  ///< one per function parameter
 };
 
-class Function {
- public:
-  Function(std::string name, const Type* result) : name_(std::move(name)), result_(result) {}
-  const std::string& Name() const { return name_; }
-  const Type* ResultType() const { return result_; }
-  std::vector<Param*> params;
-  std::vector<Block*> blocks;  ///< blocks[0] is the entry block
-  bool is_entry = false;
-  EntryInfo entry;
-  /// `[ForceInline]`: the inline pass inlines every call of it, whatever its size.
-  bool force_inline = false;
-  /// Float arithmetic is computed exactly as written: targets must not contract a
-  /// multiply and an add into a fused operation or otherwise rewrite it (SPIR-V:
-  /// NoContraction). Exact double-word algorithms (expand-f64-math) depend on it.
-  bool precise = false;
+/// What differentiation knows of a function, in one place: the attributes that steer
+/// it and the functions that stand for its derivatives. Lowering and the IR parser set
+/// it; compiler/autodiff reads it (and writes it on the functions it makes); the
+/// printer writes it as the function's `differentiable`, `custom_fwd(@g)`, ... flags.
+struct AutodiffInfo {
   /// `[Differentiable]`: calls of it in code being differentiated are differentiated;
   /// calls of other functions carry no derivative.
   bool differentiable = false;
   /// `[PreferRecompute]`: where a backward derivative's reverse sweep needs the result
   /// of a call of it, the call is made again instead of keeping the result.
   bool prefer_recompute = false;
-  /// Where the function is declared in the source (unset for functions passes make).
-  source::SourceLoc loc;
   /// Derivatives through calls of it are zero by intent: `detach`'s identity and
   /// `[TreatAsDifferentiable]` functions. Any other call without a derivative that a
   /// derivative would flow through is a compile error, never a silent zero.
@@ -522,6 +510,32 @@ class Function {
   /// `[BackwardDerivative(g)]`: `g`, with the type of `bwd_diff(this)`, stands for this
   /// function's backward derivative wherever one is needed.
   Function* custom_bwd = nullptr;
+
+  /// The functions named above, for passes that replace or remove functions.
+  std::array<Function**, 5> Links() {
+    return {&fwd_diff_of, &bwd_diff_of, &custom_fwd, &custom_bwd, &primal_substitute};
+  }
+};
+
+class Function {
+ public:
+  Function(std::string name, const Type* result) : name_(std::move(name)), result_(result) {}
+  const std::string& Name() const { return name_; }
+  const Type* ResultType() const { return result_; }
+  std::vector<Param*> params;
+  std::vector<Block*> blocks;  ///< blocks[0] is the entry block
+  bool is_entry = false;
+  EntryInfo entry;
+  /// `[ForceInline]`: the inline pass inlines every call of it, whatever its size.
+  bool force_inline = false;
+  /// Float arithmetic is computed exactly as written: targets must not contract a
+  /// multiply and an add into a fused operation or otherwise rewrite it (SPIR-V:
+  /// NoContraction). Exact double-word algorithms (expand-f64-math) depend on it.
+  bool precise = false;
+  /// Where the function is declared in the source (unset for functions passes make).
+  source::SourceLoc loc;
+  /// Autodiff attributes and derivative links.
+  AutodiffInfo autodiff;
 
  private:
   std::string name_;

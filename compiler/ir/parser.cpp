@@ -687,35 +687,35 @@ bool Parser::ParseFunction() {
   }
   if (IsIdent("differentiable")) {
     Next();
-    f->differentiable = true;
+    f->autodiff.differentiable = true;
   }
   if (IsIdent("zero_derivative")) {
     Next();
-    f->zero_derivative = true;
+    f->autodiff.zero_derivative = true;
   }
   if (IsIdent("prefer_recompute")) {
     Next();
-    f->prefer_recompute = true;
+    f->autodiff.prefer_recompute = true;
   }
   if (IsIdent("fwd_diff")) {
     Next();
-    if (!ParseFunctionRef(&f->fwd_diff_of)) return false;
+    if (!ParseFunctionRef(&f->autodiff.fwd_diff_of)) return false;
   }
   if (IsIdent("custom_fwd")) {
     Next();
-    if (!ParseFunctionRef(&f->custom_fwd)) return false;
+    if (!ParseFunctionRef(&f->autodiff.custom_fwd)) return false;
   }
   if (IsIdent("primal_subst")) {
     Next();
-    if (!ParseFunctionRef(&f->primal_substitute)) return false;
+    if (!ParseFunctionRef(&f->autodiff.primal_substitute)) return false;
   }
   if (IsIdent("bwd_diff")) {
     Next();
-    if (!ParseFunctionRef(&f->bwd_diff_of)) return false;
+    if (!ParseFunctionRef(&f->autodiff.bwd_diff_of)) return false;
   }
   if (IsIdent("custom_bwd")) {
     Next();
-    if (!ParseFunctionRef(&f->custom_bwd)) return false;
+    if (!ParseFunctionRef(&f->autodiff.custom_bwd)) return false;
   }
   if (IsIdent("no_diff")) {
     Next();
@@ -723,7 +723,7 @@ bool Parser::ParseFunction() {
     do {
       uint32_t index = 0;
       if (!ParseUint(&index)) return false;
-      f->no_diff_params.push_back(index);
+      f->autodiff.no_diff_params.push_back(index);
     } while (Accept(","));
     if (!Expect(")")) return false;
   }
@@ -988,10 +988,10 @@ bool Parser::FinishFunction(Function* f) {
     fix.inst->operands.at(fix.operand) = it->second;
   }
   // Only a derivative the forward- or reverse-mode pass has yet to write may have no body.
-  bool awaits_body = std::any_of(function_ref_fixups_.begin(), function_ref_fixups_.end(),
-                                 [&](const auto& fix) {
-                                   return fix.first == &f->fwd_diff_of || fix.first == &f->bwd_diff_of;
-                                 });
+  bool awaits_body =
+      std::any_of(function_ref_fixups_.begin(), function_ref_fixups_.end(), [&](const auto& fix) {
+        return fix.first == &f->autodiff.fwd_diff_of || fix.first == &f->autodiff.bwd_diff_of;
+      });
   if (f->blocks.empty() && !awaits_body) return Expected("a block ('^0:')");
   return true;
 }

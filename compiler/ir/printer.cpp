@@ -132,18 +132,23 @@ void Printer::PrintFunction(const Function& f) {
   }
   if (f.force_inline) out_ += " forceinline";
   if (f.precise) out_ += " precise";
-  if (f.differentiable) out_ += " differentiable";
-  if (f.zero_derivative) out_ += " zero_derivative";
-  if (f.prefer_recompute) out_ += " prefer_recompute";
-  if (f.fwd_diff_of != nullptr) out_ += " fwd_diff(@" + f.fwd_diff_of->Name() + ")";
-  if (f.custom_fwd != nullptr) out_ += " custom_fwd(@" + f.custom_fwd->Name() + ")";
-  if (f.primal_substitute != nullptr) out_ += " primal_subst(@" + f.primal_substitute->Name() + ")";
-  if (f.bwd_diff_of != nullptr) out_ += " bwd_diff(@" + f.bwd_diff_of->Name() + ")";
-  if (f.custom_bwd != nullptr) out_ += " custom_bwd(@" + f.custom_bwd->Name() + ")";
-  if (!f.no_diff_params.empty()) {
+  if (f.autodiff.differentiable) out_ += " differentiable";
+  if (f.autodiff.zero_derivative) out_ += " zero_derivative";
+  if (f.autodiff.prefer_recompute) out_ += " prefer_recompute";
+  if (f.autodiff.fwd_diff_of != nullptr)
+    out_ += " fwd_diff(@" + f.autodiff.fwd_diff_of->Name() + ")";
+  if (f.autodiff.custom_fwd != nullptr)
+    out_ += " custom_fwd(@" + f.autodiff.custom_fwd->Name() + ")";
+  if (f.autodiff.primal_substitute != nullptr)
+    out_ += " primal_subst(@" + f.autodiff.primal_substitute->Name() + ")";
+  if (f.autodiff.bwd_diff_of != nullptr)
+    out_ += " bwd_diff(@" + f.autodiff.bwd_diff_of->Name() + ")";
+  if (f.autodiff.custom_bwd != nullptr)
+    out_ += " custom_bwd(@" + f.autodiff.custom_bwd->Name() + ")";
+  if (!f.autodiff.no_diff_params.empty()) {
     out_ += " no_diff(";
-    for (size_t i = 0; i < f.no_diff_params.size(); ++i) {
-      out_ += (i == 0 ? "" : ", ") + std::to_string(f.no_diff_params[i]);
+    for (size_t i = 0; i < f.autodiff.no_diff_params.size(); ++i) {
+      out_ += (i == 0 ? "" : ", ") + std::to_string(f.autodiff.no_diff_params[i]);
     }
     out_ += ")";
   }

@@ -309,12 +309,13 @@ std::vector<std::string> Verifier::Run() {
 }
 
 void Verifier::VerifyFunction(const Function& f) {
-  for (uint32_t i : f.no_diff_params) {
+  for (uint32_t i : f.autodiff.no_diff_params) {
     if (i >= f.params.size()) Fail(f, "no_diff names a parameter the function does not have");
   }
   if (f.blocks.empty()) {
     // A derivative waits for the forward- or reverse-mode pass to write its body.
-    if (f.fwd_diff_of == nullptr && f.bwd_diff_of == nullptr) Fail(f, "function has no blocks");
+    if (f.autodiff.fwd_diff_of == nullptr && f.autodiff.bwd_diff_of == nullptr)
+      Fail(f, "function has no blocks");
     return;
   }
   if (f.is_entry && f.entry.param_semantics.size() != f.params.size()) {

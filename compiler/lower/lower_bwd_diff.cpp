@@ -116,7 +116,7 @@ ir::Function* Lowerer::BwdDiffFunction(const ast::DiffExpr* diff) {
     }
     f->params.push_back(module_->AddParam(t, nullptr));
   }
-  f->bwd_diff_of = primal;
+  f->autodiff.bwd_diff_of = primal;
   bwd_functions_.emplace(primal, f);
   return f;
 }

@@ -10,24 +10,27 @@ namespace slope::lower {
 void Lowerer::MarkDifferentiable(const ast::FuncDecl* decl, ir::Function* f,
                                  const std::vector<const sema::Type*>& args) {
   for (const char* name : {"Differentiable", "ForwardDifferentiable", "BackwardDifferentiable"}) {
-    if (decl->FindAttribute(name) != nullptr) f->differentiable = true;
+    if (decl->FindAttribute(name) != nullptr) f->autodiff.differentiable = true;
   }
-  if (decl->FindAttribute("TreatAsDifferentiable") != nullptr) f->zero_derivative = true;
-  if (decl->FindAttribute("PreferRecompute") != nullptr) f->prefer_recompute = true;
+  if (decl->FindAttribute("TreatAsDifferentiable") != nullptr) f->autodiff.zero_derivative = true;
+  if (decl->FindAttribute("PreferRecompute") != nullptr) f->autodiff.prefer_recompute = true;
   f->loc = decl->name_range.begin;
   // A generic function's custom derivative has generic parameters matching its own
   // (sema checked them), so it takes the same arguments.
-  if (decl->fwd_derivative != nullptr) f->custom_fwd = Instance(decl->fwd_derivative, args);
-  if (decl->bwd_derivative != nullptr) f->custom_bwd = Instance(decl->bwd_derivative, args);
+  if (decl->fwd_derivative != nullptr)
+    f->autodiff.custom_fwd = Instance(decl->fwd_derivative, args);
+  if (decl->bwd_derivative != nullptr)
+    f->autodiff.custom_bwd = Instance(decl->bwd_derivative, args);
   if (decl->primal_substitute != nullptr) {
-    f->primal_substitute = Instance(decl->primal_substitute, {});
+    f->autodiff.primal_substitute = Instance(decl->primal_substitute, {});
   }
   // `this` is the first IR parameter of a method (not of `__init`, which makes it).
   uint32_t first = decl->this_param != nullptr && decl->func_kind != ast::FuncKind::Init ? 1 : 0;
-  if (first == 1 && decl->FindAttribute("NoDiffThis") != nullptr) f->no_diff_params.push_back(0);
+  if (first == 1 && decl->FindAttribute("NoDiffThis") != nullptr)
+    f->autodiff.no_diff_params.push_back(0);
   for (size_t i = 0; i < decl->params.size(); ++i) {
     if ((decl->params[i]->modifiers & ast::kModNoDiff) != 0) {
-      f->no_diff_params.push_back(first + static_cast<uint32_t>(i));
+      f->autodiff.no_diff_params.push_back(first + static_cast<uint32_t>(i));
     }
   }
 }
@@ -130,7 +133,7 @@ ir::Function* Lowerer::FwdDiffFunction(const ast::DiffExpr* diff) {
     }
     f->params.push_back(module_->AddParam(t, nullptr));
   }
-  f->fwd_diff_of = primal;
+  f->autodiff.fwd_diff_of = primal;
   fwd_functions_.emplace(key, f);
   return f;
 }
@@ -141,7 +144,7 @@ Value* Lowerer::Detach(Value* v) {
   auto [it, inserted] = detach_functions_.emplace(t, nullptr);
   if (inserted) {
     ir::Function* identity = module_->AddFunction(UniqueFunctionName("detach"), t);
-    identity->zero_derivative = true;
+    identity->autodiff.zero_derivative = true;
     ir::Param* p = module_->AddParam(t, nullptr);
     identity->params.push_back(p);
     ir::Builder b(*module_);

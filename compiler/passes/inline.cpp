@@ -346,8 +346,7 @@ void State::RemoveResourceFunctions() {
   // named a removed function (`bwd_diff(@f)` of an inlined dispatcher) stops naming it,
   // and the module still prints and parses back.
   for (Function* f : module_.functions) {
-    for (Function** named : {&f->fwd_diff_of, &f->bwd_diff_of, &f->custom_fwd, &f->custom_bwd,
-                             &f->primal_substitute}) {
+    for (Function** named : f->autodiff.Links()) {
       if (removed.count(*named) != 0) *named = nullptr;
     }
   }
@@ -447,8 +446,7 @@ bool State::RunCallChains() {
   if (inlined.empty()) return false;
   std::erase_if(module_.functions, [&](const Function* f) { return inlined.count(f) != 0; });
   for (Function* f : module_.functions) {
-    for (Function** named : {&f->fwd_diff_of, &f->bwd_diff_of, &f->custom_fwd, &f->custom_bwd,
-                             &f->primal_substitute}) {
+    for (Function** named : f->autodiff.Links()) {
       if (inlined.count(*named) != 0) *named = nullptr;
     }
   }

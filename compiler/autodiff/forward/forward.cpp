@@ -37,7 +37,7 @@ class State {
   bool Run() {
     std::vector<Function*> pending;
     for (Function* f : module_.functions) {
-      if (f->fwd_diff_of != nullptr && f->blocks.empty()) pending.push_back(f);
+      if (f->autodiff.fwd_diff_of != nullptr && f->blocks.empty()) pending.push_back(f);
     }
     for (Function* f : pending) FillPairForm(f);
     // Building one JVP may request more; each is built once.
@@ -62,8 +62,8 @@ class State {
   /// reverse-mode writer, for fwd_diff(bwd_diff(f))).
   void Ensure(Function* f) {
     if (!f->blocks.empty()) return;
-    if (f->fwd_diff_of != nullptr) return FillPairForm(f);
-    if (f->bwd_diff_of != nullptr) return Backward().Write(f);
+    if (f->autodiff.fwd_diff_of != nullptr) return FillPairForm(f);
+    if (f->autodiff.bwd_diff_of != nullptr) return Backward().Write(f);
     auto it = primal_of_.find(f);
     if (it == primal_of_.end()) return;
     Function* primal = it->second;
@@ -95,16 +95,16 @@ class State {
 /// (or `f`'s custom derivative, which has this very signature) and packs the results.
 void State::FillPairForm(Function* pair_form) {
   if (!pair_form->blocks.empty()) return;
-  Function* primal = pair_form->fwd_diff_of;
-  if (primal->fwd_diff_of != nullptr) FillPairForm(primal);
+  Function* primal = pair_form->autodiff.fwd_diff_of;
+  if (primal->autodiff.fwd_diff_of != nullptr) FillPairForm(primal);
   // fwd_diff of a function with a primal substitute is fwd_diff of the substitute.
-  if (primal->primal_substitute != nullptr) primal = primal->primal_substitute;
+  if (primal->autodiff.primal_substitute != nullptr) primal = primal->autodiff.primal_substitute;
   ir::Builder b(module_);
   pair_form->blocks.push_back(module_.AddBlock(pair_form));
   b.SetInsertBlock(pair_form->blocks.front());
-  if (primal->custom_fwd != nullptr) {
+  if (primal->autodiff.custom_fwd != nullptr) {
     std::vector<Value*> args(pair_form->params.begin(), pair_form->params.end());
-    Value* result = b.Call(primal->custom_fwd, std::move(args));
+    Value* result = b.Call(primal->autodiff.custom_fwd, std::move(args));
     b.Return(pair_form->ResultType()->IsVoid() ? nullptr : result);
     return;
   }

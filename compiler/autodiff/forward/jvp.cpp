@@ -68,7 +68,7 @@ class Transcriber {
   /// Whether some function names `callee` as its custom backward derivative.
   bool IsCustomBackward(const Function* callee) const {
     return std::any_of(ctx_.module.functions.begin(), ctx_.module.functions.end(),
-                       [&](const Function* g) { return g->custom_bwd == callee; });
+                       [&](const Function* g) { return g->autodiff.custom_bwd == callee; });
   }
   /// Reports a call of `callee` (which has no derivative) when a derivative would flow
   /// through it: a value argument carries one and its result feeds more than `detach`.
@@ -125,8 +125,8 @@ void Transcriber::MapParams() {
     primal_[p] = g_->params.at(k++);
     if (Diff(p->GetType()) == nullptr) continue;
     // A no_diff parameter keeps its tangent slot, which the body never reads.
-    bool no_diff = std::find(f_->no_diff_params.begin(), f_->no_diff_params.end(), i) !=
-                   f_->no_diff_params.end();
+    bool no_diff = std::find(f_->autodiff.no_diff_params.begin(), f_->autodiff.no_diff_params.end(),
+                             i) != f_->autodiff.no_diff_params.end();
     if (!no_diff) tangent_[p] = g_->params.at(k);
     ++k;
   }
@@ -149,7 +149,7 @@ void Transcriber::FindDerivativeUses() {
     for (const Block* b : f_->blocks) {
       for (const Inst* inst : b->insts) {
         Op op = inst->GetOp();
-        if (op == Op::Call && inst->callee->zero_derivative) continue;
+        if (op == Op::Call && inst->callee->autodiff.zero_derivative) continue;
         bool effect = inst->GetType()->IsVoid() || op == Op::Store || op == Op::Call ||
                       inst->IsTerminator();
         if (effect || used_attached_.count(inst) != 0) {
@@ -168,7 +168,7 @@ void Transcriber::FindDerivativeUses() {
 }
 
 void Transcriber::CheckNoSilentZero(const Inst& inst, const Function* callee) {
-  if (callee->zero_derivative || Diff(inst.GetType()) == nullptr ||
+  if (callee->autodiff.zero_derivative || Diff(inst.GetType()) == nullptr ||
       used_attached_.count(&inst) == 0) {
     return;
   }
@@ -399,7 +399,7 @@ bool Transcriber::OnlyDetached(const Inst* load) {
     for (const Block* block : f_->blocks) {
       for (const Inst* inst : block->insts) {
         bool detach = inst->GetOp() == Op::Call && inst->callee != nullptr &&
-                      inst->callee->zero_derivative && inst->operands.size() == 1;
+                      inst->callee->autodiff.zero_derivative && inst->operands.size() == 1;
         for (const Value* v : inst->operands) (detach ? detached_ : used_plainly_).insert(v);
       }
     }
@@ -444,11 +444,13 @@ void Transcriber::MemoryRule(Inst& inst) {
 
 void Transcriber::CallRule(Inst& inst) {
   // Differentiated code calls the primal substitute instead (value and derivative).
-  Function* callee =
-      inst.callee->primal_substitute != nullptr ? inst.callee->primal_substitute : inst.callee;
-  if (callee->custom_fwd != nullptr && !ctx_.for_reverse) return CallCustom(inst, callee->custom_fwd);
-  bool custom = callee->custom_fwd != nullptr || callee->custom_bwd != nullptr;
-  if (ctx_.for_reverse && callee->bwd_diff_of != nullptr) {
+  Function* callee = inst.callee->autodiff.primal_substitute != nullptr
+                         ? inst.callee->autodiff.primal_substitute
+                         : inst.callee;
+  if (callee->autodiff.custom_fwd != nullptr && !ctx_.for_reverse)
+    return CallCustom(inst, callee->autodiff.custom_fwd);
+  bool custom = callee->autodiff.custom_fwd != nullptr || callee->autodiff.custom_bwd != nullptr;
+  if (ctx_.for_reverse && callee->autodiff.bwd_diff_of != nullptr) {
     // Its transpose would be the backward derivative of a backward derivative.
     passes::ReportError(ctx_.options, diag::DiagId::NoBackwardDerivative, inst.loc, SourceName(*f_),
                         "this call of " + SourceName(*callee) +
@@ -456,11 +458,11 @@ void Transcriber::CallRule(Inst& inst) {
     Clone(inst);
     return;
   }
-  Function* jvp = callee->differentiable || callee->fwd_diff_of != nullptr ||
-                          callee->bwd_diff_of != nullptr || (ctx_.for_reverse && custom)
+  Function* jvp = callee->autodiff.differentiable || callee->autodiff.fwd_diff_of != nullptr ||
+                          callee->autodiff.bwd_diff_of != nullptr || (ctx_.for_reverse && custom)
                       ? ctx_.jvp_of(callee)
                       : nullptr;
-  if (jvp == nullptr && f_->bwd_diff_of != nullptr && IsCustomBackward(callee)) {
+  if (jvp == nullptr && f_->autodiff.bwd_diff_of != nullptr && IsCustomBackward(callee)) {
     // A backward derivative differentiated in forward mode (fwd_diff(bwd_diff(f)))
     // calls a custom backward derivative: its derivative must be written too.
     passes::ReportError(ctx_.options, diag::DiagId::NoForwardDerivative, inst.loc,
@@ -570,17 +572,18 @@ ir::Function* DeclareJvp(ir::Module& module, const ir::Function* f) {
   ir::Function* g = module.AddFunction(f->Name() + ".jvp", f->ResultType());
   // A JVP is differentiable where its function is: fwd_diff(fwd_diff(f)) differentiates it.
   // So are the derivatives the passes write (fwd_diff(bwd_diff(f))).
-  g->differentiable = f->differentiable || f->fwd_diff_of != nullptr || f->bwd_diff_of != nullptr;
+  g->autodiff.differentiable = f->autodiff.differentiable || f->autodiff.fwd_diff_of != nullptr ||
+                               f->autodiff.bwd_diff_of != nullptr;
   ir::TypeTable& types = module.Types();
   for (uint32_t i = 0; i < f->params.size(); ++i) {
     const ir::Param* p = f->params[i];
     // A no_diff parameter stays one in the JVP, its tangent slot too (higher order).
-    bool no_diff = std::find(f->no_diff_params.begin(), f->no_diff_params.end(), i) !=
-                   f->no_diff_params.end();
-    if (no_diff) g->no_diff_params.push_back(static_cast<uint32_t>(g->params.size()));
+    bool no_diff = std::find(f->autodiff.no_diff_params.begin(), f->autodiff.no_diff_params.end(),
+                             i) != f->autodiff.no_diff_params.end();
+    if (no_diff) g->autodiff.no_diff_params.push_back(static_cast<uint32_t>(g->params.size()));
     g->params.push_back(module.AddParam(p->GetType(), nullptr));
     if (const ir::Type* d = DifferentialType(types, p->GetType())) {
-      if (no_diff) g->no_diff_params.push_back(static_cast<uint32_t>(g->params.size()));
+      if (no_diff) g->autodiff.no_diff_params.push_back(static_cast<uint32_t>(g->params.size()));
       g->params.push_back(module.AddParam(d, nullptr));
     }
   }
@@ -592,7 +595,8 @@ ir::Function* DeclareJvp(ir::Module& module, const ir::Function* f) {
 
 void BuildJvp(const JvpContext& context, ir::Function* f, ir::Function* jvp) {
   Transcriber t(context, f, jvp);
-  if (f->differentiable || f->fwd_diff_of != nullptr || f->bwd_diff_of != nullptr) {
+  if (f->autodiff.differentiable || f->autodiff.fwd_diff_of != nullptr ||
+      f->autodiff.bwd_diff_of != nullptr) {
     t.Run();
   } else {
     t.RunZero();

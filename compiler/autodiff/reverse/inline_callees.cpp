@@ -26,11 +26,11 @@ bool Inlinable(const Function& callee) {
   for (const Block* b : callee.blocks) {
     if (b->Terminator() != nullptr && b->Terminator()->GetOp() == Op::Return) ++returns;
   }
-  return returns == 1 && callee.differentiable && !callee.blocks.empty() && callee.custom_bwd == nullptr &&
-         callee.custom_fwd == nullptr && callee.primal_substitute == nullptr &&
-         callee.fwd_diff_of == nullptr && callee.bwd_diff_of == nullptr &&
-         callee.no_diff_params.empty() && !callee.prefer_recompute && !callee.zero_derivative &&
-         !callee.is_entry;
+  return returns == 1 && callee.autodiff.differentiable && !callee.blocks.empty() &&
+         callee.autodiff.custom_bwd == nullptr && callee.autodiff.custom_fwd == nullptr &&
+         callee.autodiff.primal_substitute == nullptr && callee.autodiff.fwd_diff_of == nullptr &&
+         callee.autodiff.bwd_diff_of == nullptr && callee.autodiff.no_diff_params.empty() &&
+         !callee.autodiff.prefer_recompute && !callee.autodiff.zero_derivative && !callee.is_entry;
 }
 
 }  // namespace

@@ -78,14 +78,14 @@ bool ProveTripCount(const Function& f, const Block* header, uint32_t* count) {
 
 Function* CloneFunction(ir::Module& module, const Function& f) {
   Function* g = module.AddFunction(f.Name(), f.ResultType());
-  g->differentiable = f.differentiable;
-  g->prefer_recompute = f.prefer_recompute;
-  g->zero_derivative = f.zero_derivative;
+  g->autodiff.differentiable = f.autodiff.differentiable;
+  g->autodiff.prefer_recompute = f.autodiff.prefer_recompute;
+  g->autodiff.zero_derivative = f.autodiff.zero_derivative;
   g->precise = f.precise;
   g->loc = f.loc;
-  g->fwd_diff_of = f.fwd_diff_of;
-  g->bwd_diff_of = f.bwd_diff_of;
-  g->no_diff_params = f.no_diff_params;
+  g->autodiff.fwd_diff_of = f.autodiff.fwd_diff_of;
+  g->autodiff.bwd_diff_of = f.autodiff.bwd_diff_of;
+  g->autodiff.no_diff_params = f.autodiff.no_diff_params;
   std::map<const Value*, Value*> values;
   std::map<const Block*, Block*> blocks;
   for (ir::Param* p : f.params) {

@@ -30,13 +30,13 @@ BackwardWriter::BackwardWriter(ir::Module& module, const Options& options,
       context_{module, options, [this](Function* f) { return BwdOf(f); }, std::move(ensure_body)} {
   // Forms written before (by another writer) are reused as they are.
   for (Function* f : module_.functions) {
-    if (f->bwd_diff_of != nullptr) forms_.emplace(f->bwd_diff_of, f);
+    if (f->autodiff.bwd_diff_of != nullptr) forms_.emplace(f->autodiff.bwd_diff_of, f);
   }
 }
 
 void BackwardWriter::Write(Function* bwd) {
   if (!bwd->blocks.empty()) return;
-  forms_.emplace(bwd->bwd_diff_of, bwd);
+  forms_.emplace(bwd->autodiff.bwd_diff_of, bwd);
   if (std::find(queue_.begin(), queue_.end(), bwd) == queue_.end()) queue_.push_back(bwd);
   Drain();
 }
@@ -44,7 +44,7 @@ void BackwardWriter::Write(Function* bwd) {
 bool BackwardWriter::WriteAll() {
   std::vector<Function*> pending;
   for (Function* f : module_.functions) {
-    if (f->bwd_diff_of != nullptr && f->blocks.empty()) pending.push_back(f);
+    if (f->autodiff.bwd_diff_of != nullptr && f->blocks.empty()) pending.push_back(f);
   }
   for (Function* f : pending) Write(f);
   return !pending.empty();
@@ -59,8 +59,8 @@ void BackwardWriter::Drain() {
 }
 
 Function* BackwardWriter::BwdOf(Function* f) {
-  if (f->custom_bwd != nullptr) return f->custom_bwd;
-  if (!f->differentiable && f->fwd_diff_of == nullptr) return nullptr;
+  if (f->autodiff.custom_bwd != nullptr) return f->autodiff.custom_bwd;
+  if (!f->autodiff.differentiable && f->autodiff.fwd_diff_of == nullptr) return nullptr;
   auto it = forms_.find(f);
   if (it != forms_.end()) {
     if (it->second->blocks.empty() &&
@@ -74,8 +74,8 @@ Function* BackwardWriter::BwdOf(Function* f) {
   for (uint32_t i = 0; i < f->params.size(); ++i) {
     const ir::Type* t = f->params[i]->GetType();
     const ir::Type* d = autodiff::DifferentialType(types, t);
-    bool no_diff = std::find(f->no_diff_params.begin(), f->no_diff_params.end(), i) !=
-                   f->no_diff_params.end();
+    bool no_diff = std::find(f->autodiff.no_diff_params.begin(), f->autodiff.no_diff_params.end(),
+                             i) != f->autodiff.no_diff_params.end();
     if (d != nullptr && !no_diff) {
       const ir::Type* value = t->IsPointer() ? t->Element() : t;
       t = types.Pointer(ir::AddressSpace::Function, PairType(value));
@@ -85,7 +85,7 @@ Function* BackwardWriter::BwdOf(Function* f) {
   if (const ir::Type* d = autodiff::DifferentialType(types, f->ResultType())) {
     g->params.push_back(module_.AddParam(d, nullptr));
   }
-  g->bwd_diff_of = f;
+  g->autodiff.bwd_diff_of = f;
   forms_.emplace(f, g);
   queue_.push_back(g);
   return g;

@@ -178,12 +178,13 @@ Value* Reverser::Recomputed(Value* copy) {
       return b_.Emit(inst->GetOp(), inst->GetType(), std::move(operands), inst->imms);
     }
     case Op::Call: {
-      if (!inst->callee->prefer_recompute && !IsIdentity(inst->callee)) return nullptr;
+      if (!inst->callee->autodiff.prefer_recompute && !IsIdentity(inst->callee)) return nullptr;
       for (const Value* v : inst->operands) {
         if (v->GetType()->IsPointer()) return nullptr;
       }
       // detach of a value that is itself kept costs nothing to keep instead.
-      if (!inst->callee->prefer_recompute && inst->operands[0]->VKind() == ir::ValueKind::Inst &&
+      if (!inst->callee->autodiff.prefer_recompute &&
+          inst->operands[0]->VKind() == ir::ValueKind::Inst &&
           static_cast<Inst*>(inst->operands[0])->GetOp() != Op::Load) {
         return nullptr;
       }
@@ -1029,13 +1030,13 @@ void Reverser::WriteGradients() {
 }
 
 void Reverser::Run() {
-  f_ = bwd_->bwd_diff_of;
-  if (f_->primal_substitute != nullptr) f_ = f_->primal_substitute;
+  f_ = bwd_->autodiff.bwd_diff_of;
+  if (f_->autodiff.primal_substitute != nullptr) f_ = f_->autodiff.primal_substitute;
   Block* entry = ctx_.module.AddBlock(bwd_);
   bwd_->blocks.push_back(entry);
   b_.SetInsertBlock(entry);
-  if (f_->custom_bwd != nullptr) {
-    b_.Call(f_->custom_bwd, std::vector<Value*>(bwd_->params.begin(), bwd_->params.end()));
+  if (f_->autodiff.custom_bwd != nullptr) {
+    b_.Call(f_->autodiff.custom_bwd, std::vector<Value*>(bwd_->params.begin(), bwd_->params.end()));
     b_.Return();
     return;
   }

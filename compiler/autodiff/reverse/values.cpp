@@ -5,7 +5,7 @@
 namespace slope::autodiff::reverse {
 
 bool IsIdentity(const ir::Function* f) {
-  if (!f->zero_derivative || f->params.size() != 1 || f->blocks.size() != 1) return false;
+  if (!f->autodiff.zero_derivative || f->params.size() != 1 || f->blocks.size() != 1) return false;
   const ir::Block* b = f->blocks.front();
   return b->insts.size() == 1 && b->insts[0]->GetOp() == ir::Op::Return &&
          b->insts[0]->operands.size() == 1 && b->insts[0]->operands[0] == f->params[0];

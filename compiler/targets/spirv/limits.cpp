@@ -52,7 +52,7 @@ source::SourceLoc FunctionLoc(const ir::Module& module, const ir::Function* f) {
       }
     }
   }
-  for (const ir::Function* from : {f->fwd_diff_of, f->bwd_diff_of}) {
+  for (const ir::Function* from : {f->autodiff.fwd_diff_of, f->autodiff.bwd_diff_of}) {
     if (from != nullptr && from->loc.IsValid()) return from->loc;
   }
   // Uncalled: the function whose name it extends (`f` of `f.jvp.jvp`).

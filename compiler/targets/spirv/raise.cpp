@@ -35,10 +35,12 @@ void Raise(ir::Module& module, const AfterPass& after_pass, diag::DiagEngine* di
            bool verify_each) {
   passes::Options options;
   options.diags = diags;
-  bool uses_fwd_diff = std::any_of(module.functions.begin(), module.functions.end(),
-                                   [](const ir::Function* f) { return f->fwd_diff_of != nullptr; });
-  bool uses_bwd_diff = std::any_of(module.functions.begin(), module.functions.end(),
-                                   [](const ir::Function* f) { return f->bwd_diff_of != nullptr; });
+  bool uses_fwd_diff =
+      std::any_of(module.functions.begin(), module.functions.end(),
+                  [](const ir::Function* f) { return f->autodiff.fwd_diff_of != nullptr; });
+  bool uses_bwd_diff =
+      std::any_of(module.functions.begin(), module.functions.end(),
+                  [](const ir::Function* f) { return f->autodiff.bwd_diff_of != nullptr; });
   // The verifier costs about a fifth of a compile when run after each of the list's
   // passes, so by default it runs once, at the end, as compilers do in release builds;
   // `verify_each` (CompileOptions::verify_each_pass; the tools set it from

@@ -235,6 +235,9 @@ bool TypeContext::Unify(const Type* pattern, const Type* t, const std::vector<co
     case TypeKind::Sampler:
       return pattern == t;
     case TypeKind::Pointer:
+      // `nullptr` converts to every pointer type: it leaves T* to the other arguments
+      // (`select(c, nullptr, p)`).
+      if (t->Element()->IsVoid()) return true;
       return Unify(pattern->Element(), t->Element(), params, bindings);
     case TypeKind::Array:
       if (pattern->LengthParam() != nullptr) {

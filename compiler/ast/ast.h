@@ -343,12 +343,18 @@ struct LambdaExpr : Expr {
 /// element of the value pack `v` (a parameter of type `expand each T`); kGroup: the
 /// arguments sema gathers for a variadic parameter (`f(1, 2.0)` passes the pack
 /// `(1, 2.0)`); `countof(T)` / `countof(v)` (kCount): the number of elements, an `int`.
+/// The other compile-time questions about a type take the same form: `sizeof(T)`
+/// (kSizeOf) and `alignof(T)` (kAlignOf), of a type or of a value's type, an `int`
+/// (sema/check_sizeof.cpp).
 struct PackExpr : Expr {
-  enum Form : uint8_t { kExpand, kEach, kGroup, kCount };
+  enum Form : uint8_t { kExpand, kEach, kGroup, kCount, kSizeOf, kAlignOf };
   Form form;
-  Expr* operand = nullptr;         ///< kExpand, kEach, kCount (the pack named)
+  Expr* operand = nullptr;         ///< kExpand, kEach, kCount (the pack named); kSizeOf,
+                                   ///< kAlignOf: a value or a type's name
+  TypeExpr* type_arg = nullptr;    ///< kSizeOf, kAlignOf: a type the parser read as one
   std::vector<Expr*> elements;     ///< kGroup
-  const sema::Type* pack = nullptr;  ///< sema: kEach, kCount: the type of the pack
+  const sema::Type* pack = nullptr;  ///< sema: kEach, kCount: the type of the pack;
+                                     ///< kSizeOf, kAlignOf: the type asked about
   PackExpr(SourceRange r, Form f, Expr* e) : Expr(ExprKind::Pack, r), form(f), operand(e) {}
 };
 

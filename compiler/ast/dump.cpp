@@ -380,13 +380,15 @@ std::string DumpExpr(const Expr* e) {
       return "(no_diff " + DumpExpr(static_cast<const NoDiffExpr*>(e)->operand) + ")";
     case ExprKind::Pack: {
       auto* p = static_cast<const PackExpr*>(e);
-      static const char* const kForms[] = {"expand ", "each ", "pack ", "countof "};
+      static const char* const kForms[] = {"expand ", "each ", "pack ", "countof ", "sizeof ",
+                                           "alignof "};
       if (p->form == PackExpr::kGroup) {
         std::vector<std::string> parts;
         for (const Expr* x : p->elements) parts.push_back(DumpExpr(x));
         return "(pack " + Join(parts, ", ") + ")";
       }
-      return "(" + std::string(kForms[p->form]) + DumpExpr(p->operand) + ")";
+      std::string operand = p->operand != nullptr ? DumpExpr(p->operand) : DumpType(p->type_arg);
+      return "(" + std::string(kForms[p->form]) + operand + ")";
     }
     case ExprKind::Lambda: {
       auto* l = static_cast<const LambdaExpr*>(e);

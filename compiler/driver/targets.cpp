@@ -8,6 +8,7 @@
 #include "compiler/base/ice.h"
 #include "compiler/targets/cuda/writer.h"
 #include "compiler/targets/glsl/writer.h"
+#include "compiler/targets/layout/layout.h"
 #include "compiler/targets/llvm/plugin_loader.h"
 #include "compiler/targets/spirv/limits.h"
 #include "compiler/targets/spirv/optimize.h"
@@ -81,26 +82,38 @@ bool RejectTextures(EmitRequest& r, const char* target) {
   return ok;
 }
 
-/// Whether device memory of type `t` holds a matrix, directly or in a struct or array
+/// Whether device memory of type `t` holds a column-major matrix (the compile's layout
+/// `layout`, or a struct member's own modifier), directly or in a struct or array
 /// (through pointers too: the writers declare the types those point at).
-bool HoldsMatrix(const ir::Type* t, std::set<const ir::Type*>* seen) {
+bool HoldsColumnMajorMatrix(const ir::Type* t, ir::MatrixLayout layout,
+                            std::set<const ir::Type*>* seen) {
   while (t->IsArray() || t->IsPointer()) t = t->Element();
-  if (t->IsMatrix()) return true;
+  if (t->IsMatrix()) return layout == ir::MatrixLayout::ColumnMajor;
   if (!t->IsStruct() || !seen->insert(t).second) return false;
-  return std::any_of(t->Members().begin(), t->Members().end(),
-                     [&](const ir::Type* m) { return HoldsMatrix(m, seen); });
+  for (size_t i = 0; i < t->Members().size(); ++i) {
+    const ir::Type* m = t->Members()[i];
+    const ir::Type* inner = m;
+    while (inner->IsArray()) inner = inner->Element();
+    // A member's row_major / column_major applies to its own matrices only.
+    ir::MatrixLayout own = inner->IsMatrix()
+                               ? targets::MatrixLayoutOf(t->MemberMatrixLayout(i), layout)
+                               : layout;
+    if (HoldsColumnMajorMatrix(m, own, seen)) return true;
+  }
+  return false;
 }
 
-/// The C-like targets (glsl, cuda) have device pointers to scalars, vectors, structs and
-/// arrays, but not to matrices (whose layout in memory each spells its own way yet): an
-/// error at the first use of such a pointer in each function that has one. True when
-/// there is none.
+/// The C-like targets (glsl, cuda) have device pointers to scalars, vectors, structs,
+/// arrays and row-major matrices, but not to column-major matrices (a row of one is no
+/// contiguous value, and each writer spells their storage its own way): an error at the
+/// first use of such a pointer in each function that has one. True when there is none.
 bool RejectMatrixPointers(EmitRequest& r, const char* target) {
   bool ok = true;
-  auto refused = [](const ir::Type* t) {
+  ir::MatrixLayout layout = r.matrices;
+  auto refused = [layout](const ir::Type* t) {
     while (t->IsArray() || (t->IsPointer() && !t->IsDevicePointer())) t = t->Element();
     std::set<const ir::Type*> seen;
-    return t->IsDevicePointer() && HoldsMatrix(t->Element(), &seen);
+    return t->IsDevicePointer() && HoldsColumnMajorMatrix(t->Element(), layout, &seen);
   };
   for (const ir::Function* f : r.module.functions) {
     const ir::Inst* first = nullptr;

@@ -70,6 +70,15 @@ Value* Lowerer::LowerPackExpr(const ast::PackExpr* e) {
       }
       return module_->ConstInt(LowerType(e->type), static_cast<int64_t>(pack->Args().size()));
     }
+    case ast::PackExpr::kSizeOf:
+    case ast::PackExpr::kAlignOf: {
+      int64_t size = 0, align = 0;
+      if (types_.NaturalLayout(Concrete(e->pack), &size, &align) != nullptr) {
+        SLOPE_ICE("'sizeof' of a type without a layout reached lowering");
+      }
+      return module_->ConstInt(LowerType(e->type),
+                               e->form == ast::PackExpr::kSizeOf ? size : align);
+    }
     case ast::PackExpr::kGroup:
       break;
   }

@@ -173,6 +173,19 @@ ast::Expr* Parser::ParseBinary(int min_prec) {
   }
 }
 
+bool Parser::LooksLikeSizeOfType() const {
+  size_t end = ScanType(pos_ + 2);
+  bool generic = false;
+  for (size_t i = pos_ + 2; i < end; ++i) generic = generic || tokens_[i].Is(TokenKind::Less);
+  bool pointer = false;
+  while (end != 0 && end < tokens_.size() && tokens_[end].Is(TokenKind::Star)) {
+    ++end;
+    pointer = true;
+  }
+  if (end == 0 || end >= tokens_.size() || !tokens_[end].Is(TokenKind::RParen)) return false;
+  return IsBuiltinTypeName(Peek(2).text) || generic || pointer;
+}
+
 bool Parser::LooksLikeCast() const {
   size_t end = ScanType(pos_ + 1);
   // `(T*)x`: a cast to a pointer type (`(a*)` is no expression).
@@ -423,6 +436,19 @@ ast::Expr* Parser::ParsePrimary() {
         ast::Expr* operand = ParseDiffOperand();
         Expect(TokenKind::RParen);
         return Grow(ctx_.New<ast::DiffExpr>(From(begin), bwd, operand), {operand}, From(begin));
+      }
+      if ((tok.text == "sizeof" || tok.text == "alignof") && Peek(1).Is(TokenKind::LParen) &&
+          LooksLikeSizeOfType()) {
+        // `sizeof(vector<float, 3>)`, `alignof(float[4])`, `sizeof(int*)`: a type that is
+        // no expression. One name (`sizeof(T)`, `sizeof(x)`) is told apart by sema.
+        auto form = tok.text == "sizeof" ? ast::PackExpr::kSizeOf : ast::PackExpr::kAlignOf;
+        Advance();
+        Advance();
+        ast::TypeExpr* type = ParseType();
+        if (type == nullptr || !Expect(TokenKind::RParen)) return ErrorExpr(From(begin));
+        auto* query = ctx_.New<ast::PackExpr>(From(begin), form, nullptr);
+        query->type_arg = type;
+        return query;
       }
       Advance();
       auto* name = ctx_.New<ast::NameExpr>(tok.Range(), std::string(tok.text));

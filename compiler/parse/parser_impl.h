@@ -157,6 +157,9 @@ class Parser {
   ast::Expr* ParseUnary();
   /// At '(' before a name: true when the parentheses hold a type and make a cast.
   bool LooksLikeCast() const;
+  /// At `sizeof(` or `alignof(`: whether the parentheses hold a type no expression
+  /// could be (a built-in type name, generic arguments, a pointer).
+  bool LooksLikeSizeOfType() const;
   ast::Expr* ParsePostfix(ast::Expr* base);
   ast::Expr* ParsePrimary();
   /// `(T a, U b) => expr` or `(T a) => { ... }`, at its `(` (AtLambda holds).

@@ -524,12 +524,15 @@ bool Checker::CheckConstantExpr(const ast::Expr* e) {
         if (!CheckConstantExpr(a)) return false;
       }
       return true;
+    case ast::ExprKind::Pack: {
+      auto form = static_cast<const ast::PackExpr*>(e)->form;
+      return form == ast::PackExpr::kSizeOf || form == ast::PackExpr::kAlignOf;
+    }
     case ast::ExprKind::StringLiteral:
     case ast::ExprKind::Diff:
     case ast::ExprKind::NoDiff:
     case ast::ExprKind::TypeTest:
     case ast::ExprKind::Lambda:
-    case ast::ExprKind::Pack:
     case ast::ExprKind::Member:
     case ast::ExprKind::Index:
     case ast::ExprKind::Assign:

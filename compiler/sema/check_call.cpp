@@ -86,14 +86,17 @@ ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
     return CheckCountof(call);
   }
   if (call->callee->kind == ast::ExprKind::Name) {
-    // `sizeof(T)` / `alignof(T)`: the byte size depends on the layout (natural,
-    // std430, scalar), which Slope does not choose for them yet; say so at the call
-    // rather than "T is a type".
+    // `sizeof(x)` / `alignof(x)` of a value or a type named by one word; the parser
+    // makes the question itself for a type it can tell from an expression (`float[4]`).
     const std::string& callee = static_cast<ast::NameExpr*>(call->callee)->name;
     if ((callee == "sizeof" || callee == "alignof") && Lookup(callee) == nullptr) {
-      diags_.Report(DiagId::UnsupportedConstruct, call->range, "'" + callee + "'", "is");
-      call->type = types_.Error();
-      return call;
+      auto form = callee == "sizeof" ? ast::PackExpr::kSizeOf : ast::PackExpr::kAlignOf;
+      if (call->args.size() != 1) {
+        diags_.Report(DiagId::WrongArgumentCount, call->range, callee, 1, call->args.size());
+        call->type = types_.Error();
+        return call;
+      }
+      return CheckSizeOf(ctx_.New<ast::PackExpr>(call->range, form, call->args[0]));
     }
   }
   for (ast::Expr*& arg : call->args) {

@@ -635,7 +635,9 @@ class DiffBodyChecker {
       case ast::ExprKind::Unary: WalkExpr(static_cast<const ast::UnaryExpr*>(e)->operand); return;
       case ast::ExprKind::Pack: {
         auto* p = static_cast<const ast::PackExpr*>(e);
-        if (p->form != ast::PackExpr::kCount) WalkExpr(p->operand);
+        if (p->form == ast::PackExpr::kExpand || p->form == ast::PackExpr::kEach) {
+          WalkExpr(p->operand);
+        }
         for (const ast::Expr* x : p->elements) WalkExpr(x);
         return;
       }

@@ -94,6 +94,9 @@ void Checker::CheckGenericArraySizes() {
         for (const Type* type : it->second.types) {
           if (!GenericSizesFit(type, bindings, func->name, at, &structs_seen)) return false;
         }
+        for (const ast::PackExpr* query : it->second.size_queries) {
+          if (!SizeOfFits(query, bindings, func->name)) return false;
+        }
         for (const auto& [callee, callee_bindings] : it->second.calls) {
           Subst composed;
           for (const auto& [param, arg] : callee_bindings) {

@@ -300,6 +300,9 @@ ast::Expr* Checker::CheckPackExpr(ast::PackExpr* e, bool expand_allowed) {
       e->type = pack->PackPattern();
       return e;
     }
+    case ast::PackExpr::kSizeOf:
+    case ast::PackExpr::kAlignOf:
+      return CheckSizeOf(e);
     case ast::PackExpr::kGroup:
     case ast::PackExpr::kCount:
       return e;  // made by sema, already checked

@@ -222,6 +222,10 @@ bool Checker::RejectUnsupportedType(ast::TypeExpr* te) {
     what = "samplers";
   } else if (kOtherResources.contains(name)) {
     what = "resources of this kind";
+  } else if (name == "String" || name == "NativeString") {
+    // printf's format is read from its literal; a string held in a variable or passed
+    // through a parameter has no value on the GPU targets yet.
+    what = "string values other than printf's literal format";
   } else {
     return false;
   }

@@ -233,6 +233,17 @@ bool Checker::EvaluateIntConstant(const ast::Expr* e, int64_t* out, int depth) {
                                      : static_cast<const ast::ImplicitCastExpr*>(e)->operand;
       return EvaluateIntConstant(operand, &a, depth) && result(a);
     }
+    case ast::ExprKind::Pack: {
+      // `sizeof(T)` / `alignof(T)` of a type known here.
+      auto* query = static_cast<const ast::PackExpr*>(e);
+      if (query->form != ast::PackExpr::kSizeOf && query->form != ast::PackExpr::kAlignOf) {
+        return false;
+      }
+      if (query->pack == nullptr || types_.NaturalLayout(query->pack, &a, &b) != nullptr) {
+        return false;
+      }
+      return result(query->form == ast::PackExpr::kSizeOf ? a : b);
+    }
     case ast::ExprKind::Unary: {
       const auto* u = static_cast<const ast::UnaryExpr*>(e);
       if (!EvaluateIntConstant(u->operand, &a, depth)) return false;

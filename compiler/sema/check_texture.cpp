@@ -28,12 +28,14 @@ constexpr TextureName kTextureNames[] = {
     {"Texture1D", 1, false, false},      {"Texture2D", 2, false, false},
     {"Texture3D", 3, false, false},      {"TextureCube", 4, false, false},
     {"Texture1DArray", 1, true, false},  {"Texture2DArray", 2, true, false},
+    {"TextureCubeArray", 4, true, false},
     {"RWTexture1D", 1, false, true},     {"RWTexture2D", 2, false, true},
     {"RWTexture3D", 3, false, true},     {"RWTexture1DArray", 1, true, true},
     {"RWTexture2DArray", 2, true, true},
     {"Sampler1D", 1, false, false, true}, {"Sampler2D", 2, false, false, true},
     {"Sampler3D", 3, false, false, true}, {"SamplerCube", 4, false, false, true},
     {"Sampler1DArray", 1, true, false, true}, {"Sampler2DArray", 2, true, false, true},
+    {"SamplerCubeArray", 4, true, false, true},
 };
 
 /// Components of a coordinate that sampling takes: a cube's is a direction; the layer

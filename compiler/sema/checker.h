@@ -536,6 +536,7 @@ class Checker {
     std::vector<const Type*> types;
     std::set<const Type*> seen;
     std::vector<std::pair<ast::FuncDecl*, Subst>> calls;
+    std::vector<const ast::PackExpr*> size_queries;  ///< `sizeof(T)` of a dependent type
   };
   std::unordered_map<const ast::FuncDecl*, GenericUses> generic_uses_;
   /// Generic structs, aliases and calls used with concrete arguments, where they are used.
@@ -634,6 +635,11 @@ class Checker {
   const ast::VarDecl* PackVariable(ast::Expr* operand, const char* what);
   /// `countof(T)` / `countof(v)`.
   ast::Expr* CheckCountof(ast::CallExpr* call);
+  /// `sizeof(x)` / `alignof(x)` (check_sizeof.cpp).
+  ast::Expr* CheckSizeOf(ast::PackExpr* e);
+  /// Whether the type `sizeof`/`alignof` asks about has a layout under `subst`; reports
+  /// the specialization of `owner` when not.
+  bool SizeOfFits(const ast::PackExpr* e, const Subst& subst, const std::string& owner);
   /// While an `expand` pattern is checked: the type packs it names.
   std::vector<const Type*>* pack_captures_ = nullptr;
   /// While a function parameter's type is resolved: a pack type is allowed.

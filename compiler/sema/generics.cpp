@@ -235,6 +235,9 @@ bool TypeContext::Unify(const Type* pattern, const Type* t, const std::vector<co
     case TypeKind::Sampler:
       return pattern == t;
     case TypeKind::Pointer:
+      // `nullptr` converts to every pointer type: it leaves T* to the other arguments
+      // (`select(c, nullptr, p)`).
+      if (t->Element()->IsVoid()) return true;
       return Unify(pattern->Element(), t->Element(), params, bindings);
     case TypeKind::Array:
       if (pattern->LengthParam() != nullptr) {
@@ -278,6 +281,55 @@ const Type* TypeContext::FieldType(const Type* t, size_t index) {
   const Type* declared = t->Info()->fields[index]->type;
   if (declared == nullptr) return Error();
   return Substitute(declared, StructSubst(t));
+}
+
+const Type* TypeContext::NaturalLayout(const Type* t, int64_t* size, int64_t* align) {
+  // Slang's natural layout: each part at the next multiple of its alignment, no padding
+  // after the last one (the stride of an array element is its size rounded up).
+  auto stride = [](int64_t s, int64_t a) { return (s + a - 1) / a * a; };
+  switch (t->Kind()) {
+    case TypeKind::Bool:
+      *size = *align = 1;
+      return nullptr;
+    case TypeKind::Int:
+    case TypeKind::UInt:
+    case TypeKind::Float:
+      *size = *align = t->Width() / 8;
+      return nullptr;
+    case TypeKind::Pointer:
+      *size = *align = 8;  // a 64-bit address on every target
+      return nullptr;
+    case TypeKind::Enum:
+      return NaturalLayout(t->Element(), size, align);
+    case TypeKind::Vector:
+    case TypeKind::Matrix:
+    case TypeKind::Array: {
+      if (t->IsDependent()) return t;
+      int64_t n = t->Components();
+      if (t->IsArray()) n = t->Count();
+      if (n < 1) return t;  // an unsized array
+      int64_t element_size = 0;
+      if (const Type* culprit = NaturalLayout(t->Element(), &element_size, align)) return culprit;
+      *size = element_size + stride(element_size, *align) * (n - 1);
+      return nullptr;
+    }
+    case TypeKind::Struct: {
+      if (t->IsDependent() || !t->Info()->checked) return t;
+      *size = 0;
+      *align = 1;
+      for (size_t i = 0; i < t->Info()->fields.size(); ++i) {
+        int64_t field_size = 0, field_align = 1;
+        if (const Type* culprit = NaturalLayout(FieldType(t, i), &field_size, &field_align)) {
+          return culprit;
+        }
+        *size = stride(*size, field_align) + field_size;
+        *align = std::max(*align, field_align);
+      }
+      return nullptr;
+    }
+    default:
+      return t;
+  }
 }
 
 const std::vector<std::pair<ExtensionInfo*, Subst>>& TypeContext::ExtensionsOf(const Type* t) {

@@ -340,6 +340,12 @@ class TypeContext {
   Subst StructSubst(const Type* struct_type) const;
   /// The type of field `index` of struct type `t`.
   const Type* FieldType(const Type* t, size_t index);
+  /// `sizeof(t)` and `alignof(t)` in Slang's natural layout: a scalar aligned to its
+  /// size (`bool` is 1 byte, a pointer 8), a vector, matrix or array to its element, a
+  /// struct to its most aligned field, each part at the next multiple of its alignment
+  /// and no padding after the last. Null when known; otherwise the part that has no
+  /// layout (a resource, an interface, an unsized array, or a type still generic).
+  const Type* NaturalLayout(const Type* t, int64_t* size, int64_t* align);
   /// The extensions that apply to `t`, each with the bindings of its parameters. The
   /// answer is remembered until ExtensionsChanged().
   const std::vector<std::pair<ExtensionInfo*, Subst>>& ExtensionsOf(const Type* t);

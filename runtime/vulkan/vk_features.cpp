@@ -39,6 +39,7 @@ ShaderFeatures QueryShaderFeatures(VkPhysicalDevice device) {
   f.float64 = core.features.shaderFloat64 == VK_TRUE;
   f.int64 = core.features.shaderInt64 == VK_TRUE;
   f.int16 = core.features.shaderInt16 == VK_TRUE;
+  f.image_cube_array = core.features.imageCubeArray == VK_TRUE;
   f.storage_image_extended_formats = core.features.shaderStorageImageExtendedFormats == VK_TRUE;
   f.storage_image_read_without_format =
       core.features.shaderStorageImageReadWithoutFormat == VK_TRUE;
@@ -95,6 +96,7 @@ FeatureChain::FeatureChain(const ShaderFeatures& f) {
   core_.features.shaderFloat64 = flag(f.float64);
   core_.features.shaderInt64 = flag(f.int64);
   core_.features.shaderInt16 = flag(f.int16);
+  core_.features.imageCubeArray = flag(f.image_cube_array);
   core_.features.shaderStorageImageExtendedFormats = flag(f.storage_image_extended_formats);
   core_.features.shaderStorageImageReadWithoutFormat = flag(f.storage_image_read_without_format);
   core_.features.shaderStorageImageWriteWithoutFormat = flag(f.storage_image_write_without_format);
@@ -137,6 +139,9 @@ const char* FeatureFor(spv::Capability c, const ShaderFeatures& f, bool* present
     case spv::Capability::SignedZeroInfNanPreserve:
       *present = f.nan_preserve_float32;
       return "shaderSignedZeroInfNanPreserveFloat32";
+    case spv::Capability::SampledCubeArray:
+      *present = f.image_cube_array;
+      return "imageCubeArray";
     case spv::Capability::StorageImageExtendedFormats:
       *present = f.storage_image_extended_formats;
       return "shaderStorageImageExtendedFormats";
@@ -230,6 +235,7 @@ const char* CapabilityName(spv::Capability c) {
     case spv::Capability::GroupNonUniformBallot: return "GroupNonUniformBallot";
     case spv::Capability::GroupNonUniformShuffle: return "GroupNonUniformShuffle";
     case spv::Capability::SignedZeroInfNanPreserve: return "SignedZeroInfNanPreserve";
+    case spv::Capability::SampledCubeArray: return "SampledCubeArray";
     case spv::Capability::StorageImageExtendedFormats: return "StorageImageExtendedFormats";
     case spv::Capability::StorageImageReadWithoutFormat: return "StorageImageReadWithoutFormat";
     case spv::Capability::StorageImageWriteWithoutFormat: return "StorageImageWriteWithoutFormat";

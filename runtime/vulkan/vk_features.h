@@ -39,6 +39,8 @@ struct ShaderFeatures {
   /// shaderSignedZeroInfNanPreserveFloat32 (a property, not a feature): capability
   /// SignedZeroInfNanPreserve, which kernels testing isnan/isinf declare.
   bool nan_preserve_float32 = false;
+  /// imageCubeArray: capability SampledCubeArray (TextureCubeArray, SamplerCubeArray).
+  bool image_cube_array = false;
   /// shaderStorageImageExtendedFormats: storage textures of rg32f, r16f, ... formats.
   bool storage_image_extended_formats = false;
   /// shaderStorageImage{Read,Write}WithoutFormat: storage textures of 3-component texels.

@@ -543,7 +543,10 @@ Expr FunctionWriter::DeviceElementPtr(const ir::Inst& inst) {
   } else if (base->IsVector()) {
     stride = base->Scalar()->Width() / 8;
   } else {
-    SLOPE_ICE("glsl: an element pointer into a matrix through a device pointer");
+    // A row of a row-major matrix (driver/targets.cpp refuses pointers to column-major
+    // ones): the rows lie MatrixStride apart.
+    stride = targets::LayoutMatrixStride(base, context_.DeviceLayout(),
+                                         context_.options_.matrix_layout);
   }
   return OffsetAddress(inst.GetType(), inst.operands[0], ScaledIndex(inst.operands[1], stride));
 }

@@ -54,6 +54,9 @@ uint32_t Writer::ImageTypeId(const ir::Type* t, ir::ImageFormat format) {
                  : t->Dim() == ir::TextureDim::k2D ? spv::Dim::Dim2D
                  : t->Dim() == ir::TextureDim::k3D ? spv::Dim::Dim3D
                                                    : spv::Dim::Cube;
+  if (t->Dim() == ir::TextureDim::kCube && t->IsArrayed()) {
+    Require(t->IsWritable() ? spv::Capability::ImageCubeArray : spv::Capability::SampledCubeArray);
+  }
   if (t->Dim() == ir::TextureDim::k1D) {
     Require(t->IsWritable() ? spv::Capability::Image1D : spv::Capability::Sampled1D);
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <set>
 
 #include "compiler/base/ice.h"
@@ -28,6 +29,8 @@ void RunRaise(ir::Module& module, const AfterPass& after_pass, diag::DiagEngine*
   targets::spirv::Raise(module, after_pass, diags, verify_each);
 }
 
+bool RejectBareMatrixPointers(EmitRequest& r);
+
 void EmitSpirv(EmitRequest& r) {
   const CompileOptions& options = r.options;
   targets::spirv::WriterOptions writer_options;
@@ -40,7 +43,7 @@ void EmitSpirv(EmitRequest& r) {
     writer_options.debug_file = r.file;
   }
   // What SPIR-V cannot express is an error at its source, not an invalid module.
-  if (!targets::spirv::CheckLimits(r.module, r.diags)) return;
+  if (!targets::spirv::CheckLimits(r.module, r.diags) || !RejectBareMatrixPointers(r)) return;
   std::vector<uint32_t>& words = r.result.spirv;
   words = targets::spirv::WriteSpirv(r.module, writer_options);
   if (options.optimization_level == 0) {
@@ -103,25 +106,16 @@ bool HoldsColumnMajorMatrix(const ir::Type* t, ir::MatrixLayout layout,
   return false;
 }
 
-/// The C-like targets (glsl, cuda) have device pointers to scalars, vectors, structs,
-/// arrays and row-major matrices, but not to column-major matrices (a row of one is no
-/// contiguous value, and each writer spells their storage its own way): an error at the
-/// first use of such a pointer in each function that has one. True when there is none.
-bool RejectMatrixPointers(EmitRequest& r, const char* target) {
+/// Reports `id` (with the function's name and `target`) at the first instruction of
+/// each function that `refused` holds for. True when there is none.
+bool RejectInsts(EmitRequest& r, const std::function<bool(const ir::Inst*)>& refused,
+                 diag::DiagId id, const char* target) {
   bool ok = true;
-  ir::MatrixLayout layout = r.matrices;
-  auto refused = [layout](const ir::Type* t) {
-    while (t->IsArray() || (t->IsPointer() && !t->IsDevicePointer())) t = t->Element();
-    std::set<const ir::Type*> seen;
-    return t->IsDevicePointer() && HoldsColumnMajorMatrix(t->Element(), layout, &seen);
-  };
   for (const ir::Function* f : r.module.functions) {
     const ir::Inst* first = nullptr;
     for (const ir::Block* b : f->blocks) {
       for (const ir::Inst* inst : b->insts) {
-        bool uses = refused(inst->GetType());
-        for (const ir::Value* v : inst->operands) uses = uses || refused(v->GetType());
-        if (uses) {
+        if (refused(inst)) {
           first = inst;
           break;
         }
@@ -129,9 +123,76 @@ bool RejectMatrixPointers(EmitRequest& r, const char* target) {
       if (first != nullptr) break;
     }
     if (first == nullptr) continue;
-    r.diags.Report(diag::DiagId::PointerTargetUnsupported,
-                   source::SourceRange(first->loc, first->loc), f->Name(), target);
+    r.diags.Report(id, source::SourceRange(first->loc, first->loc), f->Name(), target);
     ok = false;
+  }
+  return ok;
+}
+
+/// The device pointer `t` is (or an array or local pointer holds), else null.
+const ir::Type* DevicePointerIn(const ir::Type* t) {
+  while (t->IsArray() || (t->IsPointer() && !t->IsDevicePointer())) t = t->Element();
+  return t->IsDevicePointer() ? t : nullptr;
+}
+
+/// The C-like targets (glsl, cuda) have device pointers to scalars, vectors, structs,
+/// arrays and row-major matrices, but not to column-major matrices (a row of one is no
+/// contiguous value, and each writer spells their storage its own way): an error at the
+/// first use of such a pointer in each function that has one. True when there is none.
+bool RejectMatrixPointers(EmitRequest& r, const char* target) {
+  ir::MatrixLayout layout = r.matrices;
+  auto refused_type = [layout](const ir::Type* t) {
+    const ir::Type* ptr = DevicePointerIn(t);
+    std::set<const ir::Type*> seen;
+    return ptr != nullptr && HoldsColumnMajorMatrix(ptr->Element(), layout, &seen);
+  };
+  auto refused = [&](const ir::Inst* inst) {
+    bool uses = refused_type(inst->GetType());
+    for (const ir::Value* v : inst->operands) uses = uses || refused_type(v->GetType());
+    return uses;
+  };
+  return RejectInsts(r, refused, diag::DiagId::PointerTargetUnsupported, target);
+}
+
+/// SPIR-V declares a matrix's layout (its stride, row or column order) on the struct
+/// member that holds it. A PhysicalStorageBuffer pointer to a matrix (or to an array of
+/// them) reached from a struct pointer by member and element steps is an access chain
+/// that keeps the member's layout; one that comes from anywhere else (a parameter, a
+/// pointer value loaded or stored, a cast, pointer arithmetic) would read memory in no
+/// declared layout: an error, as for RejectMatrixPointers.
+bool RejectBareMatrixPointers(EmitRequest& r) {
+  auto bare = [](const ir::Type* t) {
+    if (!t->IsDevicePointer()) return false;
+    const ir::Type* pointee = t->Element();
+    while (pointee->IsArray()) pointee = pointee->Element();
+    return pointee->IsMatrix();
+  };
+  std::function<bool(const ir::Value*)> from_member = [&](const ir::Value* v) {
+    if (v->VKind() != ir::ValueKind::Inst) return false;
+    const auto* inst = static_cast<const ir::Inst*>(v);
+    if (inst->GetOp() == ir::Op::MemberPtr) return true;
+    return inst->GetOp() == ir::Op::ElementPtr && from_member(inst->operands.at(0));
+  };
+  auto refused = [&](const ir::Inst* inst) {
+    if (bare(inst->GetType()) && !from_member(inst)) return true;
+    for (const ir::Value* v : inst->operands) {
+      if (v->VKind() == ir::ValueKind::Param && bare(v->GetType())) return true;
+    }
+    return false;
+  };
+  bool ok = true;
+  for (const ir::Function* f : r.module.functions) {
+    for (const ir::Block* b : f->blocks) {
+      auto it = std::find_if(b->insts.begin(), b->insts.end(), refused);
+      if (it == b->insts.end()) continue;
+      r.diags.Report(diag::DiagId::UnsupportedConstruct, source::SourceRange((*it)->loc, (*it)->loc),
+                     "on the spirv target, pointers to a matrix that is not a struct member or "
+                     "to an array of matrices (SPIR-V declares a matrix's memory layout only on "
+                     "the struct member holding it; point at a struct that holds the matrix)",
+                     "are");
+      ok = false;
+      break;
+    }
   }
   return ok;
 }

@@ -350,7 +350,10 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
   }
   // Two functions with the same parameter types are a redefinition, not an overload,
   // unless at most one has a body: the others declare it (`float f(float);` before its
-  // definition), and their attributes join the definition's.
+  // definition), and their attributes join the definition's. Generic functions compare
+  // with the later one's generic parameters renamed to the earlier one's (same kinds and
+  // constraints, in order): `T twice<T : IArithmetic>(T x);` declares the generic
+  // function defined below it.
   for (auto& [name, overloads] : functions_) {
     for (size_t i = 0; i < overloads.size(); ++i) {
       for (size_t j = 0; j < i; ++j) {
@@ -358,14 +361,18 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
         ast::FuncDecl* earlier = overloads[j];
         const auto& a = later->params;
         const auto& b = earlier->params;
-        bool same = a.size() == b.size() && later->generic_params.empty() &&
-                    earlier->generic_params.empty();
+        Subst to_earlier;
+        bool same = a.size() == b.size() &&
+                    later->generic_params.size() == earlier->generic_params.size() &&
+                    MatchGenericDerivative(earlier, later, &to_earlier);
         for (size_t k = 0; same && k < a.size(); ++k) {
-          same = a[k]->type == b[k]->type && a[k]->direction == b[k]->direction;
+          same = types_.Substitute(a[k]->type, to_earlier) == b[k]->type &&
+                 a[k]->direction == b[k]->direction;
         }
         if (!same) continue;
         bool declaration = later->body == nullptr || earlier->body == nullptr;
-        if (declaration && later->result_type == earlier->result_type &&
+        if (declaration &&
+            types_.Substitute(later->result_type, to_earlier) == earlier->result_type &&
             later->intrinsic_op < 0 && earlier->intrinsic_op < 0) {
           ast::FuncDecl* kept = later->body != nullptr ? later : earlier;
           ast::FuncDecl* dropped = kept == later ? earlier : later;

@@ -788,17 +788,11 @@ void Reverser::ReverseLoop(const LoopInfo& info) {
   // Iterations count-1 down to 0.
   Inst* k = b_.Var(bwd_, i32);
   b_.Store(k, b_.Binary(Op::Sub, count, ctx_.module.ConstInt(i32, 1)));
-  Block* head = ctx_.module.AddBlock(bwd_);
   Block* test = ctx_.module.AddBlock(bwd_);
   Block* body = ctx_.module.AddBlock(bwd_);
   Block* cont = ctx_.module.AddBlock(bwd_);
   Block* done = ctx_.module.AddBlock(bwd_);
-  b_.Br(head);
-  bwd_->blocks.push_back(head);
-  b_.SetInsertBlock(head);
-  b_.Loop(test, done, cont);
-  bwd_->blocks.push_back(test);
-  b_.SetInsertBlock(test);
+  Block* head = EnterLoop(test, done, cont);
   Value* kv = b_.Load(k);
   b_.CondBr(b_.Compare(Op::Ge, kv, ctx_.module.ConstInt(i32, 0)), body, done);
   bwd_->blocks.push_back(body);

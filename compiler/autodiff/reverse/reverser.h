@@ -119,6 +119,10 @@ class Reverser {
   void TransposeWave(Inst& inst, Value* a);
   /// Emits `wave which` at the builder.
   Inst* WaveOp(ir::WaveOp which, const ir::Type* type, std::vector<Value*> operands);
+  /// Emits a loop header at the builder (a new block that branches to `body`, the
+  /// loop's first block, with merge `merge` and continue block `cont`) and leaves the
+  /// builder in `body`. Returns the header, which `cont` branches back to.
+  Block* EnterLoop(Block* body, Block* merge, Block* cont);
   /// Emits `if (cond) { then() }` at the builder and leaves it after.
   void IfThen(Value* cond, const std::function<void()>& then);
   void TransposeCall(Inst& call);

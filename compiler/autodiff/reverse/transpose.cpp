@@ -177,6 +177,17 @@ Inst* Reverser::WaveOp(ir::WaveOp which, const ir::Type* type, std::vector<Value
   return b_.Emit(Op::Wave, type, std::move(operands), {static_cast<uint32_t>(which)});
 }
 
+Block* Reverser::EnterLoop(Block* body, Block* merge, Block* cont) {
+  Block* head = ctx_.module.AddBlock(bwd_);
+  b_.Br(head);
+  bwd_->blocks.push_back(head);
+  b_.SetInsertBlock(head);
+  b_.Loop(body, merge, cont);
+  bwd_->blocks.push_back(body);
+  b_.SetInsertBlock(body);
+  return head;
+}
+
 void Reverser::IfThen(Value* cond, const std::function<void()>& then) {
   Block* then_block = ctx_.module.AddBlock(bwd_);
   Block* merge = ctx_.module.AddBlock(bwd_);
@@ -217,16 +228,10 @@ void Reverser::TransposeWave(Inst& inst, Value* a) {
       Value* lane = P(inst.operands.at(1));
       Inst* done = b_.Var(bwd_, boolean);
       b_.Store(done, ctx_.module.ConstBool(false));
-      Block* head = ctx_.module.AddBlock(bwd_);
       Block* body = ctx_.module.AddBlock(bwd_);
       Block* cont = ctx_.module.AddBlock(bwd_);
       Block* exit = ctx_.module.AddBlock(bwd_);
-      b_.Br(head);
-      bwd_->blocks.push_back(head);
-      b_.SetInsertBlock(head);
-      b_.Loop(body, exit, cont);
-      bwd_->blocks.push_back(body);
-      b_.SetInsertBlock(body);
+      Block* head = EnterLoop(body, exit, cont);
       Value* served = b_.Load(done);
       // A served lane offers 0xFFFFFFFF: lane | (0 - uint(served)).
       Value* all_ones_if_served =

@@ -106,25 +106,19 @@ bool HoldsColumnMajorMatrix(const ir::Type* t, ir::MatrixLayout layout,
   return false;
 }
 
-/// Reports `id` (with the function's name and `target`) at the first instruction of
-/// each function that `refused` holds for. True when there is none.
+/// Calls `report` with each function and its first instruction that `refused` holds
+/// for. True when there is none.
 bool RejectInsts(EmitRequest& r, const std::function<bool(const ir::Inst*)>& refused,
-                 diag::DiagId id, const char* target) {
+                 const std::function<void(const ir::Function&, const ir::Inst&)>& report) {
   bool ok = true;
   for (const ir::Function* f : r.module.functions) {
-    const ir::Inst* first = nullptr;
     for (const ir::Block* b : f->blocks) {
-      for (const ir::Inst* inst : b->insts) {
-        if (refused(inst)) {
-          first = inst;
-          break;
-        }
-      }
-      if (first != nullptr) break;
+      auto it = std::find_if(b->insts.begin(), b->insts.end(), refused);
+      if (it == b->insts.end()) continue;
+      report(*f, **it);
+      ok = false;
+      break;
     }
-    if (first == nullptr) continue;
-    r.diags.Report(id, source::SourceRange(first->loc, first->loc), f->Name(), target);
-    ok = false;
   }
   return ok;
 }
@@ -151,7 +145,10 @@ bool RejectMatrixPointers(EmitRequest& r, const char* target) {
     for (const ir::Value* v : inst->operands) uses = uses || refused_type(v->GetType());
     return uses;
   };
-  return RejectInsts(r, refused, diag::DiagId::PointerTargetUnsupported, target);
+  return RejectInsts(r, refused, [&](const ir::Function& f, const ir::Inst& inst) {
+    r.diags.Report(diag::DiagId::PointerTargetUnsupported, source::SourceRange(inst.loc, inst.loc),
+                   f.Name(), target);
+  });
 }
 
 /// SPIR-V declares a matrix's layout (its stride, row or column order) on the struct
@@ -180,21 +177,13 @@ bool RejectBareMatrixPointers(EmitRequest& r) {
     }
     return false;
   };
-  bool ok = true;
-  for (const ir::Function* f : r.module.functions) {
-    for (const ir::Block* b : f->blocks) {
-      auto it = std::find_if(b->insts.begin(), b->insts.end(), refused);
-      if (it == b->insts.end()) continue;
-      r.diags.Report(diag::DiagId::UnsupportedConstruct, source::SourceRange((*it)->loc, (*it)->loc),
-                     "on the spirv target, pointers to a matrix that is not a struct member or "
-                     "to an array of matrices (SPIR-V declares a matrix's memory layout only on "
-                     "the struct member holding it; point at a struct that holds the matrix)",
-                     "are");
-      ok = false;
-      break;
-    }
-  }
-  return ok;
+  return RejectInsts(r, refused, [&](const ir::Function&, const ir::Inst& inst) {
+    r.diags.Report(diag::DiagId::UnsupportedConstruct, source::SourceRange(inst.loc, inst.loc),
+                   "on the spirv target, pointers to a matrix that is not a struct member or "
+                   "to an array of matrices (SPIR-V declares a matrix's memory layout only on "
+                   "the struct member holding it; point at a struct that holds the matrix)",
+                   "are");
+  });
 }
 
 /// One entry point (the one -entry names, or the module's only one) as GLSL 450.

@@ -1,6 +1,4 @@
 #include "compiler/driver/compile.h"
-#include "compiler/driver/modules.h"
-#include "compiler/driver/validate_output.h"
 
 #include <algorithm>
 #include <iostream>
@@ -10,6 +8,9 @@
 #include "compiler/base/big_stack.h"
 #include "compiler/base/ice.h"
 #include "compiler/diag/diag.h"
+#include "compiler/driver/modules.h"
+#include "compiler/driver/targets.h"
+#include "compiler/driver/validate_output.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/verifier.h"
 #include "compiler/lower/lower.h"
@@ -18,10 +19,9 @@
 #include "compiler/preprocess/lexer.h"
 #include "compiler/preprocess/preprocessor.h"
 #include "compiler/sema/check.h"
-#include "compiler/driver/targets.h"
 #include "compiler/targets/spirv/limits.h"
 #include "compiler/targets/spirv/validate.h"
-#include "stdlib/core_library.h"
+#include "stdlib/core_tokens.h"
 
 namespace slope::driver {
 namespace {
@@ -321,10 +321,9 @@ CompileResult CompileOnThisThread(const CompileOptions& options) {
     return finish();
   }
   // The core library's declarations come first, as if the module began with them.
-  source::FileId core = sources.AddFile(std::string(stdlib::kCoreLibraryPath),
-                                       std::string(stdlib::CoreLibrarySource()));
-  std::vector<preprocess::Token> core_tokens =
-      preprocess::Preprocess(sources, core, preprocess::PreprocessOptions{}, diags);
+  // Its tokens were made at build time (stdlib/core_tokens_gen.cpp).
+  source::FileId core = 0;
+  std::vector<preprocess::Token> core_tokens = stdlib::CoreLibraryTokens(sources, &core);
   ast::Module* core_module = parse::ParseModule(core_tokens, ast_ctx, diags);
   if (diags.HasErrors()) SLOPE_ICE("the core library does not parse");
   module->decls = core_module->decls;

@@ -11,40 +11,65 @@ namespace slope::sema {
 using diag::DiagId;
 
 const Type* LookupBuiltinTypeName(TypeContext& types, std::string_view name) {
-  struct Scalar {
+  // Each type is made only for the name that matched: this runs for every type name the
+  // core library and the program spell.
+  enum class Which : uint8_t { Float, UInt, Int, Bool, Half, Double, Sized };
+  struct ScalarName {
     std::string_view prefix;
-    const Type* type;
+    Which which;
+    TypeKind kind = TypeKind::Int;  // with Which::Sized
+    uint32_t width = 0;
   };
-  const Scalar scalars[] = {
-      {"float", types.Float()},
-      {"uint", types.UInt()},
-      {"int", types.Int()},
-      {"bool", types.Bool()},
-      {"half", types.Half()},
-      {"double", types.Double()},
-      {"float16_t", types.Half()},
-      {"float32_t", types.Float()},
-      {"float64_t", types.Double()},
-      {"int8_t", types.Scalar(TypeKind::Int, 8)},
-      {"int16_t", types.Scalar(TypeKind::Int, 16)},
-      {"int32_t", types.Int()},
-      {"int64_t", types.Scalar(TypeKind::Int, 64)},
-      {"uint8_t", types.Scalar(TypeKind::UInt, 8)},
-      {"uint16_t", types.Scalar(TypeKind::UInt, 16)},
-      {"uint32_t", types.UInt()},
-      {"uint64_t", types.Scalar(TypeKind::UInt, 64)},
+  static constexpr ScalarName kScalars[] = {
+      {"float", Which::Float},
+      {"uint", Which::UInt},
+      {"int", Which::Int},
+      {"bool", Which::Bool},
+      {"half", Which::Half},
+      {"double", Which::Double},
+      {"float16_t", Which::Half},
+      {"float32_t", Which::Float},
+      {"float64_t", Which::Double},
+      {"int8_t", Which::Sized, TypeKind::Int, 8},
+      {"int16_t", Which::Sized, TypeKind::Int, 16},
+      {"int32_t", Which::Int},
+      {"int64_t", Which::Sized, TypeKind::Int, 64},
+      {"uint8_t", Which::Sized, TypeKind::UInt, 8},
+      {"uint16_t", Which::Sized, TypeKind::UInt, 16},
+      {"uint32_t", Which::UInt},
+      {"uint64_t", Which::Sized, TypeKind::UInt, 64},
   };
+  auto scalar = [&types](const ScalarName& s) -> const Type* {
+    switch (s.which) {
+      case Which::Float:
+        return types.Float();
+      case Which::UInt:
+        return types.UInt();
+      case Which::Int:
+        return types.Int();
+      case Which::Bool:
+        return types.Bool();
+      case Which::Half:
+        return types.Half();
+      case Which::Double:
+        return types.Double();
+      case Which::Sized:
+        break;
+    }
+    return types.Scalar(s.kind, s.width);
+  };
+  if (name.empty() || name.front() < 'b' || name.front() > 'v') return nullptr;
   if (name == "void") return types.Void();
   const Type* element = nullptr;
   uint32_t rows = 0, cols = 0;
   if (ParseMatrixTypeName(types, name, &element, &rows, &cols)) {
     return rows >= 2 && cols >= 2 ? types.Matrix(element, rows, cols) : nullptr;
   }
-  for (const Scalar& s : scalars) {
-    if (name == s.prefix) return s.type;
+  for (const ScalarName& s : kScalars) {
+    if (name == s.prefix) return scalar(s);
     if (name.size() == s.prefix.size() + 1 && name.substr(0, s.prefix.size()) == s.prefix) {
       char n = name.back();
-      if (n >= '2' && n <= '4') return types.Vector(s.type, static_cast<uint32_t>(n - '0'));
+      if (n >= '2' && n <= '4') return types.Vector(scalar(s), static_cast<uint32_t>(n - '0'));
     }
   }
   return nullptr;

@@ -78,6 +78,12 @@ std::string KnownFormats() {
 }  // namespace
 
 const Type* Checker::ResolveTextureType(ast::TypeExpr* te) {
+  // Every texture and sampler type name starts so; most type names do not.
+  const std::string_view name = te->name;
+  if (!name.starts_with("Texture") && !name.starts_with("RWTexture") &&
+      !name.starts_with("Sampler")) {
+    return nullptr;
+  }
   bool sampler = te->name == "SamplerState" || te->name == "SamplerComparisonState";
   const TextureName* found = nullptr;
   for (const TextureName& t : kTextureNames) {

@@ -215,6 +215,10 @@ bool Checker::RejectUnsupportedType(ast::TypeExpr* te) {
       "RasterizerOrderedBuffer", "RasterizerOrderedStructuredBuffer",
       "RasterizerOrderedByteAddressBuffer", "RaytracingAccelerationStructure"};
   const std::string& name = te->name;
+  // Every name above starts with one of these letters; most type names do not.
+  if (name.empty() || std::string_view("ABCFNRST").find(name.front()) == std::string_view::npos) {
+    return false;
+  }
   std::string what;
   if (kTextures.contains(name)) {
     what = "textures";

@@ -140,7 +140,7 @@ std::shared_ptr<const detail::ModuleState> Load(std::shared_ptr<const detail::Se
   state->name = std::move(name);
   state->text = std::move(text);
   driver::CompileOptions options = BaseOptions(*state);
-  options.target = driver::Target::None;
+  options.stop_after = driver::StopAfter::Check;
   driver::CompileResult result;
   state->status = RunCompile(options, &result, &state->diagnostics, &state->internal_error);
   for (const driver::EntryPointInfo& e : result.reflection.entry_points) {

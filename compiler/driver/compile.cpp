@@ -9,6 +9,7 @@
 #include "compiler/base/ice.h"
 #include "compiler/diag/diag.h"
 #include "compiler/driver/modules.h"
+#include "compiler/driver/reflect.h"
 #include "compiler/driver/targets.h"
 #include "compiler/driver/validate_output.h"
 #include "compiler/ir/printer.h"
@@ -27,201 +28,6 @@ namespace slope::driver {
 namespace {
 
 using targets::BufferLayout;
-
-/// The layout rules of buffer memory: the rule set and the matrices' default.
-struct Rules {
-  BufferLayout buffers;
-  ir::MatrixLayout matrices;
-};
-
-ScalarKind ScalarKindOf(const ir::Type* t) {
-  if (t->IsDevicePointer()) return ScalarKind::UInt64;  // a pointer reflects as its address
-  const ir::Type* s = t->Scalar();
-  if (s->IsBool()) return ScalarKind::Bool;
-  // Indexed by log2(width / 8): 8, 16, 32, 64 bits.
-  static constexpr ScalarKind kFloats[] = {ScalarKind::Float16, ScalarKind::Float16,
-                                           ScalarKind::Float32, ScalarKind::Float64};
-  static constexpr ScalarKind kInts[] = {ScalarKind::Int8, ScalarKind::Int16, ScalarKind::Int32,
-                                         ScalarKind::Int64};
-  static constexpr ScalarKind kUInts[] = {ScalarKind::UInt8, ScalarKind::UInt16,
-                                          ScalarKind::UInt32, ScalarKind::UInt64};
-  uint32_t w = s->Width();
-  size_t index = w == 8 ? 0 : w == 16 ? 1 : w == 32 ? 2 : 3;
-  return s->IsFloat() ? kFloats[index] : s->IsSigned() ? kInts[index] : kUInts[index];
-}
-
-void FlattenFields(const ir::Type* t, const std::string& prefix, uint32_t base,
-                   Rules rules, std::vector<FieldLayout>* out);
-
-/// One member of type `m` named `name` at `offset`: arrays become one entry per element
-/// ("w[0]", "w[1]"), structs their flattened members.
-void FlattenMember(const ir::Type* m, const std::string& name, uint32_t offset,
-                   Rules rules, std::vector<FieldLayout>* out) {
-  if (m->IsStruct()) {
-    FlattenFields(m, name + ".", offset, rules, out);
-  } else if (m->IsMatrix()) {
-    // One entry per row; a column-major row's components are a matrix stride apart.
-    uint32_t stride = targets::LayoutMatrixStride(m, rules.buffers, rules.matrices);
-    uint32_t scalar = ScalarKindBytes(ScalarKindOf(m));
-    bool row_major = rules.matrices != ir::MatrixLayout::ColumnMajor;
-    for (uint32_t r = 0; r < m->Count(); ++r) {
-      FieldLayout field{name + "[" + std::to_string(r) + "]", ScalarKindOf(m), m->Cols(),
-                        offset + r * (row_major ? stride : scalar)};
-      field.component_stride = row_major ? 0 : stride;
-      out->push_back(field);
-    }
-  } else if (m->IsArray()) {
-    uint32_t stride = targets::LayoutArrayStride(m->Element(), rules.buffers, rules.matrices);
-    for (uint32_t k = 0; k < m->Count(); ++k) {
-      FlattenMember(m->Element(), name + "[" + std::to_string(k) + "]", offset + k * stride,
-                    rules, out);
-    }
-  } else {
-    out->push_back({name, ScalarKindOf(m), m->Count(), offset});
-  }
-}
-
-void FlattenFields(const ir::Type* t, const std::string& prefix, uint32_t base,
-                   Rules rules, std::vector<FieldLayout>* out) {
-  std::vector<uint32_t> offsets =
-      targets::LayoutMemberOffsets(t, rules.buffers, rules.matrices);
-  for (size_t i = 0; i < t->Members().size(); ++i) {
-    Rules own{rules.buffers,
-              targets::MatrixLayoutOf(t->MemberMatrixLayout(i), rules.matrices)};
-    FlattenMember(t->Members()[i], prefix + t->MemberNames()[i], base + offsets[i], own, out);
-  }
-}
-
-ElementLayout LayoutOf(const ir::Type* element, Rules rules) {
-  ElementLayout layout;
-  layout.size = targets::LayoutSize(element, rules.buffers, rules.matrices);
-  layout.stride = targets::LayoutArrayStride(element, rules.buffers, rules.matrices);
-  if (element->IsStruct()) {
-    layout.struct_name = element->StructName();
-    FlattenFields(element, "", 0, rules, &layout.fields);
-    return layout;
-  }
-  layout.scalar = ScalarKindOf(element);
-  layout.components = element->Count();
-  if (element->IsMatrix()) {
-    // Rows of Cols() components; where each lies depends on the matrix layout.
-    uint32_t stride = targets::LayoutMatrixStride(element, rules.buffers, rules.matrices);
-    uint32_t scalar = ScalarKindBytes(layout.scalar);
-    bool row_major = rules.matrices != ir::MatrixLayout::ColumnMajor;
-    layout.rows = element->Count();
-    layout.components = element->Cols();
-    layout.row_step = row_major ? stride : scalar;
-    layout.component_stride = row_major ? scalar : stride;
-  }
-  return layout;
-}
-
-/// A uniform buffer or push-constant block; an empty name when it belongs to an entry
-/// point not emitted. Uniform buffers follow std140 and push constants std430 unless the
-/// scalar layout is chosen, as the SPIR-V writer lays them out.
-BindingInfo ReflectUniform(const ir::Global& g, const std::vector<std::string>& entries,
-                           Rules rules) {
-  BindingInfo b;
-  const ir::Type* block = g.GetType()->Element();
-  Rules own = rules;
-  if (rules.buffers != BufferLayout::Scalar) {
-    own.buffers = g.IsUniform() ? BufferLayout::Std140 : BufferLayout::Std430;
-  }
-  b.element.size = targets::LayoutSize(block, own.buffers, own.matrices);
-  b.element.stride = b.element.size;
-  b.set = g.set;
-  b.binding = g.binding;
-  const std::string kCBuffer = ".cbuffer";
-  const std::string kUniforms = ".uniforms";
-  const std::string& struct_name = block->StructName();
-  std::string prefix;
-  const bool entry_block = g.IsPushConstant() && g.Name().size() > kUniforms.size() &&
-                           g.Name().compare(g.Name().size() - kUniforms.size(), kUniforms.size(),
-                                            kUniforms) == 0;
-  if (entry_block) {
-    b.kind = ResourceKind::PushConstant;
-    b.entry_point = g.Name().substr(0, g.Name().size() - kUniforms.size());
-    b.element.struct_name = struct_name;
-    if (!entries.empty() &&
-        std::find(entries.begin(), entries.end(), b.entry_point) == entries.end()) {
-      return BindingInfo{};
-    }
-  } else {
-    // A uniform buffer, or a `[[vk::push_constant]]` block every entry point reads (Reflect
-    // names the entry points).
-    b.kind = g.IsPushConstant() ? ResourceKind::PushConstant : ResourceKind::UniformBuffer;
-    bool is_cbuffer = struct_name.size() > kCBuffer.size() &&
-                      struct_name.compare(struct_name.size() - kCBuffer.size(), kCBuffer.size(),
-                                          kCBuffer) == 0;
-    // A cbuffer's members are read unqualified; a ConstantBuffer<T> p is a block holding
-    // one T named p, whose members flatten to "p.a"; the plain fields of a struct holding
-    // buffers are read through its name.
-    if (!is_cbuffer) prefix = g.Name() + ".";
-    b.element.struct_name = is_cbuffer ? g.Name() : struct_name;
-    if (is_cbuffer && block->Members().size() == 1 && block->MemberNames()[0] == g.Name() &&
-        block->Members()[0]->IsStruct()) {
-      b.element.struct_name = block->Members()[0]->StructName();
-    }
-  }
-  b.name = g.Name();
-  FlattenFields(block, prefix, 0, own, &b.element.fields);
-  return b;
-}
-
-Reflection Reflect(const ir::Module& module, const std::vector<std::string>& entries,
-                   Rules rules) {
-  Reflection r;
-  for (const ir::Function* f : module.functions) {
-    if (!f->is_entry) continue;
-    if (!entries.empty() && std::find(entries.begin(), entries.end(), f->Name()) == entries.end()) continue;
-    r.entry_points.push_back({f->Name(), f->entry.numthreads});
-  }
-  for (const ir::Global* g : module.globals) {
-    if (g->IsWorkgroup() || g->IsPrivate()) continue;  // workgroup and private memory bind nothing
-    if (g->IsUniform() || g->IsPushConstant()) {
-      BindingInfo b = ReflectUniform(*g, entries, rules);
-      if (b.name.empty()) continue;
-      if (b.kind == ResourceKind::PushConstant && b.entry_point.empty()) {
-        // The module's `[[vk::push_constant]]` block: each entry point's push constants.
-        for (const EntryPointInfo& e : r.entry_points) {
-          b.entry_point = e.name;
-          r.bindings.push_back(b);
-        }
-        continue;
-      }
-      r.bindings.push_back(std::move(b));
-      continue;
-    }
-    BindingInfo b;
-    b.name = g->Name();
-    b.set = g->set;
-    b.binding = g->binding;
-    const ir::Type* t = g->GetType();
-    if (t->IsSampler()) {
-      b.kind = ResourceKind::Sampler;
-      b.texture.comparison = t->IsComparison();
-      b.element = ElementLayout{};
-      b.element.size = b.element.stride = 0;
-      r.bindings.push_back(b);
-      continue;
-    }
-    if (t->IsTexture()) {
-      b.kind = t->IsWritable()   ? ResourceKind::RWTexture
-               : t->IsCombined() ? ResourceKind::SampledTexture
-                                 : ResourceKind::Texture;
-      b.texture.dim = static_cast<uint32_t>(t->Dim());
-      b.texture.arrayed = t->IsArrayed();
-      if (g->image_format != ir::ImageFormat::Unknown) {
-        b.texture.format = ir::ImageFormatName(g->image_format);
-      }
-    } else {
-      b.kind = t->IsWritable() ? ResourceKind::RWStructuredBuffer : ResourceKind::StructuredBuffer;
-    }
-    b.element = LayoutOf(t->Element(), rules);
-    r.bindings.push_back(b);
-  }
-  return r;
-}
 
 /// SPIR-V's limit on global variables, checked before lowering when the declarations
 /// alone pass it: each buffer, texture or sampler variable, `groupshared` variable and
@@ -297,21 +103,20 @@ CompileResult CompileOnThisThread(const CompileOptions& options) {
       preprocess::Preprocess(sources, file, pp_options, diags, &pp_result);
   result.files_read.push_back(options.input_path);
   for (std::string& path : pp_result.included_files) result.files_read.push_back(std::move(path));
-  if (options.preprocess_only) {
+  if (options.stop_after == StopAfter::Preprocess) {
     result.text = preprocess::PrintTokens(tokens, sources);
     return finish();
   }
   ast::AstContext ast_ctx;
+  const TargetInfo& target = TargetOf(options.target);
   parse::ParseOptions parse_options;
-  if (const TargetInfo* t = FindTarget(options.target)) {
-    parse_options.target_cases.emplace_back(t->switch_case);
-  }
+  parse_options.target_cases.emplace_back(target.switch_case);
   ast::Module* module = parse::ParseModule(tokens, ast_ctx, diags, parse_options);
-  if (options.target == Target::Ast) {
+  if (options.stop_after == StopAfter::Ast) {
     result.text = ast::DumpModule(*module);
     return finish();
   }
-  if (options.target == Target::Parse) return finish();
+  if (options.stop_after == StopAfter::Parse) return finish();
   if (diags.HasErrors()) return finish();
   // Imported modules' declarations come before the file's, each module's after those
   // of the modules it imports (modules.cpp).
@@ -336,8 +141,8 @@ CompileResult CompileOnThisThread(const CompileOptions& options) {
   sema::EntryRequest entry_request;
   entry_request.names = options.entries;
   entry_request.stage = options.stage;
-  const TargetInfo* target = FindTarget(options.target);
-  entry_request.require_one = target != nullptr;
+  const bool codegen = options.stop_after == StopAfter::Nothing;
+  entry_request.require_one = codegen;
   entry_request.file = file;
   if (!sema::CheckModule(*module, ast_ctx, types, diags, &checked, &graph.map, &entry_request)) {
     return finish();
@@ -345,7 +150,7 @@ CompileResult CompileOnThisThread(const CompileOptions& options) {
 
   // Which entry points to emit: those -entry names (sema checked they exist), else all.
   const std::vector<std::string>& entries = options.entries;
-  if (options.target == Target::None) {
+  if (options.stop_after == StopAfter::Check) {
     // A check gives what the module offers: its entry points (the embedded API lists
     // them for a loaded module).
     for (const ast::FuncDecl* f : checked.entry_points) {
@@ -354,7 +159,7 @@ CompileResult CompileOnThisThread(const CompileOptions& options) {
     return finish();
   }
 
-  if ((options.target == Target::SpirV || options.target == Target::SpirVAsm) &&
+  if (codegen && (options.target == Target::SpirV || options.target == Target::SpirVAsm) &&
       !CheckGlobalCount(checked, diags)) {
     return finish();
   }
@@ -363,7 +168,7 @@ CompileResult CompileOnThisThread(const CompileOptions& options) {
   // Code for entry points, and the target's passes that -dump-ir-after shows: functions
   // no entry point reaches are not lowered (the writers would drop them). -dump-ir shows
   // every function.
-  const bool reachable_only = target != nullptr || !options.dump_ir_after.empty();
+  const bool reachable_only = codegen || !options.dump_ir_after.empty();
   std::unique_ptr<ir::Module> ir_module = lower::LowerModule(checked, sources, reachable_only);
   // Atomics in generic code, on the types they were specialized with: those no target
   // takes are reported before the verifier (which would call them malformed) sees them.
@@ -372,19 +177,18 @@ CompileResult CompileOnThisThread(const CompileOptions& options) {
   passes::CheckAtomics(*ir_module, check_options);
   if (diags.HasErrors()) return finish();
   ir::VerifyOrIce(*ir_module, "lowering");
-  const bool scalar = options.scalar_layout || (target != nullptr && target->scalar_layout_only);
+  const bool scalar = options.scalar_layout || target.scalar_layout_only;
   const BufferLayout rules = scalar ? BufferLayout::Scalar : BufferLayout::Std430;
   const ir::MatrixLayout matrices =
       options.column_major ? ir::MatrixLayout::ColumnMajor : ir::MatrixLayout::RowMajor;
-  result.reflection = Reflect(*ir_module, entries, {rules, matrices});
-  if (options.target == Target::Ir && options.dump_ir_after.empty()) {
+  result.reflection = Reflect(*ir_module, entries, rules, matrices);
+  if (options.stop_after == StopAfter::Ir && options.dump_ir_after.empty()) {
     result.text = ir::PrintModule(*ir_module);
     return finish();
   }
 
   // The target's passes.
-  const TargetInfo& passes = target != nullptr ? *target : DefaultTarget();
-  const std::vector<std::string_view>& pipeline = passes.pass_names();
+  const std::vector<std::string_view>& pipeline = target.pass_names();
   if (!options.dump_ir_after.empty() &&
       std::find(pipeline.begin(), pipeline.end(), options.dump_ir_after) == pipeline.end()) {
     std::string names;
@@ -393,7 +197,7 @@ CompileResult CompileOnThisThread(const CompileOptions& options) {
     return finish();
   }
   bool dumped = false;
-  passes.run_passes(
+  target.run_passes(
       *ir_module,
       [&](std::string_view pass, const ir::Module& m) {
         if (!dumped && pass == options.dump_ir_after) {
@@ -402,7 +206,7 @@ CompileResult CompileOnThisThread(const CompileOptions& options) {
         }
       },
       &diags, options.verify_each_pass);
-  if (target == nullptr || diags.HasErrors()) return finish();
+  if (!codegen || diags.HasErrors()) return finish();
 
   // The target's writer.
   if (checked.entry_points.empty()) {
@@ -412,7 +216,7 @@ CompileResult CompileOnThisThread(const CompileOptions& options) {
   }
   EmitRequest request{*ir_module, options,  checked.entry_points.size(), rules, matrices,
                       sources,    file,     diags,                       result};
-  target->emit(request);
+  target.emit(request);
   return finish();
 }
 }  // namespace

@@ -16,7 +16,7 @@ struct Record;
 
 namespace slope::driver {
 
-/// Output artifact kinds.
+/// What a compile writes.
 enum class Target : uint8_t {
   SpirV,     ///< SPIR-V binary words
   SpirVAsm,  ///< SPIR-V disassembly text
@@ -26,10 +26,20 @@ enum class Target : uint8_t {
   Host,      ///< LLVM bitcode of host kernels, which the CPU runtime JIT-compiles
   Object,    ///< an ELF object of host kernels (cpu_abi.h's calling convention)
   LlvmIr,    ///< LLVM IR text of host kernels
-  Ir,        ///< Slope IR text (after lowering and the target's passes)
-  None,      ///< check only (-no-codegen)
-  Ast,       ///< the syntax tree as parsed (-dump-ast), before semantic checking
-  Parse,     ///< stop after parsing (-parse-only), for benchmarks and syntax checks
+};
+
+/// Where a compile stops: after writing the target's code, or earlier with what a stage
+/// made (the tools' views into the pipeline). The target still chooses the
+/// `__target_switch` case and the pass list.
+enum class StopAfter : uint8_t {
+  Nothing,     ///< run the whole pipeline and write the target's code
+  Preprocess,  ///< -E: `text` gets the preprocessed source; nothing is parsed
+  Parse,       ///< -parse-only: stop after parsing (benchmarks and syntax checks)
+  Ast,         ///< -dump-ast: `text` gets the syntax tree as parsed, before checking
+  Check,       ///< -no-codegen: check only; `reflection` lists the entry points
+  /// -emit-ir / -dump-ir: `text` gets the Slope IR after lowering (every function), or
+  /// with `dump_ir_after` after that pass of the target's list (what entry points reach)
+  Ir,
 };
 
 /// How diagnostics are written.
@@ -41,12 +51,12 @@ struct CompileOptions {
   std::optional<std::string> source_text;  ///< when set, compiled instead of reading the file
   std::vector<std::string> include_paths;  ///< -I: searched for #include after the includer's dir
   std::vector<std::string> defines;        ///< -D: "NAME" (as 1) or "NAME=VALUE", in order
-  bool preprocess_only = false;            ///< -E: `text` gets the preprocessed source; no parsing
   /// -entry (repeatable): the entry points to emit, which need only [numthreads];
   /// empty = every function marked [shader].
   std::vector<std::string> entries;
   std::string stage = "compute";  ///< -stage: the stage of -entry functions without [shader]
   Target target = Target::SpirV;
+  StopAfter stop_after = StopAfter::Nothing;
   bool validate_spirv = true;      ///< run the SPIRV-Tools validator on the output
   /// Lay buffers out by the scalar block layout rules instead of std430
   /// (-fvk-use-scalar-layout); the device needs the scalarBlockLayout feature.
@@ -82,7 +92,7 @@ struct CompileOptions {
   /// (about a fifth of the compile time); an invalid IR is an internal error naming the
   /// pass that made it. The tools turn it on when SLOPE_VERIFY_EACH=1, as the tests do.
   bool verify_each_pass = false;
-  /// With Target::Ir: print the IR after this pass of the target's pass list (the first
+  /// With StopAfter::Ir: print the IR after this pass of the target's pass list (the first
   /// time it runs) instead of right after lowering.
   std::string dump_ir_after;
   /// -profile sm_XX: the GPU the ptx target writes for.

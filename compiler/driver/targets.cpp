@@ -310,13 +310,11 @@ const std::vector<TargetInfo>& Targets() {
 
 }  // namespace
 
-const TargetInfo* FindTarget(Target target) {
+const TargetInfo& TargetOf(Target target) {
   for (const TargetInfo& t : Targets()) {
-    if (t.target == target) return &t;
+    if (t.target == target) return t;
   }
-  return nullptr;
+  SLOPE_ICE("a target without an entry in the target table");
 }
-
-const TargetInfo& DefaultTarget() { return Targets().front(); }
 
 }  // namespace slope::driver

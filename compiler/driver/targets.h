@@ -58,11 +58,7 @@ struct TargetInfo {
   bool scalar_layout_only = false;
 };
 
-/// The entry of a code-generating target; nullptr for Ir, None, Ast and Parse.
-const TargetInfo* FindTarget(Target target);
-
-/// The target whose pass list `-dump-ir` / `-dump-ir-after` shows when the compile
-/// writes no code (the SPIR-V target's).
-const TargetInfo& DefaultTarget();
+/// The entry of `target`.
+const TargetInfo& TargetOf(Target target);
 
 }  // namespace slope::driver

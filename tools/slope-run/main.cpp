@@ -339,7 +339,7 @@ int SlopeRunMain(int argc, char** argv) {
     if (options.entries.empty()) {
       // GLSL holds one entry point: the first, as the SPIR-V path runs by default.
       slope::driver::CompileOptions names = options;
-      names.target = slope::driver::Target::Ir;
+      names.stop_after = slope::driver::StopAfter::Ir;
       slope::driver::CompileResult lowered = slope::driver::Compile(names);
       if (!lowered.ok) return 1;
       if (!lowered.reflection.entry_points.empty()) {

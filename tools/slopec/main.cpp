@@ -62,7 +62,6 @@ driver::CompileOptions BaseOptions(const CommandLine& cl) {
   o.input_path = cl.inputs[0];
   o.include_paths = cl.include_paths;
   o.defines = cl.defines;
-  o.preprocess_only = cl.preprocess_only;
   o.stage = cl.stage;
   o.validate_spirv = !cl.skip_validation;
   o.scalar_layout = cl.scalar_layout;
@@ -86,15 +85,21 @@ driver::CompileOptions BaseOptions(const CommandLine& cl) {
 struct Output {
   std::string path;
   driver::Target kind;
+  driver::StopAfter stop = driver::StopAfter::Nothing;
   driver::CompileResult result;
+
+  /// Whether the compile writes a file: a check or a parse writes nothing.
+  bool Writes() const {
+    return stop != driver::StopAfter::Check && stop != driver::StopAfter::Parse;
+  }
 };
 
 bool WriteArtifact(const Output& out) {
   const driver::CompileResult& r = out.result;
+  if (!out.Writes()) return true;
+  if (out.stop != driver::StopAfter::Nothing)
+    return WriteFile(out.path, r.text.data(), r.text.size());
   switch (out.kind) {
-    case driver::Target::None:
-    case driver::Target::Parse:
-      return true;
     case driver::Target::SpirV:
       return WriteFile(out.path, r.spirv.data(), r.spirv.size() * sizeof(uint32_t));
     case driver::Target::Host:
@@ -123,7 +128,7 @@ bool WriteDepfile(const CommandLine& cl, const std::vector<Output>& outputs, std
     targets.push_back(cl.depfile_target);
   } else {
     for (const Output& o : outputs) {
-      if (o.path != "-" && o.kind != driver::Target::None && o.kind != driver::Target::Parse) {
+      if (o.path != "-" && o.Writes()) {
         targets.push_back(o.path);
       }
     }
@@ -188,16 +193,18 @@ int Run(const CommandLine& cl) {
       return Fail("-reflection-json needs code generation; drop -no-codegen, -E, -parse-only, "
                   "-dump-ast, -dump-ir and -emit-ir");
     }
-    driver::Target kind = cl.parse_only   ? driver::Target::Parse
-                          : cl.dump_ast   ? driver::Target::Ast
-                          : cl.no_codegen ? driver::Target::None
-                                          : driver::Target::Ir;
+    driver::StopAfter stop = cl.preprocess_only ? driver::StopAfter::Preprocess
+                             : cl.parse_only    ? driver::StopAfter::Parse
+                             : cl.dump_ast      ? driver::StopAfter::Ast
+                             : cl.no_codegen    ? driver::StopAfter::Check
+                                                : driver::StopAfter::Ir;
     driver::CompileOptions options = base;
-    options.target = kind;
+    // The first -target picks the `__target_switch` case and the pass list.
+    if (!cl.targets.empty()) options.target = TargetKind(cl.targets[0].value);
+    options.stop_after = stop;
     for (const auto& e : cl.entries) options.entries.push_back(e.value);
-    if (cl.preprocess_only) kind = driver::Target::Glsl;  // any text kind: `text` is written
     std::string path = cl.outputs.empty() ? "-" : cl.outputs[0].value;
-    outputs.push_back({path, kind, RunCompile(options, true)});
+    outputs.push_back({path, options.target, stop, RunCompile(options, true)});
   } else {
     std::vector<Job> jobs;
     if (!slope::tools::slopec::PlanJobs(cl, &jobs, &error)) return Fail(error);
@@ -220,13 +227,14 @@ int Run(const CommandLine& cl) {
         driver::CompileResult result = RunCompile(options, first);
         first = false;
         if (!result.ok) return 1;
-        outputs.push_back({job.output, options.target, std::move(result)});
+        outputs.push_back(
+            {job.output, options.target, driver::StopAfter::Nothing, std::move(result)});
         continue;
       }
       // A template naming {entry} without -entry: the module's entry points, found by
       // lowering it (which targets of one entry point, as glsl, could not do with all).
       driver::CompileOptions find = options;
-      find.target = driver::Target::Ir;
+      find.stop_after = driver::StopAfter::Ir;
       driver::CompileResult found = RunCompile(find, first);
       first = false;
       if (!found.ok) return 1;
@@ -239,7 +247,7 @@ int Run(const CommandLine& cl) {
         std::string path = slope::tools::slopec::ExpandTemplate(job.output, job.target, entry.name);
         driver::CompileResult one = RunCompile(options, false);
         if (!one.ok) return 1;
-        outputs.push_back({path, options.target, std::move(one)});
+        outputs.push_back({path, options.target, driver::StopAfter::Nothing, std::move(one)});
       }
     }
     std::set<std::string> paths;

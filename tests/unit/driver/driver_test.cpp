@@ -133,7 +133,7 @@ TEST(CompileTest, FilesReadListsImportedModulesOnce) {
   WriteFile(dir / "lib" / "c.slang", "public float c() { return 2.0; }\n");
   CompileOptions options;
   options.input_path = (dir / "main.slang").string();
-  options.target = Target::None;
+  options.stop_after = StopAfter::Check;
   std::ostringstream diags;
   options.diag_out = &diags;
   CompileResult result = Compile(options);

@@ -46,17 +46,15 @@ Emitted EmitHostIr(const std::vector<std::string>& entries) {
   CompileOptions options;
   options.target = Target::LlvmIr;
   options.entries = entries;
-  const TargetInfo* target = FindTarget(Target::LlvmIr);
-  EXPECT_NE(target, nullptr);
-  if (target == nullptr) return e;
-  target->run_passes(*module, AfterPass(), &diags, /*verify_each=*/true);
+  const TargetInfo& target = TargetOf(Target::LlvmIr);
+  target.run_passes(*module, AfterPass(), &diags, /*verify_each=*/true);
   BindingInfo data;  // what reflection gives the compile of a source program
   data.name = "data";
   data.kind = ResourceKind::RWStructuredBuffer;
   e.result.reflection.bindings.push_back(data);
   EmitRequest request{*module, options, 1, targets::BufferLayout::Scalar,
                       ir::MatrixLayout::RowMajor, sources, file, diags, e.result};
-  target->emit(request);
+  target.emit(request);
   e.diags = out.str();
   e.errors = diags.ErrorCount();
   return e;

@@ -108,16 +108,16 @@ int f(int n) {
 void main(uint3 tid : SV_DispatchThreadID) { result[tid.x] = f(int(tid.x)); }
 )";
   std::vector<std::string> outputs;
-  for (driver::Target target : {driver::Target::SpirV, driver::Target::SpirV,
-                                driver::Target::Ir, driver::Target::Ir}) {
+  for (driver::StopAfter stop : {driver::StopAfter::Nothing, driver::StopAfter::Nothing,
+                                 driver::StopAfter::Ir, driver::StopAfter::Ir}) {
     driver::CompileOptions options;
     options.input_path = "determinism.slang";
     options.source_text = source;
-    options.target = target;
-    options.dump_ir_after = target == driver::Target::Ir ? "dce" : "";
+    options.stop_after = stop;
+    options.dump_ir_after = stop == driver::StopAfter::Ir ? "dce" : "";
     driver::CompileResult result = driver::Compile(options);
     ASSERT_TRUE(result.ok);
-    outputs.push_back(target == driver::Target::Ir
+    outputs.push_back(stop == driver::StopAfter::Ir
                           ? result.text
                           : std::string(reinterpret_cast<const char*>(result.spirv.data()),
                                         result.spirv.size() * 4));

@@ -164,15 +164,28 @@ void Parser::ParseWhereClauses(std::vector<ast::WhereClause>& out) {
     do {
       ast::WhereClause clause;
       clause.subject = ParseType();
+      if (clause.subject != nullptr && At(TokenKind::EqualEqual)) {
+        // `where T.Element == float` (Slang's type equality constraints): named, and
+        // skipped whole so that the rest of the declaration parses.
+        source::SourceLoc begin = clause.subject->range.begin;
+        Advance();
+        if (ParseType() == nullptr) return;
+        Unsupported(From(begin), "type equality constraints in 'where' clauses");
+        continue;
+      }
       if (clause.subject == nullptr || !Expect(TokenKind::Colon)) return;
       ast::TypeExpr* first = nullptr;
       ParseConstraintList(first, clause.constraints);
       if (first == nullptr) return;
       clause.constraints.insert(clause.constraints.begin(), first);
-      // `where T : IA, IB`: a further constraint of T unless a new `U :` follows.
+      // `where T : IA, IB`: a further constraint of T unless a new `U :` (or `U ==`)
+      // follows.
       while (At(TokenKind::Comma)) {
         size_t end = ScanType(pos_ + 1);
-        if (end != 0 && end < tokens_.size() && tokens_[end].Is(TokenKind::Colon)) break;
+        if (end != 0 && end < tokens_.size() &&
+            (tokens_[end].Is(TokenKind::Colon) || tokens_[end].Is(TokenKind::EqualEqual))) {
+          break;
+        }
         Advance();
         ast::TypeExpr* more = ParseType();
         if (more == nullptr) return;

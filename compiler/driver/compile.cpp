@@ -169,7 +169,8 @@ CompileResult CompileOnThisThread(const CompileOptions& options) {
   // no entry point reaches are not lowered (the writers would drop them). -dump-ir shows
   // every function.
   const bool reachable_only = codegen || !options.dump_ir_after.empty();
-  std::unique_ptr<ir::Module> ir_module = lower::LowerModule(checked, sources, reachable_only);
+  std::unique_ptr<ir::Module> ir_module =
+      lower::LowerModule(checked, sources, reachable_only, options.bindings);
   // Atomics in generic code, on the types they were specialized with: those no target
   // takes are reported before the verifier (which would call them malformed) sees them.
   passes::Options check_options;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "compiler/driver/reflection.h"
+#include "compiler/lower/bindings.h"
 
 namespace slope::diag {
 struct Record;
@@ -95,6 +96,8 @@ struct CompileOptions {
   /// With StopAfter::Ir: print the IR after this pass of the target's pass list (the first
   /// time it runs) instead of right after lowering.
   std::string dump_ir_after;
+  /// -fvk-{b,t,u,s}-shift: what `register(...)` bindings become.
+  lower::BindingOptions bindings;
   /// -profile sm_XX: the GPU the ptx target writes for.
   std::string gpu_arch = "sm_90";
 };

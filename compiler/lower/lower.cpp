@@ -1,5 +1,7 @@
 #include "compiler/lower/lower.h"
 
+#include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 #include <unordered_set>
@@ -8,8 +10,6 @@
 #include "compiler/ir/cfg.h"
 #include "compiler/ir/type_walk.h"
 #include "compiler/lower/lowerer.h"
-
-#include <algorithm>
 
 namespace slope::lower {
 
@@ -321,14 +321,23 @@ ir::ImageFormat StorageFormatOf(const ast::VarDecl& var, const ir::Type* texel) 
   return format;
 }
 
-/// `register(b2, space1)` -> binding 2, set 1 (sema checked the spelling).
-bool RegisterBinding(const std::vector<std::string>& args, uint32_t* binding, uint32_t* set) {
+}  // namespace
+
+/// `register(b2, space1)` -> binding 2, set 1 (sema checked the spelling), plus the
+/// shifts of the register's class in that space.
+bool Lowerer::RegisterBinding(const std::vector<std::string>& args, uint32_t* binding,
+                              uint32_t* set) const {
   if (args.empty()) return false;
   *binding = static_cast<uint32_t>(std::stoul(args[0].substr(1)));
   *set = args.size() > 1 ? static_cast<uint32_t>(std::stoul(args[1].substr(5))) : 0;
+  const char register_class = static_cast<char>(std::tolower(args[0][0]));
+  for (const RegisterShift& shift : binding_options_.register_shifts) {
+    if (shift.register_class == register_class && (!shift.space || *shift.space == *set)) {
+      *binding += shift.amount;
+    }
+  }
   return true;
 }
-}  // namespace
 
 void Lowerer::DeclareGlobals(const std::vector<ast::Decl*>& resources) {
   // Explicit bindings first; the rest take the next free binding of set 0. Parameter
@@ -966,9 +975,11 @@ void Lowerer::LowerLoop(const ast::Stmt* init, const ast::Expr* cond, const ast:
 }
 
 std::unique_ptr<ir::Module> LowerModule(const sema::CheckedModule& checked,
-                                        const source::SourceManager& sources,
-                                        bool reachable_only) {
-  return Lowerer(sources, *checked.types).Run(checked, reachable_only);
+                                        const source::SourceManager& sources, bool reachable_only,
+                                        const BindingOptions& bindings) {
+  Lowerer lowerer(sources, *checked.types);
+  lowerer.SetBindingOptions(bindings);
+  return lowerer.Run(checked, reachable_only);
 }
 
 }  // namespace slope::lower

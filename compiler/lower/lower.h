@@ -7,6 +7,7 @@
 
 #include "compiler/ast/ast.h"
 #include "compiler/ir/ir.h"
+#include "compiler/lower/bindings.h"
 #include "compiler/sema/check.h"
 
 namespace slope::lower {
@@ -16,6 +17,7 @@ namespace slope::lower {
 /// the entry points), only those the entry points reach, as the writers would keep.
 std::unique_ptr<ir::Module> LowerModule(const sema::CheckedModule& checked,
                                         const source::SourceManager& sources,
-                                        bool reachable_only = false);
+                                        bool reachable_only = false,
+                                        const BindingOptions& bindings = {});
 
 }  // namespace slope::lower

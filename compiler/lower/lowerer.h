@@ -14,6 +14,7 @@
 #include "compiler/base/ice.h"
 #include "compiler/ir/builder.h"
 #include "compiler/ir/ir.h"
+#include "compiler/lower/bindings.h"
 #include "compiler/sema/check.h"
 
 namespace slope::lower {
@@ -57,6 +58,8 @@ struct LoopTargets {
 
 class Lowerer {
  public:
+  /// The shifts of `register` bindings (before Run).
+  void SetBindingOptions(const BindingOptions& options) { binding_options_ = options; }
   Lowerer(const source::SourceManager& sources, sema::TypeContext& types)
       : sources_(sources), types_(types), module_(std::make_unique<ir::Module>()), b_(*module_) {}
 
@@ -64,6 +67,7 @@ class Lowerer {
   std::unique_ptr<ir::Module> Run(const sema::CheckedModule& checked, bool reachable_only);
 
  private:
+  BindingOptions binding_options_;
   /// The IR type of `t` in the function being lowered (its generic parameters bound).
   const ir::Type* LowerType(const sema::Type* t);
   /// `t` with the generic parameters of the function being lowered replaced.
@@ -96,6 +100,9 @@ class Lowerer {
   /// The globals of struct global `var` holding buffers (sema's ResourceStruct or
   /// ParameterBlock), appended to `made` as (global, explicitly bound); a ParameterBlock's
   /// come with their set and bindings already chosen.
+  /// `register(xN, spaceM)`: binding N (shifted by the class's shifts), set M.
+  bool RegisterBinding(const std::vector<std::string>& args, uint32_t* binding,
+                       uint32_t* set) const;
   void DeclareBufferArray(const ast::VarDecl* var, std::vector<std::pair<ir::Global*, bool>>* made,
                           std::set<std::pair<uint32_t, uint32_t>>* used);
   void DeclareResourceStruct(const ast::VarDecl* var,

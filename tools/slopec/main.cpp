@@ -76,6 +76,9 @@ driver::CompileOptions BaseOptions(const CommandLine& cl) {
   o.all_warnings_are_errors = cl.all_warnings_are_errors;
   o.report_checkpoint_intermediates = cl.report_checkpoints;
   o.dump_ir_after = cl.dump_ir_after;
+  for (const CommandLine::RegisterShift& s : cl.register_shifts) {
+    o.bindings.register_shifts.push_back({s.register_class, s.amount, s.space});
+  }
   if (!cl.gpu_arch.empty()) o.gpu_arch = cl.gpu_arch;
   o.verify_each_pass = slope::tools::VerifyEachFromEnvironment();
   return o;

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,13 @@ struct CommandLine {
   bool scalar_layout = false;
   bool use_entrypoint_name = false;
   bool skip_validation = false;
+  /// -fvk-{b,t,u,s}-shift N SPACE: added to the bindings of `register(xK, spaceM)`.
+  struct RegisterShift {
+    char register_class = 'b';
+    uint32_t amount = 0;
+    std::optional<uint32_t> space;  ///< nullopt: `all`
+  };
+  std::vector<RegisterShift> register_shifts;
 
   // What to produce instead of target code.
   bool no_codegen = false;

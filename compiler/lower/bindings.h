@@ -19,6 +19,10 @@ struct RegisterShift {
 
 struct BindingOptions {
   std::vector<RegisterShift> register_shifts;  ///< later ones add to earlier ones
+  /// `-fvk-bind-globals N M`: the block of global `uniform` variables at binding N of
+  /// set M (else the lowest free binding of set 0, as any resource without one).
+  std::optional<uint32_t> globals_binding;
+  uint32_t globals_set = 0;
 };
 
 }  // namespace slope::lower

@@ -10,6 +10,7 @@
 #include "compiler/ir/cfg.h"
 #include "compiler/ir/type_walk.h"
 #include "compiler/lower/lowerer.h"
+#include "compiler/sema/global_uniforms.h"
 
 namespace slope::lower {
 
@@ -361,6 +362,10 @@ void Lowerer::DeclareGlobals(const std::vector<ast::Decl*>& resources) {
       if (args != nullptr && RegisterBinding(*args, &binding, &set)) {
         next_block_set_ = std::max(next_block_set_, set + 1);
       }
+      if (binding_options_.globals_binding &&
+          decl->FindAttribute(sema::kGlobalUniformsAttribute) != nullptr) {
+        next_block_set_ = std::max(next_block_set_, binding_options_.globals_set + 1);
+      }
     }
   }
   std::vector<std::pair<ir::Global*, bool>> made;  // (global, bound explicitly)
@@ -415,6 +420,12 @@ void Lowerer::DeclareGlobals(const std::vector<ast::Decl*>& resources) {
     bool explicit_binding = VkBinding(*decl, &g->binding, &g->set);
     if (!explicit_binding && register_args != nullptr) {
       explicit_binding = RegisterBinding(*register_args, &g->binding, &g->set);
+    }
+    if (!explicit_binding && binding_options_.globals_binding &&
+        decl->FindAttribute(sema::kGlobalUniformsAttribute) != nullptr) {
+      g->binding = *binding_options_.globals_binding;
+      g->set = binding_options_.globals_set;
+      explicit_binding = true;
     }
     if (explicit_binding) used.insert({g->set, g->binding});
     made.emplace_back(g, explicit_binding);

@@ -4,6 +4,7 @@
 // parameters), so their types must have a buffer layout: numbers, vectors, float
 // matrices, arrays and structs of those, 32 or 64 bits wide.
 
+#include "compiler/sema/global_uniforms.h"
 #include "compiler/sema/checker.h"
 
 namespace slope::sema {
@@ -102,6 +103,8 @@ void Checker::DeclareGlobalUniform(ast::VarDecl* var, CheckedModule* out) {
   if (global_params_ == nullptr) {
     global_params_ = ctx_.New<ast::AggregateDecl>(ast::DeclKind::BufferBlock, "GlobalParams",
                                                   var->name_range);
+    global_params_->attributes.push_back(
+        {std::string(kGlobalUniformsAttribute), {}, var->name_range});
     out->resources.insert(out->resources.begin(), global_params_);
   }
   var->uniform_kind = ast::UniformKind::CBufferMember;

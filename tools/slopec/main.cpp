@@ -79,6 +79,8 @@ driver::CompileOptions BaseOptions(const CommandLine& cl) {
   for (const CommandLine::RegisterShift& s : cl.register_shifts) {
     o.bindings.register_shifts.push_back({s.register_class, s.amount, s.space});
   }
+  o.bindings.globals_binding = cl.globals_binding;
+  o.bindings.globals_set = cl.globals_set;
   if (!cl.gpu_arch.empty()) o.gpu_arch = cl.gpu_arch;
   o.verify_each_pass = slope::tools::VerifyEachFromEnvironment();
   return o;

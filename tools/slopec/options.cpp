@@ -338,48 +338,41 @@ Apply Refuse(std::string why) {
   };
 }
 
+/// A flag of two values, which ParseCommandLine reads itself (ParseTwoValueFlag).
+Apply TwoValues(std::string values) {
+  return [values](CommandLine&, const std::string&, const std::string& spelling,
+                  std::string* error) {
+    *error = spelling + " needs two values: " + spelling + " " + values;
+    return false;
+  };
+}
+
 const std::vector<Flag>& Flags() {
   static const std::vector<Flag> flags = {
       // General.
-      {{"-h", "-help", "--help"},
-       "",
-       Group::General,
-       "print this help and exit",
-       Set(&CommandLine::help)},
-      {{"-v", "-version", "--version"},
-       "",
-       Group::General,
-       "print slopec's version and exit",
+      {{"-h", "-help", "--help"}, "", Group::General, "print this help and exit", Set(&CommandLine::help)},
+      {{"-v", "-version", "--version"}, "", Group::General, "print slopec's version and exit",
        Set(&CommandLine::version)},
-      {{"-entry"},
-       "<name>",
-       Group::General,
+      {{"-entry"}, "<name>", Group::General,
        "an entry point to compile; needs only [numthreads]; repeatable (default: every "
        "[shader(\"compute\")] function)",
        [](CommandLine& cl, const std::string& v, const std::string&, std::string*) {
          cl.entries.push_back({v, 0});
          return true;
        }},
-      {{"-stage"},
-       "<stage>",
-       Group::General,
-       "the stage of -entry functions without [shader] (compute)",
+      {{"-stage"}, "<stage>", Group::General, "the stage of -entry functions without [shader] (compute)",
        [](CommandLine& cl, const std::string& v, const std::string&, std::string* error) {
          cl.stage = v;
          return CheckStage(v, error);
        }},
-      {{"-o"},
-       "<path>",
-       Group::General,
+      {{"-o"}, "<path>", Group::General,
        "output file ('-': standard output); one per -target or -entry, or a template as "
        "out/{entry}.{ext} ({entry}, {ext}, {target})",
        [](CommandLine& cl, const std::string& v, const std::string&, std::string*) {
          cl.outputs.push_back({v, 0});
          return true;
        }},
-      {{"-target"},
-       "<target>",
-       Group::General,
+      {{"-target"}, "<target>", Group::General,
        "spirv (default), spirv-asm, glsl, cuda, ptx, host (cpu, host-callable), object, "
        "llvm-ir; repeatable",
        [](CommandLine& cl, const std::string& v, const std::string&, std::string* error) {
@@ -398,172 +391,102 @@ const std::vector<Flag>& Flags() {
          cl.targets.push_back({canonical, 0});
          return true;
        }},
-      {{"-profile"},
-       "<profile>",
-       Group::General,
+      {{"-profile"}, "<profile>", Group::General,
        "sm_90 style: the GPU -target ptx writes for (default sm_90); slangc's sm_6_5, "
        "glsl_450, spirv_1_5 and cs_6_0 profiles are accepted (+capability... may follow)",
        [](CommandLine& cl, const std::string& v, const std::string&, std::string* error) {
          return ApplyProfile(cl, v, error);
        }},
-      {{"-matrix-layout-row-major"},
-       "",
-       Group::General,
-       "lay matrices in buffers out row by row (the default)",
-       Set(&CommandLine::column_major, false)},
-      {{"-matrix-layout-column-major"},
-       "",
-       Group::General,
-       "lay matrices in buffers out column by column",
-       Set(&CommandLine::column_major)},
-      {{"-reflection-json"},
-       "<path>",
-       Group::General,
+      {{"-matrix-layout-row-major"}, "", Group::General,
+       "lay matrices in buffers out row by row (the default)", Set(&CommandLine::column_major, false)},
+      {{"-matrix-layout-column-major"}, "", Group::General,
+       "lay matrices in buffers out column by column", Set(&CommandLine::column_major)},
+      {{"-reflection-json"}, "<path>", Group::General,
        "also write the parameters, bindings, layouts and entry points as JSON",
        Store(&CommandLine::reflection_json)},
-      {{"-depfile"},
-       "<path>",
-       Group::General,
+      {{"-depfile"}, "<path>", Group::General,
        "write a Makefile rule: the outputs depend on every file read (source, #includes, "
        "imported modules)",
        Store(&CommandLine::depfile)},
-      {{"-module-name"},
-       "<name>",
-       Group::General,
+      {{"-module-name"}, "<name>", Group::General,
        "the module's name; a one-file compile writes nothing that names it",
        Store(&CommandLine::module_name)},
-      {{"-lang"},
-       "<language>",
-       Group::General,
-       "the source language: slang",
+      {{"-lang"}, "<language>", Group::General, "the source language: slang",
        OneOf({"slang"}, {"hlsl", "glsl", "c", "C", "cpp", "c++", "C++", "cxx", "cu", "cuda"},
              "Slope reads Slang source only")},
-      {{"-std"},
-       "<version>",
-       Group::General,
+      {{"-std"}, "<version>", Group::General,
        "the language version: legacy, 2025, 2026, latest (Slope has one set of rules)",
        OneOf({"legacy", "default", "2018", "2025", "2026", "latest"}, {}, "")},
-      {{"-ignore-capabilities"},
-       "",
-       Group::General,
-       "do not check capabilities (Slope has no capability checks to skip)",
-       NoEffect()},
-      {{"-preserve-params"},
-       "",
-       Group::General,
-       "keep unused resource parameters (Slope always keeps them)",
-       NoEffect()},
-      {{"-zero-initialize"},
-       "",
-       Group::General,
-       "start variables at zero (Slope always does)",
-       NoEffect()},
+      {{"-ignore-capabilities"}, "", Group::General,
+       "do not check capabilities (Slope has no capability checks to skip)", NoEffect()},
+      {{"-preserve-params"}, "", Group::General,
+       "keep unused resource parameters (Slope always keeps them)", NoEffect()},
+      {{"-zero-initialize"}, "", Group::General,
+       "start variables at zero (Slope always does)", NoEffect()},
 
       // Target.
-      {{"-capability"},
-       "<cap>[+<cap>...]",
-       Group::Target,
+      {{"-capability"}, "<cap>[+<cap>...]", Group::Target,
        "a capability the target has (spirv_1_5, SPV_KHR_..., subgroup_ballot): checked, "
        "and Slope's SPIR-V 1.3 output needs none",
        [](CommandLine& cl, const std::string& v, const std::string& spelling, std::string* error) {
          return CheckCapabilities(cl, v, spelling, error);
        }},
-      {{"-g"},
-       "",
-       Group::Target,
+      {{"-g"}, "", Group::Target,
        "emit debug information (-g1..-g3 too; -g0: none): NonSemantic.Shader.DebugInfo.100",
        Set(&CommandLine::debug_info)},
-      {{"-fvk-use-scalar-layout", "-force-glsl-scalar-layout"},
-       "",
-       Group::Target,
-       "lay buffers out by the scalar block layout instead of std430",
-       Set(&CommandLine::scalar_layout)},
-      // Two values; ParseCommandLine reads them (ParseRegisterShift).
-      {{"-fvk-b-shift", "-fvk-t-shift", "-fvk-u-shift", "-fvk-s-shift"},
-       "<N> <space>",
+      {{"-fvk-use-scalar-layout", "-force-glsl-scalar-layout"}, "", Group::Target,
+       "lay buffers out by the scalar block layout instead of std430", Set(&CommandLine::scalar_layout)},
+      // Two values each; ParseCommandLine reads them.
+      {{"-fvk-b-shift", "-fvk-t-shift", "-fvk-u-shift", "-fvk-s-shift"}, "<N> <space>",
        Group::Target,
        "add N to the binding of register(bK/tK/uK/sK, spaceM) resources in space M (a number, "
-       "or 'all')",
-       [](CommandLine&, const std::string&, const std::string& spelling, std::string* error) {
-         *error = spelling + " needs two values: " + spelling + " <N> <space>";
-         return false;
-       }},
-      {{"-fvk-use-gl-layout"},
-       "",
-       Group::Target,
-       "std430 for raw buffer loads and stores (Slope always lays buffers out so)",
-       NoEffect()},
-      {{"-fvk-use-entrypoint-name"},
-       "",
-       Group::Target,
+       "or 'all')", TwoValues("<N> <space>")},
+      {{"-fvk-bind-globals"}, "<N> <set>", Group::Target,
+       "bind the block of global 'uniform' variables at binding N of set M",
+       TwoValues("<N> <set>")},
+      {{"-fvk-use-gl-layout"}, "", Group::Target,
+       "std430 for raw buffer loads and stores (Slope always lays buffers out so)", NoEffect()},
+      {{"-fvk-use-entrypoint-name"}, "", Group::Target,
        "keep a lone entry point's source name in OpEntryPoint instead of 'main'",
        Set(&CommandLine::use_entrypoint_name)},
-      {{"-emit-spirv-directly"},
-       "",
-       Group::Target,
-       "write SPIR-V directly (the only way Slope writes it)",
-       NoEffect()},
-      {{"-line-directive-mode"},
-       "<mode>",
-       Group::Target,
+      {{"-emit-spirv-directly"}, "", Group::Target,
+       "write SPIR-V directly (the only way Slope writes it)", NoEffect()},
+      {{"-line-directive-mode"}, "<mode>", Group::Target,
        "none, source-map or default: Slope's text outputs carry no #line directives",
        OneOf({"none", "source-map", "default"}, {"standard", "glsl"},
              "Slope's text outputs carry no #line directives")},
-      {{"-emit-cuda-prelude"},
-       "<path>",
-       Group::Target,
-       "write slope_cuda_prelude.h, which -target cuda output includes",
-       Store(&CommandLine::cuda_prelude)},
+      {{"-emit-cuda-prelude"}, "<path>", Group::Target,
+       "write slope_cuda_prelude.h, which -target cuda output includes", Store(&CommandLine::cuda_prelude)},
 
       // Optimization.
-      {{"-O0", "-O1", "-O2", "-O3"},
-       "",
-       Group::Optimization,
+      {{"-O0", "-O1", "-O2", "-O3"}, "", Group::Optimization,
        "the SPIR-V optimization level (default -O1; also -Onone, -Odefault, -Ohigh, -Omaximal)",
        nullptr},
 
       // Preprocessor.
-      {{"-D"},
-       "<name>[=<value>]",
-       Group::Preprocessor,
+      {{"-D"}, "<name>[=<value>]", Group::Preprocessor,
        "define a macro (-DNAME, -D NAME=VALUE; NAME alone is 1)",
        [](CommandLine& cl, const std::string& v, const std::string&, std::string*) {
          cl.defines.push_back(v);
          return true;
        }},
-      {{"-I"},
-       "<path>",
-       Group::Preprocessor,
+      {{"-I"}, "<path>", Group::Preprocessor,
        "add a directory to the #include and import search path (-Ipath too)",
        [](CommandLine& cl, const std::string& v, const std::string&, std::string*) {
          cl.include_paths.push_back(v);
          return true;
        }},
-      {{"-E", "-output-preprocessor"},
-       "",
-       Group::Preprocessor,
-       "print the preprocessed source and stop",
-       Set(&CommandLine::preprocess_only)},
-      {{"-MD"},
-       "",
-       Group::Preprocessor,
+      {{"-E", "-output-preprocessor"}, "", Group::Preprocessor,
+       "print the preprocessed source and stop", Set(&CommandLine::preprocess_only)},
+      {{"-MD"}, "", Group::Preprocessor,
        "glslc's: also write a depfile (to -MF's path, else the output's path + .d)",
        Set(&CommandLine::depfile_next_to_output)},
-      {{"-MF"},
-       "<path>",
-       Group::Preprocessor,
-       "glslc's: the depfile's path",
-       Store(&CommandLine::depfile)},
-      {{"-MT"},
-       "<target>",
-       Group::Preprocessor,
-       "glslc's: the depfile rule's target",
+      {{"-MF"}, "<path>", Group::Preprocessor, "glslc's: the depfile's path", Store(&CommandLine::depfile)},
+      {{"-MT"}, "<target>", Group::Preprocessor, "glslc's: the depfile rule's target",
        Store(&CommandLine::depfile_target)},
 
       // Diagnostics.
-      {{"-warnings-as-errors"},
-       "all|<id>[,<id>...]",
-       Group::Diagnostics,
+      {{"-warnings-as-errors"}, "all|<id>[,<id>...]", Group::Diagnostics,
        "report all warnings, or these (W3102, 3102), as errors",
        [](CommandLine& cl, const std::string& v, const std::string&, std::string* error) {
          if (v == "all") {
@@ -577,21 +500,14 @@ const std::vector<Flag>& Flags() {
          }
          return true;
        }},
-      {{"-warnings-disable"},
-       "<id>[,<id>...]",
-       Group::Diagnostics,
+      {{"-warnings-disable"}, "<id>[,<id>...]", Group::Diagnostics,
        "do not report these warnings (slangc's 39001 style numbers are accepted)",
        [](CommandLine& cl, const std::string& v, const std::string&, std::string* error) {
          return DisableWarnings(cl, v, error);
        }},
-      {{"-W<id>", "-Wno-<id>"},
-       "",
-       Group::Diagnostics,
-       "report (the default) or do not report a warning: -Wno-3102, -WW3102",
-       nullptr},
-      {{"-diagnostic-format"},
-       "text|json",
-       Group::Diagnostics,
+      {{"-W<id>", "-Wno-<id>"}, "", Group::Diagnostics,
+       "report (the default) or do not report a warning: -Wno-3102, -WW3102", nullptr},
+      {{"-diagnostic-format"}, "text|json", Group::Diagnostics,
        "json: one JSON object per diagnostic on standard error",
        [](CommandLine& cl, const std::string& v, const std::string& spelling, std::string* error) {
          if (v != "text" && v != "json") {
@@ -601,10 +517,7 @@ const std::vector<Flag>& Flags() {
          cl.json_diagnostics = v == "json";
          return true;
        }},
-      {{"-error-limit"},
-       "<n>",
-       Group::Diagnostics,
-       "stop after this many errors (default 20, 0 = no limit)",
+      {{"-error-limit"}, "<n>", Group::Diagnostics, "stop after this many errors (default 20, 0 = no limit)",
        [](CommandLine& cl, const std::string& v, const std::string& spelling, std::string* error) {
          if (!IsDigits(v) || v.size() > 9) {
            *error = spelling + " needs a number, not '" + v + "'";
@@ -613,100 +526,40 @@ const std::vector<Flag>& Flags() {
          cl.error_limit = static_cast<uint32_t>(std::atoi(v.c_str()));
          return true;
        }},
-      {{"-report-checkpoint-intermediates"},
-       "",
-       Group::Diagnostics,
+      {{"-report-checkpoint-intermediates"}, "", Group::Diagnostics,
        "note what each backward derivative keeps per thread for its reverse sweep",
        Set(&CommandLine::report_checkpoints)},
 
       // Debugging.
-      {{"-no-codegen", "-skip-codegen"},
-       "",
-       Group::Debugging,
-       "check the source only",
+      {{"-no-codegen", "-skip-codegen"}, "", Group::Debugging, "check the source only",
        Set(&CommandLine::no_codegen)},
-      {{"-emit-ir"},
-       "",
-       Group::Debugging,
+      {{"-emit-ir"}, "", Group::Debugging,
        "write Slope's IR after lowering (text slope-opt reads) instead of target code",
        Set(&CommandLine::emit_ir)},
-      {{"-dump-ir"},
-       "",
-       Group::Debugging,
-       "print the IR after lowering",
-       Set(&CommandLine::dump_ir)},
-      {{"-dump-ir-after"},
-       "<pass>",
-       Group::Debugging,
-       "print the IR after the named pass of the target's pass list",
-       Store(&CommandLine::dump_ir_after)},
-      {{"-dump-ast"},
-       "",
-       Group::Debugging,
-       "print the syntax tree as parsed",
-       Set(&CommandLine::dump_ast)},
+      {{"-dump-ir"}, "", Group::Debugging, "print the IR after lowering", Set(&CommandLine::dump_ir)},
+      {{"-dump-ir-after"}, "<pass>", Group::Debugging,
+       "print the IR after the named pass of the target's pass list", Store(&CommandLine::dump_ir_after)},
+      {{"-dump-ast"}, "", Group::Debugging, "print the syntax tree as parsed", Set(&CommandLine::dump_ast)},
       {{"-parse-only"}, "", Group::Debugging, "stop after parsing", Set(&CommandLine::parse_only)},
-      {{"-skip-spirv-validation"},
-       "",
-       Group::Debugging,
-       "do not validate the SPIR-V output",
+      {{"-skip-spirv-validation"}, "", Group::Debugging, "do not validate the SPIR-V output",
        Set(&CommandLine::skip_validation)},
 
       // slangc flags whose effect Slope does not implement: errors naming them.
-      {{"-fvk-bind-globals"},
-       "",
-       Group::Slope,
-       "",
-       Refuse("Slope binds the global uniforms' block first in set 0; use a cbuffer with "
-              "[[vk::binding(N, M)]]")},
-      {{"-fvk-use-dx-layout"},
-       "",
-       Group::Slope,
-       "",
+      {{"-fvk-use-dx-layout"}, "", Group::Slope, "",
        Refuse("Slope lays buffers out by std430/std140 or the scalar layout only")},
-      {{"-fvk-invert-y", "-fvk-use-dx-position-w"},
-       "",
-       Group::Slope,
-       "",
+      {{"-fvk-invert-y", "-fvk-use-dx-position-w"}, "", Group::Slope, "",
        Refuse("Slope compiles compute shaders only")},
-      {{"-emit-spirv-via-glsl"},
-       "",
-       Group::Slope,
-       "",
+      {{"-emit-spirv-via-glsl"}, "", Group::Slope, "",
        Refuse("Slope writes SPIR-V directly; -target glsl writes the GLSL")},
-      {{"-fp-mode", "-floating-point-mode"},
-       "",
-       Group::Slope,
-       "",
+      {{"-fp-mode", "-floating-point-mode"}, "", Group::Slope, "",
        Refuse("Slope has one floating-point mode")},
-      {{"-specialize",
-        "-obfuscate",
-        "-emit-module",
-        "-r",
-        "-source-embed-style",
-        "-default-image-format-unknown",
-        "-fspv-reflect",
-        "-disable-specialization",
-        "-disable-dynamic-dispatch",
-        "-dump-intermediates",
-        "-pass-through",
-        "-incomplete-library",
-        "-restrictive-capability-check",
-        "-unscoped-enum",
-        "-disable-short-circuit",
-        "-enable-effect-annotations",
-        "-bindless-space-index",
-        "-heterogeneous",
-        "-no-mangle",
-        "-allow-glsl",
-        "-validate-ir",
-        "-output-includes",
-        "-dump-repro",
-        "-load-repro"},
-       "",
-       Group::Slope,
-       "",
-       Refuse("slopec does not implement this slangc option")},
+      {{"-specialize", "-obfuscate", "-emit-module", "-r", "-source-embed-style",
+        "-default-image-format-unknown", "-fspv-reflect", "-disable-specialization",
+        "-disable-dynamic-dispatch", "-dump-intermediates", "-pass-through", "-incomplete-library",
+        "-restrictive-capability-check", "-unscoped-enum", "-disable-short-circuit",
+        "-enable-effect-annotations", "-bindless-space-index", "-heterogeneous", "-no-mangle",
+        "-allow-glsl", "-validate-ir", "-output-includes", "-dump-repro", "-load-repro"},
+       "", Group::Slope, "", Refuse("slopec does not implement this slangc option")},
   };
   return flags;
 }
@@ -823,6 +676,51 @@ std::string Suggest(const std::string& word, const std::vector<std::string>& can
   return "; did you mean '" + *best + "'?";
 }
 
+enum class TwoValueFlag { Other, Read, Wrong };
+
+/// -fvk-{b,t,u,s}-shift N SPACE and -fvk-bind-globals N SET at args[*i]: Other when the
+/// flag is another; Wrong, with `*error` set, on a mistake.
+TwoValueFlag ParseTwoValueFlag(const std::vector<std::string>& args, size_t* i, CommandLine& cl,
+                       const std::string& spelling, std::string* error) {
+  const bool shift = spelling.size() == 12 && spelling.rfind("-fvk-", 0) == 0 &&
+                     spelling.compare(6, 6, "-shift") == 0 &&
+                     std::string_view("btus").find(spelling[5]) != std::string_view::npos;
+  if (!shift && spelling != "-fvk-bind-globals") return TwoValueFlag::Other;
+  const char* values = shift ? "<N> <space>" : "<N> <set>";
+  if (*i + 2 >= args.size()) {
+    *error = spelling + " needs two values: " + spelling + " " + values;
+    return TwoValueFlag::Wrong;
+  }
+  const std::string& first = args[*i + 1];
+  const std::string& second = args[*i + 2];
+  *i += 2;
+  auto number = [](const std::string& s) { return IsDigits(s) && s.size() <= 9; };
+  if (!number(first)) {
+    *error = spelling + ": " + (shift ? "the shift" : "the binding") +
+             " must be a non-negative integer, not '" + first + "'";
+    return TwoValueFlag::Wrong;
+  }
+  if (!number(second) && !(shift && second == "all")) {
+    *error = spelling + ": " +
+             (shift ? "the space must be a non-negative integer or 'all'"
+                    : "the set must be a non-negative integer") +
+             ", not '" + second + "'";
+    return TwoValueFlag::Wrong;
+  }
+  const uint32_t n = static_cast<uint32_t>(std::stoul(first));
+  if (!shift) {
+    cl.globals_binding = n;
+    cl.globals_set = static_cast<uint32_t>(std::stoul(second));
+    return TwoValueFlag::Read;
+  }
+  CommandLine::RegisterShift s;
+  s.register_class = spelling[5];
+  s.amount = n;
+  if (second != "all") s.space = static_cast<uint32_t>(std::stoul(second));
+  cl.register_shifts.push_back(s);
+  return TwoValueFlag::Read;
+}
+
 bool ParseCommandLine(const std::vector<std::string>& args, CommandLine* out, std::string* error) {
   CommandLine& cl = *out;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -864,33 +762,9 @@ bool ParseCommandLine(const std::vector<std::string>& args, CommandLine* out, st
       continue;
     }
 
-    // -fvk-t-shift N SPACE: two values.
-    if (spelling.size() == 12 && spelling.rfind("-fvk-", 0) == 0 &&
-        spelling.compare(6, 6, "-shift") == 0 &&
-        std::string_view("btus").find(spelling[5]) != std::string_view::npos) {
-      if (i + 2 >= args.size()) {
-        *error = spelling + " needs two values: " + spelling + " <N> <space>";
-        return false;
-      }
-      CommandLine::RegisterShift shift;
-      shift.register_class = spelling[5];
-      const std::string& amount = args[i + 1];
-      const std::string& space = args[i + 2];
-      if (!IsDigits(amount) || amount.size() > 9) {
-        *error = spelling + ": the shift must be a non-negative integer, not '" + amount + "'";
-        return false;
-      }
-      shift.amount = static_cast<uint32_t>(std::stoul(amount));
-      if (space != "all") {
-        if (!IsDigits(space) || space.size() > 9) {
-          *error =
-              spelling + ": the space must be a non-negative integer or 'all', not '" + space + "'";
-          return false;
-        }
-        shift.space = static_cast<uint32_t>(std::stoul(space));
-      }
-      cl.register_shifts.push_back(shift);
-      i += 2;
+    if (TwoValueFlag two = ParseTwoValueFlag(args, &i, cl, spelling, error);
+        two != TwoValueFlag::Other) {
+      if (two == TwoValueFlag::Wrong) return false;
       continue;
     }
     // "-name=value" or "-name value".

@@ -50,6 +50,8 @@ struct CommandLine {
     std::optional<uint32_t> space;  ///< nullopt: `all`
   };
   std::vector<RegisterShift> register_shifts;
+  std::optional<uint32_t> globals_binding;  ///< -fvk-bind-globals N M
+  uint32_t globals_set = 0;
 
   // What to produce instead of target code.
   bool no_codegen = false;

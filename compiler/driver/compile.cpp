@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <unordered_map>
 
 #include "compiler/ast/ast.h"
 #include "compiler/ast/dump.h"
@@ -129,12 +130,24 @@ CompileResult CompileOnThisThread(const CompileOptions& options) {
   // Its tokens were made at build time (stdlib/core_tokens_gen.cpp).
   source::FileId core = 0;
   std::vector<preprocess::Token> core_tokens = stdlib::CoreLibraryTokens(sources, &core);
-  ast::Module* core_module = parse::ParseModule(core_tokens, ast_ctx, diags);
+  // Its function bodies are parsed, as they are checked, when lowering first needs one.
+  std::unordered_map<const ast::BlockStmt*, size_t> core_bodies;
+  parse::ParseOptions core_options;
+  core_options.deferred_bodies = &core_bodies;
+  ast::Module* core_module = parse::ParseModule(core_tokens, ast_ctx, diags, core_options);
   if (diags.HasErrors()) SLOPE_ICE("the core library does not parse");
   module->decls = core_module->decls;
   module->decls.insert(module->decls.end(), graph.decls.begin(), graph.decls.end());
   graph.map.file_starts.emplace_back(core, static_cast<uint32_t>(graph.map.units.size()));
   graph.map.units.push_back({"core", true});
+  graph.map.deferred_bodies_file = core;
+  graph.map.prepare_deferred_body = [&](const ast::FuncDecl* f) {
+    auto it = core_bodies.find(f->body);
+    if (it == core_bodies.end()) return;
+    size_t at = it->second;
+    core_bodies.erase(it);
+    parse::ParseDeferredBody(core_tokens, at, f->body, ast_ctx, diags, parse::ParseOptions{});
+  };
   std::sort(graph.map.file_starts.begin(), graph.map.file_starts.end());
   sema::TypeContext types;
   sema::CheckedModule checked;

@@ -18,6 +18,7 @@ using ir::Op;
 using ir::Value;
 
 std::unique_ptr<ir::Module> Lowerer::Run(const sema::CheckedModule& checked, bool reachable_only) {
+  check_deferred_body_ = checked.check_deferred_body;
   DeclareGlobals(checked.resources);
   DeclareGroupShared(checked.groupshared);
   DeclareStatics(checked.statics);
@@ -609,6 +610,10 @@ void Lowerer::InitializeStatics() {
 
 void Lowerer::LowerFunction(const ast::FuncDecl* decl, ir::Function* f) {
   base::IceLocationScope ice(sources_.Describe(decl->name_range.begin));
+  // A core library function's body is checked the first time a compile needs it.
+  if (check_deferred_body_ && !check_deferred_body_(decl)) {
+    SLOPE_ICE("the core library's function '" + decl->name + "' does not check");
+  }
   ice_ = &ice;
   func_ = f;
   decl_ = decl;

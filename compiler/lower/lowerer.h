@@ -2,6 +2,7 @@
 // The Lowerer: private to lower/. Declarations and statements are in lower.cpp,
 // expressions in lower_expr.cpp.
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -68,6 +69,7 @@ class Lowerer {
 
  private:
   BindingOptions binding_options_;
+  std::function<bool(const ast::FuncDecl*)> check_deferred_body_;  ///< CheckedModule's
   /// The IR type of `t` in the function being lowered (its generic parameters bound).
   const ir::Type* LowerType(const sema::Type* t);
   /// `t` with the generic parameters of the function being lowered replaced.

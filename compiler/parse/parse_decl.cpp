@@ -242,6 +242,16 @@ ast::FuncDecl* Parser::ParseFunctionRest(ast::FuncDecl* func) {
     Error(DiagId::ExpectedToken, Cur().Range(), "'{' or ';'", Describe(Cur()));
     return func;
   }
+  if (options_.deferred_bodies != nullptr) {
+    // Left for ParseDeferredBody: an empty block over the braces.
+    source::SourceLoc begin = Cur().loc;
+    size_t at = pos_;
+    func->body = ctx_.New<ast::BlockStmt>(Cur().Range());
+    SkipBraced();
+    func->body->range = From(begin);
+    (*options_.deferred_bodies)[func->body] = at;
+    return func;
+  }
   func->body = ParseBlock();
   return func;
 }

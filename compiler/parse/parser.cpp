@@ -233,4 +233,14 @@ ast::Module* ParseModule(const std::vector<Token>& tokens, ast::AstContext& ctx,
   return Parser(tokens, ctx, diags, options).ParseModule();
 }
 
+void ParseDeferredBody(const std::vector<Token>& tokens, size_t at, ast::BlockStmt* block,
+                       ast::AstContext& ctx, diag::DiagEngine& diags,
+                       const ParseOptions& options) {
+  ParseOptions eager = options;
+  eager.deferred_bodies = nullptr;
+  ast::BlockStmt* parsed = Parser(tokens, ctx, diags, eager).ParseBlockAt(at);
+  block->stmts = std::move(parsed->stmts);
+  block->range = parsed->range;
+}
+
 }  // namespace slope::parse

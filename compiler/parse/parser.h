@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "compiler/ast/ast.h"
@@ -32,6 +33,10 @@ struct ParseOptions {
   /// The `__target_switch` cases the compile's target takes ("spirv", "cuda", "cpp"),
   /// most specific first; empty when no code is generated (its `default` case is read).
   std::vector<std::string> target_cases;
+  /// When set, the bodies of functions and methods are not parsed: each gets an empty
+  /// block covering its braces, recorded here with the index of its '{', for
+  /// ParseDeferredBody to fill when the body is needed (the core library's).
+  std::unordered_map<const ast::BlockStmt*, size_t>* deferred_bodies = nullptr;
 };
 
 /// The `__target_switch` case names a Slang program may use.
@@ -40,5 +45,12 @@ bool IsKnownTargetCase(std::string_view name);
 /// Parses a whole file. Errors go to `diags`; the module holds whatever parsed cleanly.
 ast::Module* ParseModule(const std::vector<preprocess::Token>& tokens, ast::AstContext& ctx,
                          diag::DiagEngine& diags, const ParseOptions& options = {});
+
+/// Parses the body ParseModule left at `tokens[at]` (ParseOptions::deferred_bodies) into
+/// `block`, the empty block that stands for it, so that every holder of the block sees
+/// the statements.
+void ParseDeferredBody(const std::vector<preprocess::Token>& tokens, size_t at,
+                       ast::BlockStmt* block, ast::AstContext& ctx, diag::DiagEngine& diags,
+                       const ParseOptions& options);
 
 }  // namespace slope::parse

@@ -34,6 +34,11 @@ class Parser {
       : tokens_(tokens), ctx_(ctx), diags_(diags), options_(options) {}
 
   ast::Module* ParseModule();
+  /// Parses the block whose '{' is at `at` (ParseDeferredBody).
+  ast::BlockStmt* ParseBlockAt(size_t at) {
+    pos_ = at;
+    return ParseBlock();
+  }
 
  private:
   // ---- parser.cpp: tokens, errors, recovery, attributes, modifiers.

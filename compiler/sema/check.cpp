@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <functional>
+#include <memory>
 #include <set>
 #include <utility>
 
@@ -427,7 +428,7 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
     if (decl->kind != ast::DeclKind::Func) continue;
     auto* func = static_cast<ast::FuncDecl*>(decl);
     if (func->body != nullptr) {
-      CheckFunctionBody(func);
+      if (!DeferBody(func)) CheckFunctionBody(func);
       out->functions.push_back(func);
     }
     if (IsEntryPoint(*func)) {
@@ -445,8 +446,28 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
   CheckRecursion(out->functions);
   CheckConstantCycles();
   CheckGenericArraySizes();
-  scopes_.pop_back();
+  // Deferred bodies are checked later in this scope, which holds the globals.
+  if (deferred_bodies_.empty()) scopes_.pop_back();
   return !diags_.HasErrors();
+}
+
+bool Checker::DeferBody(ast::FuncDecl* f) {
+  if (modules_ == nullptr || modules_->deferred_bodies_file == 0 ||
+      f->name_range.begin.file != modules_->deferred_bodies_file) {
+    return false;
+  }
+  deferred_bodies_.insert(f);
+  return true;
+}
+
+bool Checker::CheckDeferredBody(const ast::FuncDecl* f) {
+  auto it = deferred_bodies_.find(f);
+  if (it == deferred_bodies_.end()) return true;
+  deferred_bodies_.erase(it);
+  uint32_t errors = diags_.ErrorCount();
+  if (modules_->prepare_deferred_body) modules_->prepare_deferred_body(f);
+  CheckFunctionBody(const_cast<ast::FuncDecl*>(f));
+  return diags_.ErrorCount() == errors;
 }
 
 void Checker::LinkExternConstants(std::vector<ast::Decl*>* decls) {
@@ -1182,10 +1203,16 @@ bool CheckModule(ast::Module& module, ast::AstContext& ctx, TypeContext& types,
                  diag::DiagEngine& diags, CheckedModule* out, const ModuleMap* modules,
                  const EntryRequest* entries) {
   out->types = &types;
-  Checker checker(ctx, types, diags);
-  checker.SetModuleMap(modules);
-  checker.SetEntryRequest(entries);
-  return checker.Run(module, out);
+  auto checker = std::make_shared<Checker>(ctx, types, diags);
+  checker->SetModuleMap(modules);
+  checker->SetEntryRequest(entries);
+  bool ok = checker->Run(module, out);
+  if (ok && checker->HasDeferredBodies()) {
+    out->check_deferred_body = [checker](const ast::FuncDecl* f) {
+      return checker->CheckDeferredBody(f);
+    };
+  }
+  return ok;
 }
 
 }  // namespace slope::sema

@@ -4,6 +4,7 @@
 // After a successful check, lowering can assume the tree is well formed.
 
 #include <array>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -29,6 +30,12 @@ struct CheckedModule {
   /// buffers (VarDecl), `cbuffer`s (AggregateDecl) and `ConstantBuffer<T>` (VarDecl).
   std::vector<ast::Decl*> resources;
   TypeContext* types = nullptr;              ///< the session's types (lowering specializes)
+  /// Set when bodies were left unchecked (ModuleMap::deferred_bodies_file: the core
+  /// library's): checks the body of `f` if it is one of them, the first time it is
+  /// called for it, and returns false when that reported an error. Lowering calls it
+  /// before lowering any function, so that only the bodies a compile uses are checked.
+  /// Valid while the AstContext, TypeContext and DiagEngine of the check live.
+  std::function<bool(const ast::FuncDecl* f)> check_deferred_body;
 };
 
 /// The modules whose declarations were merged into one ast::Module (the core library,
@@ -45,6 +52,13 @@ struct ModuleMap {
 
   /// The unit a file belongs to, or -1.
   int UnitOf(source::FileId file) const;
+  /// Functions declared in this file (the core library: known to check, and mostly
+  /// unused by any one program) have their bodies checked when lowering first needs
+  /// them (CheckedModule::check_deferred_body); 0: every body is checked at once.
+  source::FileId deferred_bodies_file = 0;
+  /// Called before a deferred body is checked: the driver parses it there when parsing
+  /// left it too (parse::ParseOptions::deferred_bodies).
+  std::function<void(const ast::FuncDecl* f)> prepare_deferred_body;
 };
 
 /// Which functions are entry points, as slangc decides: every function marked

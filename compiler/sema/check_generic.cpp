@@ -904,7 +904,7 @@ bool Checker::CheckMethodBodies(const std::vector<ast::FuncDecl*>& methods, Chec
       diags_.Report(DiagId::UnsupportedConstruct, f->name_range, "methods without a body", "are");
       continue;
     }
-    CheckFunctionBody(f);
+    if (!DeferBody(f)) CheckFunctionBody(f);
     out->functions.push_back(f);
   }
   return true;

@@ -672,6 +672,12 @@ class Checker {
   // check_access.cpp: visibility of declarations across imported modules.
   /// Sets the modules the checked module was merged from (null: one module).
   void SetModuleMap(const ModuleMap* modules) { modules_ = modules; }
+  /// Leaves the body of `f` for CheckDeferredBody when it is declared in the file whose
+  /// bodies are deferred (ModuleMap::deferred_bodies_file); false when it is checked now.
+  bool DeferBody(ast::FuncDecl* f);
+  /// Checks a body DeferBody left (once); false when that reported an error.
+  bool CheckDeferredBody(const ast::FuncDecl* f);
+  bool HasDeferredBodies() const { return !deferred_bodies_.empty(); }
   void SetEntryRequest(const EntryRequest* entries) { entry_request_ = entries; }
   /// Whether `decl` may be named at `use`: same module, a module without visibility
   /// modifiers, or `public`.
@@ -853,6 +859,7 @@ class Checker {
   std::vector<SwitchScope> switches_;
   std::map<ast::FuncDecl*, std::vector<std::pair<ast::FuncDecl*, source::SourceRange>>> calls_;
   const EntryRequest* entry_request_ = nullptr;  ///< -entry/-stage; null: [shader] only
+  std::unordered_set<const ast::FuncDecl*> deferred_bodies_;
   const ModuleMap* modules_ = nullptr;  ///< where declarations came from; null: one module
   /// Accessors: each getter's setter (if any), what the pair is called in messages.
   std::map<const ast::FuncDecl*, ast::FuncDecl*> setter_of_;

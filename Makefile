@@ -2,8 +2,8 @@
 #   make demo   build, then run the box-filter demo on the default device
 #   make test   install missing packages, configure, build, run every test (ctest)
 #   make test SANITIZE=address,undefined   the same under ASan+UBSan (own build folder)
-# Other targets: make build, make bench, make patho, make fuzz, make fuzz-ir, make fuzz-grad,
-# make clean.
+# Other targets: make build, make bench, make patho, make fuzz, make fuzz-compile,
+# make fuzz-ir, make fuzz-grad, make clean.
 
 SANITIZE ?=
 JOBS ?= $(shell nproc)
@@ -28,7 +28,7 @@ export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 # threads crashes the leak check itself ("Tracer caught signal 11").
 export LSAN_OPTIONS ?= use_tls=0
 
-.PHONY: all deps configure build test demo bench fuzz fuzz-ir fuzz-build fuzz-grad patho clean
+.PHONY: all deps configure build test demo bench fuzz fuzz-compile fuzz-ir fuzz-build fuzz-grad patho clean
 
 all: build
 
@@ -54,11 +54,14 @@ demo: build
 patho: build
 	@python3 tests/patho/patho.py $(BUILD_DIR)/tools/slopec/slopec
 
-# The compile fuzzer (clang + libFuzzer + ASan/UBSan) for FUZZ_SECONDS; `make fuzz-ir`
-# the IR fuzzer (built by both, so it keeps compiling; its open findings are listed in
-# tests/fuzz/ir-findings/README.md, so CI does not run it yet).
+# The fuzzers (clang + libFuzzer + ASan/UBSan) for FUZZ_SECONDS in all: the compile
+# fuzzer for half, the IR fuzzer for the other half, each after replaying its saved
+# regressions; `make fuzz-compile` and `make fuzz-ir` run one for all of FUZZ_SECONDS.
 FUZZ_SECONDS ?= 60
 fuzz: fuzz-build
+	@bash tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS) all
+
+fuzz-compile: fuzz-build
 	@bash tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS) compile
 
 fuzz-ir: fuzz-build

@@ -65,9 +65,16 @@ Inst* Builder::Var(Function* f, const Type* pointee) {
   // variables is looked for from both ends at once: a function of 10^5 locals, or of
   // 10^5 instructions after a few of them, finds it in as many steps as the shorter
   // side (the lowering keeps the entry block to its variables and one branch).
+  // The end found last time is reused while it still is the end (one builder writing a
+  // long function with variables makes them one by one).
   std::vector<Inst*>& insts = entry->insts;
   size_t front = 0;
   size_t back = insts.size();
+  if (var_block_ == entry && var_end_ <= insts.size() &&
+      (var_end_ == 0 || insts[var_end_ - 1]->GetOp() == Op::Var) &&
+      (var_end_ == insts.size() || insts[var_end_]->GetOp() != Op::Var)) {
+    front = back = var_end_;
+  }
   while (front < back) {
     if (insts[front]->GetOp() != Op::Var) {
       back = front;
@@ -81,6 +88,8 @@ Inst* Builder::Var(Function* f, const Type* pointee) {
     --back;
   }
   insts.insert(insts.begin() + static_cast<std::ptrdiff_t>(front), inst);
+  var_block_ = entry;
+  var_end_ = front + 1;
   return inst;
 }
 

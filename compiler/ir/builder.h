@@ -70,6 +70,9 @@ class Builder {
   Module& module_;
   Block* block_ = nullptr;
   source::SourceLoc loc_;
+  /// Where the last Var ended the variables of an entry block (checked before reuse).
+  const Block* var_block_ = nullptr;
+  size_t var_end_ = 0;
 };
 
 }  // namespace slope::ir

@@ -97,9 +97,9 @@ bool IsMergeOrContinueTarget(const Function& f, const Block* b) {
 
 DomTree::DomTree(const Function& f) {
   if (f.blocks.empty()) return;
-  // The work is done on block numbers in reverse post-order, in vectors; the maps the
-  // queries use are filled once at the end (a lookup per step of the iteration made a
-  // function of 16,000 switch cases spend seconds here).
+  // The work is done on block numbers in reverse post-order, in vectors; queries look a
+  // block's number up once (a lookup per step of the iteration made a function of 16,000
+  // switch cases spend seconds here).
   constexpr size_t kNone = ~size_t{0};
   auto for_each_successor = [](const Block* b, auto&& fn) {
     const Inst* t = b->Terminator();
@@ -110,7 +110,8 @@ DomTree::DomTree(const Function& f) {
   // Reverse post-order of the reachable blocks (iterative depth-first search; each frame
   // keeps how many of its block's edges it followed).
   std::vector<Block*> post;
-  std::unordered_map<const Block*, size_t> index;  // first seen, then the rpo number
+  std::unordered_map<const Block*, size_t>& index = index_;  // first seen, then the rpo number
+  index.reserve(f.blocks.size());
   index[f.blocks.front()] = 0;
   std::vector<std::pair<Block*, size_t>> stack{{f.blocks.front(), 0}};
   while (!stack.empty()) {
@@ -192,37 +193,33 @@ DomTree::DomTree(const Function& f) {
       }
     }
   }
+  children_.resize(n);
+  frontier_.resize(n);
   for (size_t i = 0; i < n; ++i) {
-    Block* b = rpo_[i];
-    rpo_index_.emplace(b, i);
-    idom_.emplace(b, rpo_[idom[i]]);
-    interval_.emplace(b, interval[i]);
-    if (!kids[i].empty()) {
-      std::vector<Block*>& list = children_[b];
-      for (size_t k : kids[i]) list.push_back(rpo_[k]);
-    }
-    if (!frontier[i].empty()) {
-      std::vector<Block*>& list = frontier_[b];
-      for (size_t k : frontier[i]) list.push_back(rpo_[k]);
-    }
+    for (size_t k : kids[i]) children_[i].push_back(rpo_[k]);
+    for (size_t k : frontier[i]) frontier_[i].push_back(rpo_[k]);
   }
+  idom_ = std::move(idom);
+  interval_ = std::move(interval);
 }
 
 const std::vector<Block*>& DomTree::Children(const Block* b) const {
-  auto it = children_.find(b);
-  return it == children_.end() ? no_children_ : it->second;
+  auto it = index_.find(b);
+  return it == index_.end() ? no_children_ : children_[it->second];
 }
 
 bool DomTree::Dominates(const Block* a, const Block* b) const {
-  auto ia = interval_.find(a);
-  auto ib = interval_.find(b);
-  if (ia == interval_.end() || ib == interval_.end()) return false;
-  return ia->second.first <= ib->second.first && ib->second.second <= ia->second.second;
+  auto ia = index_.find(a);
+  auto ib = index_.find(b);
+  if (ia == index_.end() || ib == index_.end()) return false;
+  const auto& x = interval_[ia->second];
+  const auto& y = interval_[ib->second];
+  return x.first <= y.first && y.second <= x.second;
 }
 
 std::vector<Block*> DomTree::Frontier(const Block* b) const {
-  auto it = frontier_.find(b);
-  return it == frontier_.end() ? std::vector<Block*>{} : it->second;
+  auto it = index_.find(b);
+  return it == index_.end() ? std::vector<Block*>{} : frontier_[it->second];
 }
 
 void ReplaceUses(Function& f, const std::map<const Value*, Value*>& replacements) {

@@ -52,11 +52,11 @@ class DomTree {
  public:
   explicit DomTree(const Function& f);
 
-  bool IsReachable(const Block* b) const { return rpo_index_.count(b) != 0; }
+  bool IsReachable(const Block* b) const { return index_.count(b) != 0; }
   /// Reachable blocks in reverse post-order (the entry first).
   const std::vector<Block*>& ReversePostOrder() const { return rpo_; }
   /// The immediate dominator; the entry block is its own.
-  Block* Idom(const Block* b) const { return idom_.at(b); }
+  Block* Idom(const Block* b) const { return rpo_[idom_[index_.at(b)]]; }
   /// The blocks `b` immediately dominates, in reverse post-order.
   const std::vector<Block*>& Children(const Block* b) const;
   /// True when `a` dominates `b` (every block dominates itself); false for unreachable.
@@ -65,14 +65,15 @@ class DomTree {
   std::vector<Block*> Frontier(const Block* b) const;
 
  private:
+  /// Everything is kept by reverse post-order number, the one lookup being index_.
   std::vector<Block*> rpo_;
-  std::map<const Block*, size_t> rpo_index_;
-  std::map<const Block*, Block*> idom_;
-  std::map<const Block*, std::vector<Block*>> children_;
-  std::map<const Block*, std::vector<Block*>> frontier_;
-  std::vector<Block*> no_children_;
+  std::unordered_map<const Block*, size_t> index_;
+  std::vector<size_t> idom_;
+  std::vector<std::vector<Block*>> children_;
+  std::vector<std::vector<Block*>> frontier_;
   /// Each reachable block's entry and exit numbers in a walk of the dominator tree.
-  std::unordered_map<const Block*, std::pair<size_t, size_t>> interval_;
+  std::vector<std::pair<size_t, size_t>> interval_;
+  std::vector<Block*> no_children_;
 };
 
 /// Replaces every use of a key of `replacements` in `f` by its value, following chains

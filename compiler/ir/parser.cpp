@@ -6,12 +6,14 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "compiler/ir/cfg.h"
 #include "compiler/ir/verifier.h"
+#include "compiler/ir/verify_diff.h"
 
 namespace slope::ir {
 namespace {
@@ -144,6 +146,7 @@ class Parser {
   // Grammar.
   bool ParseGlobal();
   bool ParseStruct();
+  bool ParseDifferential();
   bool ParseFunction();
   bool ParseType(const Type** out);
   bool ParseUint(uint32_t* out);
@@ -234,10 +237,11 @@ std::unique_ptr<Module> Parser::Run() {
     return nullptr;
   }
   while (Peek().kind != TokKind::End) {
-    bool ok = IsIdent("global")   ? ParseGlobal()
-              : IsIdent("struct") ? ParseStruct()
-              : IsIdent("func")   ? ParseFunction()
-                                  : Expected("'global', 'struct' or 'func'");
+    bool ok = IsIdent("global")         ? ParseGlobal()
+              : IsIdent("struct")       ? ParseStruct()
+              : IsIdent("func")         ? ParseFunction()
+              : IsIdent("differential") ? ParseDifferential()
+                                        : Expected("'global', 'struct', 'differential' or 'func'");
     if (!ok) return nullptr;
   }
   for (auto& [inst, name] : callee_fixups_) {
@@ -360,6 +364,58 @@ bool Parser::ParseStruct() {
   const Type* made = module_->Types().Struct(std::string(name.text), std::move(members),
                                              std::move(member_names));
   if (any_layout) module_->Types().SetMemberMatrixLayouts(made, std::move(layouts));
+  return true;
+}
+
+/// `differential struct<S>: struct<D> members(0, none, 1)`: S's derivative is stored in
+/// D, member i's in D's member members[i] (none: member i carries none).
+bool Parser::ParseDifferential() {
+  Next();  // differential
+  const Token at = Peek();
+  const Type* s = nullptr;
+  const Type* d = nullptr;
+  if (!ParseType(&s)) return false;
+  if (!s->IsStruct())
+    return Fail(DiagId::IrInvalidType, at,
+                "a differential is given for a struct, not '" + s->Name() + "'");
+  if (module_->Types().FindDifferential(s) != nullptr)
+    return Fail(DiagId::IrInvalidType, at, s->Name() + " has a differential already");
+  const Token at_d = Peek();
+  if (!Expect(":") || !ParseType(&d)) return false;
+  if (!d->IsStruct())
+    return Fail(DiagId::IrInvalidType, at_d,
+                "a differential must be a struct, not '" + d->Name() + "'");
+  TypeTable::DifferentialLayout layout{d, {}};
+  if (!ExpectWord("members") || !Expect("(")) return false;
+  std::set<uint32_t> used;
+  while (!IsPunct(")")) {
+    if (!layout.members.empty() && !Expect(",")) return false;
+    const Token member = Peek();
+    size_t i = layout.members.size();
+    if (IsIdent("none")) {
+      Next();
+      layout.members.push_back(-1);
+      continue;
+    }
+    uint32_t k = 0;
+    if (!ParseUint(&k)) return false;
+    if (i >= s->Members().size() || k >= d->Members().size() || !used.insert(k).second ||
+        !IsDifferentialOf(module_->Types(), d->Members()[k], s->Members()[i])) {
+      return Fail(DiagId::IrInvalidType, member,
+                  "member " + std::to_string(k) + " of " + d->Name() +
+                      " cannot hold the derivative of member " + std::to_string(i) + " of " +
+                      s->Name());
+    }
+    layout.members.push_back(static_cast<int>(k));
+  }
+  const Token close = Peek();
+  Next();  // )
+  if (layout.members.size() != s->Members().size()) {
+    return Fail(DiagId::IrInvalidType, close,
+                s->Name() + " has " + std::to_string(s->Members().size()) + " members, not " +
+                    std::to_string(layout.members.size()));
+  }
+  module_->Types().SetDifferential(s, std::move(layout));
   return true;
 }
 

@@ -85,6 +85,18 @@ std::string Printer::Run(const Module& module) {
     }
     out_ += " }\n";
   }
+  // Derivatives not in the struct the members' differentials make, after every struct
+  // (a differential struct comes after the struct it differentiates).
+  for (const Type* s : module.Types().Structs()) {
+    const TypeTable::DifferentialLayout* layout = module.Types().FindDifferential(s);
+    if (layout == nullptr || layout->differential == nullptr) continue;
+    out_ += "differential " + s->Name() + ": " + layout->differential->Name() + " members(";
+    for (size_t i = 0; i < layout->members.size(); ++i) {
+      if (i != 0) out_ += ", ";
+      out_ += layout->members[i] < 0 ? "none" : std::to_string(layout->members[i]);
+    }
+    out_ += ")\n";
+  }
   for (const Global* g : module.globals) {
     out_ += "global @" + g->Name() + " : " + g->GetType()->Name();
     // A workgroup variable is no resource: it has no binding.

@@ -8,6 +8,7 @@
 #include "compiler/base/ice.h"
 #include "compiler/ir/cfg.h"
 #include "compiler/ir/printer.h"
+#include "compiler/ir/verify_diff.h"
 
 namespace slope::ir {
 namespace {
@@ -305,6 +306,7 @@ std::vector<std::string> Verifier::Run() {
     if (!fnames.insert(f->Name()).second) errors_.push_back("duplicate function @" + f->Name());
     VerifyFunction(*f);
   }
+  VerifyDerivativeForms(module_, &errors_);
   return errors_;
 }
 

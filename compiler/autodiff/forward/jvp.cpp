@@ -138,31 +138,52 @@ void Transcriber::FindDerivativeUses() {
   // A value is attached when a derivative computed from it can reach an effect: it is
   // an operand of an instruction with an effect (no result, a store, a call, a
   // terminator), of an attached instruction, or an edge argument of an attached block
-  // parameter; `zero_derivative` calls (detach) cut the chain. To a fixed point, since
-  // loops pass values back through block parameters.
-  bool changed = true;
+  // parameter; `zero_derivative` calls (detach) cut the chain. A worklist carries each
+  // newly attached value to what it uses, so a long body costs one visit per use (loops
+  // pass values back through block parameters).
+  std::map<const Value*, std::vector<const Value*>> incoming;  // block parameter -> arguments
+  std::vector<const Value*> work;
   auto attach = [&](const Value* v) {
-    if (used_attached_.insert(v).second) changed = true;
+    if (used_attached_.insert(v).second) work.push_back(v);
   };
-  while (changed) {
-    changed = false;
-    for (const Block* b : f_->blocks) {
-      for (const Inst* inst : b->insts) {
-        Op op = inst->GetOp();
-        if (op == Op::Call && inst->callee->autodiff.zero_derivative) continue;
-        bool effect = inst->GetType()->IsVoid() || op == Op::Store || op == Op::Call ||
-                      inst->IsTerminator();
-        if (effect || used_attached_.count(inst) != 0) {
-          for (const Value* v : inst->operands) attach(v);
-        }
-        for (size_t i = 0; i < ir::EdgeCount(*inst); ++i) {
-          const auto& args = ir::EdgeArgs(*inst, i);
-          const Block* dest = inst->targets.at(i);
-          for (size_t k = 0; k < args.size() && k < dest->params.size(); ++k) {
-            if (used_attached_.count(dest->params[k]) != 0) attach(args[k]);
-          }
+  auto cut = [](const Inst* inst) {
+    return inst->GetOp() == Op::Call && inst->callee->autodiff.zero_derivative;
+  };
+  for (const Block* b : f_->blocks) {
+    for (const Inst* inst : b->insts) {
+      if (cut(inst)) continue;
+      for (size_t i = 0; i < ir::EdgeCount(*inst); ++i) {
+        const auto& args = ir::EdgeArgs(*inst, i);
+        const Block* dest = inst->targets.at(i);
+        for (size_t k = 0; k < args.size() && k < dest->params.size(); ++k) {
+          incoming[dest->params[k]].push_back(args[k]);
         }
       }
+    }
+  }
+  for (const Block* b : f_->blocks) {
+    for (const Inst* inst : b->insts) {
+      if (cut(inst)) continue;
+      Op op = inst->GetOp();
+      bool effect =
+          inst->GetType()->IsVoid() || op == Op::Store || op == Op::Call || inst->IsTerminator();
+      if (effect) {
+        for (const Value* v : inst->operands) attach(v);
+      }
+    }
+  }
+  while (!work.empty()) {
+    const Value* v = work.back();
+    work.pop_back();
+    if (v->VKind() == ir::ValueKind::Inst) {
+      const auto* inst = static_cast<const Inst*>(v);
+      if (!cut(inst)) {
+        for (const Value* operand : inst->operands) attach(operand);
+      }
+    } else if (v->VKind() == ir::ValueKind::Param) {
+      auto it = incoming.find(v);
+      if (it == incoming.end()) continue;
+      for (const Value* arg : it->second) attach(arg);
     }
   }
 }

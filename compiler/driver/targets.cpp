@@ -187,6 +187,28 @@ bool RejectColumnRowPointers(EmitRequest& r, const char* target) {
   });
 }
 
+/// GLSL has no explicit-level comparison of a cube array (samplerCubeArrayShadow takes
+/// neither textureGrad nor textureLod without GL_EXT_texture_shadow_lod, which glslang
+/// may lack), and a compute kernel has no implicit level: an error at the first such
+/// comparison in each function. True when there is none.
+bool RejectCubeArrayComparisons(EmitRequest& r) {
+  auto refused = [](const ir::Inst* inst) {
+    if (inst->GetOp() != ir::Op::Texture || inst->imms.empty() ||
+        static_cast<ir::TextureOp>(inst->imms[0]) != ir::TextureOp::SampleCmpLevelZero) {
+      return false;
+    }
+    const ir::Type* t = inst->operands[0]->GetType();
+    return t->Dim() == ir::TextureDim::kCube && t->IsArrayed();
+  };
+  return RejectInsts(r, refused, [&](const ir::Function&, const ir::Inst& inst) {
+    r.diags.Report(diag::DiagId::UnsupportedConstruct, source::SourceRange(inst.loc, inst.loc),
+                   "on the glsl target, comparisons of a cube array texture "
+                   "('SampleCmp', 'SampleCmpLevelZero': GLSL has no explicit-level lookup of a "
+                   "samplerCubeArrayShadow)",
+                   "are");
+  });
+}
+
 /// SPIR-V declares a matrix's layout (its stride, row or column order) on the struct
 /// member that holds it. A PhysicalStorageBuffer pointer to a matrix (or to an array of
 /// them) reached from a struct pointer by member and element steps is an access chain
@@ -230,7 +252,7 @@ void EmitGlsl(EmitRequest& r) {
     r.diags.Report(diag::DiagId::GlslOneEntryPoint, source::SourceRange(), std::to_string(chosen));
     return;
   }
-  if (!RejectColumnRowPointers(r, "glsl")) return;
+  if (!RejectColumnRowPointers(r, "glsl") || !RejectCubeArrayComparisons(r)) return;
   targets::glsl::WriterOptions glsl_options;
   if (!options.entries.empty()) glsl_options.entry_point = options.entries.front();
   glsl_options.layout = r.layout;

@@ -810,13 +810,8 @@ Expr FunctionWriter::TextureExpr(const ir::Inst& inst) {
                   {combined(false), op(2), Atom(std::to_string(inst.imms[1]))});
     case T::SampleCmpLevelZero: {
       uint32_t coord = inst.operands[2]->GetType()->Count();
-      if (tex->Dim() == ir::TextureDim::kCube && tex->IsArrayed()) {
-        // samplerCubeArrayShadow has no textureGrad: GL_EXT_texture_shadow_lod's textureLod
-        // takes the reference apart from the vec4 coordinate.
-        context_.Require("GL_EXT_texture_shadow_lod");
-        return Call("textureLod", {combined(true), op(2), op(3), Atom("0.0")});
-      }
-      // textureGrad with zero gradients reads level 0 on the other shadow sampler shapes.
+      // textureGrad with zero gradients reads level 0 on every shadow sampler shape but
+      // samplerCubeArrayShadow, which driver/targets.cpp refuses.
       uint32_t axes = tex->Dim() == ir::TextureDim::kCube ? 3 : static_cast<uint32_t>(tex->Dim());
       // A 1D shadow coordinate is (u, layer?, 0, ref): GLSL's sampler1DShadow takes a vec3.
       uint32_t with_ref = std::max(coord + 1, tex->Dim() == ir::TextureDim::k1D ? 3u : 0u);

@@ -192,6 +192,7 @@ Reflection Reflect(const ir::Module& module, const std::vector<std::string>& ent
                                  : ResourceKind::Texture;
       b.texture.dim = static_cast<uint32_t>(t->Dim());
       b.texture.arrayed = t->IsArrayed();
+      b.texture.comparison = t->IsCombined() && t->IsComparison();
       if (g->image_format != ir::ImageFormat::Unknown) {
         b.texture.format = ir::ImageFormatName(g->image_format);
       }

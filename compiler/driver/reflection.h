@@ -123,7 +123,8 @@ struct TextureInfo {
   uint32_t dim = 2;        ///< 1, 2, 3, or 4 for a cube
   bool arrayed = false;    ///< Texture2DArray, ...
   std::string format{};    ///< "rgba32f", ... for RW textures; empty for sampled ones
-  bool comparison = false; ///< for a sampler: SamplerComparisonState
+  bool comparison = false;  ///< for a sampler: SamplerComparisonState; for a combined
+                            ///< texture: a shadow one (`Sampler2DShadow`)
 };
 
 struct BindingInfo {

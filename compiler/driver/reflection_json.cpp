@@ -189,6 +189,8 @@ std::string ReflectionToJson(const Reflection& reflection) {
       p["shape"] = kTextureShapes[b.texture.dim <= 4 ? b.texture.dim : 0];
       p["arrayed"] = b.texture.arrayed;
       if (!b.texture.format.empty()) p["format"] = b.texture.format;
+      // A combined texture and comparison sampler (`Sampler2DShadow`).
+      if (b.texture.comparison) p["comparison"] = true;
     }
     p.update(ElementJson(b.element));
     parameters.push_back(std::move(p));
@@ -271,6 +273,8 @@ bool ReflectionFromJson(std::string_view text, Reflection* out, std::string* err
       b.texture.arrayed = arrayed != p.end() && arrayed->is_boolean() && arrayed->get<bool>();
       auto format = p.find("format");
       if (format != p.end() && format->is_string()) b.texture.format = format->get<std::string>();
+      auto cmp = p.find("comparison");
+      b.texture.comparison = cmp != p.end() && cmp->is_boolean() && cmp->get<bool>();
     }
     if (!r.Element(p, at, &b.element)) return false;
     out->bindings.push_back(std::move(b));

@@ -85,27 +85,6 @@ bool RejectTextures(EmitRequest& r, const char* target) {
   return ok;
 }
 
-/// Whether device memory of type `t` holds a column-major matrix (the compile's layout
-/// `layout`, or a struct member's own modifier), directly or in a struct or array
-/// (through pointers too: the writers declare the types those point at).
-bool HoldsColumnMajorMatrix(const ir::Type* t, ir::MatrixLayout layout,
-                            std::set<const ir::Type*>* seen) {
-  while (t->IsArray() || t->IsPointer()) t = t->Element();
-  if (t->IsMatrix()) return layout == ir::MatrixLayout::ColumnMajor;
-  if (!t->IsStruct() || !seen->insert(t).second) return false;
-  for (size_t i = 0; i < t->Members().size(); ++i) {
-    const ir::Type* m = t->Members()[i];
-    const ir::Type* inner = m;
-    while (inner->IsArray()) inner = inner->Element();
-    // A member's row_major / column_major applies to its own matrices only.
-    ir::MatrixLayout own = inner->IsMatrix()
-                               ? targets::MatrixLayoutOf(t->MemberMatrixLayout(i), layout)
-                               : layout;
-    if (HoldsColumnMajorMatrix(m, own, seen)) return true;
-  }
-  return false;
-}
-
 /// Calls `report` with each function and its first instruction that `refused` holds
 /// for. True when there is none.
 bool RejectInsts(EmitRequest& r, const std::function<bool(const ir::Inst*)>& refused,
@@ -129,25 +108,104 @@ const ir::Type* DevicePointerIn(const ir::Type* t) {
   return t->IsDevicePointer() ? t : nullptr;
 }
 
-/// The C-like targets (glsl, cuda) have device pointers to scalars, vectors, structs,
-/// arrays and row-major matrices, but not to column-major matrices (a row of one is no
-/// contiguous value, and each writer spells their storage its own way): an error at the
-/// first use of such a pointer in each function that has one. True when there is none.
-bool RejectMatrixPointers(EmitRequest& r, const char* target) {
+/// Whether device memory of type `t` (under pointers, structs and arrays) holds a
+/// matrix whose struct member says its own layout, other than the compile's `layout`.
+bool HoldsOwnLayoutMatrix(const ir::Type* t, ir::MatrixLayout layout,
+                          std::set<const ir::Type*>* seen) {
+  while (t->IsArray() || t->IsPointer()) t = t->Element();
+  if (!t->IsStruct() || !seen->insert(t).second) return false;
+  bool column = layout == ir::MatrixLayout::ColumnMajor;
+  for (size_t i = 0; i < t->Members().size(); ++i) {
+    const ir::Type* inner = t->Members()[i];
+    while (inner->IsArray()) inner = inner->Element();
+    ir::MatrixLayout own = targets::MatrixLayoutOf(t->MemberMatrixLayout(i), layout);
+    if (inner->IsMatrix() && (own == ir::MatrixLayout::ColumnMajor) != column) return true;
+    if (HoldsOwnLayoutMatrix(t->Members()[i], layout, seen)) return true;
+  }
+  return false;
+}
+
+/// glsl and cuda under -matrix-layout-column-major: matrices in device memory are laid
+/// out column by column (glsl's buffer_reference blocks, cuda's cmat), and a row of one
+/// (or an element of a row) reached through a device pointer is printed as a place of the
+/// matrix in each use (the writers' AlwaysFolds). A row is not contiguous: a use that
+/// needs its pointer as a value (a call argument, a stored pointer, a cast, arithmetic, a
+/// block argument; the source cannot write one, but the IR can) is an error at the first
+/// one in each function, and so is a pointer to a struct holding a matrix member whose
+/// own row_major / column_major differs from the compile's (the writers lay every matrix
+/// in device memory out in the compile's layout). True when there is none.
+bool RejectColumnRowPointers(EmitRequest& r, const char* target) {
   ir::MatrixLayout layout = r.matrices;
-  auto refused_type = [layout](const ir::Type* t) {
+  std::function<bool(const ir::Value*)> row = [&](const ir::Value* v) {
+    if (v->VKind() != ir::ValueKind::Inst) return false;
+    const auto* inst = static_cast<const ir::Inst*>(v);
+    if (inst->GetOp() != ir::Op::ElementPtr || !inst->GetType()->IsDevicePointer()) return false;
+    const ir::Value* base = inst->operands[0];
+    return base->GetType()->Element()->IsMatrix() || row(base);
+  };
+  auto own_layout = [&](const ir::Type* t) {
     const ir::Type* ptr = DevicePointerIn(t);
     std::set<const ir::Type*> seen;
-    return ptr != nullptr && HoldsColumnMajorMatrix(ptr->Element(), layout, &seen);
+    return ptr != nullptr && HoldsOwnLayoutMatrix(ptr->Element(), layout, &seen);
   };
+  bool mixed = false;
   auto refused = [&](const ir::Inst* inst) {
-    bool uses = refused_type(inst->GetType());
-    for (const ir::Value* v : inst->operands) uses = uses || refused_type(v->GetType());
-    return uses;
+    bool uses = own_layout(inst->GetType());
+    for (const ir::Value* v : inst->operands) uses = uses || own_layout(v->GetType());
+    if (uses) {
+      mixed = true;
+      return true;
+    }
+    mixed = false;
+    if (layout != ir::MatrixLayout::ColumnMajor) return false;
+    ir::Op op = inst->GetOp();
+    for (size_t i = 0; i < inst->operands.size(); ++i) {
+      if (!row(inst->operands[i])) continue;
+      bool place = i == 0 && (op == ir::Op::Load || op == ir::Op::Store ||
+                              op == ir::Op::ElementPtr || op == ir::Op::Atomic);
+      if (!place) return true;
+    }
+    return false;
   };
   return RejectInsts(r, refused, [&](const ir::Function& f, const ir::Inst& inst) {
-    r.diags.Report(diag::DiagId::PointerTargetUnsupported, source::SourceRange(inst.loc, inst.loc),
-                   f.Name(), target);
+    source::SourceRange at(inst.loc, inst.loc);
+    if (mixed) {
+      r.diags.Report(diag::DiagId::UnsupportedConstruct, at,
+                     "on the " + std::string(target) +
+                         " target, pointers to a struct holding a matrix member whose own "
+                         "row_major / column_major differs from the compile's matrix layout "
+                         "(-matrix-layout-row-major / -matrix-layout-column-major)",
+                     "are");
+      return;
+    }
+    r.diags.Report(diag::DiagId::UnsupportedConstruct, at,
+                   "on the " + std::string(target) +
+                       " target with column-major matrices, pointers to a row of a matrix (or "
+                       "an element of one) used as values (a row is not contiguous in memory; "
+                       "read or write the row or element where it is indexed)",
+                   "are");
+  });
+}
+
+/// GLSL has no explicit-level comparison of a cube array (samplerCubeArrayShadow takes
+/// neither textureGrad nor textureLod without GL_EXT_texture_shadow_lod, which glslang
+/// may lack), and a compute kernel has no implicit level: an error at the first such
+/// comparison in each function. True when there is none.
+bool RejectCubeArrayComparisons(EmitRequest& r) {
+  auto refused = [](const ir::Inst* inst) {
+    if (inst->GetOp() != ir::Op::Texture || inst->imms.empty() ||
+        static_cast<ir::TextureOp>(inst->imms[0]) != ir::TextureOp::SampleCmpLevelZero) {
+      return false;
+    }
+    const ir::Type* t = inst->operands[0]->GetType();
+    return t->Dim() == ir::TextureDim::kCube && t->IsArrayed();
+  };
+  return RejectInsts(r, refused, [&](const ir::Function&, const ir::Inst& inst) {
+    r.diags.Report(diag::DiagId::UnsupportedConstruct, source::SourceRange(inst.loc, inst.loc),
+                   "on the glsl target, comparisons of a cube array texture "
+                   "('SampleCmp', 'SampleCmpLevelZero': GLSL has no explicit-level lookup of a "
+                   "samplerCubeArrayShadow)",
+                   "are");
   });
 }
 
@@ -156,7 +214,7 @@ bool RejectMatrixPointers(EmitRequest& r, const char* target) {
 /// them) reached from a struct pointer by member and element steps is an access chain
 /// that keeps the member's layout; one that comes from anywhere else (a parameter, a
 /// pointer value loaded or stored, a cast, pointer arithmetic) would read memory in no
-/// declared layout: an error, as for RejectMatrixPointers.
+/// declared layout: an error, as for RejectColumnRowPointers.
 bool RejectBareMatrixPointers(EmitRequest& r) {
   auto bare = [](const ir::Type* t) {
     if (!t->IsDevicePointer()) return false;
@@ -194,7 +252,7 @@ void EmitGlsl(EmitRequest& r) {
     r.diags.Report(diag::DiagId::GlslOneEntryPoint, source::SourceRange(), std::to_string(chosen));
     return;
   }
-  if (!RejectMatrixPointers(r, "glsl")) return;
+  if (!RejectColumnRowPointers(r, "glsl") || !RejectCubeArrayComparisons(r)) return;
   targets::glsl::WriterOptions glsl_options;
   if (!options.entries.empty()) glsl_options.entry_point = options.entries.front();
   glsl_options.layout = r.layout;
@@ -209,7 +267,7 @@ void EmitGlsl(EmitRequest& r) {
 
 /// Every chosen entry point as an `extern "C" __global__` kernel of CUDA C++.
 void EmitCuda(EmitRequest& r) {
-  if (!RejectTextures(r, "cuda") || !RejectMatrixPointers(r, "cuda")) return;
+  if (!RejectTextures(r, "cuda") || !RejectColumnRowPointers(r, "cuda")) return;
   targets::cuda::WriterOptions cuda_options;
   cuda_options.entry_points = r.options.entries;
   cuda_options.matrix_layout = r.matrices;

@@ -141,9 +141,11 @@ std::string Type::Name() const {
              std::to_string(element_->Count()) + ">";
     case TypeKind::Texture: {
       static const char* const kDims[] = {"?", "1d", "2d", "3d", "cube"};
-      return std::string(writable_ ? "rwtexture" : is_signed_ ? "sampled" : "texture") +
-             kDims[count_ <= 4 ? count_ : 0] +
-             (arrayed_ ? "_array<" : "<") + element_->Name() + ">";
+      return std::string(writable_    ? "rwtexture"
+                         : is_signed_ ? "sampled"
+                                      : "texture") +
+             kDims[count_ <= 4 ? count_ : 0] + (arrayed_ ? "_array" : "") +
+             (width_ != 0 ? "_shadow<" : "<") + element_->Name() + ">";
     }
     case TypeKind::Sampler: return writable_ ? "sampler_cmp" : "sampler";
   }
@@ -239,9 +241,10 @@ const Type* TypeTable::Buffer(const Type* element, bool writable) {
   return Get({TypeKind::Buffer, 0, false, element, 1, AddressSpace::StorageBuffer, writable, false});
 }
 const Type* TypeTable::Texture(const Type* element, TextureDim dim, bool arrayed, bool writable,
-                               bool combined) {
-  return Get({TypeKind::Texture, 0, combined, element, static_cast<uint32_t>(dim),
-              AddressSpace::Function, writable, arrayed});
+                               bool combined, bool comparison) {
+  SLOPE_ASSERT(!comparison || combined);
+  return Get({TypeKind::Texture, comparison ? 1u : 0u, combined, element,
+              static_cast<uint32_t>(dim), AddressSpace::Function, writable, arrayed});
 }
 const Type* TypeTable::Sampler(bool comparison) {
   return Get({TypeKind::Sampler, 0, false, nullptr, 1, AddressSpace::Function, comparison, false});

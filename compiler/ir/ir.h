@@ -96,7 +96,9 @@ class Type {
   /// For Texture: a combined texture and sampler (`Sampler2D<T>`), one binding that
   /// samples without a separate sampler operand.
   bool IsCombined() const { return kind_ == TypeKind::Texture && is_signed_; }
-  bool IsComparison() const { return writable_; }
+  /// For Sampler: SamplerComparisonState. For a combined Texture: a shadow one
+  /// (`Sampler2DShadow`), whose sampler compares with a reference.
+  bool IsComparison() const { return kind_ == TypeKind::Texture ? width_ != 0 : writable_; }
   /// For Struct: its name, member types and member names (in declaration order).
   const std::string& StructName() const { return struct_name_; }
   const std::vector<const Type*>& Members() const { return members_; }
@@ -139,7 +141,8 @@ class Type {
 
   /// Text form: "f32", "u32", "vec<f32, 3>", "mat<f32, 2, 3>" (2 rows, 3 columns),
   /// "ptr<function, i32>", "rwbuffer<f32>", "struct<S>", "texture2d<vec<f32, 4>>",
-  /// "rwtexture2d_array<f32>", "texturecube<f32>", "sampler", "sampler_cmp".
+  /// "rwtexture2d_array<f32>", "texturecube<f32>", "sampled2d_shadow<f32>", "sampler",
+  /// "sampler_cmp".
   std::string Name() const;
 
  private:
@@ -171,7 +174,7 @@ class TypeTable {
   const Type* Buffer(const Type* element, bool writable);
   /// A texture of texels `element`; `writable`: a storage texture.
   const Type* Texture(const Type* element, TextureDim dim, bool arrayed, bool writable,
-                      bool combined = false);
+                      bool combined = false, bool comparison = false);
   const Type* Sampler(bool comparison);
   /// `array<element, count>`.
   const Type* Array(const Type* element, uint32_t count);

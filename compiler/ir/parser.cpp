@@ -539,6 +539,8 @@ bool Parser::ParseType(const Type** out) {
     bool writable = w.starts_with("rw");
     bool combined = w.starts_with("sampled");
     std::string_view shape = w.substr(writable ? 9 : 7);
+    bool comparison = combined && shape.ends_with("_shadow");
+    if (comparison) shape.remove_suffix(7);
     bool arrayed = shape.ends_with("_array");
     if (arrayed) shape.remove_suffix(6);
     TextureDim dim = shape == "1d" ? TextureDim::k1D : shape == "2d" ? TextureDim::k2D
@@ -551,7 +553,7 @@ bool Parser::ParseType(const Type** out) {
     if ((!element->IsScalar() && !element->IsVector()) || element->Scalar()->Width() != 32) {
       return Fail(DiagId::IrInvalidType, t, "a texture holds 32-bit scalars or vectors");
     }
-    *out = types.Texture(element, dim, arrayed, writable, combined);
+    *out = types.Texture(element, dim, arrayed, writable, combined, comparison);
   } else {
     return Fail(DiagId::IrInvalidType, t, "unknown type '" + std::string(w) + "'");
   }

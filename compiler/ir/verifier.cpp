@@ -183,7 +183,7 @@ const char* TextureError(const Inst& inst) {
   // A combined texture and sampler is its own sampler: operand 1 repeats operand 0.
   auto sampler_at_1 = [&](bool comparison) {
     if (inst.operands.size() > 1 && tex->IsCombined()) {
-      return !comparison && inst.operands[1] == inst.operands[0];
+      return tex->IsComparison() == comparison && inst.operands[1] == inst.operands[0];
     }
     return inst.operands.size() > 1 && inst.operands[1]->GetType()->IsSampler() &&
            inst.operands[1]->GetType()->IsComparison() == comparison;

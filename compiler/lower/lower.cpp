@@ -255,7 +255,8 @@ const ir::Type* Lowerer::LowerType(const sema::Type* t) {
     case sema::TypeKind::Buffer: result = types.Buffer(LowerType(t->Element()), t->IsWritable()); break;
     case sema::TypeKind::Texture:
       result = types.Texture(LowerType(t->Element()), static_cast<ir::TextureDim>(t->TextureDim()),
-                             t->IsTextureArray(), t->IsWritable(), t->IsCombinedSampler());
+                             t->IsTextureArray(), t->IsWritable(), t->IsCombinedSampler(),
+                             t->IsShadowSampler());
       break;
     case sema::TypeKind::Sampler: result = types.Sampler(t->IsComparisonSampler()); break;
     case sema::TypeKind::Pointer: {

@@ -1,6 +1,9 @@
 // `printf(format, values...)` in kernels: the format is a string literal whose
 // conversions (as the Vulkan debug-printf layer reads them) match the values' types.
+// A `%s` takes a string literal, written into the format here (with its width and
+// precision applied), so every target prints a format without strings.
 
+#include <algorithm>
 #include <string>
 
 #include "compiler/sema/checker.h"
@@ -16,6 +19,11 @@ struct Conversion {
   std::string text;         ///< as written, from '%' to the specifier
   uint32_t components = 1;  ///< N of `vN`, else 1
   bool is_float = false;    ///< a e f g (either case), else d i o u x X
+  bool is_string = false;   ///< s: a string literal, written into the format
+  size_t begin = 0;         ///< where `text` starts in the format
+  bool left = false;        ///< the '-' flag: pad on the right
+  size_t width = 0;         ///< the minimum width, 0 for none
+  int precision = -1;       ///< the precision, -1 for none
 };
 
 /// Splits `format` into its conversions; on a malformed one, sets `*why` and returns false.
@@ -24,13 +32,22 @@ bool ParseFormat(const std::string& format, std::vector<Conversion>* out, std::s
     if (format[i] != '%') continue;
     size_t start = i++;
     if (i < format.size() && format[i] == '%') continue;  // "%%": a literal '%'
-    while (i < format.size() && std::string_view("-+ #0").find(format[i]) != std::string::npos) ++i;
-    while (i < format.size() && format[i] >= '0' && format[i] <= '9') ++i;
+    Conversion c;
+    c.begin = start;
+    while (i < format.size() && std::string_view("-+ #0").find(format[i]) != std::string::npos) {
+      c.left = c.left || format[i] == '-';
+      ++i;
+    }
+    while (i < format.size() && format[i] >= '0' && format[i] <= '9') {
+      c.width = std::min<size_t>(c.width * 10 + (format[i++] - '0'), 4096);
+    }
     if (i < format.size() && format[i] == '.') {
       ++i;
-      while (i < format.size() && format[i] >= '0' && format[i] <= '9') ++i;
+      c.precision = 0;
+      while (i < format.size() && format[i] >= '0' && format[i] <= '9') {
+        c.precision = std::min(c.precision * 10 + (format[i++] - '0'), 4096);
+      }
     }
-    Conversion c;
     if (i < format.size() && format[i] == 'v') {
       ++i;
       if (i >= format.size() || format[i] < '2' || format[i] > '4') {
@@ -46,8 +63,13 @@ bool ParseFormat(const std::string& format, std::vector<Conversion>* out, std::s
     char spec = format[i];
     c.text = format.substr(start, i + 1 - start);
     if (spec == 's') {
-      *why = "'" + c.text + "': kernels have no strings to print";
-      return false;
+      if (c.components != 1) {
+        *why = "'" + c.text + "': strings have no vectors";
+        return false;
+      }
+      c.is_string = true;
+      out->push_back(std::move(c));
+      continue;
     }
     if (spec == 'l' || spec == 'h') {
       *why = "'" + c.text + "': length modifiers are not supported (values are 32-bit)";
@@ -67,6 +89,46 @@ bool ParseFormat(const std::string& format, std::vector<Conversion>* out, std::s
   return true;
 }
 
+/// `text` as a %s conversion `c` prints it, with every '%' doubled for the format.
+std::string FormatString(const Conversion& c, std::string text) {
+  if (c.precision >= 0 && text.size() > static_cast<size_t>(c.precision)) text.resize(c.precision);
+  if (text.size() < c.width) {
+    std::string pad(c.width - text.size(), ' ');
+    text = c.left ? text + pad : pad + text;
+  }
+  std::string out;
+  for (char ch : text) {
+    if (ch == '%') out += '%';
+    out += ch;
+  }
+  return out;
+}
+
+/// Writes each %s's string literal into the format (a new literal), leaving the values.
+void WriteStringsIntoFormat(ast::AstContext& ctx, ast::CallExpr* call,
+                            const std::vector<Conversion>& conversions) {
+  const auto* literal = static_cast<const ast::StringLiteralExpr*>(call->args[0]);
+  bool any = false;
+  for (const Conversion& c : conversions) any = any || c.is_string;
+  if (!any) return;
+  std::string format;
+  std::vector<ast::Expr*> args{nullptr};
+  size_t copied = 0;
+  for (size_t i = 0; i < conversions.size(); ++i) {
+    const Conversion& c = conversions[i];
+    if (!c.is_string) {
+      args.push_back(call->args[i + 1]);
+      continue;
+    }
+    format += literal->value.substr(copied, c.begin - copied);
+    format += FormatString(c, static_cast<const ast::StringLiteralExpr*>(call->args[i + 1])->value);
+    copied = c.begin + c.text.size();
+  }
+  format += literal->value.substr(copied);
+  args[0] = ctx.New<ast::StringLiteralExpr>(literal->range, std::move(format));
+  call->args = std::move(args);
+}
+
 }  // namespace
 
 ast::Expr* Checker::CheckPrintf(ast::CallExpr* call) {
@@ -82,12 +144,7 @@ ast::Expr* Checker::CheckPrintf(ast::CallExpr* call) {
   const auto* literal = static_cast<const ast::StringLiteralExpr*>(call->args[0]);
   bool ok = true;
   for (size_t i = 1; i < call->args.size(); ++i) {
-    if (call->args[i]->kind == ast::ExprKind::StringLiteral) {
-      diags_.Report(DiagId::PrintfBadFormat, call->args[i]->range,
-                    "only the first argument is a string; kernels have no strings to print");
-      ok = false;
-      continue;
-    }
+    if (call->args[i]->kind == ast::ExprKind::StringLiteral) continue;  // for a %s
     call->args[i] = CheckExpr(call->args[i]);
     ok = ok && !call->args[i]->type->IsError();
   }
@@ -104,8 +161,25 @@ ast::Expr* Checker::CheckPrintf(ast::CallExpr* call) {
                       std::to_string(call->args.size() - 1) + " value(s) were given");
     return call;
   }
+  // Strings first: a %s takes a string literal, and a literal fits no other conversion.
   for (size_t i = 0; i < conversions.size(); ++i) {
     const Conversion& c = conversions[i];
+    ast::Expr* arg = call->args[i + 1];
+    bool is_literal = arg->kind == ast::ExprKind::StringLiteral;
+    if (c.is_string && !is_literal) {
+      diags_.Report(DiagId::PrintfArgType, arg->range, i + 1, arg->type->Name(), c.text,
+                    "a string literal (a string held in a variable has no value in a kernel)");
+      ok = false;
+    } else if (!c.is_string && is_literal) {
+      diags_.Report(DiagId::PrintfArgType, arg->range, i + 1, "String", c.text,
+                    c.is_float ? "a float, half or double" : "an integer (up to 32 bits)");
+      ok = false;
+    }
+  }
+  if (!ok) return call;
+  for (size_t i = 0; i < conversions.size(); ++i) {
+    const Conversion& c = conversions[i];
+    if (c.is_string) continue;
     ast::Expr* arg = call->args[i + 1];
     const Type* t = arg->type;
     const Type* s = t->ScalarType();
@@ -127,6 +201,7 @@ ast::Expr* Checker::CheckPrintf(ast::CallExpr* call) {
     }
   }
   if (!ok) return call;
+  WriteStringsIntoFormat(ctx_, call, conversions);
   call->is_printf = true;
   call->type = types_.Void();
   return call;

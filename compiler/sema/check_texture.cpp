@@ -22,20 +22,35 @@ struct TextureName {
   bool arrayed;
   bool writable;
   bool combined = false;  ///< a texture with its sampler (`Sampler2D`)
+  bool shadow = false;    ///< with a comparison sampler, of float depth (`Sampler2DShadow`)
 };
 
 constexpr TextureName kTextureNames[] = {
-    {"Texture1D", 1, false, false},      {"Texture2D", 2, false, false},
-    {"Texture3D", 3, false, false},      {"TextureCube", 4, false, false},
-    {"Texture1DArray", 1, true, false},  {"Texture2DArray", 2, true, false},
+    {"Texture1D", 1, false, false},
+    {"Texture2D", 2, false, false},
+    {"Texture3D", 3, false, false},
+    {"TextureCube", 4, false, false},
+    {"Texture1DArray", 1, true, false},
+    {"Texture2DArray", 2, true, false},
     {"TextureCubeArray", 4, true, false},
-    {"RWTexture1D", 1, false, true},     {"RWTexture2D", 2, false, true},
-    {"RWTexture3D", 3, false, true},     {"RWTexture1DArray", 1, true, true},
+    {"RWTexture1D", 1, false, true},
+    {"RWTexture2D", 2, false, true},
+    {"RWTexture3D", 3, false, true},
+    {"RWTexture1DArray", 1, true, true},
     {"RWTexture2DArray", 2, true, true},
-    {"Sampler1D", 1, false, false, true}, {"Sampler2D", 2, false, false, true},
-    {"Sampler3D", 3, false, false, true}, {"SamplerCube", 4, false, false, true},
-    {"Sampler1DArray", 1, true, false, true}, {"Sampler2DArray", 2, true, false, true},
+    {"Sampler1D", 1, false, false, true},
+    {"Sampler2D", 2, false, false, true},
+    {"Sampler3D", 3, false, false, true},
+    {"SamplerCube", 4, false, false, true},
+    {"Sampler1DArray", 1, true, false, true},
+    {"Sampler2DArray", 2, true, false, true},
     {"SamplerCubeArray", 4, true, false, true},
+    {"Sampler1DShadow", 1, false, false, true, true},
+    {"Sampler2DShadow", 2, false, false, true, true},
+    {"SamplerCubeShadow", 4, false, false, true, true},
+    {"Sampler1DArrayShadow", 1, true, false, true, true},
+    {"Sampler2DArrayShadow", 2, true, false, true, true},
+    {"SamplerCubeArrayShadow", 4, true, false, true, true},
 };
 
 /// Components of a coordinate that sampling takes: a cube's is a direction; the layer
@@ -98,6 +113,15 @@ const Type* Checker::ResolveTextureType(ast::TypeExpr* te) {
     }
     return types_.Sampler(te->name == "SamplerComparisonState");
   }
+  if (found->shadow) {
+    // Depth values: always float.
+    if (!te->type_args.empty() || !te->value_args.empty()) {
+      diags_.Report(DiagId::TextureArgs, te->range, te->name,
+                    "no generic arguments (its texels are float depth values)");
+      return types_.Error();
+    }
+    return types_.Texture(types_.Float(), found->dim, found->arrayed, false, true, true);
+  }
   // `Texture2D` alone holds float4 texels, as in HLSL.
   const Type* element = types_.Vector(types_.Float(), 4);
   if (te->type_args.size() > 1 || !te->value_args.empty()) {
@@ -158,6 +182,12 @@ void Checker::CheckTextureFormat(ast::VarDecl* var) {
 
 const Type* Checker::CheckTextureIndex(ast::IndexExpr* expr) {
   const Type* t = expr->base->type;
+  if (t->IsShadowSampler()) {
+    diags_.Report(DiagId::TextureNotSampled, expr->range, "operator[]", t->Name(),
+                  "a shadow sampler reads only by comparison (read the depth texels through a "
+                  "Texture with a Load)");
+    return types_.Error();
+  }
   if (t->TextureDim() == 4) {
     diags_.Report(DiagId::TextureNotSampled, expr->range, "operator[]", t->Name(),
                   "a cube texture is read by sampling it with a direction");
@@ -223,6 +253,11 @@ ast::Expr* Checker::CheckTextureMethod(ast::CallExpr* call, ast::MemberExpr* cal
   };
 
   if (name == "GetDimensions") return CheckTextureDims(call, callee);
+  if (name == "Load" && t->IsShadowSampler()) {
+    return refuse(
+        "a shadow sampler reads only by comparison (read the depth texels through a "
+        "Texture with a Load)");
+  }
   if (name == "Load") {
     if (t->TextureDim() == 4) return refuse("a cube texture is read by sampling it");
     uint32_t n = TexelCoordCount(t);
@@ -255,12 +290,19 @@ ast::Expr* Checker::CheckTextureMethod(ast::CallExpr* call, ast::MemberExpr* cal
                   t->Name().substr(2) + "' with a SamplerState");
   }
   bool comparison = name == "SampleCmp" || name == "SampleCmpLevelZero";
+  if (t->IsShadowSampler() && !comparison) {
+    return refuse(
+        "a shadow sampler samples only by comparison ('SampleCmp', "
+        "'SampleCmpLevelZero')");
+  }
   if (t->IsCombinedSampler()) {
     // `Sampler2D` samples with its own sampler: the receiver stands in for the
     // SamplerState argument the other textures take.
-    if (comparison) {
-      return refuse("its sampler is not a comparison sampler; compare with a "
-                    "SamplerComparisonState and a separate texture");
+    if (comparison && !t->IsShadowSampler()) {
+      return refuse(
+          "its sampler is not a comparison sampler; compare with a "
+          "'Sampler2DShadow'-style type or a SamplerComparisonState and a separate "
+          "texture");
     }
     if (argc > 0 && call->args[0]->type->IsSampler()) {
       return wrong("no SamplerState: a '" + t->Name() + "' samples with its own sampler");
@@ -269,7 +311,7 @@ ast::Expr* Checker::CheckTextureMethod(ast::CallExpr* call, ast::MemberExpr* cal
     ++argc;
   }
   if (argc == 0 || (!call->args[0]->type->IsSampler() && !t->IsCombinedSampler()) ||
-      call->args[0]->type->IsComparisonSampler() != comparison) {
+      (!t->IsCombinedSampler() && call->args[0]->type->IsComparisonSampler() != comparison)) {
     const char* sampler = comparison ? "SamplerComparisonState" : "SamplerState";
     return wrong(std::string("a ") + sampler + " as its first argument");
   }
@@ -303,7 +345,10 @@ ast::Expr* Checker::CheckTextureMethod(ast::CallExpr* call, ast::MemberExpr* cal
     if (t->Element() != types_.Float()) {
       return refuse("a comparison samples a texture of 'float' depth values");
     }
-    if (argc != 3) return wrong("a SamplerComparisonState, the " + coord + " and the float reference");
+    if (argc != 3) {
+      return wrong((t->IsCombinedSampler() ? "" : "a SamplerComparisonState, ") +
+                   std::string("the ") + coord + " and the float reference");
+    }
     if (!coerce(1, uv) || !coerce(2, types_.Float())) return call;
     return record(ir::TextureOp::SampleCmpLevelZero, types_.Float());
   }

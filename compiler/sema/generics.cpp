@@ -38,7 +38,7 @@ const Type* TypeContext::Substitute(const Type* t, const Subst& subst) {
       return Buffer(Substitute(t->Element(), subst), t->IsWritable());
     case TypeKind::Texture:
       return Texture(Substitute(t->Element(), subst), t->TextureDim(), t->IsTextureArray(),
-                     t->IsWritable(), t->IsCombinedSampler());
+                     t->IsWritable(), t->IsCombinedSampler(), t->IsShadowSampler());
     case TypeKind::Sampler:
       return t;
     case TypeKind::Pointer:

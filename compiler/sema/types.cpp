@@ -38,6 +38,10 @@ std::string Type::Name() const {
     case TypeKind::Texture: {
       static const char* const kShapes[] = {"?", "1D", "2D", "3D", "Cube"};
       uint32_t dim = TextureDim();
+      if (IsShadowSampler()) {
+        return std::string("Sampler") + kShapes[dim <= 4 ? dim : 0] +
+               (IsTextureArray() ? "ArrayShadow" : "Shadow");
+      }
       return std::string(writable_ ? "RWTexture" : IsCombinedSampler() ? "Sampler" : "Texture") +
              kShapes[dim <= 4 ? dim : 0] +
              (IsTextureArray() ? "Array<" : "<") + element_->Name() + ">";
@@ -125,8 +129,12 @@ const Type* TypeContext::ByteAddressBuffer(bool writable) {
 }
 
 const Type* TypeContext::Texture(const Type* element, uint32_t dim, bool arrayed, bool writable,
-                                 bool combined) {
-  return Make(TypeKind::Texture, element, combined ? 2 : 1, writable, dim * 2 + (arrayed ? 1 : 0));
+                                 bool combined, bool shadow) {
+  return Make(TypeKind::Texture, element,
+              shadow     ? 3
+              : combined ? 2
+                         : 1,
+              writable, dim * 2 + (arrayed ? 1 : 0));
 }
 
 const Type* TypeContext::Sampler(bool comparison) {

@@ -160,7 +160,10 @@ class Type {
   bool IsTextureArray() const { return IsTexture() && (width_ & 1) != 0; }
   /// For textures: a combined texture and sampler (`Sampler2D<T>`), sampled without a
   /// SamplerState argument.
-  bool IsCombinedSampler() const { return IsTexture() && count_ == 2; }
+  bool IsCombinedSampler() const { return IsTexture() && count_ >= 2; }
+  /// For textures: a combined texture and comparison sampler (`Sampler2DShadow`), of
+  /// float depth values, sampled only by comparison with a reference.
+  bool IsShadowSampler() const { return IsTexture() && count_ == 3; }
   /// For samplers: SamplerComparisonState.
   bool IsComparisonSampler() const { return kind_ == TypeKind::Sampler && writable_; }
 
@@ -279,7 +282,7 @@ class TypeContext {
   const Type* ByteAddressBuffer(bool writable);
   /// A texture of texels `element` (a 32-bit scalar or vector): `dim` 1, 2, 3 or 4 (cube).
   const Type* Texture(const Type* element, uint32_t dim, bool arrayed, bool writable,
-                      bool combined = false);
+                      bool combined = false, bool shadow = false);
   /// SamplerState, or SamplerComparisonState.
   const Type* Sampler(bool comparison);
   /// `pointee*`: a pointer into device memory (`void*` is the type of `nullptr`).

@@ -185,9 +185,11 @@ bool ResolveResources(const driver::Reflection& reflection, std::span<const Buff
       }
     }
     if (sampler && given->sampler->Desc().comparison != info.texture.comparison) {
-      *error = "binding " + DescribeBinding(info) + (info.texture.comparison
-                                                         ? " is a SamplerComparisonState"
-                                                         : " is a SamplerState") +
+      bool combined = info.kind == ResourceKind::SampledTexture;
+      *error = "binding " + DescribeBinding(info) +
+               (info.texture.comparison ? (combined ? " is a shadow sampler (compares)"
+                                                    : " is a SamplerComparisonState")
+                                        : " is a SamplerState") +
                ", but its sampler is not";
       return false;
     }

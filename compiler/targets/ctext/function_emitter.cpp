@@ -58,7 +58,7 @@ void FunctionEmitter::PlanFolding() {
     auto it = uses_.find(inst);
     if (it == uses_.end() || it->second != 1) return false;
     if (user.at(inst)->block != inst->block || !IsExpression(*inst)) return false;
-    if (KeepsNamed(*user.at(inst), *inst)) return false;
+    if (KeepsNamed(*user.at(inst), *inst) || AlwaysFolds(*user.at(inst))) return false;
     return !ir::GetOpInfo(inst->GetOp()).has_side_effects;
   };
   std::vector<const ir::Inst*> loads;
@@ -107,7 +107,7 @@ Expr FunctionEmitter::ValueExpr(const ir::Value* v) {
     }
     case ir::ValueKind::Inst: {
       const auto* inst = static_cast<const ir::Inst*>(v);
-      if (folded_.count(inst) != 0 || IsPlace(inst->GetType())) return InstExpr(*inst);
+      if (IsFolded(*inst) || IsPlace(inst->GetType())) return InstExpr(*inst);
       return Atom(ResultName(*inst));
     }
   }
@@ -143,7 +143,7 @@ void FunctionEmitter::EmitBlock(const ir::Block* b) {
 
 void FunctionEmitter::EmitBlockInsts(const ir::Block* b) {
   for (const ir::Inst* inst : b->insts) {
-    if (inst->IsTerminator() || folded_.count(inst) != 0) continue;
+    if (inst->IsTerminator() || IsFolded(*inst)) continue;
     if (IsPlace(inst->GetType()) || inst->GetOp() == ir::Op::Var) continue;
     if (!ir::GetOpInfo(inst->GetOp()).has_side_effects && !IsUsed(*inst)) continue;
     EmitInst(*inst);
@@ -213,7 +213,7 @@ void FunctionEmitter::AssignParams(const ir::Block* to, const std::vector<ir::Va
     }
     if (v->VKind() != ir::ValueKind::Inst) return false;
     const auto* inst = static_cast<const ir::Inst*>(v);
-    if (folded_.count(inst) == 0 && !IsPlace(inst->GetType())) return false;
+    if (!IsFolded(*inst) && !IsPlace(inst->GetType())) return false;
     return std::any_of(inst->operands.begin(), inst->operands.end(),
                        [&](const ir::Value* op) { return reads_earlier(op, before); });
   };

@@ -63,6 +63,10 @@ class FunctionEmitter {
   /// Whether `value`, used once by `user`, must still be a named variable (a writer that
   /// prints it several times in `user`'s text).
   virtual bool KeepsNamed(const ir::Inst& user, const ir::Inst& value) const { return false; }
+  /// Whether `inst` is printed in every use instead of once (its operands then stay
+  /// named): a device pointer the target cannot hold as a value, such as a row of a
+  /// column-major matrix, which is only ever a place of its base (DevicePlace).
+  virtual bool AlwaysFolds(const ir::Inst& inst) const { return false; }
   /// The language's boolean type and literal spelling.
   virtual std::string BoolType() const { return "bool"; }
 
@@ -71,7 +75,9 @@ class FunctionEmitter {
   /// expression, never a variable); device pointers (`T*`) are values like any other.
   static bool IsPlace(const ir::Type* t) { return t->IsPointer() && !t->IsDevicePointer(); }
   /// True when `inst` is printed inside its one use rather than held in a variable.
-  bool IsFolded(const ir::Inst& inst) const { return folded_.count(&inst) != 0; }
+  bool IsFolded(const ir::Inst& inst) const {
+    return folded_.count(&inst) != 0 || AlwaysFolds(inst);
+  }
   /// The expression of any value: a literal, a variable, or the folded expression.
   Expr ValueExpr(const ir::Value* v);
   /// The place a device pointer points at: a member or element of the place of a

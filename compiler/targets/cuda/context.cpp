@@ -111,7 +111,8 @@ std::string Context::TypeName(const ir::Type* t, bool memory) {
     case ir::TypeKind::Pointer:
       // A device pointer (`T*`) points at memory laid out by the scalar rules, as the
       // target's buffers are: a plain C++ pointer to the type memory holds.
-      if (t->IsDevicePointer()) return TypeName(t->Element(), true) + "*";
+      // Under -matrix-layout-column-major a matrix there is held column by column.
+      if (t->IsDevicePointer()) return StorageTypeName(t->Element(), options_.matrix_layout) + "*";
       return TypeName(t->Element(), memory);
     case ir::TypeKind::Buffer:
       return TypeName(t->Element(), true) + "*";

@@ -157,6 +157,14 @@ bool FunctionWriter::ColumnPlace(const ir::Value* ptr) const {
   }
 }
 
+bool FunctionWriter::AlwaysFolds(const ir::Inst& inst) const {
+  if (inst.GetOp() != Op::ElementPtr || !inst.GetType()->IsDevicePointer()) return false;
+  if (context_.options_.matrix_layout != ir::MatrixLayout::ColumnMajor) return false;
+  const ir::Value* base = inst.operands[0];
+  if (base->GetType()->Element()->IsMatrix()) return true;
+  return base->VKind() == ir::ValueKind::Inst && AlwaysFolds(*static_cast<const ir::Inst*>(base));
+}
+
 bool FunctionWriter::ColumnRow(const ir::Value* ptr) const {
   if (ptr->VKind() != ir::ValueKind::Inst) return false;
   const auto& inst = static_cast<const ir::Inst&>(*ptr);
@@ -363,7 +371,13 @@ Expr FunctionWriter::InstExpr(const ir::Inst& inst) {
       return Atom(ResultName(inst));
     case Op::Load: {
       const ir::Value* place = inst.operands[0];
-      if (place->GetType()->IsDevicePointer()) return DevicePlace(place);
+      if (place->GetType()->IsDevicePointer()) {
+        // A matrix (or a row of one) that device memory holds column by column.
+        bool columns = context_.options_.matrix_layout == ir::MatrixLayout::ColumnMajor &&
+                       (HoldsMatrix(t) || (place->VKind() == ir::ValueKind::Inst &&
+                                           AlwaysFolds(*static_cast<const ir::Inst*>(place))));
+        return columns ? Call("col_value", {DevicePlace(place)}) : DevicePlace(place);
+      }
       if ((HoldsMatrix(t) && ColumnPlace(place)) || ColumnRow(place)) {
         return Call("col_value", {op(0)});
       }
@@ -469,7 +483,12 @@ void FunctionWriter::EmitInst(const ir::Inst& inst) {
     case Op::Store: {
       const ir::Value* ptr = inst.operands[0];
       Expr place = ptr->GetType()->IsDevicePointer() ? DevicePlace(ptr) : op(0);
-      Out().Line(place.text + " = " + op(1).text + ";");
+      // An array of matrices held column by column takes its storage form (a matrix or a
+      // row of one converts as it is assigned).
+      const ir::Type* t = inst.operands[1]->GetType();
+      bool columns = ptr->GetType()->IsDevicePointer() && t->IsArray() && HoldsMatrix(t) &&
+                     context_.options_.matrix_layout == ir::MatrixLayout::ColumnMajor;
+      Out().Line(place.text + " = " + (columns ? Call("to_cols", {op(1)}) : op(1)).text + ";");
       return;
     }
     case Op::Barrier:

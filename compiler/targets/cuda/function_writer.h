@@ -55,6 +55,9 @@ class FunctionWriter : public ctext::FunctionEmitter {
   bool ColumnPlace(const ir::Value* ptr) const;
   /// Whether `ptr` points at a row of a matrix held column by column (a crow).
   bool ColumnRow(const ir::Value* ptr) const;
+  /// Under -matrix-layout-column-major, a row of a matrix through a device pointer (and an
+  /// element of one): a place of the matrix in each use (a crow), never a pointer value.
+  bool AlwaysFolds(const ir::Inst& inst) const override;
   /// `TYPE{a, b, ...}`: an aggregate (struct or array) from its parts.
   Expr Aggregate(const ir::Type* t, const std::vector<Expr>& parts);
 

@@ -95,6 +95,25 @@ const ir::Inst* FunctionWriter::TransposedRow(const ir::Value* ptr) const {
   return inst;
 }
 
+bool FunctionWriter::AlwaysFolds(const ir::Inst& inst) const {
+  if (inst.GetOp() != Op::ElementPtr || !inst.GetType()->IsDevicePointer()) return false;
+  if (context_.options_.matrix_layout != ir::MatrixLayout::ColumnMajor) return false;
+  const ir::Value* base = inst.operands[0];
+  if (base->GetType()->Element()->IsMatrix()) return true;
+  return base->VKind() == ir::ValueKind::Inst && AlwaysFolds(*static_cast<const ir::Inst*>(base));
+}
+
+const ir::Inst* FunctionWriter::ColumnRowElement(const ir::Value* ptr) const {
+  if (ptr->VKind() != ir::ValueKind::Inst) return nullptr;
+  const auto* inst = static_cast<const ir::Inst*>(ptr);
+  if (!AlwaysFolds(*inst)) return nullptr;
+  const ir::Value* base = inst->operands[0];
+  bool of_row = base->VKind() == ir::ValueKind::Inst &&
+                AlwaysFolds(*static_cast<const ir::Inst*>(base)) &&
+                base->GetType()->Element()->IsVector();
+  return of_row ? inst : nullptr;
+}
+
 bool FunctionWriter::IsExpression(const ir::Inst& inst) const {
   return inst.GetOp() != Op::Insert && inst.GetOp() != Op::InsertDynamic;
 }
@@ -348,7 +367,25 @@ Expr FunctionWriter::InstExpr(const ir::Inst& inst) {
     case Op::Var:
       return Atom(ResultName(inst));
     case Op::Load:
-      if (inst.operands[0]->GetType()->IsDevicePointer()) return DevicePlace(inst.operands[0]);
+      if (const ir::Inst* element = ColumnRowElement(inst.operands[0])) {
+        // An element of a row of a row_major (GLSL's spelling) matrix through a buffer
+        // reference: the row is read whole and then indexed, since lavapipe reads a
+        // single element of such a matrix from the wrong place.
+        const ir::Value* row = element->operands[0];
+        return Index(Call(context_.TypeName(row->GetType()->Element()), {DevicePlace(row)}),
+                     ValueExpr(element->operands[1]));
+      }
+      if (inst.operands[0]->GetType()->IsDevicePointer()) {
+        // A matrix or a row of one is read whole (a constructor of its own type), so that
+        // the elements taken from the value are not single reads of the matrix (as above).
+        const auto* from = inst.operands[0]->VKind() == ir::ValueKind::Inst
+                               ? static_cast<const ir::Inst*>(inst.operands[0])
+                               : nullptr;
+        bool whole = context_.options_.matrix_layout == ir::MatrixLayout::ColumnMajor &&
+                     (t->IsMatrix() || (from != nullptr && AlwaysFolds(*from)));
+        Expr place = DevicePlace(inst.operands[0]);
+        return whole ? Call(context_.TypeName(t), {place}) : place;
+      }
       if (IsTransposedPtr(inst.operands[0])) return Call("transpose", {op(0)});
       if (const ir::Inst* row = TransposedRow(inst.operands[0])) {
         // Row r of the matrix is component r of each column of its transpose.
@@ -436,6 +473,17 @@ void FunctionWriter::EmitInst(const ir::Inst& inst) {
   auto op = [&](size_t i) { return ValueExpr(inst.operands[i]); };
   switch (inst.GetOp()) {
     case Op::Store: {
+      if (const ir::Inst* element = ColumnRowElement(inst.operands[0])) {
+        // The row is read, changed and written whole (see the load).
+        const ir::Value* row = element->operands[0];
+        std::string copy = NewVariable(row->GetType()->Element(), "row");
+        std::string place = DevicePlace(row).text;
+        Out().Line(copy + " = " + place + ";");
+        Out().Line(Index(Atom(copy), ValueExpr(element->operands[1])).text + " = " + op(1).text +
+                   ";");
+        Out().Line(place + " = " + copy + ";");
+        return;
+      }
       if (inst.operands[0]->GetType()->IsDevicePointer()) {
         Out().Line(DevicePlace(inst.operands[0]).text + " = " + op(1).text + ";");
         return;
@@ -543,8 +591,8 @@ Expr FunctionWriter::DeviceElementPtr(const ir::Inst& inst) {
   } else if (base->IsVector()) {
     stride = base->Scalar()->Width() / 8;
   } else {
-    // A row of a row-major matrix (driver/targets.cpp refuses pointers to column-major
-    // ones): the rows lie MatrixStride apart.
+    // A row of a row-major matrix (a column-major one is only ever a place, see
+    // AlwaysFolds): the rows lie MatrixStride apart.
     stride = targets::LayoutMatrixStride(base, context_.DeviceLayout(),
                                          context_.options_.matrix_layout);
   }
@@ -761,8 +809,9 @@ Expr FunctionWriter::TextureExpr(const ir::Inst& inst) {
       return Call("textureGather",
                   {combined(false), op(2), Atom(std::to_string(inst.imms[1]))});
     case T::SampleCmpLevelZero: {
-      // textureGrad with zero gradients reads level 0 on every shadow sampler shape.
       uint32_t coord = inst.operands[2]->GetType()->Count();
+      // textureGrad with zero gradients reads level 0 on every shadow sampler shape but
+      // samplerCubeArrayShadow, which driver/targets.cpp refuses.
       uint32_t axes = tex->Dim() == ir::TextureDim::kCube ? 3 : static_cast<uint32_t>(tex->Dim());
       // A 1D shadow coordinate is (u, layer?, 0, ref): GLSL's sampler1DShadow takes a vec3.
       uint32_t with_ref = std::max(coord + 1, tex->Dim() == ir::TextureDim::k1D ? 3u : 0u);

@@ -59,6 +59,12 @@ class FunctionWriter : public ctext::FunctionEmitter {
   // are computed as uint64_t with the compile's buffer layout, as the SPIR-V writer's
   // PhysicalStorageBuffer pointers are laid out.
   std::string StructMemberName(const ir::Type* s, size_t index) override;
+  /// Under column-major matrices, a row of a matrix through a device pointer (and an
+  /// element of one): a place of the matrix in each use (`p.v[r]`), laid out by the
+  /// blocks' row_major qualifier (the GLSL spelling), never an address of its own.
+  bool AlwaysFolds(const ir::Inst& inst) const override;
+  /// When `ptr` is an element of such a row: the `element_ptr` making it.
+  const ir::Inst* ColumnRowElement(const ir::Value* ptr) const;
   /// A buffer reference's pointee is its member `v`: `*p` is `p.v`.
   Expr DeviceDeref(const Expr& p) override;
   /// A byte count as a uint64_t literal.

@@ -59,9 +59,11 @@ std::string TextureDeclaration(const ir::Global& g, const std::string& name) {
                       : t->Dim() == ir::TextureDim::k3D ? "3D"
                                                         : "Cube";
   std::string suffix = std::string(shape) + (t->IsArrayed() ? "Array" : "");
-  // A combined texture and sampler (Sampler2D) is GLSL's sampler2D.
+  // A combined texture and sampler (Sampler2D) is GLSL's sampler2D; a shadow one
+  // (Sampler2DShadow) its sampler2DShadow.
   if (t->IsCombined()) {
-    return "layout(" + where + ") uniform " + prefix + "sampler" + suffix + " " + name + ";";
+    return "layout(" + where + ") uniform " + prefix + "sampler" + suffix +
+           (t->IsComparison() ? "Shadow " : " ") + name + ";";
   }
   if (!t->IsWritable()) return "layout(" + where + ") uniform " + prefix + "texture" + suffix + " " + name + ";";
   if (g.image_format != ir::ImageFormat::Unknown) {

@@ -24,7 +24,7 @@ namespace {
 /// Memory whose layout the reflection reports (and the host or another kernel reads).
 bool BufferVisible(ir::AddressSpace space) {
   return space == ir::AddressSpace::StorageBuffer || space == ir::AddressSpace::Uniform ||
-         space == ir::AddressSpace::PushConstant;
+         space == ir::AddressSpace::PushConstant || space == ir::AddressSpace::Device;
 }
 
 }  // namespace

@@ -169,6 +169,11 @@ bool RejectColumnRowPointers(EmitRequest& r, const char* target) {
   };
   return RejectInsts(r, refused, [&](const ir::Function& f, const ir::Inst& inst) {
     source::SourceRange at(inst.loc, inst.loc);
+    if (mixed && layout != ir::MatrixLayout::ColumnMajor) {
+      // Under the row-major default: a member's own `column_major`.
+      r.diags.Report(diag::DiagId::PointerTargetUnsupported, at, f.Name(), target);
+      return;
+    }
     if (mixed) {
       r.diags.Report(diag::DiagId::UnsupportedConstruct, at,
                      "on the " + std::string(target) +

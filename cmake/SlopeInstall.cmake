@@ -58,6 +58,8 @@ install(FILES include/slope/slope.hpp include/slope/slope.h
 install(FILES compiler/driver/compile.h compiler/driver/reflection.h
               compiler/driver/reflection_json.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/slope/compiler/driver)
+install(FILES compiler/lower/bindings.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/slope/compiler/lower)
 install(FILES compiler/targets/llvm/cpu_abi.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/slope/compiler/targets/llvm)
 install(FILES runtime/core/device.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/slope/runtime/core)

@@ -108,6 +108,13 @@ driver::CompileOptions BaseOptions(const detail::ModuleState& module) {
   o.disabled_warnings = s.disabled_warnings;
   o.error_limit = s.error_limit;
   o.verify_each_pass = s.verify_each_pass;
+  for (const RegisterShift& r : s.register_shifts) {
+    o.bindings.register_shifts.push_back({r.register_class, r.amount, r.space});
+  }
+  if (s.globals_binding) {
+    o.bindings.globals_binding = s.globals_binding->first;
+    o.bindings.globals_set = s.globals_binding->second;
+  }
   return o;
 }
 

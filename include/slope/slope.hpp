@@ -30,6 +30,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "compiler/driver/reflection.h"
@@ -85,6 +86,14 @@ struct Macro {
   std::string value = "1";
 };
 
+/// `-fvk-t-shift 10 0`: the bindings of resources declared with `register(tK, space0)`
+/// become K + 10 (dxc's and slangc's register shifts).
+struct RegisterShift {
+  char register_class = 'b';      ///< 'b' (constant buffers), 't', 'u' or 's'
+  uint32_t amount = 0;
+  std::optional<uint32_t> space;  ///< nullopt: every space
+};
+
 /// What every compile of a session uses.
 struct SessionOptions {
   std::vector<std::string> search_paths;  ///< for #include and import, as `-I`, in order
@@ -101,6 +110,12 @@ struct SessionOptions {
   /// Verify the IR after every pass, not only after the last (slower; for debugging the
   /// compiler: a pass that breaks the IR is named in the internal error).
   bool verify_each_pass = false;
+  /// Added to `register(...)` bindings of their class (not to [[vk::binding]] or to
+  /// bindings given automatically), as `-fvk-{b,t,u,s}-shift`.
+  std::vector<RegisterShift> register_shifts;
+  /// `-fvk-bind-globals N M`: the block of global `uniform` variables at binding N of
+  /// set M (else the lowest free binding of set 0).
+  std::optional<std::pair<uint32_t, uint32_t>> globals_binding;
 };
 
 /// How a load or a compile ended.

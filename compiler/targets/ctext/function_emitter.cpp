@@ -403,4 +403,13 @@ Expr FunctionEmitter::DevicePlace(const ir::Value* ptr) {
   return DeviceDeref(ValueExpr(ptr));
 }
 
+bool FunctionEmitter::DeviceMatrixRow(const ir::Inst& inst, ir::MatrixLayout layout) {
+  if (inst.GetOp() != ir::Op::ElementPtr || !inst.GetType()->IsDevicePointer()) return false;
+  if (layout != ir::MatrixLayout::ColumnMajor) return false;
+  const ir::Value* base = inst.operands[0];
+  if (base->GetType()->Element()->IsMatrix()) return true;
+  return base->VKind() == ir::ValueKind::Inst &&
+         DeviceMatrixRow(*static_cast<const ir::Inst*>(base), layout);
+}
+
 }  // namespace slope::targets::ctext

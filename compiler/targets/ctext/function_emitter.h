@@ -67,6 +67,10 @@ class FunctionEmitter {
   /// named): a device pointer the target cannot hold as a value, such as a row of a
   /// column-major matrix, which is only ever a place of its base (DevicePlace).
   virtual bool AlwaysFolds(const ir::Inst& inst) const { return false; }
+  /// Whether `inst` is an element pointer into a device matrix laid out by `layout` when
+  /// that is column-major (a row, or an element of one), which the C-like targets cannot
+  /// hold as a pointer value: their AlwaysFolds.
+  static bool DeviceMatrixRow(const ir::Inst& inst, ir::MatrixLayout layout);
   /// The language's boolean type and literal spelling.
   virtual std::string BoolType() const { return "bool"; }
 

@@ -158,11 +158,7 @@ bool FunctionWriter::ColumnPlace(const ir::Value* ptr) const {
 }
 
 bool FunctionWriter::AlwaysFolds(const ir::Inst& inst) const {
-  if (inst.GetOp() != Op::ElementPtr || !inst.GetType()->IsDevicePointer()) return false;
-  if (context_.options_.matrix_layout != ir::MatrixLayout::ColumnMajor) return false;
-  const ir::Value* base = inst.operands[0];
-  if (base->GetType()->Element()->IsMatrix()) return true;
-  return base->VKind() == ir::ValueKind::Inst && AlwaysFolds(*static_cast<const ir::Inst*>(base));
+  return DeviceMatrixRow(inst, context_.options_.matrix_layout);
 }
 
 bool FunctionWriter::ColumnRow(const ir::Value* ptr) const {

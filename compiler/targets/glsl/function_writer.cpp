@@ -96,11 +96,7 @@ const ir::Inst* FunctionWriter::TransposedRow(const ir::Value* ptr) const {
 }
 
 bool FunctionWriter::AlwaysFolds(const ir::Inst& inst) const {
-  if (inst.GetOp() != Op::ElementPtr || !inst.GetType()->IsDevicePointer()) return false;
-  if (context_.options_.matrix_layout != ir::MatrixLayout::ColumnMajor) return false;
-  const ir::Value* base = inst.operands[0];
-  if (base->GetType()->Element()->IsMatrix()) return true;
-  return base->VKind() == ir::ValueKind::Inst && AlwaysFolds(*static_cast<const ir::Inst*>(base));
+  return DeviceMatrixRow(inst, context_.options_.matrix_layout);
 }
 
 const ir::Inst* FunctionWriter::ColumnRowElement(const ir::Value* ptr) const {

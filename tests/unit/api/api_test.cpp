@@ -328,4 +328,29 @@ TEST(ApiTest, OptionsReachTheCompile) {
 }
 
 }  // namespace
+TEST(ApiTest, RegisterShiftsAndTheGlobalsBinding) {
+  const char* source =
+      "uniform float scale;\n"
+      "StructuredBuffer<float> in_data : register(t1);\n"
+      "RWStructuredBuffer<float> out_data : register(u0, space1);\n"
+      "[shader(\"compute\")] [numthreads(4, 1, 1)]\n"
+      "void main(uint3 tid : SV_DispatchThreadID) { out_data[tid.x] = in_data[tid.x] * scale; }\n";
+  Artifact plain = Session().LoadModuleFromSource("r.slang", source).Compile(Target::SpirV);
+  SessionOptions shifted;
+  shifted.register_shifts = {{'t', 10, 0u}, {'u', 5, std::nullopt}, {'u', 1, 1u}, {'b', 7, 0u}};
+  shifted.globals_binding = std::make_pair(3u, 2u);
+  Artifact moved = Session(shifted).LoadModuleFromSource("r.slang", source).Compile(Target::SpirV);
+  ASSERT_TRUE(plain.Ok() && moved.Ok()) << Render(moved.diagnostics);
+  auto at = [](const Artifact& a, const char* name) {
+    const driver::BindingInfo* b = a.reflection.FindBinding(name);
+    return b == nullptr ? std::make_pair(~0u, ~0u) : std::make_pair(b->set, b->binding);
+  };
+  EXPECT_EQ(at(plain, "in_data"), std::make_pair(0u, 1u));
+  EXPECT_EQ(at(plain, "out_data"), std::make_pair(1u, 0u));
+  EXPECT_EQ(at(plain, "GlobalParams"), std::make_pair(0u, 0u));
+  EXPECT_EQ(at(moved, "in_data"), std::make_pair(0u, 11u));
+  EXPECT_EQ(at(moved, "out_data"), std::make_pair(1u, 6u));  // both u shifts apply
+  EXPECT_EQ(at(moved, "GlobalParams"), std::make_pair(2u, 3u));  // no register(): no b shift
+}
+
 }  // namespace slope

@@ -215,12 +215,18 @@ class FormChecker {
       return;
     }
     // The pair form of a function with a custom derivative calls it with its parameters.
-    const Function* custom = f.autodiff.custom_fwd;
-    if (form.autodiff.fwd_diff_of != nullptr && custom != nullptr &&
-        !SameSignature(form, *custom)) {
-      Fail(form, label + " must have the parameter and result types of @" + f.Name() +
-                     "'s custom_fwd(@" + custom->Name() + ")");
-    }
+    CheckCustomMatch(form, f, label, form.autodiff.fwd_diff_of, f.autodiff.custom_fwd,
+                     "custom_fwd");
+  }
+
+  /// `form`, a derivative of `f` (`derivative_of` set) where `f` has the custom one
+  /// `custom` (`kind`: custom_fwd or custom_bwd), has exactly its types.
+  void CheckCustomMatch(const Function& form, const Function& f, const std::string& label,
+                        const Function* derivative_of, const Function* custom,
+                        const char* kind) {
+    if (derivative_of == nullptr || custom == nullptr || SameSignature(form, *custom)) return;
+    Fail(form, label + " must have the parameter and result types of @" + f.Name() + "'s " +
+                   kind + "(@" + custom->Name() + ")");
   }
 
   /// `form` (`label`: bwd_diff or custom_bwd of `f`) in the backward form of `f`'s
@@ -263,12 +269,8 @@ class FormChecker {
                       diffs_.DifferentialName(r));
       return;
     }
-    const Function* custom = f.autodiff.custom_bwd;
-    if (form.autodiff.bwd_diff_of != nullptr && custom != nullptr &&
-        !SameSignature(form, *custom)) {
-      Fail(form, label + " must have the parameter and result types of @" + f.Name() +
-                     "'s custom_bwd(@" + custom->Name() + ")");
-    }
+    CheckCustomMatch(form, f, label, form.autodiff.bwd_diff_of, f.autodiff.custom_bwd,
+                     "custom_bwd");
   }
 
   const Module& module_;

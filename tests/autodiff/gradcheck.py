@@ -30,8 +30,8 @@ Reverse mode: a line
 
 checks bwd_diff(f) at that point through the identity <ybar, J xdot> = <J^T ybar, xdot>
 for a random tangent xdot and a random output gradient ybar: the left side from
-fwd_diff(f), the right side from the gradients bwd_diff(f) accumulates into the pairs'
-`.d` (which start at 0.25, so a gradient written over instead of added shows), both in
+fwd_diff(f), the right side from the gradients bwd_diff(f) writes into the pairs' `.d` (which
+start at 0.25, so a gradient added to what `.d` held instead of written over shows), both in
 one run; the identity holds up to rounding (atol 1e-5, rtol 1e-4 in float; 1e-12,
 1e-10 in double). Each gradient component is also compared with ybar times the
 central finite difference, with the forward-mode tolerances.
@@ -47,7 +47,7 @@ other (the identity tolerances: both are exact up to rounding), and each compone
 against the central finite difference of the gradient bwd_diff(f) gives at x +- h v
 (the forward-mode tolerances). The gradient both return is compared with bwd_diff(f)'s,
 and the symmetry of H with u . (H v) = v . (H u) for a second random u. Every
-accumulator starts at 0.25, so a value written over instead of added shows.
+gradient's `.d` starts at 0.25, so a value added to it instead of written over shows.
 """
 
 import argparse
@@ -63,7 +63,7 @@ BWD_RE = re.compile(r"^\s*//BWDCHECK:\s*([\w.<>]+)\s*\((.*)\)\s*$")
 HVP_RE = re.compile(r"^\s*//HVPCHECK:\s*([\w.<>]+)\s*\((.*)\)\s*$")
 # Tolerances of the reverse/forward identity per REAL: atol, rtol.
 IDENTITY = {"float": (1e-5, 1e-4), "double": (1e-12, 1e-10)}
-# What a gradient's `.d` holds before bwd_diff adds to it.
+# What a gradient's `.d` holds before bwd_diff writes over it (as Slang's bwd_diff does).
 START = 0.25
 REAL_RE = re.compile(r"^\s*//GRADCHECK-REAL:\s*(float|double)\s*$", re.M)
 # Settings per REAL: step h, atol, rtol, literal suffix.
@@ -229,11 +229,11 @@ def check_hvp(e, out, h, atol, rtol, id_atol, id_rtol, stream=None):
     def close(a, b, at, rt):
         return abs(a - b) <= at + rt * abs(b)
 
-    grad = [out[g] - START for g in e["grad"]]
-    fob = [out[s] - START for s in e["fob_hv"]]
-    bof = [out[s] - START for s in e["bof_hv"]]
+    grad = [out[g] for g in e["grad"]]
+    fob = [out[s] for s in e["fob_hv"]]
+    bof = [out[s] for s in e["bof_hv"]]
     for (name, _), g, s1, s2 in zip(e["args"], grad, e["fob_grad"], e["bof_grad"]):
-        for label, other in (("fwd_diff(bwd_diff)", out[s1] - START), ("bwd_diff(fwd_diff)", out[s2] - START)):
+        for label, other in (("fwd_diff(bwd_diff)", out[s1]), ("bwd_diff(fwd_diff)", out[s2])):
             ok = close(other, g, id_atol, id_rtol)
             print("%s gradient d%s/d%s from %s at %s: %.9g, bwd_diff %.9g" %
                   ("ok  " if ok else "FAIL", e["fn"], name, label, where, other, g), file=stream)
@@ -248,7 +248,7 @@ def check_hvp(e, out, h, atol, rtol, id_atol, id_rtol, stream=None):
         print("%s (H v)[%s] at %s: forward over reverse %.9g, finite difference of the gradient %.9g" %
               ("ok  " if ok else "FAIL", name, where, a, fd), file=stream)
         good &= ok
-    hu = [out[s] - START for s in e["hu"]]
+    hu = [out[s] for s in e["hu"]]
     lhs = sum(u * x for u, x in zip(e["u"], fob))
     rhs = sum(v * x for v, x in zip(e["v"], hu))
     ok = close(lhs, rhs, id_atol, id_rtol)
@@ -303,7 +303,7 @@ def judge(plan, out, stream=None):
     id_atol, id_rtol = IDENTITY[plan.real_type]
     for e in plan.bwd_layout:
         where = "%s(%s)" % (e["fn"], ", ".join("%s=%g" % kv for kv in e["args"]))
-        grads = [out[g] - START for g in e["grad"]]
+        grads = [out[g] for g in e["grad"]]
         fds = [(out[pl] - out[mi]) / (2 * h) for pl, mi in zip(e["plus"], e["minus"])]
         for (name, _), g, fd in zip(e["args"], grads, fds):
             ok = abs(g - e["ybar"] * fd) <= atol + rtol * abs(e["ybar"] * fd)

@@ -1017,8 +1017,9 @@ void Reverser::WriteGradients() {
     Value* param = bwd_->params[i];
     Value* jt = jvp_->params.at(jvp_index_[i] + 1);
     Value* pair = b_.Load(param);
-    Value* grad = kinds_[i] == ParamKind::Pair ? Add(b_.Extract(pair, 1), Adj(jt))
-                                               : b_.Load(AdjPtr(jt));
+    // As in Slang, the gradient replaces what `.d` held: an input pair's `.d` is not read,
+    // an inout pair's went in as the gradient of the new value.
+    Value* grad = kinds_[i] == ParamKind::Pair ? Adj(jt) : b_.Load(AdjPtr(jt));
     b_.Store(param, b_.MakeStruct(param->GetType()->Element(), {b_.Extract(pair, 0), grad}));
   }
 }

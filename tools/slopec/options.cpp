@@ -423,6 +423,11 @@ const std::vector<Flag>& Flags() {
        "keep unused resource parameters (Slope always keeps them)", NoEffect()},
       {{"-zero-initialize"}, "", Group::General,
        "start variables at zero (Slope always does)", NoEffect()},
+      {{"-validate-ir"}, "", Group::General,
+       "verify the IR after each pass (Slope verifies it after lowering and at the end)",
+       NoEffect()},
+      {{"-verbose-paths"}, "", Group::General,
+       "diagnostics name files as given (Slope does not shorten paths)", NoEffect()},
 
       // Target.
       {{"-capability"}, "<cap>[+<cap>...]", Group::Target,
@@ -462,6 +467,15 @@ const std::vector<Flag>& Flags() {
       {{"-O0", "-O1", "-O2", "-O3"}, "", Group::Optimization,
        "the SPIR-V optimization level (default -O1; also -Onone, -Odefault, -Ohigh, -Omaximal)",
        nullptr},
+      {{"-fp-mode", "-floating-point-mode"}, "<mode>", Group::Optimization,
+       "precise, default or fast: Slope compiles every mode as precise (fast permits it)",
+       OneOf({"precise", "default", "fast"}, {}, "")},
+      {{"-denorm-mode-fp16", "-denorm-mode-fp32", "-denorm-mode-fp64"}, "<mode>",
+       Group::Optimization, "any: the target's default handling of denormals",
+       OneOf({"any"}, {"preserve", "ftz"},
+             "Slope sets no denormal execution mode; 'any' keeps the target's default")},
+      {{"-minimum-slang-optimization", "-enable-experimental-passes"}, "", Group::Optimization,
+       "accepted: Slope's passes are the same either way", NoEffect()},
 
       // Preprocessor.
       {{"-D"}, "<name>[=<value>]", Group::Preprocessor,
@@ -551,14 +565,12 @@ const std::vector<Flag>& Flags() {
        Refuse("Slope compiles compute shaders only")},
       {{"-emit-spirv-via-glsl"}, "", Group::Slope, "",
        Refuse("Slope writes SPIR-V directly; -target glsl writes the GLSL")},
-      {{"-fp-mode", "-floating-point-mode"}, "", Group::Slope, "",
-       Refuse("Slope has one floating-point mode")},
       {{"-specialize", "-obfuscate", "-emit-module", "-r", "-source-embed-style",
         "-default-image-format-unknown", "-fspv-reflect", "-disable-specialization",
         "-disable-dynamic-dispatch", "-dump-intermediates", "-pass-through", "-incomplete-library",
         "-restrictive-capability-check", "-unscoped-enum", "-disable-short-circuit",
         "-enable-effect-annotations", "-bindless-space-index", "-heterogeneous", "-no-mangle",
-        "-allow-glsl", "-validate-ir", "-output-includes", "-dump-repro", "-load-repro"},
+        "-allow-glsl", "-output-includes", "-dump-repro", "-load-repro"},
        "", Group::Slope, "", Refuse("slopec does not implement this slangc option")},
   };
   return flags;

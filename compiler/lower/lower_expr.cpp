@@ -302,6 +302,30 @@ Value* Lowerer::LowerShortCircuit(const ast::BinaryExpr* e) {
 }
 
 Value* Lowerer::LowerConditional(const ast::ConditionalExpr* e) {
+  if (e->cond->type->IsVector()) {
+    // A vector condition: both operands first, then a choice per component.
+    Value* cond = LowerExpr(e->cond);
+    Value* a = LowerExpr(e->then_expr);
+    Value* b = LowerExpr(e->else_expr);
+    const ir::Type* type = LowerType(e->type);
+    std::vector<Value*> parts;
+    for (uint32_t i = 0; i < type->Count(); ++i) {
+      Value* part = b_.Var(func_, type->Element());
+      ir::Block* then_block = NewBlock();
+      ir::Block* else_block = NewBlock();
+      ir::Block* merge = NewBlock();
+      b_.If(b_.Extract(cond, i), then_block, else_block, merge);
+      Place(then_block);
+      b_.Store(part, b_.Extract(a, i));
+      b_.Br(merge);
+      Place(else_block);
+      b_.Store(part, b_.Extract(b, i));
+      b_.Br(merge);
+      Place(merge);
+      parts.push_back(b_.Load(part));
+    }
+    return b_.Emit(Op::MakeVector, type, parts);
+  }
   Value* slot = b_.Var(func_, LowerType(e->type));
   Value* cond = LowerExpr(e->cond);
   ir::Block* then_block = NewBlock();

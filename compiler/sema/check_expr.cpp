@@ -717,15 +717,18 @@ ast::Expr* Checker::CheckAssign(ast::AssignExpr* expr) {
 }
 
 ast::Expr* Checker::CheckConditional(ast::ConditionalExpr* expr) {
-  expr->cond = CoerceToBool(CheckExpr(expr->cond));
+  expr->cond = CheckExpr(expr->cond);
+  bool per_component = expr->cond->type->IsVector();
+  if (!per_component) expr->cond = CoerceToBool(expr->cond);
   expr->then_expr = CheckExpr(expr->then_expr);
   expr->else_expr = CheckExpr(expr->else_expr);
   const Type* a = expr->then_expr->type;
   const Type* b = expr->else_expr->type;
-  if (a->IsError() || b->IsError()) {
+  if (a->IsError() || b->IsError() || expr->cond->type->IsError()) {
     expr->type = types_.Error();
     return expr;
   }
+  if (per_component) return CheckVectorConditional(expr);
   if (ast::Expr* pointer = CheckPointerConditional(expr)) return pointer;
   if (a == b && (a->IsStruct() || a->IsEnum() || a->IsArray() ||
                  (a->IsDependent() && !a->IsNumericLike()))) {
@@ -751,6 +754,34 @@ ast::Expr* Checker::CheckConditional(ast::ConditionalExpr* expr) {
   expr->then_expr = Coerce(expr->then_expr, common);
   expr->else_expr = Coerce(expr->else_expr, common);
   expr->type = common;
+  return expr;
+}
+
+/// `c ? a : b` with a vector condition, as HLSL has it: both operands are evaluated and
+/// each component is chosen by its own condition (as `select(c, a, b)`); the operands are
+/// scalars or vectors of the condition's length.
+ast::Expr* Checker::CheckVectorConditional(ast::ConditionalExpr* expr) {
+  uint32_t n = expr->cond->type->Count();
+  const Type* a = expr->then_expr->type;
+  const Type* b = expr->else_expr->type;
+  const Type* common = CommonType(a, b);
+  if (common == nullptr || common->IsMatrix()) {
+    diags_.Report(DiagId::CannotConvert, expr->else_expr->range, b->Name(), a->Name());
+    expr->type = types_.Error();
+    return expr;
+  }
+  const Type* result = types_.Vector(common->ScalarType(), n);
+  for (ast::Expr* operand : {expr->then_expr, expr->else_expr}) {
+    if (!operand->type->IsScalar() && operand->type->Count() != n) {
+      diags_.Report(DiagId::CannotConvert, operand->range, operand->type->Name(), result->Name());
+      expr->type = types_.Error();
+      return expr;
+    }
+  }
+  expr->cond = Coerce(expr->cond, types_.Vector(types_.Bool(), n));
+  expr->then_expr = Coerce(expr->then_expr, result);
+  expr->else_expr = Coerce(expr->else_expr, result);
+  expr->type = result;
   return expr;
 }
 

@@ -838,6 +838,7 @@ class Checker {
   ast::Expr* CheckNoneComparison(ast::BinaryExpr* expr);
   ast::Expr* CheckAssign(ast::AssignExpr* expr);
   ast::Expr* CheckConditional(ast::ConditionalExpr* expr);
+  ast::Expr* CheckVectorConditional(ast::ConditionalExpr* expr);
   ast::Expr* CheckName(ast::NameExpr* expr);
   const Type* ArithmeticResult(ast::OpKind op, const Type* a, const Type* b, bool* ok);
 

@@ -35,6 +35,8 @@ const char* OpSpelling(OpKind op) {
     case OpKind::Deref: return "*";
     case OpKind::AddrOf: return "&";
     case OpKind::Assign: return "=";
+    case OpKind::Comma:
+      return ",";
   }
   return "?";
 }

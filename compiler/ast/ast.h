@@ -86,12 +86,36 @@ enum class ExprKind : uint8_t {
 
 /// Operators of unary, binary and compound-assignment expressions.
 enum class OpKind : uint8_t {
-  Add, Sub, Mul, Div, Rem, BitAnd, BitOr, BitXor, Shl, Shr,
-  LogicalAnd, LogicalOr, Eq, Ne, Lt, Le, Gt, Ge,
-  Neg, Plus, Not, BitNot, PreInc, PreDec, PostInc, PostDec,
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Rem,
+  BitAnd,
+  BitOr,
+  BitXor,
+  Shl,
+  Shr,
+  LogicalAnd,
+  LogicalOr,
+  Eq,
+  Ne,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  Neg,
+  Plus,
+  Not,
+  BitNot,
+  PreInc,
+  PreDec,
+  PostInc,
+  PostDec,
   Deref,   ///< unary `*p`
   AddrOf,  ///< unary `&x`
   Assign,  ///< plain `=` in AssignExpr
+  Comma,   ///< `a, b` (a BinaryExpr): `a` for its effects, then `b`'s value
 };
 
 /// The source spelling of an operator: "+", "&&", "++", ...

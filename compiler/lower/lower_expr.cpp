@@ -267,6 +267,10 @@ Value* Lowerer::LowerBinary(const ast::BinaryExpr* e) {
   if (e->op == ast::OpKind::LogicalAnd || e->op == ast::OpKind::LogicalOr) {
     return LowerShortCircuit(e);
   }
+  if (e->op == ast::OpKind::Comma) {
+    LowerExpr(e->lhs);
+    return LowerExpr(e->rhs);
+  }
   Value* a = LowerExpr(e->lhs);
   Value* b = LowerExpr(e->rhs);
   Loc(e->range);

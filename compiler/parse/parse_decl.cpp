@@ -161,7 +161,7 @@ void Parser::ParseArraySuffix(ast::TypeExpr*& type) {
   auto* copy = ctx_.New<ast::TypeExpr>(*type);
   while (At(TokenKind::LBracket)) {
     Advance();
-    copy->array_dims.push_back(At(TokenKind::RBracket) ? nullptr : ParseExpr());
+    copy->array_dims.push_back(At(TokenKind::RBracket) ? nullptr : ParseAssignment());
     if (!Expect(TokenKind::RBracket)) break;
   }
   copy->range = From(type->range.begin);

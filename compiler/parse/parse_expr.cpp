@@ -83,8 +83,16 @@ ast::Expr* Parser::SetHeight(ast::Expr* node, uint32_t below, source::SourceRang
 }
 
 ast::Expr* Parser::ParseExpr() {
-  // The comma operator is not part of the language subset: one assignment expression.
-  return ParseAssignment();
+  // `a, b, c`: the comma operator, left to right, read as a chain (not nesting).
+  source::SourceLoc begin = Cur().loc;
+  ast::Expr* e = ParseAssignment();
+  while (!panic_ && At(TokenKind::Comma)) {
+    source::SourceRange op_range = Advance().Range();
+    ast::Expr* rhs = ParseAssignment();
+    auto* comma = ctx_.New<ast::BinaryExpr>(From(begin), ast::OpKind::Comma, e, rhs, op_range);
+    e = Grow(comma, {e, rhs}, op_range);
+  }
+  return e;
 }
 
 ast::Expr* Parser::ParseAssignment() {
@@ -337,9 +345,9 @@ ast::Expr* Parser::ParsePostfix(ast::Expr* base) {
       base = Grow(m, {base}, member.Range());
     } else if (At(TokenKind::LBracket)) {
       Advance();
-      ast::Expr* index = ParseExpr();
+      ast::Expr* index = ParseAssignment();
       std::vector<ast::Expr*> more;
-      while (!panic_ && Consume(TokenKind::Comma)) more.push_back(ParseExpr());
+      while (!panic_ && Consume(TokenKind::Comma)) more.push_back(ParseAssignment());
       Expect(TokenKind::RBracket);
       auto* indexed = ctx_.New<ast::IndexExpr>(From(begin), base, index);
       uint32_t below = std::max(base->height, index->height);

@@ -58,7 +58,7 @@ ast::TypeExpr* Parser::ParseType() {
   while (At(TokenKind::LBracket) &&
          (Peek(1).Is(TokenKind::RBracket) || !Peek(1).Is(TokenKind::LBracket))) {
     Advance();
-    type->array_dims.push_back(At(TokenKind::RBracket) ? nullptr : ParseExpr());
+    type->array_dims.push_back(At(TokenKind::RBracket) ? nullptr : ParseAssignment());
     if (!Expect(TokenKind::RBracket)) return nullptr;
   }
   // `T*`, `T**`: pointers (resolved by sema, which also reads `Ptr<T>`).

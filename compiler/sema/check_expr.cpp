@@ -607,6 +607,11 @@ ast::Expr* Checker::CheckBinary(ast::BinaryExpr* expr) {
   expr->rhs = CheckExpr(expr->rhs);
   const Type* a = expr->lhs->type;
   const Type* b = expr->rhs->type;
+  if (expr->op == ast::OpKind::Comma) {
+    // `a, b`: the value (and type) of b; a may be void.
+    expr->type = b;
+    return expr;
+  }
   if (a->IsError() || b->IsError()) {
     expr->type = types_.Error();
     return expr;

@@ -1004,6 +1004,8 @@ bool Parser::ParseInstBody(Inst* inst) {
       if (callee.kind != TokKind::Symbol) return Expected("a function name ('@name')");
       Next();
       callee_fixups_.push_back({inst, callee});
+      // `call @f` without arguments ends its line: the next line's `%v = ...` is not one.
+      if (Peek().line != callee.line) return true;
       break;
     }
     case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Rem: case Op::Neg:

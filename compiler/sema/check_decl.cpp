@@ -141,7 +141,8 @@ void Checker::DeclareScopedDecls(std::vector<ast::Decl*>* decls) {
           const Type* u = e->underlying->array_dims.empty()
                               ? LookupBuiltinTypeName(types_, e->underlying->name)
                               : nullptr;
-          if (u == types_.Int() || u == types_.UInt()) {
+          if (u != nullptr && u->IsScalar() &&
+              (u->Kind() == TypeKind::Int || u->Kind() == TypeKind::UInt)) {
             underlying = u;
           } else {
             diags_.Report(DiagId::EnumUnderlyingType, e->underlying->range, prefix + e->name,
@@ -296,8 +297,13 @@ void Checker::EvaluateEnum(const Type* type) {
         next = v;
       }
     }
-    next = underlying == types_.UInt() ? static_cast<int64_t>(static_cast<uint32_t>(next))
-                                       : static_cast<int64_t>(static_cast<int32_t>(next));
+    // The value as the underlying type holds it (wrapped to its width).
+    if (uint32_t width = underlying->Width(); width < 64) {
+      uint64_t mask = (uint64_t{1} << width) - 1;
+      uint64_t bits = static_cast<uint64_t>(next) & mask;
+      if (underlying->Kind() == TypeKind::Int && ((bits >> (width - 1)) & 1) != 0) bits |= ~mask;
+      next = static_cast<int64_t>(bits);
+    }
     info->values.push_back(next);
     ++next;
     scopes_.back().emplace(c->name, c);
@@ -310,14 +316,17 @@ void Checker::EvaluateEnum(const Type* type) {
 ast::Expr* Checker::EnumCaseValue(const Type* type, int index, source::SourceRange range) {
   EnumInfo* info = type->Enumeration();
   EvaluateEnum(type);
-  auto* literal = ctx_.New<ast::IntLiteralExpr>(range, 0, type->Element() == types_.UInt());
+  const Type* underlying = type->Element();
+  auto* literal = ctx_.New<ast::IntLiteralExpr>(range, 0, underlying->Kind() == TypeKind::UInt);
+  literal->width = underlying->Width() == 64 ? 64 : 32;
   if (static_cast<size_t>(index) >= info->values.size()) {
     // Named by an earlier case's value: not known yet.
     diags_.Report(DiagId::EnumValueNotConstant, range, info->cases[static_cast<size_t>(index)]->name);
     literal->type = types_.Error();
     return literal;
   }
-  literal->value = static_cast<uint64_t>(info->values[static_cast<size_t>(index)]) & 0xFFFFFFFFull;
+  literal->value = static_cast<uint64_t>(info->values[static_cast<size_t>(index)]);
+  if (literal->width == 32) literal->value &= 0xFFFFFFFFull;
   // Inside its own declaration, an enumerator is a plain number.
   literal->type = info->evaluating ? type->Element() : type;
   return literal;

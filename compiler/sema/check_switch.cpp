@@ -303,6 +303,12 @@ bool Checker::CheckSwitch(ast::SwitchStmt* s) {
   s->value = CheckExpr(s->value);
   // An enum selects by its underlying value; its cases are constants of that type.
   if (s->value->type->IsEnum()) s->value = ExplicitConvert(s->value, s->value->type->Element());
+  // Narrower integers are promoted to int, as C promotes them (every value fits).
+  if (const Type* t = s->value->type; t->IsScalar() &&
+                                      (t->Kind() == TypeKind::Int || t->Kind() == TypeKind::UInt) &&
+                                      t->Width() < 32) {
+    s->value = ExplicitConvert(s->value, types_.Int());
+  }
   const Type* selector = s->value->type;
   bool selector_ok = selector == types_.Int() || selector == types_.UInt();
   if (!selector_ok && !selector->IsError()) {

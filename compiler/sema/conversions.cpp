@@ -120,6 +120,14 @@ namespace {
 /// An integer literal whose value the integer type `to` holds exactly (`uint u =
 /// 3000000000;` converts an int64_t literal without loss).
 bool LiteralFits(const ast::Expr* expr, const Type* to) {
+  // `-3` to int16_t: a negated literal fits a signed type down to its minimum.
+  if (expr->kind == ast::ExprKind::Unary && to->IsScalar() && to->Kind() == TypeKind::Int) {
+    const auto* neg = static_cast<const ast::UnaryExpr*>(expr);
+    if (neg->op != ast::OpKind::Neg || neg->operand->kind != ast::ExprKind::IntLiteral)
+      return false;
+    uint64_t v = static_cast<const ast::IntLiteralExpr*>(neg->operand)->value;
+    return to->Width() >= 64 ? v <= (uint64_t{1} << 63) : v <= (uint64_t{1} << (to->Width() - 1));
+  }
   if (expr->kind != ast::ExprKind::IntLiteral || !to->IsScalar()) return false;
   uint64_t v = static_cast<const ast::IntLiteralExpr*>(expr)->value;
   bool is_unsigned = to->Kind() == TypeKind::UInt;

@@ -738,10 +738,12 @@ void Checker::CheckFunctionSignature(ast::FuncDecl* func) {
       param->type = types_.Error();
     }
     bool is_requirement = func->parent != nullptr && func->parent->kind == ast::DeclKind::Interface;
-    if (param->type->IsInterface() && !is_requirement) {
+    if (param->type->IsInterface() && !is_requirement &&
+        param->direction == ast::ParamDirection::In) {
       // An interface-typed parameter accepts any conforming type: the function is
       // generic over a hidden parameter standing for the argument's concrete type, so
-      // that every call is specialized for it (static dispatch).
+      // that every call is specialized for it (static dispatch). An `out` or `inout`
+      // one is an existential value: the function may store any conforming type in it.
       auto info = std::make_unique<GenericParamInfo>();
       info->name = param->type->Name();
       info->constraints.push_back(param->type);

@@ -85,6 +85,21 @@ ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
       static_cast<ast::NameExpr*>(call->callee)->name == "countof" && Lookup("countof") == nullptr) {
     return CheckCountof(call);
   }
+  if (call->callee->kind == ast::ExprKind::Name &&
+      static_cast<ast::NameExpr*>(call->callee)->name == "getStringHash" &&
+      Lookup("getStringHash") == nullptr && call->args.size() == 1 &&
+      call->args[0]->kind == ast::ExprKind::StringLiteral) {
+    // `getStringHash("text")`: Slang's stable 32-bit hash of the literal's bytes, an int
+    // constant (h = c + (h << 6) + (h << 16) - h over the bytes, from 0).
+    uint32_t hash = 0;
+    for (char c : static_cast<const ast::StringLiteralExpr*>(call->args[0])->value) {
+      hash = static_cast<uint32_t>(static_cast<int32_t>(static_cast<signed char>(c))) +
+             (hash << 6) + (hash << 16) - hash;
+    }
+    auto* lit = ctx_.New<ast::IntLiteralExpr>(call->range, hash, false);
+    lit->type = types_.Int();
+    return lit;
+  }
   if (call->callee->kind == ast::ExprKind::Name) {
     // `sizeof(x)` / `alignof(x)` of a value or a type named by one word; the parser
     // makes the question itself for a type it can tell from an expression (`float[4]`).

@@ -428,6 +428,12 @@ ast::Expr* Parser::ParsePrimary() {
         Advance();
         return ctx_.New<ast::BoolLiteralExpr>(tok.Range(), tok.text == "true");
       }
+      if (tok.text == "try" && Peek(1).Is(TokenKind::Identifier)) {
+        // `try f()`: Slang's error handling; the call is read on.
+        Unsupported(tok.Range(), "error handling constructs ('try')");
+        Advance();
+        return ParsePrimary();
+      }
       bool fwd = tok.text == "fwd_diff" || tok.text == "__fwd_diff";
       bool bwd = tok.text == "bwd_diff" || tok.text == "__bwd_diff";
       if ((fwd || bwd) && Peek(1).Is(TokenKind::LParen)) {

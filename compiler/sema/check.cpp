@@ -1090,7 +1090,10 @@ bool Checker::CheckStmt(ast::Stmt* stmt) {
     // Loop hints are accepted; they do not change the meaning of the loop ([unroll] and
     // [ForceUnroll] reach the IR's `loop` for the unroll pass, [MaxIters(n)] as the
     // bound reverse-mode differentiation will size per-iteration storage by).
-    CheckAttributes(stmt->attributes, {"unroll", "loop", "ForceUnroll", "MaxIters"}, "a loop");
+    CheckAttributes(stmt->attributes, {"unroll", "loop", "ForceUnroll", "MaxIters", "__label"},
+                    "a loop");
+  } else if (stmt->kind == ast::StmtKind::Break || stmt->kind == ast::StmtKind::Continue) {
+    CheckAttributes(stmt->attributes, {"__label"}, "a statement");  // `break outer;`
   } else {
     CheckAttributes(stmt->attributes, {}, "a statement");
   }
@@ -1176,6 +1179,10 @@ bool Checker::CheckStmt(ast::Stmt* stmt) {
       return false;
     }
     case ast::StmtKind::Break:
+      // `break outer;` leaves the labeled loop (the parser checked that one encloses it).
+      for (const ast::Attribute& a : stmt->attributes) {
+        if (a.name == "__label") return false;
+      }
       // Inside a switch and no loop nested in it, `break` leaves the switch.
       if (!switches_.empty() && switches_.back().loop_depth == loop_depth_) {
         switches_.back().broken = true;

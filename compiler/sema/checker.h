@@ -112,6 +112,9 @@ class Checker {
   const Type* StructTypeOf(const ast::Decl* decl) const;
   /// `S(args)`: an `__init` overload or the member-wise construction.
   ast::Expr* CheckStructConstructor(ast::CallExpr* call, const Type* type);
+  /// `S s = {a, b}` for a struct with `__init`s, `T t = {a, b}` for a type parameter
+  /// with an initializer requirement: the constructor call; else null.
+  ast::Expr* InitListAsConstructor(ast::InitListExpr* list, const Type* target);
   /// `base.member(args)` and `S.member(args)` / `S::member(args)`.
   ast::Expr* CheckMethodCall(ast::CallExpr* call, ast::MemberExpr* callee);
   /// A call of method `name` of the current struct written without `this.`.

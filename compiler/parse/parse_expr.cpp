@@ -517,13 +517,8 @@ ast::Expr* Parser::ParseLambda() {
   source::SourceLoc begin = Cur().loc;
   auto* lambda = ctx_.New<ast::LambdaExpr>(Cur().Range());
   if (!ParseParams(lambda->params)) return ErrorExpr(From(begin));
-  for (const ast::VarDecl* p : lambda->params) {
-    // `(x) => ...`: the name was read as a type; Slang's lambdas declare their types.
-    if (p->name.empty()) {
-      Unsupported(p->type_expr->range,
-                  "lambda parameters without a type ('" + p->type_expr->name + "')");
-    }
-  }
+  // `(x) => ...`: the name was read as a type and the parameter has no name; sema takes
+  // its type from where the lambda is passed (a parameter `F : IFunc<R, P...>`).
   source::SourceLoc arrow = Cur().loc;
   Advance();  // '='
   Advance();  // '>'

@@ -114,10 +114,20 @@ ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
       return CheckSizeOf(ctx_.New<ast::PackExpr>(call->range, form, call->args[0]));
     }
   }
-  for (ast::Expr*& arg : call->args) {
+  for (size_t i = 0; i < call->args.size(); ++i) {
+    ast::Expr*& arg = call->args[i];
+    if (arg->kind == ast::ExprKind::Lambda) {
+      // `apply((x) => x * 2, 3)`: untyped parameters take the types the callee's
+      // `IFunc<R, P...>` constraint names.
+      auto* lambda = static_cast<ast::LambdaExpr*>(arg);
+      bool untyped = false;
+      for (const ast::VarDecl* p : lambda->params) untyped = untyped || p->name.empty();
+      if (untyped) lambda_param_hint_ = LambdaParamHint(call, i, lambda->params.size());
+    }
     // `f(expand each v)`: a pack of values for a variadic parameter.
     arg = arg->kind == ast::ExprKind::Pack ? CheckPackExpr(static_cast<ast::PackExpr*>(arg), true)
                                            : CheckExpr(arg);
+    lambda_param_hint_.clear();
   }
   call->type = types_.Error();
   if (call->callee->kind == ast::ExprKind::Diff) return CheckDiffCall(call);
@@ -344,6 +354,37 @@ ast::Expr* Checker::CheckConstructor(ast::CallExpr* call, const Type* type) {
   }
   call->type = type;
   return call;
+}
+
+std::vector<const Type*> Checker::LambdaParamHint(ast::CallExpr* call, size_t index, size_t arity) {
+  if (call->callee->kind != ast::ExprKind::Name) return {};
+  ast::Decl* decl = Lookup(static_cast<ast::NameExpr*>(call->callee)->name);
+  if (decl == nullptr || decl->kind != ast::DeclKind::Func) return {};
+  // Every overload that could take the call must agree on the types.
+  std::vector<const Type*> hint;
+  for (ast::FuncDecl* f : OverloadsOf(static_cast<ast::FuncDecl*>(decl))) {
+    if (f->params.size() < call->args.size() || index >= f->params.size()) continue;
+    const Type* t = f->params[index]->type;
+    if (t == nullptr) continue;
+    std::vector<const Type*> found;
+    std::vector<const Type*> constraints =
+        t->IsGenericParam() ? types_.DirectConformances(t) : std::vector<const Type*>{t};
+    for (const Type* c : constraints) {
+      if (!c->IsInterface()) continue;
+      const ast::AggregateDecl* iface = c->Iface()->decl;
+      const std::string& name = iface != nullptr ? iface->name : c->Iface()->name;
+      if (name.rfind("__IFunc", 0) != 0 && name.rfind("__IMutatingFunc", 0) != 0) continue;
+      if (c->Args().size() != arity + 1) continue;
+      std::vector<const Type*> params(c->Args().begin() + 1, c->Args().end());
+      bool concrete = true;
+      for (const Type* p : params) concrete = concrete && !p->IsDependent();
+      if (concrete) found = params;
+    }
+    if (found.empty()) continue;
+    if (!hint.empty() && hint != found) return {};
+    hint = found;
+  }
+  return hint;
 }
 
 }  // namespace slope::sema

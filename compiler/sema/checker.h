@@ -953,6 +953,12 @@ class Checker {
     std::vector<ast::VarDecl*> captured;    ///< outer variables, one per field
   };
   std::vector<LambdaScope> lambdas_;
+  /// For the lambda argument being checked: the parameter types the callee's
+  /// `IFunc<R, P...>` constraint gives its untyped parameters (`(x) => x + 1`).
+  std::vector<const Type*> lambda_param_hint_;
+  /// The parameter types a call's callee expects of the lambda argument `index`
+  /// through an `IFunc`-like constraint; empty when it does not say.
+  std::vector<const Type*> LambdaParamHint(ast::CallExpr* call, size_t index, size_t arity);
   /// `this.x` expressions standing for a captured `x`, and the variable captured.
   std::map<const ast::Expr*, const ast::VarDecl*> capture_refs_;
   std::map<std::string, int> lambda_names_;  ///< lambdas per synthesized name

@@ -462,9 +462,13 @@ ast::Expr* Parser::ParsePrimary() {
       // by '>' and followed by '(', '::' or '.'; otherwise '<' is a comparison.
       if (At(TokenKind::Less)) {
         size_t end = ScanGenericArgs(pos_);
+        // `countof(Tuple<int, float>)`: a type closed by the operator's ')'.
+        bool countof_type =
+            end != 0 && end < tokens_.size() && tokens_[end].Is(TokenKind::RParen) && pos_ >= 3 &&
+            tokens_[pos_ - 2].Is(TokenKind::LParen) && tokens_[pos_ - 3].text == "countof";
         if (end != 0 && end < tokens_.size() &&
             (tokens_[end].Is(TokenKind::LParen) || tokens_[end].Is(TokenKind::ColonColon) ||
-             tokens_[end].Is(TokenKind::Dot))) {
+             tokens_[end].Is(TokenKind::Dot) || countof_type)) {
           ParseGenericArgs(name->generic_args, &name->generic_values);
           name->range = From(begin);
         }

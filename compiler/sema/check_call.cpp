@@ -190,6 +190,17 @@ ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
     if (ResolveCall(call, candidates, name->name, explicit_args) && call->func != nullptr) {
       CheckAccess(call->func, name->range);
       if (call->func->intrinsic_inst >= 0) CheckSyncCall(call);
+      if (call->func->intrinsic_inst < 0 && call->func->name.rfind("QuadRead", 0) == 0 &&
+          !call->args.empty()) {
+        // The core library's quad reads are WaveReadLaneAt: 32- and 64-bit values.
+        const Type* t = call->args[0]->type;
+        const Type* s = t->IsNumericLike() ? t->ScalarType() : t;
+        if (!t->IsDependent() && !t->IsError() &&
+            (t->IsMatrix() || (s->Width() != 32 && s->Width() != 64))) {
+          diags_.Report(DiagId::SyncOpType, call->args[0]->range, call->func->name, t->Name(),
+                        "32- or 64-bit scalars and vectors");
+        }
+      }
       if (call->func->intrinsic_op >= 0 &&
           (call->func->name == "bit_cast" || call->func->name == "reinterpret")) {
         CheckBitCast(call);
@@ -214,6 +225,16 @@ ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
     const Type* type = ResolveType(&te);
     if (type->IsError()) return call;
     return CheckConstructor(call, type);
+  }
+  if (decl == nullptr && name->name == "Tuple" && !name->generic_args.empty()) {
+    // `Tuple<int, float>(5, 2.0f)`: the member-wise construction of the tuple struct.
+    ast::TypeExpr te;
+    te.name = name->name;
+    te.range = name->range;
+    te.type_args = name->generic_args;
+    const Type* type = ResolveType(&te);
+    if (type->IsError() || !type->IsStruct()) return call;
+    return CheckStructConstructor(call, type);
   }
   if (!name->generic_args.empty()) {
     diags_.Report(DiagId::UnsupportedConstruct, name->range,

@@ -116,6 +116,13 @@ ast::Stmt* Parser::ParseStmt() {
     Unsupported(From(at), "error handling constructs ('throw')");
     Advance();
     return nullptr;
+  } else if (AtIdent("defer") &&
+             (Peek(1).Is(TokenKind::LBrace) || Peek(1).Is(TokenKind::Identifier))) {
+    // `defer stmt;`: Slang runs it when the scope ends. Read whole, not compiled yet.
+    const Token& kw = Advance();
+    ParseStmt();
+    Unsupported(kw.Range(), "'defer' statements");
+    return nullptr;
   } else if (AtIdent("discard") || AtIdent("goto")) {
     Error(DiagId::UnsupportedConstruct, Cur().Range(),
           "'" + std::string(Cur().text) + "' statements", "are");

@@ -765,6 +765,13 @@ void Lowerer::RemoveDeadBlocks(ir::Function* f) {
 namespace {
 /// The immediates of a loop statement's `loop`: its unrolling hint, then the bound of
 /// `[MaxIters(n)]` when it has one; empty for neither.
+std::string LoopLabelOf(const ast::Stmt& loop) {
+  for (const ast::Attribute& a : loop.attributes) {
+    if (a.name == "__label") return static_cast<const ast::NameExpr*>(a.args[0])->name;
+  }
+  return {};
+}
+
 std::vector<uint32_t> LoopImmsOf(const ast::Stmt& loop) {
   auto control = ir::LoopControl::None;
   int64_t max_iters = -1;  // none
@@ -824,16 +831,19 @@ void Lowerer::LowerStmt(const ast::Stmt* stmt) {
       return;
     case ast::StmtKind::For: {
       auto* s = static_cast<const ast::ForStmt*>(stmt);
+      next_loop_label_ = LoopLabelOf(*stmt);
       LowerLoop(s->init, s->cond, s->step, s->body, true, LoopImmsOf(*stmt));
       return;
     }
     case ast::StmtKind::While: {
       auto* s = static_cast<const ast::WhileStmt*>(stmt);
+      next_loop_label_ = LoopLabelOf(*stmt);
       LowerLoop(nullptr, s->cond, nullptr, s->body, true, LoopImmsOf(*stmt));
       return;
     }
     case ast::StmtKind::DoWhile: {
       auto* s = static_cast<const ast::DoWhileStmt*>(stmt);
+      next_loop_label_ = LoopLabelOf(*stmt);
       LowerLoop(nullptr, s->cond, nullptr, s->body, false, LoopImmsOf(*stmt));
       return;
     }
@@ -852,13 +862,17 @@ void Lowerer::LowerStmt(const ast::Stmt* stmt) {
       return;
     }
     case ast::StmtKind::Break:
-      b_.Br(loops_.back().break_target);
+    case ast::StmtKind::Continue: {
+      bool is_continue = stmt->kind == ast::StmtKind::Continue;
+      for (const ast::Attribute& a : stmt->attributes) {
+        if (a.name != "__label") continue;
+        LowerLabeledExit(static_cast<const ast::NameExpr*>(a.args[0])->name, is_continue);
+        return;
+      }
+      b_.Br(is_continue ? loops_.back().continue_target : loops_.back().break_target);
       StartDeadBlock();
       return;
-    case ast::StmtKind::Continue:
-      b_.Br(loops_.back().continue_target);
-      StartDeadBlock();
-      return;
+    }
     case ast::StmtKind::Empty:
       return;
     case ast::StmtKind::Switch:
@@ -954,13 +968,72 @@ void Lowerer::LowerSwitch(const ast::SwitchStmt* s) {
     }
     if (!b_.IsTerminated()) b_.Br(merge);
   }
+  std::vector<size_t> pending = std::move(loops_.back().pending);
   loops_.pop_back();
   Place(merge);
+  ExitPending(pending);
+}
+
+void Lowerer::LowerLabeledExit(const std::string& label, bool is_continue) {
+  size_t k = loops_.size() - 1;
+  while (k > 0 && loops_[k].label != label) --k;
+  if (loops_[k].label != label) SLOPE_ICE("a labeled exit without its loop reached lowering");
+  if (k + 1 == loops_.size()) {  // the innermost construct: an ordinary break or continue
+    b_.Br(is_continue ? loops_[k].continue_target : loops_[k].break_target);
+    StartDeadBlock();
+    return;
+  }
+  // Several levels: SPIR-V's structured control flow leaves one construct at a time, so
+  // the exit is recorded in the labeled loop's flag and each construct on the way out
+  // tests it after its end.
+  const ir::Type* int_type = LowerType(types_.Int());
+  b_.Store(loops_[k].exit_flag, module_->ConstInt(int_type, is_continue ? 2 : 1));
+  std::vector<size_t>& pending = loops_.back().pending;
+  if (std::find(pending.begin(), pending.end(), k) == pending.end()) pending.push_back(k);
+  b_.Br(loops_.back().break_target);
+  StartDeadBlock();
+}
+
+void Lowerer::ExitPending(const std::vector<size_t>& pending) {
+  const ir::Type* int_type = LowerType(types_.Int());
+  for (size_t k : pending) {
+    const LoopTargets& target = loops_[k];
+    bool arrived = k + 1 == loops_.size();
+    // In the labeled loop itself: flag 1 breaks it, 2 continues it (the flag cleared
+    // first); deeper, any exit leaves the enclosing construct too.
+    for (int64_t code : arrived ? std::vector<int64_t>{1, 2} : std::vector<int64_t>{0}) {
+      Value* flag = b_.Load(target.exit_flag);
+      Value* zero = module_->ConstInt(int_type, 0);
+      Value* cond = code == 0 ? b_.Compare(ir::Op::Ne, flag, zero)
+                              : b_.Compare(ir::Op::Eq, flag, module_->ConstInt(int_type, code));
+      ir::Block* leave = NewBlock();
+      ir::Block* stay = NewBlock();
+      b_.If(cond, leave, stay, stay);
+      Place(leave);
+      if (code == 0) {
+        std::vector<size_t>& outer = loops_.back().pending;
+        if (std::find(outer.begin(), outer.end(), k) == outer.end()) outer.push_back(k);
+        b_.Br(loops_.back().break_target);
+      } else {
+        b_.Store(target.exit_flag, zero);
+        b_.Br(code == 1 ? target.break_target : target.continue_target);
+      }
+      Place(stay);
+    }
+  }
 }
 
 void Lowerer::LowerLoop(const ast::Stmt* init, const ast::Expr* cond, const ast::Expr* step,
                         const ast::Stmt* body, bool test_first, std::vector<uint32_t> imms) {
+  std::string label = std::move(next_loop_label_);
+  next_loop_label_.clear();
   if (init != nullptr) LowerStmt(init);
+  ir::Value* exit_flag = nullptr;
+  if (!label.empty()) {
+    const ir::Type* int_type = LowerType(types_.Int());
+    exit_flag = b_.Var(func_, int_type);
+    b_.Store(exit_flag, module_->ConstInt(int_type, 0));
+  }
   ir::Block* header = NewBlock();
   ir::Block* first = NewBlock();  // condition (test_first) or body
   ir::Block* cont = NewBlock();
@@ -976,8 +1049,9 @@ void Lowerer::LowerLoop(const ast::Stmt* init, const ast::Expr* cond, const ast:
     b_.CondBr(c, body_block, exit);
     Place(body_block);
   }
-  loops_.push_back({exit, cont});
+  loops_.push_back({exit, cont, label, exit_flag});
   LowerStmt(body);
+  std::vector<size_t> pending = std::move(loops_.back().pending);
   loops_.pop_back();
   if (!b_.IsTerminated()) b_.Br(cont);
   Place(cont);
@@ -989,6 +1063,7 @@ void Lowerer::LowerLoop(const ast::Stmt* init, const ast::Expr* cond, const ast:
     b_.Br(header);
   }
   Place(exit);
+  ExitPending(pending);
 }
 
 std::unique_ptr<ir::Module> LowerModule(const sema::CheckedModule& checked,

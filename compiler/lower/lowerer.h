@@ -55,6 +55,13 @@ struct OutArg {
 struct LoopTargets {
   ir::Block* break_target;
   ir::Block* continue_target;
+  /// `outer: for ...`: the loop's label, and the variable a `break outer;` (1) or
+  /// `continue outer;` (2) from a nested loop or switch sets before leaving its own
+  /// construct; each construct it crosses tests it after its end (see ExitPending).
+  std::string label = {};
+  ir::Value* exit_flag = nullptr;
+  /// Indices in `loops_` of labeled loops that an exit from inside this one is heading to.
+  std::vector<size_t> pending = {};
 };
 
 class Lowerer {
@@ -138,6 +145,11 @@ class Lowerer {
   void LowerIf(const ast::IfStmt* s);
   /// A loop; `imms` are its `loop`'s: the unrolling hint (an ir::LoopControl) and the
   /// [MaxIters] bound, or none.
+  /// `break label;` / `continue label;`.
+  void LowerLabeledExit(const std::string& label, bool is_continue);
+  /// After a loop or switch ends: continues the multi-level exits that crossed it.
+  void ExitPending(const std::vector<size_t>& pending);
+  std::string next_loop_label_;  ///< the label of the loop LowerLoop lowers next
   void LowerLoop(const ast::Stmt* init, const ast::Expr* cond, const ast::Expr* step,
                  const ast::Stmt* body, bool test_first, std::vector<uint32_t> imms = {});
   void LowerLocal(const ast::VarDecl* var);

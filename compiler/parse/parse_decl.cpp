@@ -231,6 +231,13 @@ bool Parser::ParseParams(std::vector<ast::VarDecl*>& params) {
 
 ast::FuncDecl* Parser::ParseFunctionRest(ast::FuncDecl* func) {
   if (!ParseParams(func->params)) return func;
+  if (AtIdent("throws") && Peek(1).Is(TokenKind::Identifier)) {
+    // `int f() throws MyError`: Slang's error handling (`throw`, `try`, `do`/`catch`).
+    source::SourceLoc at = Cur().loc;
+    Advance();
+    ParseType();
+    Unsupported(From(at), "error handling constructs ('throws')");
+  }
   if (At(TokenKind::Colon)) {
     // A return semantic (`: SV_Target`): kept for graphics stages.
     Advance();
@@ -418,15 +425,23 @@ ast::Decl* Parser::ParseNamespace() {
     Error(DiagId::ExpectedToken, Cur().Range(), "a name", Describe(Cur()));
     return nullptr;
   }
+  // `namespace a.b { ... }` (or `a::b`) is `namespace a { namespace b { ... } }`.
   source::SourceLoc begin = Cur().loc;
-  std::string name(Advance().text);
+  auto* outer = ctx_.New<ast::AggregateDecl>(ast::DeclKind::Namespace, std::string(Cur().text),
+                                             Cur().Range());
+  Advance();
+  ast::AggregateDecl* decl = outer;
   while ((At(TokenKind::Dot) || At(TokenKind::ColonColon)) && Peek(1).Is(TokenKind::Identifier)) {
     Advance();
-    name += "::" + std::string(Advance().text);
+    auto* inner = ctx_.New<ast::AggregateDecl>(ast::DeclKind::Namespace, std::string(Cur().text),
+                                               Cur().Range());
+    Advance();
+    decl->members.push_back(inner);
+    decl = inner;
   }
-  auto* decl = ctx_.New<ast::AggregateDecl>(ast::DeclKind::Namespace, name, From(begin));
+  if (decl == outer) outer->name_range = From(begin);
   ParseMembers(decl->members, DeclContext::Namespace);
-  return decl;
+  return outer;
 }
 
 ast::Decl* Parser::ParseImport(ast::ImportDecl::Form form) {

@@ -436,6 +436,12 @@ ast::Expr* Parser::ParsePrimary() {
         Advance();
         return ctx_.New<ast::BoolLiteralExpr>(tok.Range(), tok.text == "true");
       }
+      if (tok.text == "try" && Peek(1).Is(TokenKind::Identifier)) {
+        // `try f()`: Slang's error handling; the call is read on.
+        Unsupported(tok.Range(), "error handling constructs ('try')");
+        Advance();
+        return ParsePrimary();
+      }
       bool fwd = tok.text == "fwd_diff" || tok.text == "__fwd_diff";
       bool bwd = tok.text == "bwd_diff" || tok.text == "__bwd_diff";
       if ((fwd || bwd) && Peek(1).Is(TokenKind::LParen)) {
@@ -464,9 +470,13 @@ ast::Expr* Parser::ParsePrimary() {
       // by '>' and followed by '(', '::' or '.'; otherwise '<' is a comparison.
       if (At(TokenKind::Less)) {
         size_t end = ScanGenericArgs(pos_);
+        // `countof(Tuple<int, float>)`: a type closed by the operator's ')'.
+        bool countof_type =
+            end != 0 && end < tokens_.size() && tokens_[end].Is(TokenKind::RParen) && pos_ >= 3 &&
+            tokens_[pos_ - 2].Is(TokenKind::LParen) && tokens_[pos_ - 3].text == "countof";
         if (end != 0 && end < tokens_.size() &&
             (tokens_[end].Is(TokenKind::LParen) || tokens_[end].Is(TokenKind::ColonColon) ||
-             tokens_[end].Is(TokenKind::Dot))) {
+             tokens_[end].Is(TokenKind::Dot) || countof_type)) {
           ParseGenericArgs(name->generic_args, &name->generic_values);
           name->range = From(begin);
         }
@@ -519,13 +529,8 @@ ast::Expr* Parser::ParseLambda() {
   source::SourceLoc begin = Cur().loc;
   auto* lambda = ctx_.New<ast::LambdaExpr>(Cur().Range());
   if (!ParseParams(lambda->params)) return ErrorExpr(From(begin));
-  for (const ast::VarDecl* p : lambda->params) {
-    // `(x) => ...`: the name was read as a type; Slang's lambdas declare their types.
-    if (p->name.empty()) {
-      Unsupported(p->type_expr->range,
-                  "lambda parameters without a type ('" + p->type_expr->name + "')");
-    }
-  }
+  // `(x) => ...`: the name was read as a type and the parameter has no name; sema takes
+  // its type from where the lambda is passed (a parameter `F : IFunc<R, P...>`).
   source::SourceLoc arrow = Cur().loc;
   Advance();  // '='
   Advance();  // '>'

@@ -1,5 +1,7 @@
 // Statements.
 
+#include <algorithm>
+
 #include "compiler/parse/parser_impl.h"
 
 namespace slope::parse {
@@ -32,7 +34,32 @@ ast::Stmt* Parser::ParseStmt() {
     if (panic_) return nullptr;
   }
   ast::Stmt* stmt = nullptr;
-  if (At(TokenKind::LBrace)) {
+  if (At(TokenKind::Identifier) && Peek(1).Is(TokenKind::Colon) && !AtIdent("case") &&
+      !AtIdent("default")) {
+    // `outer: for (...)`: a label names a loop for `break outer;` / `continue outer;`
+    // (the lowering's multi-level exits); sema sees it as the attribute `__label`.
+    const Token& label = Advance();
+    Advance();  // ':'
+    if (At(TokenKind::LBracket)) {
+      std::vector<ast::Attribute> more = ParseAttributes();
+      if (panic_) return nullptr;
+      attrs.insert(attrs.end(), more.begin(), more.end());
+    }
+    if (!AtIdent("for") && !AtIdent("while") && !AtIdent("do")) {
+      Error(DiagId::UnsupportedConstruct, label.Range(),
+            "labels on statements other than loops ('" + std::string(label.text) + "')", "are");
+      return nullptr;
+    }
+    std::string name(label.text);
+    loop_labels_.push_back(name);
+    stmt = AtIdent("for") ? ParseFor() : AtIdent("while") ? ParseWhile() : ParseDoWhile();
+    loop_labels_.pop_back();
+    ast::Attribute a;
+    a.name = "__label";
+    a.range = label.Range();
+    a.args.push_back(ctx_.New<ast::NameExpr>(label.Range(), name));
+    attrs.push_back(std::move(a));
+  } else if (At(TokenKind::LBrace)) {
     stmt = ParseBlock();
   } else if (At(TokenKind::Semicolon)) {
     stmt = ctx_.New<ast::EmptyStmt>(Advance().Range());
@@ -60,12 +87,41 @@ ast::Stmt* Parser::ParseStmt() {
   } else if (AtIdent("break") || AtIdent("continue")) {
     bool is_break = AtIdent("break");
     Advance();
+    if (At(TokenKind::Identifier)) {
+      // `break outer;`: leaves (or continues) the enclosing loop labeled `outer`.
+      const Token& label = Advance();
+      std::string name(label.text);
+      if (std::find(loop_labels_.begin(), loop_labels_.end(), name) == loop_labels_.end()) {
+        diags_.Report(DiagId::BreakOutsideLoop, From(begin),
+                      std::string(is_break ? "break " : "continue ") + name,
+                      "a loop labeled '" + name + "'");
+      }
+      ast::Attribute a;
+      a.name = "__label";
+      a.range = label.Range();
+      a.args.push_back(ctx_.New<ast::NameExpr>(label.Range(), name));
+      attrs.push_back(std::move(a));
+    }
     Expect(TokenKind::Semicolon);
     stmt = is_break ? static_cast<ast::Stmt*>(ctx_.New<ast::BreakStmt>(From(begin)))
                     : ctx_.New<ast::ContinueStmt>(From(begin));
   } else if (AtIdent("__target_switch")) {
     stmt = ParseTargetSwitch();
   } else if (RejectInternalKeyword()) {
+    return nullptr;
+  } else if (AtIdent("throw") && !Peek(1).Is(TokenKind::Semicolon) &&
+             !Peek(1).Is(TokenKind::Equal) && !Peek(1).Is(TokenKind::LParen)) {
+    source::SourceLoc at = Cur().loc;
+    while (!At(TokenKind::Semicolon) && !At(TokenKind::EndOfFile)) Advance();
+    Unsupported(From(at), "error handling constructs ('throw')");
+    Advance();
+    return nullptr;
+  } else if (AtIdent("defer") &&
+             (Peek(1).Is(TokenKind::LBrace) || Peek(1).Is(TokenKind::Identifier))) {
+    // `defer stmt;`: Slang runs it when the scope ends. Read whole, not compiled yet.
+    const Token& kw = Advance();
+    ParseStmt();
+    Unsupported(kw.Range(), "'defer' statements");
     return nullptr;
   } else if (AtIdent("discard") || AtIdent("goto")) {
     Error(DiagId::UnsupportedConstruct, Cur().Range(),
@@ -234,6 +290,19 @@ ast::Stmt* Parser::ParseWhile() {
 ast::Stmt* Parser::ParseDoWhile() {
   source::SourceLoc begin = Advance().loc;
   ast::Stmt* body = ParseStmt();
+  if (AtIdent("catch")) {
+    // `do { ... } catch (err : MyError) { ... }`: Slang's error handling.
+    source::SourceLoc at = Cur().loc;
+    Advance();
+    if (At(TokenKind::LParen)) {
+      while (!At(TokenKind::RParen) && !At(TokenKind::EndOfFile)) Advance();
+      Advance();
+    }
+    source::SourceRange range = From(at);
+    SkipBraced();
+    Unsupported(range, "error handling constructs ('do' with 'catch')");
+    return nullptr;
+  }
   if (!ConsumeIdent("while")) {
     Error(DiagId::ExpectedToken, Cur().Range(), "'while'", Describe(Cur()));
     return nullptr;

@@ -214,6 +214,9 @@ class Parser {
   bool branch_reported_ = false;
   bool depth_reported_ = false;
   bool panic_ = false;
+  /// Labels of the loops enclosing the current statement (`outer: for ...`), innermost
+  /// last, for `break outer;` and `continue outer;`.
+  std::vector<std::string> loop_labels_;
   /// Parsing the operand of `fwd_diff`/`bwd_diff`: `obj.method<float>` may end at its ')'.
   bool in_diff_operand_ = false;
   /// For each '(' token, the index of its matching ')' when no ';', '{' or end of file

@@ -738,10 +738,12 @@ void Checker::CheckFunctionSignature(ast::FuncDecl* func) {
       param->type = types_.Error();
     }
     bool is_requirement = func->parent != nullptr && func->parent->kind == ast::DeclKind::Interface;
-    if (param->type->IsInterface() && !is_requirement) {
+    if (param->type->IsInterface() && !is_requirement &&
+        param->direction == ast::ParamDirection::In) {
       // An interface-typed parameter accepts any conforming type: the function is
       // generic over a hidden parameter standing for the argument's concrete type, so
-      // that every call is specialized for it (static dispatch).
+      // that every call is specialized for it (static dispatch). An `out` or `inout`
+      // one is an existential value: the function may store any conforming type in it.
       auto info = std::make_unique<GenericParamInfo>();
       info->name = param->type->Name();
       info->constraints.push_back(param->type);
@@ -1088,7 +1090,10 @@ bool Checker::CheckStmt(ast::Stmt* stmt) {
     // Loop hints are accepted; they do not change the meaning of the loop ([unroll] and
     // [ForceUnroll] reach the IR's `loop` for the unroll pass, [MaxIters(n)] as the
     // bound reverse-mode differentiation will size per-iteration storage by).
-    CheckAttributes(stmt->attributes, {"unroll", "loop", "ForceUnroll", "MaxIters"}, "a loop");
+    CheckAttributes(stmt->attributes, {"unroll", "loop", "ForceUnroll", "MaxIters", "__label"},
+                    "a loop");
+  } else if (stmt->kind == ast::StmtKind::Break || stmt->kind == ast::StmtKind::Continue) {
+    CheckAttributes(stmt->attributes, {"__label"}, "a statement");  // `break outer;`
   } else {
     CheckAttributes(stmt->attributes, {}, "a statement");
   }
@@ -1174,6 +1179,10 @@ bool Checker::CheckStmt(ast::Stmt* stmt) {
       return false;
     }
     case ast::StmtKind::Break:
+      // `break outer;` leaves the labeled loop (the parser checked that one encloses it).
+      for (const ast::Attribute& a : stmt->attributes) {
+        if (a.name == "__label") return false;
+      }
       // Inside a switch and no loop nested in it, `break` leaves the switch.
       if (!switches_.empty() && switches_.back().loop_depth == loop_depth_) {
         switches_.back().broken = true;

@@ -139,6 +139,40 @@ ast::Expr* Checker::CheckAs(ast::Expr* expr, const Type* target) {
   return Coerce(CheckExpr(expr), target);
 }
 
+ast::Expr* Checker::InitListAsConstructor(ast::InitListExpr* list, const Type* target) {
+  // As in Slang, `S s = {a, b};` for a struct with `__init`s is the constructor call
+  // `S(a, b)` (an empty list stays the default value unless an `__init()` exists), and
+  // `T t = {a, b};` for a type parameter whose interface requires `__init(...)` calls
+  // that initializer. Nested lists keep the member-wise reading.
+  for (const ast::Expr* e : list->elements) {
+    if (e->kind == ast::ExprKind::InitList) return nullptr;
+  }
+  bool generic = target->Kind() == TypeKind::GenericParam;
+  if (!generic) {
+    if (!target->IsStruct() || target->IsDependent()) return nullptr;
+    bool has_init = !target->Info()->inits.empty();
+    bool has_default = false;
+    for (ast::FuncDecl* f : target->Info()->inits) has_default |= RequiredParams(f) == 0;
+    for (auto& [ext, bindings] : types_.ExtensionsOf(target)) {
+      for (ast::FuncDecl* f : ext->methods) {
+        if (f->func_kind != ast::FuncKind::Init) continue;
+        has_init = true;
+        has_default |= RequiredParams(f) == 0;
+      }
+    }
+    if (!has_init || (list->elements.empty() && !has_default)) return nullptr;
+  }
+  auto* callee = ctx_.New<ast::NameExpr>(list->range, target->Name());
+  auto* call = ctx_.New<ast::CallExpr>(list->range, callee, list->elements);
+  call->type = types_.Error();
+  for (ast::Expr*& arg : call->args) {
+    arg = CheckExpr(arg);
+    if (arg->type->IsError()) return call;
+  }
+  if (generic) return CheckGenericConversion(call, target, target->Name());
+  return CheckStructConstructor(call, target);
+}
+
 ast::Expr* Checker::CheckInitList(ast::InitListExpr* list, const Type* target) {
   list->type = target;
   if (target->IsError()) {
@@ -188,6 +222,7 @@ ast::Expr* Checker::CheckInitList(ast::InitListExpr* list, const Type* target) {
     call->type = types_.Error();
     return CheckConstructor(call, target);
   }
+  if (ast::Expr* call = InitListAsConstructor(list, target)) return call;
   std::vector<const Type*> element_types;
   if (target->IsArray()) {
     element_types.assign(target->Count(), target->Element());

@@ -85,6 +85,21 @@ ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
       static_cast<ast::NameExpr*>(call->callee)->name == "countof" && Lookup("countof") == nullptr) {
     return CheckCountof(call);
   }
+  if (call->callee->kind == ast::ExprKind::Name &&
+      static_cast<ast::NameExpr*>(call->callee)->name == "getStringHash" &&
+      Lookup("getStringHash") == nullptr && call->args.size() == 1 &&
+      call->args[0]->kind == ast::ExprKind::StringLiteral) {
+    // `getStringHash("text")`: Slang's stable 32-bit hash of the literal's bytes, an int
+    // constant (h = c + (h << 6) + (h << 16) - h over the bytes, from 0).
+    uint32_t hash = 0;
+    for (char c : static_cast<const ast::StringLiteralExpr*>(call->args[0])->value) {
+      hash = static_cast<uint32_t>(static_cast<int32_t>(static_cast<signed char>(c))) +
+             (hash << 6) + (hash << 16) - hash;
+    }
+    auto* lit = ctx_.New<ast::IntLiteralExpr>(call->range, hash, false);
+    lit->type = types_.Int();
+    return lit;
+  }
   if (call->callee->kind == ast::ExprKind::Name) {
     // `sizeof(x)` / `alignof(x)` of a value or a type named by one word; the parser
     // makes the question itself for a type it can tell from an expression (`float[4]`).
@@ -99,10 +114,20 @@ ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
       return CheckSizeOf(ctx_.New<ast::PackExpr>(call->range, form, call->args[0]));
     }
   }
-  for (ast::Expr*& arg : call->args) {
+  for (size_t i = 0; i < call->args.size(); ++i) {
+    ast::Expr*& arg = call->args[i];
+    if (arg->kind == ast::ExprKind::Lambda) {
+      // `apply((x) => x * 2, 3)`: untyped parameters take the types the callee's
+      // `IFunc<R, P...>` constraint names.
+      auto* lambda = static_cast<ast::LambdaExpr*>(arg);
+      bool untyped = false;
+      for (const ast::VarDecl* p : lambda->params) untyped = untyped || p->name.empty();
+      if (untyped) lambda_param_hint_ = LambdaParamHint(call, i, lambda->params.size());
+    }
     // `f(expand each v)`: a pack of values for a variadic parameter.
     arg = arg->kind == ast::ExprKind::Pack ? CheckPackExpr(static_cast<ast::PackExpr*>(arg), true)
                                            : CheckExpr(arg);
+    lambda_param_hint_.clear();
   }
   call->type = types_.Error();
   if (call->callee->kind == ast::ExprKind::Diff) return CheckDiffCall(call);
@@ -165,6 +190,17 @@ ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
     if (ResolveCall(call, candidates, name->name, explicit_args) && call->func != nullptr) {
       CheckAccess(call->func, name->range);
       if (call->func->intrinsic_inst >= 0) CheckSyncCall(call);
+      if (call->func->intrinsic_inst < 0 && call->func->name.rfind("QuadRead", 0) == 0 &&
+          !call->args.empty()) {
+        // The core library's quad reads are WaveReadLaneAt: 32- and 64-bit values.
+        const Type* t = call->args[0]->type;
+        const Type* s = t->IsNumericLike() ? t->ScalarType() : t;
+        if (!t->IsDependent() && !t->IsError() &&
+            (t->IsMatrix() || (s->Width() != 32 && s->Width() != 64))) {
+          diags_.Report(DiagId::SyncOpType, call->args[0]->range, call->func->name, t->Name(),
+                        "32- or 64-bit scalars and vectors");
+        }
+      }
       if (call->func->intrinsic_op >= 0 &&
           (call->func->name == "bit_cast" || call->func->name == "reinterpret")) {
         CheckBitCast(call);
@@ -189,6 +225,16 @@ ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
     const Type* type = ResolveType(&te);
     if (type->IsError()) return call;
     return CheckConstructor(call, type);
+  }
+  if (decl == nullptr && name->name == "Tuple" && !name->generic_args.empty()) {
+    // `Tuple<int, float>(5, 2.0f)`: the member-wise construction of the tuple struct.
+    ast::TypeExpr te;
+    te.name = name->name;
+    te.range = name->range;
+    te.type_args = name->generic_args;
+    const Type* type = ResolveType(&te);
+    if (type->IsError() || !type->IsStruct()) return call;
+    return CheckStructConstructor(call, type);
   }
   if (!name->generic_args.empty()) {
     diags_.Report(DiagId::UnsupportedConstruct, name->range,
@@ -329,6 +375,37 @@ ast::Expr* Checker::CheckConstructor(ast::CallExpr* call, const Type* type) {
   }
   call->type = type;
   return call;
+}
+
+std::vector<const Type*> Checker::LambdaParamHint(ast::CallExpr* call, size_t index, size_t arity) {
+  if (call->callee->kind != ast::ExprKind::Name) return {};
+  ast::Decl* decl = Lookup(static_cast<ast::NameExpr*>(call->callee)->name);
+  if (decl == nullptr || decl->kind != ast::DeclKind::Func) return {};
+  // Every overload that could take the call must agree on the types.
+  std::vector<const Type*> hint;
+  for (ast::FuncDecl* f : OverloadsOf(static_cast<ast::FuncDecl*>(decl))) {
+    if (f->params.size() < call->args.size() || index >= f->params.size()) continue;
+    const Type* t = f->params[index]->type;
+    if (t == nullptr) continue;
+    std::vector<const Type*> found;
+    std::vector<const Type*> constraints =
+        t->IsGenericParam() ? types_.DirectConformances(t) : std::vector<const Type*>{t};
+    for (const Type* c : constraints) {
+      if (!c->IsInterface()) continue;
+      const ast::AggregateDecl* iface = c->Iface()->decl;
+      const std::string& name = iface != nullptr ? iface->name : c->Iface()->name;
+      if (name.rfind("__IFunc", 0) != 0 && name.rfind("__IMutatingFunc", 0) != 0) continue;
+      if (c->Args().size() != arity + 1) continue;
+      std::vector<const Type*> params(c->Args().begin() + 1, c->Args().end());
+      bool concrete = true;
+      for (const Type* p : params) concrete = concrete && !p->IsDependent();
+      if (concrete) found = params;
+    }
+    if (found.empty()) continue;
+    if (!hint.empty() && hint != found) return {};
+    hint = found;
+  }
+  return hint;
 }
 
 }  // namespace slope::sema

@@ -163,7 +163,27 @@ ast::Expr* Checker::CheckLambda(ast::LambdaExpr* lambda) {
 
   // The signature: typed parameters; the result type comes from the first `return`.
   bool signature_ok = true;
-  for (ast::VarDecl* param : method->params) {
+  std::vector<const Type*> hint = std::move(lambda_param_hint_);
+  lambda_param_hint_.clear();
+  for (size_t i = 0; i < method->params.size(); ++i) {
+    ast::VarDecl* param = method->params[i];
+    if (param->name.empty()) {
+      // `(x) => ...`: the parser read the name as a type. Its type is the one the
+      // callee's `IFunc<R, P...>` gives, else it cannot be known.
+      param->name = param->type_expr->name;
+      param->name_range = param->type_expr->range;
+      if (i >= hint.size()) {
+        diags_.Report(DiagId::UnsupportedConstruct, param->type_expr->range,
+                      "lambda parameters without a type ('" + param->name +
+                          "') except in an argument for a parameter 'F : IFunc<R, P...>'",
+                      "are");
+        param->type = types_.Error();
+        signature_ok = false;
+        continue;
+      }
+      param->type = hint[i];
+      continue;
+    }
     param->type = ResolveType(param->type_expr);
     if (param->type->IsVoid() || param->type->IsInterface()) {
       if (param->type->IsVoid()) {

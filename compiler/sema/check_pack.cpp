@@ -349,6 +349,38 @@ ast::Expr* Checker::CheckCountof(ast::CallExpr* call) {
       return count;
     }
   }
+  // `countof(t)` of a tuple value, and `countof(Tuple<int, float>)`: its element count.
+  auto tuple_count = [&](const Type* t) -> ast::Expr* {
+    if (t == nullptr || !t->IsStruct() || t->Info()->decl == nullptr) return nullptr;
+    const std::string& name = t->Info()->decl->name;
+    if (name.size() != 8 || name.compare(0, 7, "__Tuple") != 0) return nullptr;
+    auto* lit = ctx_.New<ast::IntLiteralExpr>(call->range, t->Info()->fields.size(), false);
+    lit->type = types_.Int();
+    return lit;
+  };
+  if (arg->kind == ast::ExprKind::Name) {
+    auto* name = static_cast<ast::NameExpr*>(arg);
+    if (name->name == "Tuple" && !name->generic_args.empty() && Lookup("Tuple") == nullptr) {
+      auto* lit = ctx_.New<ast::IntLiteralExpr>(call->range, name->generic_args.size(), false);
+      lit->type = types_.Int();
+      return lit;
+    }
+    ast::Decl* decl = Lookup(name->name);
+    bool pack = decl != nullptr && decl->kind == ast::DeclKind::Var &&
+                static_cast<ast::VarDecl*>(decl)->type != nullptr &&
+                static_cast<ast::VarDecl*>(decl)->type->IsPack();
+    if (!pack && decl != nullptr && decl->kind == ast::DeclKind::Var) {
+      ast::Expr* checked = CheckExpr(arg);
+      if (ast::Expr* n = tuple_count(checked->type)) return n;
+    }
+  } else if (arg->kind != ast::ExprKind::Pack) {
+    ast::Expr* checked = CheckExpr(arg);
+    if (checked->type->IsError()) {
+      count->type = types_.Error();
+      return count;
+    }
+    if (ast::Expr* n = tuple_count(checked->type)) return n;
+  }
   const ast::VarDecl* var = PackVariable(arg, "countof");
   if (var == nullptr) {
     count->type = types_.Error();

@@ -127,7 +127,9 @@ void Checker::CheckSyncCall(ast::CallExpr* call) {
   if (t->IsError()) return;
   if (op == ir::Op::Wave) {
     // Subgroup operations on 8- and 16-bit values need a device feature Slope does not
-    // ask for; bools are only taken where the declaration says `bool`.
+    // ask for; bools are only taken where the declaration says `bool`. In generic code
+    // (the core library's quad reads) the caller's argument is checked instead.
+    if (t->IsDependent()) return;
     const Type* s = t->IsNumericLike() ? t->ScalarType() : t;
     if (t->IsMatrix() || (s->Kind() != TypeKind::Bool && s->Width() != 32 && s->Width() != 64)) {
       diags_.Report(DiagId::SyncOpType, call->args[0]->range, f->name, t->Name(),

@@ -112,6 +112,9 @@ class Checker {
   const Type* StructTypeOf(const ast::Decl* decl) const;
   /// `S(args)`: an `__init` overload or the member-wise construction.
   ast::Expr* CheckStructConstructor(ast::CallExpr* call, const Type* type);
+  /// `S s = {a, b}` for a struct with `__init`s, `T t = {a, b}` for a type parameter
+  /// with an initializer requirement: the constructor call; else null.
+  ast::Expr* InitListAsConstructor(ast::InitListExpr* list, const Type* target);
   /// `base.member(args)` and `S.member(args)` / `S::member(args)`.
   ast::Expr* CheckMethodCall(ast::CallExpr* call, ast::MemberExpr* callee);
   /// A call of method `name` of the current struct written without `this.`.
@@ -951,6 +954,12 @@ class Checker {
     std::vector<ast::VarDecl*> captured;    ///< outer variables, one per field
   };
   std::vector<LambdaScope> lambdas_;
+  /// For the lambda argument being checked: the parameter types the callee's
+  /// `IFunc<R, P...>` constraint gives its untyped parameters (`(x) => x + 1`).
+  std::vector<const Type*> lambda_param_hint_;
+  /// The parameter types a call's callee expects of the lambda argument `index`
+  /// through an `IFunc`-like constraint; empty when it does not say.
+  std::vector<const Type*> LambdaParamHint(ast::CallExpr* call, size_t index, size_t arity);
   /// `this.x` expressions standing for a captured `x`, and the variable captured.
   std::map<const ast::Expr*, const ast::VarDecl*> capture_refs_;
   std::map<std::string, int> lambda_names_;  ///< lambdas per synthesized name

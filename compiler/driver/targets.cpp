@@ -46,6 +46,8 @@ void EmitSpirv(EmitRequest& r) {
   if (!targets::spirv::CheckLimits(r.module, r.diags) || !RejectBareMatrixPointers(r)) return;
   std::vector<uint32_t>& words = r.result.spirv;
   words = targets::spirv::WriteSpirv(r.module, writer_options);
+  // The IR is not read past here: SPIRV-Tools' copies of the module take its memory.
+  if (r.release_module) r.release_module();
   if (options.optimization_level == 0) {
     if (options.validate_spirv && !ValidateOutput(words, r.diags, options.scalar_layout)) return;
   } else {

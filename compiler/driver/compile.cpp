@@ -230,6 +230,7 @@ CompileResult CompileOnThisThread(const CompileOptions& options) {
   }
   EmitRequest request{*ir_module, options,  checked.entry_points.size(), rules, matrices,
                       sources,    file,     diags,                       result};
+  request.release_module = [&ir_module] { ir_module.reset(); };
   target.emit(request);
   return finish();
 }

@@ -31,6 +31,35 @@ void RunRaise(ir::Module& module, const AfterPass& after_pass, diag::DiagEngine*
 
 bool RejectBareMatrixPointers(EmitRequest& r);
 
+/// Drops the functions that no entry point reaches through calls: after differentiation
+/// and inlining these are the primals of derivatives and the like, which the SPIRV-Tools
+/// validator and optimizer would otherwise read (and the optimizer remove) for nothing.
+void DropUnreachableFunctions(ir::Module& module) {
+  std::set<const ir::Function*> reached;
+  std::vector<const ir::Function*> work;
+  for (const ir::Function* f : module.functions) {
+    if (f->is_entry && reached.insert(f).second) work.push_back(f);
+  }
+  while (!work.empty()) {
+    const ir::Function* f = work.back();
+    work.pop_back();
+    for (const ir::Block* b : f->blocks) {
+      for (const ir::Inst* inst : b->insts) {
+        if (inst->GetOp() == ir::Op::Call && reached.insert(inst->callee).second) {
+          work.push_back(inst->callee);
+        }
+      }
+    }
+  }
+  if (reached.size() == module.functions.size()) return;
+  std::erase_if(module.functions, [&](const ir::Function* f) { return reached.count(f) == 0; });
+  for (ir::Function* f : module.functions) {
+    for (ir::Function** named : f->autodiff.Links()) {
+      if (reached.count(*named) == 0) *named = nullptr;
+    }
+  }
+}
+
 void EmitSpirv(EmitRequest& r) {
   const CompileOptions& options = r.options;
   targets::spirv::WriterOptions writer_options;
@@ -44,8 +73,11 @@ void EmitSpirv(EmitRequest& r) {
   }
   // What SPIR-V cannot express is an error at its source, not an invalid module.
   if (!targets::spirv::CheckLimits(r.module, r.diags) || !RejectBareMatrixPointers(r)) return;
+  DropUnreachableFunctions(r.module);
   std::vector<uint32_t>& words = r.result.spirv;
   words = targets::spirv::WriteSpirv(r.module, writer_options);
+  // The IR is not read past here: SPIRV-Tools' copies of the module take its memory.
+  if (r.release_module) r.release_module();
   if (options.optimization_level == 0) {
     if (options.validate_spirv && !ValidateOutput(words, r.diags, options.scalar_layout)) return;
   } else {

@@ -33,6 +33,9 @@ struct EmitRequest {
   source::FileId file;
   diag::DiagEngine& diags;
   CompileResult& result;
+  /// Frees `module` (when set): a writer calls it once the module is written and no
+  /// longer read, so that the validator and optimizer do not hold it as well.
+  std::function<void()> release_module = {};
 };
 
 /// Called after each pass with its name and the module as the pass left it.

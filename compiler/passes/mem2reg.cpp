@@ -109,11 +109,30 @@ void State::FindCandidates() {
 bool State::Place(size_t v, const ir::DomTree& dom,
                   const std::map<const Block*, std::vector<ir::Edge>>& preds) {
   const Inst* var = vars_[v];
+  const bool resource = var->GetType()->Element()->IsResource();
   std::set<const Block*> defs, live_in;
+  for (const Access& a : accesses_[v]) {
+    if (a.stored) defs.insert(a.block);
+  }
+  // The pruned frontier below is a subset of the unpruned one: where that is empty (a
+  // var stored and read in straight-line code, however long), no block takes a
+  // parameter and the liveness walk, as long as the code between the stores and the
+  // loads, is not needed. Resources need it to know whether the entry block reads them.
+  if (!resource) {
+    std::vector<const Block*> def_work(defs.begin(), defs.end());
+    std::set<const Block*> frontier;
+    while (!def_work.empty()) {
+      const Block* b = def_work.back();
+      def_work.pop_back();
+      for (Block* y : dom.Frontier(b)) {
+        if (frontier.insert(y).second && defs.count(y) == 0) def_work.push_back(y);
+      }
+    }
+    if (frontier.empty()) return true;
+  }
   std::vector<const Block*> work;
   for (const Access& a : accesses_[v]) {
     if (a.upward_load && live_in.insert(a.block).second) work.push_back(a.block);
-    if (a.stored) defs.insert(a.block);
   }
   // Live-in: upward-exposed loads, propagated backwards through blocks without stores.
   while (!work.empty()) {
@@ -126,8 +145,7 @@ bool State::Place(size_t v, const ir::DomTree& dom,
       if (live_in.insert(e.from).second) work.push_back(e.from);
     }
   }
-  if (var->GetType()->Element()->IsResource() &&
-      (defs.empty() || live_in.count(f_.blocks.front()) != 0)) {
+  if (resource && (defs.empty() || live_in.count(f_.blocks.front()) != 0)) {
     return false;
   }
   // Iterated dominance frontier of the stores, pruned to where the var is live.

@@ -413,7 +413,7 @@ def _(n):
                kernel("  float x = inBuf[0];\n  let r = %s(%s);\n  outBuf[0] = x;" % (op, arg)))
 
 
-@generator("autodiff_long_body", ci_size=100)
+@generator("autodiff_long_body")
 def _(n):
     body = "".join("  y = y * x + sin(y) * %d.0;\n" % (i % 5) for i in range(n))
     return one(FHEAD + "[Differentiable] float f(float x) {\n  float y = x;\n" + body +
@@ -422,7 +422,7 @@ def _(n):
                       "  outBuf[0] = p.d + fwd_diff(f)(diffPair(inBuf[0], 1.0)).d;"))
 
 
-@generator("autodiff_call_chain", max_size=10**4, ci_size=100)
+@generator("autodiff_call_chain", max_size=10**4)
 def _(n):
     funcs = "[Differentiable] float f0(float x) { return sin(x); }\n" + "".join(
         "[Differentiable] float f%d(float x) { return f%d(x) * x; }\n" % (i, i - 1) for i in range(1, n))

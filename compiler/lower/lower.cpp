@@ -763,8 +763,8 @@ void Lowerer::RemoveDeadBlocks(ir::Function* f) {
 // Statements
 
 namespace {
-/// The immediates of a loop statement's `loop`: its unrolling hint, then the bound of
-/// `[MaxIters(n)]` when it has one; empty for neither.
+/// The label a loop (`outer: for ...`) or a `break outer;`/`continue outer;` carries as
+/// the parser's `__label` attribute; empty for none.
 std::string LoopLabelOf(const ast::Stmt& loop) {
   for (const ast::Attribute& a : loop.attributes) {
     if (a.name == "__label") return static_cast<const ast::NameExpr*>(a.args[0])->name;
@@ -772,6 +772,8 @@ std::string LoopLabelOf(const ast::Stmt& loop) {
   return {};
 }
 
+/// The immediates of a loop statement's `loop`: its unrolling hint, then the bound of
+/// `[MaxIters(n)]` when it has one; empty for neither.
 std::vector<uint32_t> LoopImmsOf(const ast::Stmt& loop) {
   auto control = ir::LoopControl::None;
   int64_t max_iters = -1;  // none
@@ -864,9 +866,8 @@ void Lowerer::LowerStmt(const ast::Stmt* stmt) {
     case ast::StmtKind::Break:
     case ast::StmtKind::Continue: {
       bool is_continue = stmt->kind == ast::StmtKind::Continue;
-      for (const ast::Attribute& a : stmt->attributes) {
-        if (a.name != "__label") continue;
-        LowerLabeledExit(static_cast<const ast::NameExpr*>(a.args[0])->name, is_continue);
+      if (std::string label = LoopLabelOf(*stmt); !label.empty()) {
+        LowerLabeledExit(label, is_continue);
         return;
       }
       b_.Br(is_continue ? loops_.back().continue_target : loops_.back().break_target);

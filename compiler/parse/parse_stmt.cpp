@@ -6,6 +6,19 @@
 
 namespace slope::parse {
 
+namespace {
+/// `outer` of `outer: for ...` or of `break outer;` as the attribute `__label(outer)`,
+/// which sema and lowering read.
+ast::Attribute LabelAttribute(ast::AstContext& ctx, source::SourceRange range,
+                              const std::string& name) {
+  ast::Attribute a;
+  a.name = "__label";
+  a.range = range;
+  a.args.push_back(ctx.New<ast::NameExpr>(range, name));
+  return a;
+}
+}  // namespace
+
 using diag::DiagId;
 
 ast::BlockStmt* Parser::ParseBlock() {
@@ -54,11 +67,7 @@ ast::Stmt* Parser::ParseStmt() {
     loop_labels_.push_back(name);
     stmt = AtIdent("for") ? ParseFor() : AtIdent("while") ? ParseWhile() : ParseDoWhile();
     loop_labels_.pop_back();
-    ast::Attribute a;
-    a.name = "__label";
-    a.range = label.Range();
-    a.args.push_back(ctx_.New<ast::NameExpr>(label.Range(), name));
-    attrs.push_back(std::move(a));
+    attrs.push_back(LabelAttribute(ctx_, label.Range(), name));
   } else if (At(TokenKind::LBrace)) {
     stmt = ParseBlock();
   } else if (At(TokenKind::Semicolon)) {
@@ -96,11 +105,7 @@ ast::Stmt* Parser::ParseStmt() {
                       std::string(is_break ? "break " : "continue ") + name,
                       "a loop labeled '" + name + "'");
       }
-      ast::Attribute a;
-      a.name = "__label";
-      a.range = label.Range();
-      a.args.push_back(ctx_.New<ast::NameExpr>(label.Range(), name));
-      attrs.push_back(std::move(a));
+      attrs.push_back(LabelAttribute(ctx_, label.Range(), name));
     }
     Expect(TokenKind::Semicolon);
     stmt = is_break ? static_cast<ast::Stmt*>(ctx_.New<ast::BreakStmt>(From(begin)))

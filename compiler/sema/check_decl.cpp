@@ -298,12 +298,7 @@ void Checker::EvaluateEnum(const Type* type) {
       }
     }
     // The value as the underlying type holds it (wrapped to its width).
-    if (uint32_t width = underlying->Width(); width < 64) {
-      uint64_t mask = (uint64_t{1} << width) - 1;
-      uint64_t bits = static_cast<uint64_t>(next) & mask;
-      if (underlying->Kind() == TypeKind::Int && ((bits >> (width - 1)) & 1) != 0) bits |= ~mask;
-      next = static_cast<int64_t>(bits);
-    }
+    next = WrapToWidth(next, underlying->Width(), underlying->Kind() == TypeKind::Int);
     info->values.push_back(next);
     ++next;
     scopes_.back().emplace(c->name, c);

@@ -15,8 +15,6 @@ namespace slope::sema {
 
 using diag::DiagId;
 
-namespace {
-/// `v` wrapped to an integer of `width` bits, sign-extended when `is_signed`.
 int64_t WrapToWidth(int64_t v, int64_t width, bool is_signed) {
   if (width >= 64) return v;
   uint64_t mask = (uint64_t{1} << width) - 1;
@@ -24,6 +22,8 @@ int64_t WrapToWidth(int64_t v, int64_t width, bool is_signed) {
   if (is_signed && (bits >> (width - 1)) != 0) bits |= ~mask;
   return static_cast<int64_t>(bits);
 }
+
+namespace {
 // Two's complement arithmetic on 64 bits, without signed overflow.
 int64_t WrapAdd(int64_t a, int64_t b) {
   return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));

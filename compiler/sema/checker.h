@@ -63,6 +63,8 @@ std::string GenericHeader(const ast::FuncDecl* f);
 /// `bwd_diff(fwd_diff(name))`: the operators of `chain` (the outermost first) applied
 /// to `name`, as diagnostics show them.
 std::string DiffChainName(const std::vector<ast::DiffExpr*>& chain, const std::string& name);
+/// `v` wrapped to an integer of `width` bits, sign-extended when `is_signed`.
+int64_t WrapToWidth(int64_t v, int64_t width, bool is_signed);
 
 class Checker {
  public:

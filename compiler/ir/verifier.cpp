@@ -53,13 +53,16 @@ const char* IntrinsicTypeError(IntrinsicSig sig, const std::vector<const Type*>&
     case IntrinsicSig::Refract:
       if (!s->IsFloat() || operands[1] != t || operands[2] != s) return "refract operands";
       return result == t ? nullptr : "intrinsic result type";
-    case IntrinsicSig::Bits:
-      if (s->IsBool() || (s->Width() != 32 && s->Width() != 64)) {
-        return "intrinsic needs a 32- or 64-bit operand";
-      }
-      return !result->Scalar()->IsBool() && result->Scalar()->Width() == s->Width() &&
-                     same_shape(result)
-                 ? nullptr : "intrinsic result type";
+    case IntrinsicSig::Bits: {
+      auto numeric = [](const Type* x) {
+        return (x->IsScalar() || x->IsVector()) && !x->Scalar()->IsBool();
+      };
+      if (!numeric(t)) return "intrinsic needs a numeric scalar or vector operand";
+      return numeric(result) &&
+                     result->Count() * result->Scalar()->Width() == t->Count() * s->Width()
+                 ? nullptr
+                 : "intrinsic result type";
+    }
     case IntrinsicSig::F32ToF16:
     case IntrinsicSig::F16ToF32: {
       bool to_half = sig == IntrinsicSig::F32ToF16;

@@ -185,11 +185,6 @@ void Checker::CheckBitCast(const ast::CallExpr* call) {
             std::to_string(to_bits) + " bits)").c_str());
     return;
   }
-  if (lanes(from) != lanes(to) ||
-      (from->ScalarType()->Width() != 32 && from->ScalarType()->Width() != 64)) {
-    report("not supported yet: Slope bit-casts between scalars or vectors of the same "
-           "length whose elements are 32 or 64 bits wide");
-  }
 }
 
 }  // namespace slope::sema

@@ -130,7 +130,7 @@ Expr FunctionWriter::IntrinsicExpr(const ir::Inst& inst) {
       return call("reverse_bits");
     case I::Bitcast:
       if (t == arg) return args[0];
-      if (t->Scalar()->IsFloat() && s->IsFloat()) return args[0];
+      if (t->Scalar()->IsFloat() && s->IsFloat() && t->Count() == arg->Count()) return args[0];
       return Call("bit_cast<" + context_.TypeName(t) + ">", args);
     case I::F32ToF16:
       context_.RequireHalf();

@@ -40,6 +40,10 @@ class FunctionWriter : public ctext::FunctionEmitter {
   Expr ConvertExpr(const ir::Type* to, const ir::Type* from, const Expr& v);
   Expr IntrinsicExpr(const ir::Inst& inst);
   Expr MatMul(const ir::Inst& inst);
+  /// bitcast between lanes of one width (a conversion function or a cast).
+  Expr SameShapeBitcast(const ir::Type* t, const ir::Type* arg, const Expr& x);
+  /// bitcast that may change the lane width: uint2 to uint64_t, half2 to uint, ...
+  Expr Bitcast(const ir::Type* t, const ir::Type* arg, const Expr& x);
   Expr Transpose(const ir::Type* t, const ir::Type* m, const Expr& x);
   Expr AtomicExpr(const ir::Inst& inst);
   Expr WaveExpr(const ir::Inst& inst);

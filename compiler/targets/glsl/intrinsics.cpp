@@ -85,6 +85,59 @@ Expr FunctionWriter::MatMul(const ir::Inst& inst) {
   return Call(context_.TypeName(t), parts);
 }
 
+Expr FunctionWriter::SameShapeBitcast(const ir::Type* t, const ir::Type* arg, const Expr& x) {
+  const ir::Type* s = arg->Scalar();
+  const ir::Type* ts = t->Scalar();
+  if (t == arg || (s->IsFloat() && ts->IsFloat())) return x;
+  // floatBitsToInt, doubleBitsToUint64, float16BitsToInt16, uint64BitsToDouble, ...
+  uint32_t w = s->Width();
+  std::string f = w == 64 ? "double" : w == 16 ? "float16" : "float";
+  std::string i = w == 32 ? "Int" : "Int" + std::to_string(w);
+  std::string u = w == 32 ? "Uint" : "Uint" + std::to_string(w);
+  std::string f_of = w == 64 ? "Double" : w == 16 ? "Float16" : "Float";
+  if (s->IsFloat()) return Call(f + "BitsTo" + (ts->IsSigned() ? i : u), {x});
+  if (ts->IsFloat()) {
+    std::string from = s->IsSigned() ? i : u;
+    from[0] = static_cast<char>(from[0] - 'A' + 'a');
+    return Call(from + "BitsTo" + f_of, {x});
+  }
+  return Cast(t, arg, x);
+}
+
+Expr FunctionWriter::Bitcast(const ir::Type* t, const ir::Type* arg, const Expr& x) {
+  uint32_t ws = arg->Scalar()->Width();
+  uint32_t wt = t->Scalar()->Width();
+  if (ws == wt) return SameShapeBitcast(t, arg, x);
+  // Lanes of another width: through unsigned lanes of each width, joined by packNN or split
+  // by unpackNN (GL_EXT_shader_explicit_arithmetic_types), lowest lane in the low bits as
+  // SPIR-V's OpBitcast orders them.
+  ir::TypeTable& types = context_.module_.Types();
+  context_.Require("GL_EXT_shader_explicit_arithmetic_types");
+  const ir::Type* us = types.WithScalar(arg, types.Int(ws, false));
+  const ir::Type* ut = types.WithScalar(t, types.Int(wt, false));
+  Expr bits = SameShapeBitcast(us, arg, x);
+  auto lane = [&](const ir::Type* of, const Expr& e, uint32_t i) {
+    return of->IsVector() ? Lane(e, i) : e;
+  };
+  std::vector<Expr> parts;
+  if (ws < wt) {
+    uint32_t r = wt / ws;
+    const ir::Type* group = types.Vector(types.Int(ws, false), r);
+    for (uint32_t i = 0; i < t->Count(); ++i) {
+      std::vector<Expr> lanes;
+      for (uint32_t k = 0; k < r; ++k) lanes.push_back(lane(us, bits, i * r + k));
+      Expr packed = arg->Count() == r ? bits : Call(context_.TypeName(group), lanes);
+      parts.push_back(Call("pack" + std::to_string(wt), {packed}));
+    }
+  } else {
+    for (uint32_t j = 0; j < arg->Count(); ++j) {
+      parts.push_back(Call("unpack" + std::to_string(wt), {lane(us, bits, j)}));
+    }
+  }
+  Expr joined = parts.size() == 1 ? parts[0] : Call(context_.TypeName(ut), parts);
+  return SameShapeBitcast(t, ut, joined);
+}
+
 Expr FunctionWriter::IntrinsicExpr(const ir::Inst& inst) {
   using I = ir::Intrinsic;
   auto which = static_cast<I>(inst.imms[0]);
@@ -280,23 +333,8 @@ Expr FunctionWriter::IntrinsicExpr(const ir::Inst& inst) {
     }
     case I::ReverseBits:
       return call("bitfieldReverse");
-    case I::Bitcast: {
-      const ir::Type* ts = t->Scalar();
-      if (s->IsFloat() && ts->IsFloat()) return args[0];
-      // floatBitsToInt, doubleBitsToUint64, float16BitsToInt16, uint64BitsToDouble, ...
-      uint32_t w = s->Width();
-      std::string f = w == 64 ? "double" : w == 16 ? "float16" : "float";
-      std::string i = w == 32 ? "Int" : "Int" + std::to_string(w);
-      std::string u = w == 32 ? "Uint" : "Uint" + std::to_string(w);
-      std::string f_of = w == 64 ? "Double" : w == 16 ? "Float16" : "Float";
-      if (s->IsFloat()) return Call(f + "BitsTo" + (ts->IsSigned() ? i : u), args);
-      if (ts->IsFloat()) {
-        std::string from = s->IsSigned() ? i : u;
-        from[0] = static_cast<char>(from[0] - 'A' + 'a');
-        return Call(from + "BitsTo" + f_of, args);
-      }
-      return Cast(t, arg, args[0]);
-    }
+    case I::Bitcast:
+      return Bitcast(t, arg, args[0]);
     case I::F32ToF16: {
       // packHalf2x16 converts pairs: lane i goes through the low half of a pair.
       std::vector<Expr> lanes;

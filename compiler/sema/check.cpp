@@ -566,6 +566,12 @@ bool Checker::CheckConstantExpr(const ast::Expr* e) {
       return CheckConstantExpr(static_cast<const ast::ImplicitCastExpr*>(e)->operand);
     case ast::ExprKind::Call: {
       auto* c = static_cast<const ast::CallExpr*>(e);
+      // `T.value`: a `static const` requirement, read through its getter; every type that
+      // satisfies it gives a constant.
+      if (c->func != nullptr && c->args.empty() && c->receiver == nullptr &&
+          c->func->name.ends_with(ast::kStaticConstGetterSuffix)) {
+        return true;
+      }
       if (c->constructed == nullptr) return false;
       for (const ast::Expr* a : c->args) {
         if (!CheckConstantExpr(a)) return false;

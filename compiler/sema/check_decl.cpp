@@ -513,6 +513,21 @@ ast::Expr* Checker::CheckScopedMember(ast::MemberExpr* expr) {
       (base_decl != nullptr && base_decl->kind == ast::DeclKind::Struct)) {
     // `S.N` / `S::N`: a `static const` member.
     const Type* s = nested_struct != nullptr ? nested_struct : StructTypeOf(base_decl);
+    auto* base_name =
+        expr->base->kind == ast::ExprKind::Name ? static_cast<ast::NameExpr*>(expr->base) : nullptr;
+    if (s != nullptr && !s->Info()->params.empty() && base_name != nullptr &&
+        (!base_name->generic_args.empty() || !base_name->generic_values.empty())) {
+      // `Plus<One>.N`: its initializer may use the struct's generic parameters, so it is
+      // read through the getter the parser made (parse/static_consts.cpp), whose call
+      // binds them.
+      std::string getter = expr->member + std::string(ast::kStaticConstGetterSuffix);
+      if (!FindMethods(s, getter).empty()) {
+        auto* callee =
+            ctx_.New<ast::MemberExpr>(expr->range, expr->base, getter, expr->member_range);
+        auto* call = ctx_.New<ast::CallExpr>(expr->range, callee, std::vector<ast::Expr*>{});
+        return CheckExpr(call);
+      }
+    }
     for (ast::VarDecl* constant : s != nullptr ? s->Info()->constants : std::vector<ast::VarDecl*>{}) {
       if (constant->name != expr->member) continue;
       auto* name = ctx_.New<ast::NameExpr>(expr->range, constant->name);

@@ -450,7 +450,8 @@ ast::Expr* Checker::CheckMethodCall(ast::CallExpr* call, ast::MemberExpr* callee
       te.name = base_name->name;
       te.range = base_name->range;
       te.type_args = base_name->generic_args;
-      if (!base_name->generic_args.empty()) {
+      te.value_args = base_name->generic_values;
+      if (!base_name->generic_args.empty() || !base_name->generic_values.empty()) {
         if (decl != nullptr && (decl->kind == ast::DeclKind::Struct)) owner = ApplyGeneric(&te, decl);
       } else {
         owner = LookupBuiltinTypeName(types_, te.name);

@@ -958,8 +958,25 @@ void Checker::CheckEntryPoint(ast::FuncDecl* func) {
       param->is_uniform = true;
     }
   }
+  if (!func->generic_params.empty()) {
+    // slangc specializes a generic entry point through its API or `-entry f<Args>`;
+    // nothing here names the arguments.
+    diags_.Report(DiagId::UnsupportedConstruct, func->generic_params[0]->name_range,
+                  "a generic entry point (specialize it in a non-generic kernel that calls it)",
+                  "is");
+    return;
+  }
   for (ast::VarDecl* param : func->params) {
     if (param->type->IsError()) continue;
+    if (param->type->IsDependent()) {
+      // An interface-typed parameter is a generic one for Slope: the type that conforms is
+      // chosen at compile time, and an entry point has no caller to choose it.
+      diags_.Report(DiagId::InvalidEntryParameter, param->type_expr->range, param->name,
+                    "has interface type '" + param->type_expr->name +
+                        "', a shader object chosen at run time, which Slope does not lay out; "
+                        "give it a concrete type that conforms to the interface");
+      continue;
+    }
     const std::string& sem = param->semantic;
     bool is_uint3 = param->type == types_.Vector(types_.UInt(), 3) ||
                     param->type == types_.Vector(types_.Int(), 3);

@@ -470,6 +470,12 @@ ast::Expr* Checker::CheckMethodCall(ast::CallExpr* call, ast::MemberExpr* callee
       }
     }
   }
+  if (owner == nullptr && callee->base->kind == ast::ExprKind::Member) {
+    // `T.Differential.dzero()`, `Pair.Differential.dadd(a, b)`: a static method of a type
+    // member named through a type.
+    owner = TypeMemberPath(callee->base);
+    if (owner != nullptr && owner->IsError()) return call;
+  }
   if (owner == nullptr) {
     if (callee->is_static) {
       diags_.Report(DiagId::UnsupportedConstruct, callee->range, "static member access with '::'",
@@ -510,6 +516,30 @@ bool Checker::ResolveExplicitArgs(const std::vector<ast::TypeExpr*>& args,
     out->push_back(value);
   }
   return true;
+}
+
+const Type* Checker::TypeMemberPath(const ast::Expr* e) {
+  std::string path;
+  source::SourceRange range = e->range;
+  while (e->kind == ast::ExprKind::Member) {
+    auto* m = static_cast<const ast::MemberExpr*>(e);
+    if (!m->generic_args.empty() || !m->generic_values.empty()) return nullptr;
+    path = "." + m->member + path;
+    e = m->base;
+  }
+  if (e->kind != ast::ExprKind::Name) return nullptr;
+  auto* head = static_cast<const ast::NameExpr*>(e);
+  if (!head->generic_args.empty() || !head->generic_values.empty()) return nullptr;
+  ast::Decl* decl = Lookup(head->name);
+  bool names_type = decl == nullptr ? LookupBuiltinTypeName(types_, head->name) != nullptr
+                                    : decl->kind == ast::DeclKind::Struct ||
+                                          decl->kind == ast::DeclKind::GenericParam ||
+                                          decl->kind == ast::DeclKind::TypeAlias;
+  if (!names_type) return nullptr;
+  ast::TypeExpr te;
+  te.name = head->name + path;
+  te.range = range;
+  return ResolveType(&te);
 }
 
 ast::Expr* Checker::CheckMethodCallOn(ast::CallExpr* call, const Type* owner, ast::Expr* receiver,

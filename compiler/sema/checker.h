@@ -143,6 +143,9 @@ class Checker {
     return current_function_ != nullptr ? current_function_->owner : nullptr;
   }
   /// `receiver.name(args)` or, without a receiver, `Owner.name(args)` on type `owner`.
+  /// The type `T.Differential` / `S.Inner` names when `e` is such a path from a type, or
+  /// null when it does not start at a type.
+  const Type* TypeMemberPath(const ast::Expr* e);
   ast::Expr* CheckMethodCallOn(ast::CallExpr* call, const Type* owner, ast::Expr* receiver,
                                const std::string& name, source::SourceRange name_range,
                                const std::vector<ast::TypeExpr*>& generic_args,

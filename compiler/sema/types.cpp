@@ -315,6 +315,16 @@ const Type* TypeContext::AssocOf(const Type* base, const ast::AssociatedTypeDecl
       return base;
     }
   }
+  if (base->Kind() == TypeKind::AssocType && assoc->name == "Differential" &&
+      base->assoc_->name == "Differential") {
+    // IDifferentiable requires `Differential.Differential == Differential`.
+    auto owner = assoc_owners_.find(assoc);
+    auto base_owner = assoc_owners_.find(base->assoc_);
+    if (owner != assoc_owners_.end() && owner->second->name == "IDifferentiable" &&
+        base_owner != assoc_owners_.end() && base_owner->second->name == "IDifferentiable") {
+      return base;
+    }
+  }
   auto key = std::make_tuple(TypeKind::AssocType, static_cast<const void*>(assoc), base,
                              std::vector<const Type*>{});
   auto it = applied_.find(key);

@@ -234,6 +234,14 @@ Value* Lowerer::ArithmeticOp(ast::OpKind op, Value* a, Value* b) {
     a = PointerBits(a);
     b = PointerBits(b);
   }
+  bool ordered = op == ast::OpKind::Lt || op == ast::OpKind::Le || op == ast::OpKind::Gt ||
+                 op == ast::OpKind::Ge;
+  if (ordered && a->GetType()->Scalar()->IsBool()) {
+    // `a < b` on bools in generic code (`T : IComparable` with T = bool): false < true.
+    const ir::Type* u = module_->Types().WithScalar(a->GetType(), module_->Types().Int(32, false));
+    a = ConvertValue(a, u);
+    b = ConvertValue(b, u);
+  }
   switch (op) {
     case ast::OpKind::Add: return b_.Binary(Op::Add, a, b);
     case ast::OpKind::Sub: return b_.Binary(Op::Sub, a, b);

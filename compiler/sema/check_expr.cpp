@@ -1,5 +1,7 @@
 // Typing of expressions other than calls.
 
+#include <cctype>
+
 #include "compiler/ast/ast.h"
 #include "compiler/sema/checker.h"
 
@@ -199,6 +201,80 @@ const Type* Checker::TypeNamedBy(const ast::Expr* e) {
   return LookupBuiltinTypeName(types_, name->name);
 }
 
+namespace {
+
+/// `_0_2`, `_1_1_0`: two or more tuple element numbers, each written `_N`.
+bool IsTupleSwizzle(const std::string& member) {
+  size_t parts = 0;
+  for (size_t i = 0; i < member.size();) {
+    if (member[i] != '_' || i + 1 >= member.size() || !std::isdigit(member[i + 1])) return false;
+    i += 1;
+    while (i < member.size() && std::isdigit(member[i])) ++i;
+    ++parts;
+  }
+  return parts >= 2;
+}
+
+bool IsTuple(const Type* t) {
+  if (!t->IsStruct() || t->Info()->decl == nullptr) return false;
+  const std::string& name = t->Info()->decl->name;
+  return name.size() == 8 && name.compare(0, 7, "__Tuple") == 0;
+}
+
+}  // namespace
+
+ast::Expr* Checker::ClonePath(const ast::Expr* e) {
+  if (e->kind == ast::ExprKind::Name) {
+    auto* name = static_cast<const ast::NameExpr*>(e);
+    if (!name->generic_args.empty() || !name->generic_values.empty()) return nullptr;
+    return ctx_.New<ast::NameExpr>(name->range, name->name);
+  }
+  if (e->kind == ast::ExprKind::Member) {
+    auto* m = static_cast<const ast::MemberExpr*>(e);
+    if (!m->generic_args.empty() || !m->generic_values.empty() || m->is_static) return nullptr;
+    ast::Expr* base = ClonePath(m->base);
+    if (base == nullptr) return nullptr;
+    return ctx_.New<ast::MemberExpr>(m->range, base, m->member, m->member_range);
+  }
+  return nullptr;
+}
+
+ast::Expr* Checker::CheckTupleSwizzle(ast::MemberExpr* expr,
+                                      const std::vector<ast::Expr*>& path_copies) {
+  // `t._0_2` is `makeTuple(t._0, t._2)`: each element read from its own copy of the path.
+  if (path_copies.empty()) {
+    diags_.Report(DiagId::UnsupportedConstruct, expr->member_range,
+                  "a tuple swizzle of a value other than a variable or its member (store it in "
+                  "a variable first)",
+                  "is");
+    expr->type = types_.Error();
+    return expr;
+  }
+  std::vector<ast::Expr*> elements;
+  size_t copy = 0;
+  for (size_t i = 0; i < expr->member.size();) {
+    size_t end = expr->member.find('_', i + 1);
+    if (end == std::string::npos) end = expr->member.size();
+    std::string field = expr->member.substr(i, end - i);
+    if (expr->base->type->Info()->FieldIndex(field) < 0) {
+      diags_.Report(DiagId::NoSuchMember, expr->member_range, expr->base->type->Name(), field);
+      expr->type = types_.Error();
+      return expr;
+    }
+    elements.push_back(
+        ctx_.New<ast::MemberExpr>(expr->range, path_copies[copy++], field, expr->member_range));
+    i = end;
+  }
+  if (elements.size() > 8) {
+    diags_.Report(DiagId::UnsupportedConstruct, expr->member_range,
+                  "a tuple of more than 8 elements", "is");
+    expr->type = types_.Error();
+    return expr;
+  }
+  auto* callee = ctx_.New<ast::NameExpr>(expr->range, "makeTuple");
+  return CheckExpr(ctx_.New<ast::CallExpr>(expr->range, callee, std::move(elements)));
+}
+
 ast::Expr* Checker::CheckMember(ast::MemberExpr* expr) {
   if (ast::Expr* scoped = CheckScopedMember(expr)) return scoped;
   // `T.maxValue`, `int.maxValue`: a `static const` an interface requires, read through
@@ -225,6 +301,12 @@ ast::Expr* Checker::CheckMember(ast::MemberExpr* expr) {
     expr->type = types_.Error();
     return expr;
   }
+  // A path of names (`t`, `s.pair`) that a tuple swizzle may read once per element.
+  ast::Expr* written_base = ClonePath(expr->base) != nullptr ? expr->base : nullptr;
+  std::vector<ast::Expr*> path_copies;
+  if (written_base != nullptr && IsTupleSwizzle(expr->member)) {
+    for (size_t i = 0; i < expr->member.size(); ++i) path_copies.push_back(ClonePath(written_base));
+  }
   expr->base = CheckExpr(expr->base);
   // `p.f` and `p->f` read the member of the struct `p` points at.
   if (expr->base->type->IsPointer()) expr->base = Deref(expr->base, expr->base->range);
@@ -234,6 +316,9 @@ ast::Expr* Checker::CheckMember(ast::MemberExpr* expr) {
     return expr;
   }
   if (ast::Expr* property = CheckPropertyRead(expr)) return property;
+  if (base->IsStruct() && IsTupleSwizzle(expr->member) && IsTuple(base)) {
+    return CheckTupleSwizzle(expr, path_copies);
+  }
   if (base->IsStruct()) return CheckStructMember(expr);
   if (base->IsMatrix()) return CheckMatrixElements(expr);
   if (!base->IsNumericLike()) {

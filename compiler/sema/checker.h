@@ -146,6 +146,11 @@ class Checker {
   /// The type `T.Differential` / `S.Inner` names when `e` is such a path from a type, or
   /// null when it does not start at a type.
   const Type* TypeMemberPath(const ast::Expr* e);
+  /// An unchecked copy of a path of names (`t`, `a.b.c`), or null for other expressions.
+  ast::Expr* ClonePath(const ast::Expr* e);
+  /// `t._0_2`: a tuple of the elements named, read from `path_copies` (copies of the
+  /// path to t, one per element; empty when t is not such a path).
+  ast::Expr* CheckTupleSwizzle(ast::MemberExpr* expr, const std::vector<ast::Expr*>& path_copies);
   ast::Expr* CheckMethodCallOn(ast::CallExpr* call, const Type* owner, ast::Expr* receiver,
                                const std::string& name, source::SourceRange name_range,
                                const std::vector<ast::TypeExpr*>& generic_args,

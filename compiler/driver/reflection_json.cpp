@@ -1,7 +1,6 @@
 #include "compiler/driver/reflection_json.h"
 
 #include <bit>
-
 #include <nlohmann/json.hpp>
 
 namespace slope::driver {
@@ -203,10 +202,18 @@ std::string ReflectionToJson(const Reflection& reflection) {
     for (const SpecConstantInfo& s : reflection.spec_constants) {
       json value;
       switch (s.type) {
-        case ScalarKind::Bool: value = s.default_bits != 0; break;
-        case ScalarKind::Int32: value = static_cast<int32_t>(s.default_bits); break;
-        case ScalarKind::Float32: value = std::bit_cast<float>(s.default_bits); break;
-        default: value = s.default_bits; break;
+        case ScalarKind::Bool:
+          value = s.default_bits != 0;
+          break;
+        case ScalarKind::Int32:
+          value = static_cast<int32_t>(s.default_bits);
+          break;
+        case ScalarKind::Float32:
+          value = std::bit_cast<float>(s.default_bits);
+          break;
+        default:
+          value = s.default_bits;
+          break;
       }
       specs.push_back(
           {{"name", s.name}, {"id", s.id}, {"type", ScalarKindName(s.type)}, {"default", value}});
@@ -298,7 +305,8 @@ bool ReflectionFromJson(std::string_view text, Reflection* out, std::string* err
   }
   auto specs = doc.find("specialization_constants");
   if (specs == doc.end()) return true;
-  if (!specs->is_array()) return r.Fail("reflection", "\"specialization_constants\" must be an array");
+  if (!specs->is_array())
+    return r.Fail("reflection", "\"specialization_constants\" must be an array");
   for (size_t i = 0; i < specs->size(); ++i) {
     const json& p = (*specs)[i];
     std::string at = "specialization_constants[" + std::to_string(i) + "]";

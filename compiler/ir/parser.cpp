@@ -294,8 +294,8 @@ bool Parser::ParseGlobal() {
     uint32_t id = 0;
     const Type* default_type = nullptr;
     Value* value = nullptr;
-    if (!(Expect("(") && ParseUint(&id) && Expect(")") && ExpectWord("default") &&
-          Expect("(") && ParseType(&default_type))) {
+    if (!(Expect("(") && ParseUint(&id) && Expect(")") && ExpectWord("default") && Expect("(") &&
+          ParseType(&default_type))) {
       return false;
     }
     if (default_type != type) {

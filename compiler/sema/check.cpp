@@ -354,11 +354,11 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
     } else {
       // `format` / `vk::image_format`: CheckTextureFormat allows them on RW textures only.
       if (decl->kind == ast::DeclKind::Var) {
-        CheckAttributes(decl->attributes,
-                        {"vk::binding", "vk::push_constant", "format", "vk::image_format",
-                         "vk::constant_id", "SpecializationConstant",
-                         "vk::specialization_constant"},
-                        "this declaration");
+        CheckAttributes(
+            decl->attributes,
+            {"vk::binding", "vk::push_constant", "format", "vk::image_format", "vk::constant_id",
+             "SpecializationConstant", "vk::specialization_constant"},
+            "this declaration");
       } else {
         CheckAttributes(decl->attributes,
                         {"vk::binding", "vk::push_constant", "format", "vk::image_format"},

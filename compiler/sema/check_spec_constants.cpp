@@ -51,9 +51,7 @@ bool FloatValue(const ast::Expr* e, double* out) {
   }
 }
 
-bool IsAutomatic(const ast::VarDecl* var) {
-  return SpecAttribute(var)->name != "vk::constant_id";
-}
+bool IsAutomatic(const ast::VarDecl* var) { return SpecAttribute(var)->name != "vk::constant_id"; }
 
 }  // namespace
 
@@ -89,9 +87,9 @@ void Checker::CheckSpecConstant(ast::VarDecl* var) {
   }
   if (var->type != types_.Int() && var->type != types_.UInt() && var->type != types_.Float() &&
       var->type != types_.Bool()) {
-    diags_.Report(DiagId::SpecConstantInvalid, var->type_expr->range, var->name,
-                  "must have type 'int', 'uint', 'float' or 'bool', not '" +
-                      var->type->Name() + "'");
+    diags_.Report(
+        DiagId::SpecConstantInvalid, var->type_expr->range, var->name,
+        "must have type 'int', 'uint', 'float' or 'bool', not '" + var->type->Name() + "'");
     var->type = types_.Error();
     return;
   }
@@ -147,8 +145,7 @@ void Checker::AssignSpecConstantIds(const std::vector<ast::Decl*>& decls) {
     if (id > 0x7fffffff) continue;
     auto [it, inserted] = taken.emplace(id, var);
     if (!inserted) {
-      diags_.Report(DiagId::SpecConstantDuplicateId, attr->range, var->name, id,
-                    it->second->name);
+      diags_.Report(DiagId::SpecConstantDuplicateId, attr->range, var->name, id, it->second->name);
       continue;
     }
     var->spec_id = id;

@@ -1022,8 +1022,8 @@ bool VulkanDevice::CreatePipeline(VulkanKernel& kernel, std::span<const uint32_t
   std::vector<uint32_t> spec_data;
   for (const driver::SpecConstantInfo& s : kernel.reflection_.spec_constants) {
     if (!s.overridden) continue;
-    spec_entries.push_back({s.id, static_cast<uint32_t>(spec_data.size() * sizeof(uint32_t)),
-                            sizeof(uint32_t)});
+    spec_entries.push_back(
+        {s.id, static_cast<uint32_t>(spec_data.size() * sizeof(uint32_t)), sizeof(uint32_t)});
     spec_data.push_back(s.value_bits);
   }
   VkSpecializationInfo spec_info{};

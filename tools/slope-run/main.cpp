@@ -6,14 +6,14 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cerrno>
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
-#include <iterator>
 #include <fstream>
+#include <functional>
 #include <iostream>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -22,12 +22,12 @@
 
 #include "compiler/driver/args.h"
 #include "compiler/driver/compile.h"
-#include "tools/common/codegen_flags.h"
-#include "tools/common/tool_main.h"
 #include "compiler/targets/cuda/kernel_symbol.h"
 #include "compiler/targets/cuda/prelude.h"
 #include "runtime/core/device.h"
 #include "runtime/cuda/cuda_device.h"
+#include "tools/common/codegen_flags.h"
+#include "tools/common/tool_main.h"
 #include "tools/slope-run/compare.h"
 #include "tools/slope-run/run_spec.h"
 #include "tools/slope-run/test_spec.h"
@@ -154,11 +154,10 @@ bool ApplySpecializations(const std::vector<std::string>& settings,
 /// prints into `*printed`: 0, or the exit code of a failure with its message on stderr.
 /// `options` and `compiled` are the SPIR-V compile's; the CUDA and CPU backends compile
 /// again for their targets.
-int RunOn(std::optional<slope::runtime::Backend> chosen, int device_index, bool via_ptx,
-          bool time, const std::string& file, const slope::run::TestSpec& spec,
-          const std::string& entry, slope::driver::CompileOptions& run_options,
-          slope::driver::CompileResult& run_compiled, const std::vector<std::string>& specialize,
-          Printed* printed) {
+int RunOn(std::optional<slope::runtime::Backend> chosen, int device_index, bool via_ptx, bool time,
+          const std::string& file, const slope::run::TestSpec& spec, const std::string& entry,
+          slope::driver::CompileOptions& run_options, slope::driver::CompileResult& run_compiled,
+          const std::vector<std::string>& specialize, Printed* printed) {
   slope::run::SpecError spec_error;
   std::string error;
   slope::runtime::DeviceOptions device_options;

@@ -348,9 +348,9 @@ std::vector<uint32_t> Writer::Run() {
     uint32_t type = TypeId(t);
     uint32_t id = NewId();
     if (t->IsBool()) {
-      globals_.Emit(g->spec_default->Bits() != 0 ? SpvOp::OpSpecConstantTrue
-                                                 : SpvOp::OpSpecConstantFalse,
-                    {type, id});
+      globals_.Emit(
+          g->spec_default->Bits() != 0 ? SpvOp::OpSpecConstantTrue : SpvOp::OpSpecConstantFalse,
+          {type, id});
     } else {
       globals_.Emit(SpvOp::OpSpecConstant,
                     Concat({type, id}, LiteralWords(t, g->spec_default->Bits())));

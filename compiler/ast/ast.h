@@ -600,6 +600,9 @@ struct VarDecl : Decl {
   UniformKind uniform_kind = UniformKind::None;  ///< sema: set for uniform data (read-only)
   struct AggregateDecl* uniform_block = nullptr; ///< sema: the cbuffer of a CBufferMember
   uint32_t uniform_index = 0;  ///< sema: member index in its cbuffer or push-constant block
+  /// sema: the SpecId of a specialization constant (`[vk::constant_id(N)]`,
+  /// `[SpecializationConstant]`); -1 for every other variable.
+  int64_t spec_id = -1;
   VarDecl(VarRole role_in, std::string n, SourceRange r)
       : Decl(DeclKind::Var, std::move(n), r), role(role_in) {}
 };

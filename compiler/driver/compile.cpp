@@ -28,6 +28,22 @@
 namespace slope::driver {
 namespace {
 
+/// Replaces every use of a specialization constant by its default value.
+void BindSpecConstantDefaults(ir::Module& module) {
+  if (module.spec_constants.empty()) return;
+  for (ir::Function* f : module.functions) {
+    for (ir::Block* b : f->blocks) {
+      for (ir::Inst* inst : b->insts) {
+        for (ir::Value*& operand : inst->operands) {
+          if (operand->VKind() != ir::ValueKind::Global) continue;
+          auto* g = static_cast<ir::Global*>(operand);
+          if (g->IsSpecConstant()) operand = const_cast<ir::Constant*>(g->spec_default);
+        }
+      }
+    }
+  }
+}
+
 using targets::BufferLayout;
 
 /// SPIR-V's limit on global variables, checked before lowering when the declarations
@@ -199,6 +215,13 @@ CompileResult CompileOnThisThread(const CompileOptions& options) {
   if (options.stop_after == StopAfter::Ir && options.dump_ir_after.empty()) {
     result.text = ir::PrintModule(*ir_module);
     return finish();
+  }
+
+  // Specialization constants stay such for SPIR-V and GLSL (set at pipeline creation);
+  // every other target compiles their defaults in.
+  if (options.target != Target::SpirV && options.target != Target::SpirVAsm &&
+      options.target != Target::Glsl) {
+    BindSpecConstantDefaults(*ir_module);
   }
 
   // The target's passes.

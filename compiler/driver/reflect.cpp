@@ -1,6 +1,7 @@
 #include "compiler/driver/reflect.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace slope::driver {
 namespace {
@@ -156,6 +157,20 @@ Reflection Reflect(const ir::Module& module, const std::vector<std::string>& ent
     if (!entries.empty() && std::find(entries.begin(), entries.end(), f->Name()) == entries.end())
       continue;
     r.entry_points.push_back({f->Name(), f->entry.numthreads});
+  }
+  for (const ir::Global* g : module.spec_constants) {
+    SpecConstantInfo s;
+    s.name = g->Name();
+    s.id = g->spec_id;
+    s.type = ScalarKindOf(g->GetType());
+    const ir::Constant* c = g->spec_default;
+    if (g->GetType()->IsFloat()) {
+      s.default_bits = std::bit_cast<uint32_t>(static_cast<float>(c->AsDouble()));
+    } else {
+      s.default_bits = static_cast<uint32_t>(c->Bits());
+    }
+    s.value_bits = s.default_bits;
+    r.spec_constants.push_back(std::move(s));
   }
   for (const ir::Global* g : module.globals) {
     if (g->IsWorkgroup() || g->IsPrivate()) continue;  // workgroup and private memory bind nothing

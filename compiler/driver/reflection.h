@@ -143,10 +143,24 @@ struct EntryPointInfo {
   std::array<uint32_t, 3> numthreads{1, 1, 1};
 };
 
+/// One specialization constant (`[vk::constant_id(N)]`, `[SpecializationConstant]`): a
+/// 32-bit scalar (`bool` as a 32-bit 0 or 1, as VkSpecializationInfo takes it).
+struct SpecConstantInfo {
+  std::string name;
+  uint32_t id = 0;
+  ScalarKind type = ScalarKind::Int32;
+  uint32_t default_bits = 0;  ///< the initializer's value, as the 32 bits of its type
+  /// What a kernel made from this reflection uses instead of the default (the Vulkan
+  /// runtime passes it through VkSpecializationInfo; CPU and CUDA refuse an override).
+  bool overridden = false;
+  uint32_t value_bits = 0;
+};
+
 /// Everything the host needs to run a compiled module.
 struct Reflection {
   std::vector<EntryPointInfo> entry_points;
   std::vector<BindingInfo> bindings;
+  std::vector<SpecConstantInfo> spec_constants;
 
   /// Returns the binding named `name`, or nullptr.
   const BindingInfo* FindBinding(const std::string& name) const {

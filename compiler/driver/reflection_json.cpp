@@ -1,5 +1,6 @@
 #include "compiler/driver/reflection_json.h"
 
+#include <bit>
 #include <nlohmann/json.hpp>
 
 namespace slope::driver {
@@ -196,6 +197,29 @@ std::string ReflectionToJson(const Reflection& reflection) {
     parameters.push_back(std::move(p));
   }
   json doc{{"entry_points", std::move(entries)}, {"parameters", std::move(parameters)}};
+  if (!reflection.spec_constants.empty()) {
+    json specs = json::array();
+    for (const SpecConstantInfo& s : reflection.spec_constants) {
+      json value;
+      switch (s.type) {
+        case ScalarKind::Bool:
+          value = s.default_bits != 0;
+          break;
+        case ScalarKind::Int32:
+          value = static_cast<int32_t>(s.default_bits);
+          break;
+        case ScalarKind::Float32:
+          value = std::bit_cast<float>(s.default_bits);
+          break;
+        default:
+          value = s.default_bits;
+          break;
+      }
+      specs.push_back(
+          {{"name", s.name}, {"id", s.id}, {"type", ScalarKindName(s.type)}, {"default", value}});
+    }
+    doc["specialization_constants"] = std::move(specs);
+  }
   return doc.dump(2) + "\n";
 }
 
@@ -278,6 +302,45 @@ bool ReflectionFromJson(std::string_view text, Reflection* out, std::string* err
     }
     if (!r.Element(p, at, &b.element)) return false;
     out->bindings.push_back(std::move(b));
+  }
+  auto specs = doc.find("specialization_constants");
+  if (specs == doc.end()) return true;
+  if (!specs->is_array())
+    return r.Fail("reflection", "\"specialization_constants\" must be an array");
+  for (size_t i = 0; i < specs->size(); ++i) {
+    const json& p = (*specs)[i];
+    std::string at = "specialization_constants[" + std::to_string(i) + "]";
+    if (!p.is_object()) return r.Fail(at, "must be an object");
+    SpecConstantInfo s;
+    std::string type;
+    if (!r.String(p, "name", at, &s.name) || !r.UInt(p, "id", at, &s.id) ||
+        !r.String(p, "type", at, &type)) {
+      return false;
+    }
+    uint32_t components = 0, rows = 0;
+    if (!ParseTypeName(type, &s.type, &components, &rows) || components != 1 ||
+        (s.type != ScalarKind::Bool && s.type != ScalarKind::Int32 &&
+         s.type != ScalarKind::UInt32 && s.type != ScalarKind::Float32)) {
+      return r.Fail(at, "\"type\" must be int, uint, float or bool");
+    }
+    auto value = p.find("default");
+    bool ok = value != p.end();
+    if (ok && s.type == ScalarKind::Bool) {
+      ok = value->is_boolean();
+      if (ok) s.default_bits = value->get<bool>() ? 1 : 0;
+    } else if (ok && s.type == ScalarKind::Float32) {
+      ok = value->is_number();
+      if (ok) s.default_bits = std::bit_cast<uint32_t>(value->get<float>());
+    } else if (ok && s.type == ScalarKind::Int32) {
+      ok = value->is_number_integer();
+      if (ok) s.default_bits = static_cast<uint32_t>(value->get<int32_t>());
+    } else if (ok) {
+      ok = value->is_number_unsigned();
+      if (ok) s.default_bits = value->get<uint32_t>();
+    }
+    if (!ok) return r.Fail(at, "\"default\" must be a value of its type");
+    s.value_bits = s.default_bits;
+    out->spec_constants.push_back(std::move(s));
   }
   return true;
 }

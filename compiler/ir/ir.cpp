@@ -367,6 +367,16 @@ Global* Module::AddGlobal(const Type* type, std::string name) {
   return raw;
 }
 
+Global* Module::AddSpecConstant(std::string name, uint32_t id, const Constant* default_value) {
+  auto g = std::make_unique<Global>(default_value->GetType(), std::move(name));
+  Global* raw = g.get();
+  raw->spec_default = default_value;
+  raw->spec_id = id;
+  values_.push_back(std::move(g));
+  spec_constants.push_back(raw);
+  return raw;
+}
+
 std::vector<const Function*> Module::EntryPoints(const std::vector<std::string>& names) const {
   std::vector<const Function*> out;
   for (const Function* f : functions) {

@@ -428,6 +428,12 @@ class Global : public Value {
   ImageFormat image_format = ImageFormat::Unknown;
   /// Where the variable is declared in the source (unset for globals passes make).
   source::SourceLoc loc;
+  /// A specialization constant: a global of scalar type (not a pointer) read as a value,
+  /// `spec_default` unless the pipeline is created with another value for SpecId
+  /// `spec_id`. Such globals live in Module::spec_constants, never in Module::globals.
+  const Constant* spec_default = nullptr;
+  uint32_t spec_id = 0;
+  bool IsSpecConstant() const { return spec_default != nullptr; }
 
  private:
   std::string name_;
@@ -557,6 +563,8 @@ class Module {
   Value* ConstBool(bool v);
 
   Global* AddGlobal(const Type* type, std::string name);
+  /// A specialization constant of `default_value`'s type (appended to spec_constants).
+  Global* AddSpecConstant(std::string name, uint32_t id, const Constant* default_value);
   Function* AddFunction(std::string name, const Type* result);
   Block* AddBlock(Function* f);
   Param* AddParam(const Type* type, Block* block);
@@ -567,6 +575,8 @@ class Module {
   std::vector<const Function*> EntryPoints(const std::vector<std::string>& names) const;
 
   std::vector<Global*> globals;
+  /// Specialization constants, in declaration order, ids all different.
+  std::vector<Global*> spec_constants;
   std::vector<Function*> functions;
 
  private:

@@ -280,12 +280,38 @@ bool Parser::ParseGlobal() {
   const Token name = Peek();
   if (name.kind != TokKind::Symbol) return Expected("a global name ('@name')");
   Next();
-  for (const Global* g : module_->globals) {
-    if (g->Name() == name.text)
-      return Fail(DiagId::IrRedefinedSymbol, name, std::string(name.text));
+  for (const auto* list : {&module_->globals, &module_->spec_constants}) {
+    for (const Global* g : *list) {
+      if (g->Name() == name.text)
+        return Fail(DiagId::IrRedefinedSymbol, name, std::string(name.text));
+    }
   }
   const Type* type = nullptr;
   if (!Expect(":") || !ParseType(&type)) return false;
+  if (type->IsScalar() && Peek().kind == TokKind::Ident && Peek().text == "spec_id") {
+    // `global @k : i32 spec_id(3) default(i32 4)`: a specialization constant.
+    Next();
+    uint32_t id = 0;
+    const Type* default_type = nullptr;
+    Value* value = nullptr;
+    if (!(Expect("(") && ParseUint(&id) && Expect(")") && ExpectWord("default") && Expect("(") &&
+          ParseType(&default_type))) {
+      return false;
+    }
+    if (default_type != type) {
+      return Fail(DiagId::IrInvalidType, name,
+                  "a specialization constant's default has the constant's type");
+    }
+    if (!ParseConstant(type, &value) || !Expect(")")) return false;
+    for (const Global* g : module_->spec_constants) {
+      if (g->spec_id == id) {
+        return Fail(DiagId::IrInvalidType, name,
+                    "two specialization constants have spec_id " + std::to_string(id));
+      }
+    }
+    module_->AddSpecConstant(std::string(name.text), id, static_cast<const Constant*>(value));
+    return true;
+  }
   bool workgroup = type->IsPointer() && (type->Space() == AddressSpace::Workgroup ||
                                          type->Space() == AddressSpace::Private);
   bool uniform = type->IsPointer() && (type->Space() == AddressSpace::Uniform ||
@@ -629,10 +655,12 @@ bool Parser::ParseOperand(Inst* inst, size_t index) {
   }
   if (t.kind == TokKind::Symbol) {
     Next();
-    for (Global* g : module_->globals) {
-      if (g->Name() == t.text) {
-        inst->operands[index] = g;
-        return true;
+    for (const auto* list : {&module_->globals, &module_->spec_constants}) {
+      for (Global* g : *list) {
+        if (g->Name() == t.text) {
+          inst->operands[index] = g;
+          return true;
+        }
       }
     }
     return Fail(DiagId::IrUndefinedSymbol, t, "global", std::string(t.text));

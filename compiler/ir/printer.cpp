@@ -108,6 +108,11 @@ std::string Printer::Run(const Module& module) {
     }
     out_ += "\n";
   }
+  // `global @k : i32 spec_id(3) default(i32 4)`: a specialization constant.
+  for (const Global* g : module.spec_constants) {
+    out_ += "global @" + g->Name() + " : " + g->GetType()->Name() + " spec_id(" +
+            std::to_string(g->spec_id) + ") default(" + FormatConstant(*g->spec_default) + ")\n";
+  }
   for (const Function* f : module.functions) {
     if (!out_.empty()) out_ += "\n";
     PrintFunction(*f);

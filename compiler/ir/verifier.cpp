@@ -303,6 +303,22 @@ std::vector<std::string> Verifier::Run() {
       errors_.push_back("global @" + g->Name() + " has an image format but is no RW texture");
     }
     if (!names.insert(g->Name()).second) errors_.push_back("duplicate global @" + g->Name());
+    if (g->IsSpecConstant()) {
+      errors_.push_back("global @" + g->Name() + " is a specialization constant among the globals");
+    }
+  }
+  std::set<uint32_t> spec_ids;
+  for (const Global* g : module_.spec_constants) {
+    if (!g->IsSpecConstant() || !g->GetType()->IsScalar() ||
+        g->spec_default->GetType() != g->GetType()) {
+      errors_.push_back("specialization constant @" + g->Name() +
+                        " needs a scalar type and a default of that type");
+    }
+    if (!names.insert(g->Name()).second) errors_.push_back("duplicate global @" + g->Name());
+    if (!spec_ids.insert(g->spec_id).second) {
+      errors_.push_back("specialization constant @" + g->Name() + " repeats spec_id " +
+                        std::to_string(g->spec_id));
+    }
   }
   std::set<std::string> fnames;
   for (const Function* f : module_.functions) {

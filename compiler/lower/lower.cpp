@@ -22,6 +22,7 @@ std::unique_ptr<ir::Module> Lowerer::Run(const sema::CheckedModule& checked, boo
   DeclareGlobals(checked.resources);
   DeclareGroupShared(checked.groupshared);
   DeclareStatics(checked.statics);
+  DeclareSpecConstants(checked.spec_constants);
   entries_.insert(checked.entry_points.begin(), checked.entry_points.end());
   // Every non-generic function is lowered; generic ones and the methods of extensions
   // (the core library's among them) when a call uses them.
@@ -1065,6 +1066,32 @@ void Lowerer::LowerLoop(const ast::Stmt* init, const ast::Expr* cond, const ast:
   }
   Place(exit);
   ExitPending(pending);
+}
+
+void Lowerer::DeclareSpecConstants(const std::vector<ast::VarDecl*>& vars) {
+  for (const ast::VarDecl* var : vars) {
+    const ir::Type* type = LowerType(var->type);
+    ir::Value* value = nullptr;
+    switch (var->init->kind) {
+      case ast::ExprKind::BoolLiteral:
+        value = module_->ConstBool(static_cast<const ast::BoolLiteralExpr*>(var->init)->value);
+        break;
+      case ast::ExprKind::IntLiteral:
+        value = module_->ConstInt(
+            type, static_cast<int64_t>(static_cast<const ast::IntLiteralExpr*>(var->init)->value));
+        break;
+      case ast::ExprKind::FloatLiteral:
+        value =
+            module_->ConstFloat(type, static_cast<const ast::FloatLiteralExpr*>(var->init)->value);
+        break;
+      default:
+        SLOPE_ICE("a specialization constant's initializer is not a literal");
+    }
+    ir::Global* g = module_->AddSpecConstant(var->name, static_cast<uint32_t>(var->spec_id),
+                                             static_cast<const ir::Constant*>(value));
+    g->loc = var->name_range.begin;
+    spec_constants_[var] = g;
+  }
 }
 
 std::unique_ptr<ir::Module> LowerModule(const sema::CheckedModule& checked,

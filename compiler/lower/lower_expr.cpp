@@ -121,6 +121,7 @@ Value* Lowerer::LowerExpr(const ast::Expr* e) {
         return module_->ConstInt(LowerType(e->type), value->Value());
       }
       auto* var = static_cast<const ast::VarDecl*>(name->decl);
+      if (auto spec = spec_constants_.find(var); spec != spec_constants_.end()) return spec->second;
       if (var->role == ast::VarRole::Global && var->is_const) return LowerExpr(var->init);
       // A global buffer is a value of buffer type: it may be stored in a local or a field
       // and passed on; legalize-resources traces those back to the global.

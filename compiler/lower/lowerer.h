@@ -99,6 +99,9 @@ class Lowerer {
   /// Non-const `static` globals: globals of type `ptr<private, T>`, remembered so that
   /// each entry point can initialize them (InitializeStatics).
   void DeclareStatics(const std::vector<ast::VarDecl*>& vars);
+  /// Specialization constants: IR globals read as values, their defaults the literals
+  /// sema folded their initializers to.
+  void DeclareSpecConstants(const std::vector<ast::VarDecl*>& vars);
   /// At the start of an entry point: stores each static global's initial value (its
   /// initializer, else the type's default value: field defaults for a struct, else zero).
   void InitializeStatics();
@@ -442,6 +445,7 @@ class Lowerer {
   std::map<const ir::Function*, ir::Function*> bwd_functions_;
   std::map<const ir::Type*, ir::Function*> detach_functions_;   ///< type -> identity
   std::map<const ast::VarDecl*, ir::Global*> globals_;
+  std::map<const ast::VarDecl*, ir::Global*> spec_constants_;
   /// `RWStructuredBuffer<int> bufs[2];`: one global per element, bound one after another.
   std::map<const ast::VarDecl*, std::vector<ir::Global*>> buffer_arrays_;
   std::map<const ast::AggregateDecl*, ir::Global*> uniform_blocks_;  ///< cbuffer -> global

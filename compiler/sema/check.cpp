@@ -353,9 +353,17 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
       for (ast::VarDecl* p : func->params) CheckAttributes(p->attributes, {}, "a parameter");
     } else {
       // `format` / `vk::image_format`: CheckTextureFormat allows them on RW textures only.
-      CheckAttributes(decl->attributes,
-                      {"vk::binding", "vk::push_constant", "format", "vk::image_format"},
-                      "this declaration");
+      if (decl->kind == ast::DeclKind::Var) {
+        CheckAttributes(
+            decl->attributes,
+            {"vk::binding", "vk::push_constant", "format", "vk::image_format", "vk::constant_id",
+             "SpecializationConstant", "vk::specialization_constant"},
+            "this declaration");
+      } else {
+        CheckAttributes(decl->attributes,
+                        {"vk::binding", "vk::push_constant", "format", "vk::image_format"},
+                        "this declaration");
+      }
     }
   }
   ResolveGenericHeaders(decls);
@@ -369,6 +377,7 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
       CheckGlobalVar(static_cast<ast::VarDecl*>(decl), out);
     }
   }
+  AssignSpecConstantIds(decls);
   CheckStructMembers();
   for (ast::Decl* decl : decls) {
     auto* func = decl->kind == ast::DeclKind::Func ? static_cast<ast::FuncDecl*>(decl) : nullptr;
@@ -604,6 +613,7 @@ void Checker::CheckGlobalVar(ast::VarDecl* var, CheckedModule* out) {
   base::IceLocationScope ice(diags_.Sources().Describe(var->name_range.begin));
   NamespaceScope ns(*this, var);
   if (var->type != nullptr) return;  // a constant checked early, as an array size
+  if (IsSpecConstantDecl(var)) return CheckSpecConstant(var);
   if (var->uniform_kind == ast::UniformKind::CBufferMember) {
     if (var->uniform_index == 0 && out != nullptr) out->resources.push_back(var->uniform_block);
     var->type = ResolveType(var->type_expr);
@@ -919,6 +929,7 @@ void Checker::CheckEntryPoint(ast::FuncDecl* func) {
   } else {
     // `[numthreads(kGroupSize, 1, 1)]` with a `static const`: its value, as a literal
     // from here on (NumThreadsOf reads literals).
+    bool spec_reported = false;
     for (ast::Expr*& arg : nt->args) {
       if (arg->kind == ast::ExprKind::IntLiteral) continue;
       CheckConstantsUsedBy(arg);
@@ -927,6 +938,9 @@ void Checker::CheckEntryPoint(ast::FuncDecl* func) {
       if (!arg->type->IsError() && arg->type->IsScalar() && !arg->type->IsEnum() &&
           arg->type != types_.Bool() && EvaluateIntConstant(arg, &value) && value >= 0) {
         arg = ctx_.New<ast::IntLiteralExpr>(arg->range, static_cast<uint64_t>(value), false);
+      } else if (!spec_reported) {
+        // The workgroup size is fixed here (SPIR-V LocalSize, not LocalSizeId).
+        spec_reported = ReportSpecConstantUse(arg, "[numthreads]");
       }
     }
     bool ok = !nt->args.empty() && nt->args.size() <= 3;
@@ -939,7 +953,7 @@ void Checker::CheckEntryPoint(ast::FuncDecl* func) {
         total *= v;
       }
     }
-    if (!ok || total > 1024) {
+    if ((!ok || total > 1024) && !spec_reported) {
       diags_.Report(DiagId::InvalidAttributeArgs, nt->range, "numthreads",
                     "one to three integer literals from 1 to 1024 whose product is at most 1024");
     }

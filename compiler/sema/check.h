@@ -26,6 +26,8 @@ struct CheckedModule {
   /// Non-const `static` globals (per-invocation private variables), in source order;
   /// each entry point starts by storing their initial values.
   std::vector<ast::VarDecl*> statics;
+  /// Specialization constants (spec_id set), in source order.
+  std::vector<ast::VarDecl*> spec_constants;
   /// Everything bound through a descriptor, in source order (binding numbers follow it):
   /// buffers (VarDecl), `cbuffer`s (AggregateDecl) and `ConstantBuffer<T>` (VarDecl).
   std::vector<ast::Decl*> resources;

@@ -55,6 +55,7 @@ const Type* Checker::ApplyArrayDims(ast::TypeExpr* te, const Type* element) {
       diags_.Report(DiagId::ArraySizeOverflow, dim->range, dim->type->Name(), n, kMaxArraySize);
       return types_.Error();
     }
+    if (!constant && ReportSpecConstantUse(dim, "an array size")) return types_.Error();
     if (!constant || dim->type->IsEnum() || dim->type == types_.Bool() || n <= 0) {
       diags_.Report(DiagId::ArraySizeNotConstant, dim->range);
       return types_.Error();

@@ -1089,6 +1089,7 @@ const Type* Checker::GenericValueArg(ast::Expr* e) {
   }
   int64_t v = 0;
   if (!EvaluateIntConstant(e, &v) || !(e->type->IsScalar() || e->type->IsEnum())) {
+    if (ReportSpecConstantUse(e, "a generic value argument")) return types_.Error();
     diags_.Report(DiagId::GenericValueNotConstant, e->range);
     return types_.Error();
   }

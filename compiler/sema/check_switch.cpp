@@ -203,7 +203,7 @@ bool Checker::EvaluateIntConstant(const ast::Expr* e, int64_t* out, int depth) {
       const ast::Decl* decl = static_cast<const ast::NameExpr*>(e)->decl;
       if (decl == nullptr || decl->kind != ast::DeclKind::Var) return false;
       const auto* var = static_cast<const ast::VarDecl*>(decl);
-      if (!var->is_const || var->init == nullptr) return false;
+      if (!var->is_const || var->init == nullptr || IsSpecConstantDecl(var)) return false;
       // `depth` counts constants named through constants; expressions are bounded by the
       // parser's height limit.
       auto memo = const_values_.find(var);
@@ -370,6 +370,7 @@ bool Checker::CheckSwitch(ast::SwitchStmt* s) {
     int64_t value = 0;
     if (label->value->type->IsError()) continue;
     if (!EvaluateIntConstant(label->value, &value) || label->value->type == types_.Bool()) {
+      if (ReportSpecConstantUse(label->value, "a case value")) continue;
       diags_.Report(DiagId::CaseNotConstant, label->value->range);
       continue;
     }

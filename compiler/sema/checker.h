@@ -766,6 +766,19 @@ class Checker {
   /// Checks the arguments of an attribute its position honours.
   void CheckAttributeArgs(const ast::Attribute& a);
   void CheckGlobalVar(ast::VarDecl* var, CheckedModule* out);
+  /// A specialization constant (IsSpecConstantDecl): a global 'const' int, uint, float or
+  /// bool whose initializer sema folds to a literal (check_spec_constants.cpp).
+  void CheckSpecConstant(ast::VarDecl* var);
+  /// A global marked `[vk::constant_id(N)]`, `[SpecializationConstant]` or
+  /// `[vk::specialization_constant]`.
+  static bool IsSpecConstantDecl(const ast::VarDecl* var);
+  /// Gives every specialization constant among `decls` its SpecId: `[vk::constant_id(N)]`
+  /// first (a repeated N is an error), then the others in declaration order, each the
+  /// smallest id not taken.
+  void AssignSpecConstantIds(const std::vector<ast::Decl*>& decls);
+  /// Reports the first specialization constant `e` names where `what` needs a value
+  /// known at compile time; true when it reported one.
+  bool ReportSpecConstantUse(const ast::Expr* e, std::string_view what);
   void CheckFunctionSignature(ast::FuncDecl* func);
   void CheckFunctionBody(ast::FuncDecl* func);
   void CheckEntryPoint(ast::FuncDecl* func);

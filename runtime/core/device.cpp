@@ -253,4 +253,17 @@ std::unique_ptr<Device> CreateDefaultDevice(std::string* error) {
   return nullptr;
 }
 
+bool RefuseSpecConstantOverrides(const driver::Reflection& reflection, Backend backend,
+                                 std::string* error) {
+  for (const driver::SpecConstantInfo& s : reflection.spec_constants) {
+    if (!s.overridden) continue;
+    *error = std::string("specialization constant '") + s.name + "' (constant_id " +
+             std::to_string(s.id) + ") cannot be set on the " + BackendName(backend) +
+             " backend: its code has the default value compiled in; only Vulkan sets "
+             "specialization constants when it creates the pipeline";
+    return false;
+  }
+  return true;
+}
+
 }  // namespace slope::runtime

@@ -254,6 +254,11 @@ bool ResolveBindings(const driver::Reflection& reflection, std::span<const Buffe
 bool ResolveResources(const driver::Reflection& reflection, std::span<const BufferBinding> bindings,
                       std::vector<const BufferBinding*>* resolved, std::string* error);
 
+/// For backends that compile specialization constants' defaults in (CPU, CUDA): fails
+/// naming the first constant `reflection` overrides (SpecConstantInfo::overridden).
+bool RefuseSpecConstantOverrides(const driver::Reflection& reflection, Backend backend,
+                                 std::string* error);
+
 /// Returns the entry point called `entry` in `reflection` (the first one when `entry` is
 /// empty), or nullptr with `*error` set.
 const driver::EntryPointInfo* FindEntryPoint(const driver::Reflection& reflection,

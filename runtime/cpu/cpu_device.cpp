@@ -206,6 +206,7 @@ class CpuDevice : public Device {
       *error = "the cpu backend runs host code (slopec -target host), not SPIR-V or PTX";
       return nullptr;
     }
+    if (!RefuseSpecConstantOverrides(reflection, Backend::Cpu, error)) return nullptr;
     const driver::EntryPointInfo* info = FindEntryPoint(reflection, entry, error);
     if (info == nullptr) return nullptr;
     std::vector<std::pair<std::string, void*>> symbols = {

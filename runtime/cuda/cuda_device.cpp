@@ -263,6 +263,7 @@ class CudaDevice final : public Device {
                                                const std::string& entry,
                                                std::string* error) override {
     if (code.ptx.empty()) return CreateKernel(code.spirv, reflection, entry, error);
+    if (!RefuseSpecConstantOverrides(reflection, Backend::Cuda, error)) return nullptr;
     const driver::EntryPointInfo* info = FindEntryPoint(reflection, entry, error);
     if (info == nullptr) return nullptr;
     const Driver& d = GetDriver();

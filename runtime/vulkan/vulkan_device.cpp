@@ -1017,6 +1017,23 @@ bool VulkanDevice::CreatePipeline(VulkanKernel& kernel, std::span<const uint32_t
   pipeline_info.stage.module = kernel.shader_;
   pipeline_info.stage.pName = kernel.entry_.name.c_str();
   pipeline_info.layout = kernel.pipeline_layout_;
+  // Specialization constants the host set: each a 32-bit value (a bool as a VkBool32).
+  std::vector<VkSpecializationMapEntry> spec_entries;
+  std::vector<uint32_t> spec_data;
+  for (const driver::SpecConstantInfo& s : kernel.reflection_.spec_constants) {
+    if (!s.overridden) continue;
+    spec_entries.push_back(
+        {s.id, static_cast<uint32_t>(spec_data.size() * sizeof(uint32_t)), sizeof(uint32_t)});
+    spec_data.push_back(s.value_bits);
+  }
+  VkSpecializationInfo spec_info{};
+  if (!spec_entries.empty()) {
+    spec_info.mapEntryCount = static_cast<uint32_t>(spec_entries.size());
+    spec_info.pMapEntries = spec_entries.data();
+    spec_info.dataSize = spec_data.size() * sizeof(uint32_t);
+    spec_info.pData = spec_data.data();
+    pipeline_info.stage.pSpecializationInfo = &spec_info;
+  }
   if (!CheckVk(vkCreateComputePipelines(device_, VK_NULL_HANDLE, 1, &pipeline_info, nullptr,
                                         &kernel.pipeline_),
                "vkCreateComputePipelines", error)) {

@@ -120,6 +120,12 @@ elif backend_available(run_backend):
                         "vulkan-printf"]:
             config.available_features.add(feature)
 
+# `runs-on-vulkan`: `-backend=vulkan` runs on Vulkan itself, not on a backend standing in
+# for it (lit parameter backend=cpu or cuda); what only Vulkan does (setting
+# specialization constants at pipeline creation) needs it.
+if run_backend is None or run_backend == "vulkan":
+    config.available_features.add("runs-on-vulkan")
+
 # Optional device features: a small kernel that needs the feature runs, or the device
 # refuses it naming the feature (exec/Inputs/probe_*.slang).
 def kernel_runs(probe):

@@ -5,13 +5,15 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
-#include <iterator>
 #include <fstream>
+#include <functional>
 #include <iostream>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -20,12 +22,12 @@
 
 #include "compiler/driver/args.h"
 #include "compiler/driver/compile.h"
-#include "tools/common/codegen_flags.h"
-#include "tools/common/tool_main.h"
 #include "compiler/targets/cuda/kernel_symbol.h"
 #include "compiler/targets/cuda/prelude.h"
 #include "runtime/core/device.h"
 #include "runtime/cuda/cuda_device.h"
+#include "tools/common/codegen_flags.h"
+#include "tools/common/tool_main.h"
 #include "tools/slope-run/compare.h"
 #include "tools/slope-run/run_spec.h"
 #include "tools/slope-run/test_spec.h"
@@ -87,14 +89,75 @@ std::string SortedLines(std::vector<std::string> lines) {
   return text;
 }
 
+/// Applies `-specialize=ID=VALUE` settings to `reflection`'s specialization constants
+/// (the value read as the constant's type); false with `*error` set on a malformed
+/// setting or an id no constant has.
+bool ApplySpecializations(const std::vector<std::string>& settings,
+                          slope::driver::Reflection* reflection, std::string* error) {
+  for (const std::string& setting : settings) {
+    size_t eq = setting.find('=');
+    std::string id_text = setting.substr(0, eq);
+    std::string value = eq == std::string::npos ? std::string() : setting.substr(eq + 1);
+    char* end = nullptr;
+    unsigned long id = std::strtoul(id_text.c_str(), &end, 10);
+    if (eq == std::string::npos || id_text.empty() || *end != '\0' || value.empty()) {
+      *error = "-specialize expects ID=VALUE (a constant_id and a value), not '" + setting + "'";
+      return false;
+    }
+    slope::driver::SpecConstantInfo* found = nullptr;
+    for (slope::driver::SpecConstantInfo& s : reflection->spec_constants) {
+      if (s.id == id) found = &s;
+    }
+    if (found == nullptr) {
+      *error = "-specialize: no specialization constant has constant_id " + id_text;
+      return false;
+    }
+    bool ok = true;
+    uint32_t bits = 0;
+    errno = 0;
+    switch (found->type) {
+      case slope::driver::ScalarKind::Bool:
+        ok = value == "true" || value == "false" || value == "0" || value == "1";
+        bits = value == "true" || value == "1" ? 1 : 0;
+        break;
+      case slope::driver::ScalarKind::Float32: {
+        float f = std::strtof(value.c_str(), &end);
+        ok = *end == '\0';
+        std::memcpy(&bits, &f, sizeof(bits));
+        break;
+      }
+      case slope::driver::ScalarKind::Int32: {
+        long long v = std::strtoll(value.c_str(), &end, 0);
+        ok = *end == '\0' && errno == 0 && v >= INT32_MIN && v <= INT32_MAX;
+        bits = static_cast<uint32_t>(v);
+        break;
+      }
+      default: {
+        unsigned long long v = std::strtoull(value.c_str(), &end, 0);
+        ok = *end == '\0' && errno == 0 && value[0] != '-' && v <= UINT32_MAX;
+        bits = static_cast<uint32_t>(v);
+        break;
+      }
+    }
+    if (!ok) {
+      *error = "-specialize: '" + value + "' is not a value of type '" +
+               slope::driver::ScalarKindName(found->type) + "' for '" + found->name + "'";
+      return false;
+    }
+    found->overridden = true;
+    found->value_bits = bits;
+  }
+  return true;
+}
+
 /// Runs the compiled test on `chosen` (the default device when none) and puts what it
 /// prints into `*printed`: 0, or the exit code of a failure with its message on stderr.
 /// `options` and `compiled` are the SPIR-V compile's; the CUDA and CPU backends compile
 /// again for their targets.
-int RunOn(std::optional<slope::runtime::Backend> chosen, int device_index, bool via_ptx,
-          bool time, const std::string& file, const slope::run::TestSpec& spec,
-          const std::string& entry, slope::driver::CompileOptions& run_options,
-          slope::driver::CompileResult& run_compiled, Printed* printed) {
+int RunOn(std::optional<slope::runtime::Backend> chosen, int device_index, bool via_ptx, bool time,
+          const std::string& file, const slope::run::TestSpec& spec, const std::string& entry,
+          slope::driver::CompileOptions& run_options, slope::driver::CompileResult& run_compiled,
+          const std::vector<std::string>& specialize, Printed* printed) {
   slope::run::SpecError spec_error;
   std::string error;
   slope::runtime::DeviceOptions device_options;
@@ -158,6 +221,10 @@ int RunOn(std::optional<slope::runtime::Backend> chosen, int device_index, bool 
       return 1;
     }
     code = slope::runtime::KernelCode{{}, {}, run_compiled.binary};
+  }
+  if (!ApplySpecializations(specialize, &run_compiled.reflection, &error)) {
+    std::cerr << "slope-run: error: " << error << "\n";
+    return 1;
   }
   std::ostringstream out;
   slope::runtime::DispatchStats stats;
@@ -263,6 +330,12 @@ int SlopeRunMain(int argc, char** argv) {
   bool via_glsl = false;
   app.add_flag("--via-glsl", via_glsl,
                "compile through the GLSL writer and glslang instead of the SPIR-V writer");
+  std::vector<std::string> specialize;
+  app.add_option("--specialize", specialize,
+                 "ID=VALUE: create the pipeline with specialization constant ID set to VALUE "
+                 "(repeatable; Vulkan only: the CPU and CUDA backends compile the default in)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   bool via_ptx = false;
   app.add_flag("--via-ptx", via_ptx,
                "on the CUDA backend, run the ptx target's output (LLVM's NVPTX backend) "
@@ -390,7 +463,8 @@ int SlopeRunMain(int argc, char** argv) {
         via_glsl && chosen.value_or(slope::runtime::Backend::Vulkan) == slope::runtime::Backend::Vulkan;
     slope::driver::CompileResult run_compiled = !via_glsl || glslang_spirv ? compiled : source_compiled;
     return RunOn(chosen, device_index, via_ptx, time, file, spec,
-                 !via_glsl || glslang_spirv ? entry : source_entry, run_options, run_compiled, out);
+                 !via_glsl || glslang_spirv ? entry : source_entry, run_options, run_compiled,
+                 specialize, out);
   };
   if (!all_backends) {
     Printed out;

@@ -64,6 +64,7 @@ ModuleNames::ModuleNames(const ir::Module& module, std::vector<std::string_view>
     if (members.empty()) members.push_back(member_table.Make("unused"));
   }
   for (const ir::Global* g : module.globals) global_names_[g] = names_.Make(g->Name());
+  for (const ir::Global* g : module.spec_constants) global_names_[g] = names_.Make(g->Name());
   for (const ir::Function* f : module.functions) {
     std::string chosen = function_name ? function_name(*f) : std::string();
     if (!chosen.empty()) {

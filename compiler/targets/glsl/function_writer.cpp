@@ -55,7 +55,8 @@ Expr FunctionWriter::ConstantExpr(const ir::Constant& c) {
 }
 
 Expr FunctionWriter::GlobalExpr(const ir::Global& g) {
-  if (g.IsWorkgroup() || g.IsPrivate() || g.GetType()->IsTexture() || g.GetType()->IsSampler()) {
+  if (g.IsWorkgroup() || g.IsPrivate() || g.IsSpecConstant() || g.GetType()->IsTexture() ||
+      g.GetType()->IsSampler()) {
     return Atom(context_.GlobalName(&g));
   }
   return Member(Atom(context_.GlobalName(&g)), "data");

@@ -157,6 +157,12 @@ std::string WriteGlsl(ir::Module& module, const WriterOptions& options) {
   // GLSL's column_major is HLSL's row_major (GLSL's columns are HLSL's rows); a block's
   // qualifier reaches the matrices of the structs it holds.
   if (options.matrix_layout == ir::MatrixLayout::ColumnMajor) packing += ", row_major";
+  // Specialization constants, every one (the pipeline may set any of them).
+  for (const ir::Global* g : module.spec_constants) {
+    decls.Line("layout(constant_id = " + std::to_string(g->spec_id) + ") const " +
+               context.Declare(g->GetType(), context.GlobalName(g)) + " = " +
+               context.Literal(g->GetType(), g->spec_default->Bits()).text + ";");
+  }
   std::set<const ir::Global*> used = UsedGlobals(functions);
   for (const ir::Global* g : module.globals) {
     if (used.count(g) == 0) continue;

@@ -342,6 +342,24 @@ std::vector<uint32_t> Writer::Run() {
   ext_imports_.Emit(SpvOp::OpExtInstImport, Concat({glsl_ext_}, StringWords("GLSL.std.450")));
   if (options_.debug_sources != nullptr) StartDebugInfo();
   for (const ir::Global* g : module_.globals) DeclareGlobal(g);
+  // Specialization constants: OpSpecConstant* with their default, decorated SpecId.
+  for (const ir::Global* g : module_.spec_constants) {
+    const ir::Type* t = g->GetType();
+    uint32_t type = TypeId(t);
+    uint32_t id = NewId();
+    if (t->IsBool()) {
+      globals_.Emit(
+          g->spec_default->Bits() != 0 ? SpvOp::OpSpecConstantTrue : SpvOp::OpSpecConstantFalse,
+          {type, id});
+    } else {
+      globals_.Emit(SpvOp::OpSpecConstant,
+                    Concat({type, id}, LiteralWords(t, g->spec_default->Bits())));
+    }
+    decorations_.Emit(SpvOp::OpDecorate,
+                      {id, static_cast<uint32_t>(spv::Decoration::SpecId), g->spec_id});
+    names_.Emit(SpvOp::OpName, Concat({id}, NameWords(g->Name())));
+    values_[g] = id;
+  }
   for (const ir::Function* f : module_.functions) function_ids_[f] = NewId();
   for (const ir::Function* f : module_.functions) {
     if (f->is_entry && !options_.entry_points.empty() &&

@@ -415,11 +415,29 @@ bool DeleteStatement(Program& p, Rng& rng) {
   return true;
 }
 
+/// Renames what a copied declaration declares (the name after its type), so that the copy
+/// does not just redefine it.
+void RenameDeclared(std::vector<Tok>& copy) {
+  for (size_t k = 1; k + 1 < copy.size(); ++k) {
+    const Tok& prev = copy[k - 1];
+    const Tok& next = copy[k + 1];
+    if (copy[k].kind != TokKind::Ident || Keywords().count(copy[k].text) != 0) continue;
+    if (!(prev.kind == TokKind::Ident || IsPunct(prev, '>') || IsPunct(prev, ']'))) continue;
+    if (IsPunct(next, '=') || IsPunct(next, ';') || IsPunct(next, '(') || IsPunct(next, '[') ||
+        IsPunct(next, ':') || IsPunct(next, '{') || IsPunct(next, '<')) {
+      copy[k].text += "_c";
+      return;
+    }
+  }
+}
+
 bool DuplicateStatement(Program& p, Rng& rng) {
   size_t l, s;
   if (!PickStatement(p, rng, &l, &s, false)) return false;
   Range r = p.lists[l][s];
-  Splice(p.toks, r.e, r.e, Copy(p.toks, r));
+  std::vector<Tok> copy = Copy(p.toks, r);
+  if (!rng.OneIn(4)) RenameDeclared(copy);
+  Splice(p.toks, r.e, r.e, std::move(copy));
   return true;
 }
 
@@ -448,6 +466,8 @@ bool CopyStatementElsewhere(Program& p, Rng& rng) {
   if (rng.OneIn(3) && at < r.b) {
     // Move rather than copy.
     Splice(p.toks, r.b, r.e, {});
+  } else if (!rng.OneIn(4)) {
+    RenameDeclared(copy);
   }
   Splice(p.toks, at, at, std::move(copy));
   return true;

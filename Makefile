@@ -3,7 +3,7 @@
 #   make test   install missing packages, configure, build, run every test (ctest)
 #   make test SANITIZE=address,undefined   the same under ASan+UBSan (own build folder)
 # Other targets: make build, make bench, make patho, make fuzz, make fuzz-compile,
-# make fuzz-ir, make fuzz-grad, make clean.
+# make fuzz-struct, make fuzz-ir, make fuzz-grad, make clean.
 
 SANITIZE ?=
 JOBS ?= $(shell nproc)
@@ -28,7 +28,7 @@ export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 # threads crashes the leak check itself ("Tracer caught signal 11").
 export LSAN_OPTIONS ?= use_tls=0
 
-.PHONY: all deps configure build test demo bench fuzz fuzz-compile fuzz-ir fuzz-build fuzz-grad patho clean
+.PHONY: all deps configure build test demo bench fuzz fuzz-compile fuzz-struct fuzz-ir fuzz-build fuzz-grad patho clean
 
 all: build
 
@@ -54,15 +54,18 @@ demo: build
 patho: build
 	@python3 tests/patho/patho.py $(BUILD_DIR)/tools/slopec/slopec
 
-# The fuzzers (clang + libFuzzer + ASan/UBSan) for FUZZ_SECONDS in all: the compile
-# fuzzer for half, the IR fuzzer for the other half, each after replaying its saved
-# regressions; `make fuzz-compile` and `make fuzz-ir` run one for all of FUZZ_SECONDS.
+# The fuzzers (clang + libFuzzer + ASan/UBSan) for FUZZ_SECONDS in all: the compile,
+# structure and IR fuzzers for a third each, each after replaying its saved regressions;
+# `make fuzz-compile`, `make fuzz-struct` and `make fuzz-ir` run one for all of FUZZ_SECONDS.
 FUZZ_SECONDS ?= 60
 fuzz: fuzz-build
 	@bash tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS) all
 
 fuzz-compile: fuzz-build
 	@bash tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS) compile
+
+fuzz-struct: fuzz-build
+	@bash tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS) struct
 
 fuzz-ir: fuzz-build
 	@bash tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS) ir
@@ -72,7 +75,7 @@ fuzz-build: deps
 	@CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DSLOPE_FUZZ=ON -DSLOPE_WERROR=OFF -DSLOPE_ENABLE_VULKAN=OFF > build-fuzz/configure.log 2>&1 || \
 	  { cat build-fuzz/configure.log; exit 1; }
-	@cmake --build build-fuzz -j $(JOBS) --target slope_compile_fuzzer slope_ir_fuzzer
+	@cmake --build build-fuzz -j $(JOBS) --target slope_compile_fuzzer slope_struct_fuzzer slope_ir_fuzzer
 
 # The gradient fuzzer for FUZZ_SECONDS on fresh seeds (CI runs a fixed round: ctest fuzz/grad);
 # failing programs, reduced, go to $(BUILD_DIR)/fuzz-grad/. FUZZ_SEED=N starts at seed N.

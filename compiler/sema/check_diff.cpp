@@ -196,8 +196,19 @@ bool Checker::CheckDiffOperand(ast::DiffExpr* expr) {
   }
   if (!CheckAccess(decl, name->range)) return false;
   name->decl = decl;
+  bool intrinsic = false;
   for (const ast::FuncDecl* f : OverloadsOf(static_cast<ast::FuncDecl*>(decl))) {
+    // A built-in has no body to differentiate: its derivative rule applies to calls.
+    if (f->intrinsic_op >= 0 && f->body == nullptr) {
+      intrinsic = true;
+      continue;
+    }
     if (IsDifferentiableFunction(f)) return true;
+  }
+  if (intrinsic) {
+    diags_.Report(DiagId::UnsupportedConstruct, name->range,
+                  std::string(op) + " of the built-in function '" + name->name + "'", "is");
+    return false;
   }
   diags_.Report(DiagId::DiffOfNonDifferentiable, name->range, op, name->name)
       .Note(DiagId::DeclaredHere, decl->name_range, decl->name);
@@ -246,6 +257,11 @@ bool Checker::CheckDiffMethodOperand(ast::DiffExpr* expr, ast::MemberExpr* membe
     return false;
   }
   for (const Candidate& c : methods) {
+    if (c.func->intrinsic_op >= 0 && c.func->body == nullptr) {
+      diags_.Report(DiagId::UnsupportedConstruct, member->member_range,
+                    std::string(op) + " of the built-in method '" + member->member + "'", "is");
+      return false;
+    }
     if (!IsDifferentiableFunction(c.func)) continue;
     if (owner == nullptr && c.func->this_param == nullptr) {
       // `obj.staticMethod`: the object only names its type.

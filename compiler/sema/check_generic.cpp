@@ -926,6 +926,7 @@ bool Checker::ResolveCall(ast::CallExpr* call, const std::vector<Candidate>& can
   const Candidate* constraint_failure = nullptr;
   Subst failed_bindings;
   bool inference_failed = false;
+  bool too_many_explicit = false;  // more explicit generic arguments than parameters
   PackSplit split_failure = PackSplit::kFits;
   std::vector<const Type*> arg_types;
   for (const Candidate& cand : candidates) {
@@ -943,7 +944,10 @@ bool Checker::ResolveCall(ast::CallExpr* call, const std::vector<Candidate>& can
     std::vector<const Type*> own(f->generic_context.begin() + static_cast<long>(f->own_generic_begin),
                                  f->generic_context.end());
     Subst bindings = cand.context;
-    if (!BindExplicitPackArgs(own, explicit_args, &bindings)) continue;
+    if (!BindExplicitPackArgs(own, explicit_args, &bindings)) {
+      too_many_explicit = true;
+      continue;
+    }
     if (!variadic) JoinNumericArgs(f, own, call, &bindings);
     // Parameters whose type mentions the function's own generic parameters bind them
     // from the argument types; the others accept conversions as usual.
@@ -1013,6 +1017,13 @@ bool Checker::ResolveCall(ast::CallExpr* call, const std::vector<Candidate>& can
     }
     if (candidates.size() == 1 && VariadicParamCount(candidates[0].func) == 0) {
       ast::FuncDecl* f = candidates[0].func;
+      if (too_many_explicit) {
+        diags_
+            .Report(DiagId::GenericArgCount, call->range, name,
+                    f->generic_context.size() - f->own_generic_begin, explicit_args.size())
+            .Note(DiagId::DeclaredHere, f->name_range, f->name);
+        return false;
+      }
       if (call->args.size() > f->params.size() || call->args.size() < RequiredParams(f)) {
         size_t expected = call->args.size() > f->params.size() ? f->params.size() : RequiredParams(f);
         diags_.Report(DiagId::WrongArgumentCount, call->range, name, expected, call->args.size())

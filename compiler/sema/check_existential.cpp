@@ -38,8 +38,64 @@ bool HoldsInterface(TypeContext& types, const Type* t, const Type* iface, int de
 }
 }  // namespace
 
+namespace {
+
+bool AssignsName(const ast::Expr* e, const std::string& name) {
+  if (e == nullptr) return false;
+  if (e->kind == ast::ExprKind::Assign) {
+    auto* a = static_cast<const ast::AssignExpr*>(e);
+    return a->lhs->kind == ast::ExprKind::Name &&
+           static_cast<const ast::NameExpr*>(a->lhs)->name == name;
+  }
+  if (e->kind == ast::ExprKind::Binary) {  // `a = x, b = y`
+    auto* b = static_cast<const ast::BinaryExpr*>(e);
+    return b->op == ast::OpKind::Comma && (AssignsName(b->lhs, name) || AssignsName(b->rhs, name));
+  }
+  return false;
+}
+
+/// Whether a statement of `s` assigns to a variable called `name` (`name = value;`).
+bool AssignsName(const ast::Stmt* s, const std::string& name) {
+  if (s == nullptr) return false;
+  switch (s->kind) {
+    case ast::StmtKind::Block:
+      for (const ast::Stmt* inner : static_cast<const ast::BlockStmt*>(s)->stmts) {
+        if (AssignsName(inner, name)) return true;
+      }
+      return false;
+    case ast::StmtKind::Expr:
+      return AssignsName(static_cast<const ast::ExprStmt*>(s)->expr, name);
+    case ast::StmtKind::If: {
+      auto* i = static_cast<const ast::IfStmt*>(s);
+      return AssignsName(i->then_stmt, name) || AssignsName(i->else_stmt, name);
+    }
+    case ast::StmtKind::For: {
+      auto* f = static_cast<const ast::ForStmt*>(s);
+      return AssignsName(f->init, name) || AssignsName(f->step, name) || AssignsName(f->body, name);
+    }
+    case ast::StmtKind::While:
+      return AssignsName(static_cast<const ast::WhileStmt*>(s)->body, name);
+    case ast::StmtKind::DoWhile:
+      return AssignsName(static_cast<const ast::DoWhileStmt*>(s)->body, name);
+    case ast::StmtKind::Switch:
+      return AssignsName(static_cast<const ast::SwitchStmt*>(s)->body, name);
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
 void Checker::CheckInterfaceLocal(ast::VarDecl* var) {
   const Type* iface = var->type;
+  if (var->init != nullptr && !var->is_let && current_function_ != nullptr &&
+      AssignsName(current_function_->body, var->name)) {
+    // `IAnimal a = dog; ... a = bird;`: the local holds values of several conforming
+    // types, so it is an interface-typed value whose type is chosen at run time.
+    var->init = CheckAs(var->init, iface);
+    Declare(var);
+    return;
+  }
   if (var->init != nullptr) {
     var->init = CheckExpr(var->init);
     var->type = var->init->type;

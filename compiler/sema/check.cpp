@@ -39,6 +39,14 @@ const Type* LookupBuiltinTypeName(TypeContext& types, std::string_view name) {
       {"uint16_t", Which::Sized, TypeKind::UInt, 16},
       {"uint32_t", Which::UInt},
       {"uint64_t", Which::Sized, TypeKind::UInt, 64},
+      // HLSL's minimum-precision types: at least that precision, so the 32-bit type
+      // computes what they may compute.
+      {"min16float", Which::Float},
+      {"min10float", Which::Float},
+      {"min16int", Which::Int},
+      {"min12int", Which::Int},
+      {"min16uint", Which::UInt},
+      {"dword", Which::UInt},
   };
   auto scalar = [&types](const ScalarName& s) -> const Type* {
     switch (s.which) {

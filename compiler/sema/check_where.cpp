@@ -127,22 +127,32 @@ void Checker::DropShadowedCoreDecls(std::vector<ast::Decl*>& decls) {
       hidden_names.insert(decl->name);
     }
   }
+  // Which yielding declarations are hidden is decided for all of them before any loses
+  // its marker (overloads of one name yield together).
+  std::vector<bool> shadowed_at(decls.size(), false);
+  for (size_t i = 0; i < decls.size(); ++i) {
+    ast::Decl* decl = decls[i];
+    if (decl->FindAttribute("__yield_to_user") == nullptr) continue;
+    if (decl->kind == ast::DeclKind::Extension) {
+      // An extension that conforms a type to a hidden declaration goes with it.
+      for (const ast::TypeExpr* base : static_cast<ast::AggregateDecl*>(decl)->bases) {
+        shadowed_at[i] = shadowed_at[i] || hidden_names.count(base->name) != 0;
+      }
+    } else {
+      shadowed_at[i] = hidden(decl);
+    }
+  }
   std::vector<ast::Decl*> kept;
-  for (ast::Decl* decl : decls) {
+  for (size_t i = 0; i < decls.size(); ++i) {
+    ast::Decl* decl = decls[i];
     if (decl->FindAttribute("__yield_to_user") == nullptr) {
       kept.push_back(decl);
       continue;
     }
-    bool shadowed = false;
-    if (decl->kind == ast::DeclKind::Extension) {
-      // An extension that conforms a type to a hidden declaration goes with it.
-      for (const ast::TypeExpr* base : static_cast<ast::AggregateDecl*>(decl)->bases) {
-        shadowed = shadowed || hidden_names.count(base->name) != 0;
-      }
-    } else {
-      shadowed = hidden(decl);
-    }
-    decl->attributes.clear();
+    bool shadowed = shadowed_at[i];
+    // The marker goes; the declaration's other attributes ([Differentiable], ...) stay.
+    std::erase_if(decl->attributes,
+                  [](const ast::Attribute& a) { return a.name == "__yield_to_user"; });
     if (!shadowed) {
       kept.push_back(decl);
       core_yielding_[decl->name] = decl;

@@ -278,6 +278,8 @@ const ir::Type* Lowerer::LowerType(const sema::Type* t) {
       break;
     case sema::TypeKind::Error: SLOPE_ICE("error type reached lowering");
     case sema::TypeKind::Pack: SLOPE_ICE("a type pack reached LowerType: " + t->Name());
+    case sema::TypeKind::InitList:
+      SLOPE_ICE("an untyped initializer list reached LowerType");
     case sema::TypeKind::Interface: result = ExistentialType(t); break;
     case sema::TypeKind::GenericParam:
     case sema::TypeKind::AssocType:

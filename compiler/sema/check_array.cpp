@@ -213,7 +213,8 @@ ast::Expr* Checker::CheckInitList(ast::InitListExpr* list, const Type* target) {
       total += e->type->Components();
     }
     uint32_t want = target->IsMatrix() ? target->Rows() * target->Cols() : target->Count();
-    if (components && !flat.empty()) {
+    if (components) {
+      // `float2 v = {};` is the zero vector, as Slang's default initialization.
       for (; total < want; ++total) {
         flat.push_back(CheckExpr(ctx_.New<ast::IntLiteralExpr>(list->range, 0, false)));
       }

@@ -71,6 +71,22 @@ ast::Expr* Checker::CheckGenericConversion(ast::CallExpr* call, const Type* type
 }
 
 ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
+  uint32_t errors = diags_.ErrorCount();
+  ast::Expr* checked = CheckCallArgsAndCallee(call);
+  // An initializer-list argument takes its type from the parameter overload resolution
+  // chose; one that no parameter typed (a built-in, a constructor) cannot stand alone.
+  for (ast::Expr* arg : call->args) {
+    if (arg->type != types_.InitList()) continue;
+    if (diags_.ErrorCount() == errors) {
+      diags_.Report(DiagId::InitListNeedsType, arg->range);
+    }
+    arg->type = types_.Error();
+    checked->type = types_.Error();
+  }
+  return checked;
+}
+
+ast::Expr* Checker::CheckCallArgsAndCallee(ast::CallExpr* call) {
   // The built-in `printf` (unless the program declares its own): its format is a string.
   if (call->callee->kind == ast::ExprKind::Name &&
       static_cast<ast::NameExpr*>(call->callee)->name == "printf" && Lookup("printf") == nullptr) {
@@ -123,6 +139,12 @@ ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
       bool untyped = false;
       for (const ast::VarDecl* p : lambda->params) untyped = untyped || p->name.empty();
       if (untyped) lambda_param_hint_ = LambdaParamHint(call, i, lambda->params.size());
+    }
+    if (arg->kind == ast::ExprKind::InitList) {
+      // `f({1, 2})`: the list is checked against the parameter's type once overload
+      // resolution has chosen it (Coerce).
+      arg->type = types_.InitList();
+      continue;
     }
     // `f(expand each v)`: a pack of values for a variadic parameter.
     arg = arg->kind == ast::ExprKind::Pack ? CheckPackExpr(static_cast<ast::PackExpr*>(arg), true)

@@ -954,7 +954,8 @@ bool Checker::ResolveCall(ast::CallExpr* call, const std::vector<Candidate>& can
     bool ok = true;
     for (size_t i = 0; i < nargs && ok; ++i) {
       const Type* pattern = types_.Substitute(f->params[i]->type, bindings);
-      if (pattern->IsDependent()) {
+      // An initializer list binds nothing: it takes the type the others infer.
+      if (pattern->IsDependent() && arg_types[i] != types_.InitList()) {
         Subst own_bindings;
         if (types_.Unify(pattern, arg_types[i], own, &own_bindings)) {
           for (auto& [p, t] : own_bindings) bindings[p] = t;
@@ -983,7 +984,9 @@ bool Checker::ResolveCall(ast::CallExpr* call, const std::vector<Candidate>& can
       const Type* pt = types_.Substitute(f->params[i]->type, bindings);
       v.param_types.push_back(pt);
       if (i >= nargs) continue;  // a default value
-      int c = PackConversionCost(arg_types[i], pt);
+      int c = call->args.size() == nargs && call->args[i]->kind == ast::ExprKind::InitList
+                  ? InitListCost(static_cast<const ast::InitListExpr*>(call->args[i]), pt)
+                  : PackConversionCost(arg_types[i], pt);
       v.cost = c >= kNoConversion ? kNoConversion : v.cost + c;
     }
     if (v.cost >= kNoConversion) continue;
@@ -1035,7 +1038,11 @@ bool Checker::ResolveCall(ast::CallExpr* call, const std::vector<Candidate>& can
             .Note(DiagId::DeclaredHere, f->name_range, f->name);
         return false;
       }
+      // An initializer list that fits no parameter is the error to show.
+      bool list = false;
+      for (const ast::Expr* a : call->args) list = list || a->type == types_.InitList();
       for (size_t i = 0; i < call->args.size(); ++i) {
+        if (list && call->args[i]->type != types_.InitList()) continue;
         call->args[i] = Coerce(call->args[i], types_.Substitute(f->params[i]->type, candidates[0].context));
       }
       return false;

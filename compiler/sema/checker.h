@@ -78,6 +78,9 @@ class Checker {
   int ConversionCost(const Type* from, const Type* to) const;
   /// ConversionCost, element by element between concrete packs of one length.
   int PackConversionCost(const Type* from, const Type* to) const;
+  /// The cost of passing the initializer list `list` for a parameter of type `to`
+  /// (kNoConversion when the list cannot initialize one).
+  int InitListCost(const ast::InitListExpr* list, const Type* to) const;
   /// Wraps `expr` in an ImplicitCastExpr to `to` (reporting when impossible).
   ast::Expr* Coerce(ast::Expr* expr, const Type* to);
   /// Converts explicitly (casts, constructors): lossy conversions without a warning.
@@ -94,6 +97,7 @@ class Checker {
 
   // check_call.cpp
   ast::Expr* CheckCall(ast::CallExpr* call);
+  ast::Expr* CheckCallArgsAndCallee(ast::CallExpr* call);
 
   // check_struct.cpp
   /// Creates the types of the module's structs and sorts their members (before globals).

@@ -73,11 +73,18 @@ bool IsCoreStruct(const std::map<std::string, ast::Decl*>& core, const Type* t, 
 
 /// Above every numeric conversion: an overload taking T wins over one taking Optional<T>.
 constexpr int kOptionalCost = 200;
+/// An initializer list argument initializing a parameter: costlier than numeric
+/// conversions, so that `f(float3)` and `f(S)` are told apart by the other arguments.
+constexpr int kInitListCost = 50;
 }  // namespace
 
 int Checker::ConversionCost(const Type* from, const Type* to) const {
   if (from == to) return 0;
   if (from->IsError() || to->IsError()) return 0;
+  if (from->Kind() == TypeKind::InitList) {
+    bool aggregate = to->IsStruct() || to->IsArray() || to->IsVector() || to->IsMatrix();
+    return aggregate && !to->IsDependent() ? kInitListCost : kNoConversion;
+  }
   // `none` converts to every Optional<T>, and a value to the Optional of its type (or of
   // a type it converts to), as in Slang.
   if (IsCoreStruct(core_yielding_, to, "Optional")) {
@@ -139,8 +146,31 @@ bool LiteralFits(const ast::Expr* expr, const Type* to) {
 }
 }  // namespace
 
+int Checker::InitListCost(const ast::InitListExpr* list, const Type* to) const {
+  int cost = ConversionCost(types_.InitList(), to);
+  if (cost >= kNoConversion) return kNoConversion;
+  // Each element gives at least one component or field: a list longer than the type
+  // cannot initialize it (`f(float2)` does not take `{1, 2, 3}`).
+  size_t n = list->elements.size();
+  if (to->IsVector() && n > to->Count()) return kNoConversion;
+  if (to->IsMatrix() && n > to->Rows() * to->Cols()) return kNoConversion;
+  if (to->IsArray() && to->Count() != 0 && n > to->Count()) return kNoConversion;
+  // Of `f(float2)` and `f(float3)`, `{x, y}` picks the one it fills without zeros.
+  size_t want = to->IsMatrix() ? to->Rows() : to->IsVector() || to->IsArray() ? to->Count() : n;
+  return cost + static_cast<int>(want > n ? want - n : 0);
+}
+
 ast::Expr* Checker::Coerce(ast::Expr* expr, const Type* to) {
   const Type* from = expr->type;
+  if (expr->kind == ast::ExprKind::InitList && from == types_.InitList()) {
+    if (to->IsDependent() && !to->IsError()) {
+      // A parameter of a generic type the other arguments did not fix: no type to take.
+      diags_.Report(diag::DiagId::InitListNeedsType, expr->range);
+      expr->type = types_.Error();
+      return expr;
+    }
+    return CheckInitList(static_cast<ast::InitListExpr*>(expr), to);
+  }
   if (from == to || from->IsError() || to->IsError()) return expr;
   if (ConversionCost(from, to) == kNoConversion) {
     if (from->IsVoid()) {

@@ -23,6 +23,8 @@ std::string DisplayedName(std::string name) {
 std::string Type::Name() const {
   switch (kind_) {
     case TypeKind::Error: return "<error>";
+    case TypeKind::InitList:
+      return "initializer list";
     case TypeKind::Void: return "void";
     case TypeKind::Bool: return "bool";
     case TypeKind::Int: return width_ == 32 ? "int" : "int" + std::to_string(width_) + "_t";
@@ -89,6 +91,7 @@ std::string Type::Name() const {
 
 TypeContext::TypeContext() {
   error_ = Make(TypeKind::Error, nullptr, 1, false);
+  init_list_ = Make(TypeKind::InitList, nullptr, 1, false);
   void_ = Make(TypeKind::Void, nullptr, 1, false);
   bool_ = Make(TypeKind::Bool, nullptr, 1, false);
   int_ = Make(TypeKind::Int, nullptr, 1, false, 32);

@@ -115,15 +115,15 @@ struct EnumInfo {
 };
 
 enum class TypeKind : uint8_t {
-  Error,   ///< the type of an expression that already produced an error
+  Error,  ///< the type of an expression that already produced an error
   Void,
   Bool,
-  Int,     ///< signed integer of Width() bits (8, 16, 32 or 64)
-  UInt,    ///< unsigned integer of Width() bits (8, 16, 32 or 64)
-  Float,   ///< IEEE floating point of Width() bits (16, 32 or 64)
-  Vector,  ///< 2..4 elements of a scalar type
-  Buffer,  ///< StructuredBuffer<T> / RWStructuredBuffer<T>
-  Struct,  ///< a user-defined struct; Info() describes it, Args() its generic arguments
+  Int,           ///< signed integer of Width() bits (8, 16, 32 or 64)
+  UInt,          ///< unsigned integer of Width() bits (8, 16, 32 or 64)
+  Float,         ///< IEEE floating point of Width() bits (16, 32 or 64)
+  Vector,        ///< 2..4 elements of a scalar type
+  Buffer,        ///< StructuredBuffer<T> / RWStructuredBuffer<T>
+  Struct,        ///< a user-defined struct; Info() describes it, Args() its generic arguments
   GenericParam,  ///< a generic parameter; Generic() describes it
   Interface,     ///< an interface applied to Args(); Iface() describes it
   AssocType,     ///< Base().Assoc(): an associated type of a type not yet known
@@ -140,6 +140,9 @@ enum class TypeKind : uint8_t {
   /// elements. Abstract, `expand P`: PackPattern() is P, a type naming the pack
   /// parameters Args() (`each T` is T itself inside P); it becomes concrete once they are.
   Pack,
+  /// The type of an initializer list passed as a call argument before overload
+  /// resolution gives it the parameter's type (`f({1, 2})`); no value has it after sema.
+  InitList,
 };
 
 class Type {
@@ -265,6 +268,8 @@ class TypeContext {
   TypeContext();
 
   const Type* Error() const { return error_; }
+  /// The type of a call argument `{...}` until overload resolution picks its type.
+  const Type* InitList() const { return init_list_; }
   const Type* Void() const { return void_; }
   const Type* Bool() const { return bool_; }
   const Type* Int() const { return int_; }
@@ -418,6 +423,7 @@ class TypeContext {
   std::map<int64_t, const Type*> int_values_;
   int conformance_depth_ = 0;
   const Type* error_;
+  const Type* init_list_;
   const Type* void_;
   const Type* bool_;
   const Type* int_;

@@ -314,7 +314,10 @@ const Type* Checker::DifferentialOf(const Type* t) {
   if (t->IsNumericLike()) return t;
   if (t->IsArray()) {
     const Type* element = DifferentialOf(t->Element());
-    return element == nullptr ? nullptr : types_.Array(element, t->Count());
+    if (element == nullptr) return nullptr;
+    // `float[N]` of a generic struct keeps its length parameter.
+    return t->LengthParam() != nullptr ? types_.ArrayOfParam(element, t->LengthParam())
+                                       : types_.Array(element, t->Count());
   }
   if (!t->IsStruct()) {
     // A generic parameter or associated type: its `Differential`, known once specialized.
@@ -333,9 +336,16 @@ const Type* Checker::DifferentialOf(const Type* t) {
 void Checker::SynthesizeDifferentials() {
   const Type* iface = DifferentiableInterface();
   if (iface == nullptr) return;
+  // `struct S : ILayer` with `interface ILayer : IDifferentiable` declares it too.
   auto declares = [&](const Type* t) {
-    for (const Type* b : t->Info()->bases) {
-      if (b->IsInterface() && b->Iface() == iface->Iface()) return true;
+    std::vector<const Type*> pending(t->Info()->bases.begin(), t->Info()->bases.end());
+    std::set<const InterfaceInfo*> seen;
+    while (!pending.empty()) {
+      const Type* b = pending.back();
+      pending.pop_back();
+      if (!b->IsInterface() || !seen.insert(b->Iface()).second) continue;
+      if (b->Iface() == iface->Iface()) return true;
+      pending.insert(pending.end(), b->Iface()->bases.begin(), b->Iface()->bases.end());
     }
     return false;
   };

@@ -472,7 +472,9 @@ const Type* TypeContext::ResolveAssoc(const Type* t, const ast::AssociatedTypeDe
   if (t->IsArray() && differentiable_ != nullptr && assoc->name == "Differential" &&
       Conforms(t, differentiable_)) {
     const Type* element = ResolveAssoc(t->Element(), assoc);
-    return element != nullptr ? Array(element, t->Count()) : nullptr;
+    if (element == nullptr) return nullptr;
+    return t->LengthParam() != nullptr ? ArrayOfParam(element, t->LengthParam())
+                                       : Array(element, t->Count());
   }
   for (auto& [ext, bindings] : ExtensionsOf(t)) {
     if (const Type* r = find(ext->type_members, bindings)) return r;

@@ -624,6 +624,13 @@ struct GenericParamDecl : Decl {
     TypeExpr* constraint;
   };
   std::vector<MemberConstraint> member_constraints;
+  /// `where T.Assoc == float`: an associated type of the parameter and the type it is.
+  struct MemberEquality {
+    std::string member;  ///< "Assoc"
+    TypeExpr* subject;   ///< `T.Assoc` as written
+    TypeExpr* type;
+  };
+  std::vector<MemberEquality> member_equalities;
   const sema::Type* type = nullptr;  ///< sema: the parameter as a type
   GenericParamDecl(std::string n, SourceRange r) : Decl(DeclKind::GenericParam, std::move(n), r) {}
 };
@@ -633,6 +640,7 @@ struct GenericParamDecl : Decl {
 struct WhereClause {
   TypeExpr* subject = nullptr;
   std::vector<TypeExpr*> constraints;
+  TypeExpr* equals = nullptr;  ///< `where T.Assoc == float`: the type (no constraints)
 };
 
 /// `T.maxValue` reads a `static const` member required by an interface through the static

@@ -165,12 +165,11 @@ void Parser::ParseWhereClauses(std::vector<ast::WhereClause>& out) {
       ast::WhereClause clause;
       clause.subject = ParseType();
       if (clause.subject != nullptr && At(TokenKind::EqualEqual)) {
-        // `where T.Element == float` (Slang's type equality constraints): named, and
-        // skipped whole so that the rest of the declaration parses.
-        source::SourceLoc begin = clause.subject->range.begin;
+        // `where T.Element == float`: Slang's type equality constraint.
         Advance();
-        if (ParseType() == nullptr) return;
-        Unsupported(From(begin), "type equality constraints in 'where' clauses");
+        clause.equals = ParseType();
+        if (clause.equals == nullptr) return;
+        out.push_back(std::move(clause));
         continue;
       }
       if (clause.subject == nullptr || !Expect(TokenKind::Colon)) return;

@@ -187,6 +187,52 @@ void Checker::ResolveConstraints(const std::vector<const Type*>& params) {
       if (m != nullptr) p->Generic()->assoc_constraints.push_back({assoc, m});
     }
   }
+  // `where T.Assoc == type`: from here on T.Assoc is that type. Resolved once every
+  // parameter has its constraints: `where A.Value == B.Value` names B's.
+  for (const Type* p : params) {
+    ast::GenericParamDecl* decl = p->Generic()->decl;
+    if (decl == nullptr) continue;
+    for (const ast::GenericParamDecl::MemberEquality& me : decl->member_equalities) {
+      const ast::AssociatedTypeDecl* assoc =
+          FindAssociatedType(p->Generic()->constraints, me.member);
+      if (assoc == nullptr) {
+        diags_.Report(DiagId::NoSuchAssociatedType, me.subject->range, p->Generic()->name,
+                      me.member);
+        continue;
+      }
+      const Type* t = ResolveType(me.type);
+      if (!t->IsError()) EquateAssoc(types_.AssocOf(p, assoc), t, me.subject->range);
+    }
+  }
+}
+
+void Checker::EquateAssoc(const Type* a, const Type* b, source::SourceRange range) {
+  // Each side stands for what earlier equalities made it: `where A.V == B.V where
+  // A.V == float` makes both float. An associated type of a parameter not yet equated
+  // takes the other side; two different known types conflict.
+  auto canonical = [&](const Type* t) {
+    for (int steps = 0;
+         steps < 64 && t->Kind() == TypeKind::AssocType && t->Base()->IsGenericParam(); ++steps) {
+      auto& equal = t->Base()->Generic()->assoc_equalities;
+      auto it = equal.find(t->Assoc());
+      if (it == equal.end() || it->second == t) break;
+      t = it->second;
+    }
+    return t;
+  };
+  a = canonical(a);
+  b = canonical(b);
+  if (a == b) return;
+  auto open = [](const Type* t) {
+    return t->Kind() == TypeKind::AssocType && t->Base()->IsGenericParam();
+  };
+  if (open(a)) {
+    a->Base()->Generic()->assoc_equalities[a->Assoc()] = b;
+  } else if (open(b)) {
+    b->Base()->Generic()->assoc_equalities[b->Assoc()] = a;
+  } else {
+    diags_.Report(DiagId::TypeEqualityConflict, range, a->Name(), b->Name());
+  }
 }
 
 void Checker::DeclareInterfaces(const std::vector<ast::Decl*>& decls) {
@@ -595,6 +641,20 @@ bool Checker::CheckConstraintsOf(const Type* p, const Type* bound, const Subst& 
     std::string subject = p->Generic()->name + "." + assoc->name;
     auto builder = diags_.Report(DiagId::ConstraintNotSatisfied, range, witness->Name(),
                                  required->Name(), subject, owner);
+    note(builder);
+  }
+  for (auto& [assoc, equal] : p->Generic()->assoc_equalities) {
+    const Type* witness = types_.ResolveAssoc(bound, assoc);
+    const Type* required = types_.Substitute(equal, bindings);
+    if (witness == nullptr || witness == required || witness->IsError() || required->IsError()) {
+      continue;
+    }
+    ok = false;
+    if (!report) return false;
+    std::string subject = p->Generic()->name + "." + assoc->name;
+    auto builder =
+        diags_.Report(DiagId::TypeEqualityNotSatisfied, range, bound->Name() + "." + assoc->name,
+                      witness->Name(), required->Name(), subject, equal->Name(), owner);
     note(builder);
   }
   return ok;

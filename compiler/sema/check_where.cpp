@@ -51,6 +51,16 @@ void Checker::AttachWhereClauses(const std::vector<ast::Decl*>& decls,
                     const std::vector<ast::GenericParamDecl*>& params, const std::string& owner) {
     for (ast::WhereClause& clause : clauses) {
       ast::TypeExpr* subject = clause.subject;
+      if (clause.equals != nullptr) {
+        // `where T.Assoc == type`: the associated type is that type inside the declaration.
+        std::string member;
+        if (ast::GenericParamDecl* of = MemberSubject(params, subject, &member)) {
+          of->member_equalities.push_back({member, subject, clause.equals});
+        } else {
+          diags_.Report(DiagId::TypeEqualitySubject, subject->range, subject->name);
+        }
+        continue;
+      }
       ast::GenericParamDecl* p = subject->type_args.empty() && subject->value_args.empty() &&
                                          subject->array_dims.empty()
                                      ? FindParam(params, subject->name)

@@ -278,6 +278,8 @@ class Checker {
   void GroupBaseInitializers(ast::InitListExpr* list, const Type* target);
   /// The associated type called `name` of the interfaces `constraints` (and those they
   /// inherit), or null (sema/check_generic.cpp).
+  /// `where A.Assoc == b`: records that the associated type `a` is `b` (check_generic.cpp).
+  void EquateAssoc(const Type* a, const Type* b, source::SourceRange range);
   const ast::AssociatedTypeDecl* FindAssociatedType(const std::vector<const Type*>& constraints,
                                                     const std::string& name);
   /// `T(x)` / `T.Value(x)` for a generic type `type`: a conversion when it is arithmetic.

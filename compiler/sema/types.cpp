@@ -311,6 +311,21 @@ const Type* TypeContext::RowOf(const Type* m) {
 }
 
 const Type* TypeContext::AssocOf(const Type* base, const ast::AssociatedTypeDecl* assoc) {
+  if (base->IsGenericParam()) {
+    auto equal = base->Generic()->assoc_equalities.find(assoc);
+    if (equal != base->Generic()->assoc_equalities.end()) {
+      // `where A.V == B.V where B.V == float`: A.V is float (chains are short and
+      // acyclic: sema equates each associated type once).
+      const Type* t = equal->second;
+      for (int steps = 0;
+           steps < 64 && t->Kind() == TypeKind::AssocType && t->Base()->IsGenericParam(); ++steps) {
+        auto next = t->Base()->Generic()->assoc_equalities.find(t->Assoc());
+        if (next == t->Base()->Generic()->assoc_equalities.end() || next->second == t) break;
+        t = next->second;
+      }
+      return t;
+    }
+  }
   if (base->IsGenericParam() && assoc->name == "Differential") {
     auto owner = assoc_owners_.find(assoc);
     if (owner != assoc_owners_.end() && owner->second->name == "IDifferentiable" &&

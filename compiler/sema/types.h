@@ -68,6 +68,8 @@ struct GenericParamInfo {
   std::vector<const Type*> constraints;   ///< Interface types it conforms to
   /// `where T.Assoc : IFoo`: an associated type of the parameter and an interface.
   std::vector<std::pair<const ast::AssociatedTypeDecl*, const Type*>> assoc_constraints;
+  /// `where T.Assoc == float`: T.Assoc is that type wherever T is in scope (AssocOf).
+  std::map<const ast::AssociatedTypeDecl*, const Type*> assoc_equalities;
   const Type* value_type = nullptr;       ///< `let N : int`: the value's type (int or uint)
   bool is_pack = false;                   ///< `each T`: a pack of types
   /// `T = float`, `let N : int = 4`: the argument when none is given or inferred; it

@@ -176,7 +176,7 @@ class Device {
 
   /// Creates a texture of `desc` with unspecified contents, usable as the kind of texture
   /// `desc.storage` says. Fails naming the format or feature the device lacks; backends
-  /// without textures (CUDA and CPU for now) always fail.
+  /// without textures (CUDA for now) always fail.
   virtual std::unique_ptr<Texture> CreateTexture(const TextureDesc& desc, std::string* error) {
     (void)desc;
     *error = std::string("textures are not supported on the ") + BackendName(GetBackend()) +

@@ -36,7 +36,7 @@ SlopeCpuSampler Sampler(bool linear, uint32_t address) {
 }
 
 /// Component 0 of a float-texel operation.
-float Run(const CpuTexture& t, const SlopeCpuSampler* s, T op, const SlopeCpuTexelQuery& q,
+float Apply(const CpuTexture& t, const SlopeCpuSampler* s, T op, const SlopeCpuTexelQuery& q,
           int component = 0) {
   uint32_t out[4];
   slope_cpu_texture(&t.View(), s, static_cast<uint32_t>(op), &q, out);
@@ -64,36 +64,36 @@ TEST(CpuTextureTest, FiltersAndAddresses) {
   SlopeCpuSampler nearest_clamp = Sampler(false, 0), linear_clamp = Sampler(true, 0);
   SlopeCpuSampler linear_wrap = Sampler(true, 1), nearest_mirror = Sampler(false, 2);
   SlopeCpuSampler nearest_wrap = Sampler(false, 1);
-  EXPECT_EQ(Run(*t, &nearest_clamp, T::SampleLevel, At(0.375f)), 20);
-  EXPECT_EQ(Run(*t, &linear_clamp, T::SampleLevel, At(0.375f)), 20);
+  EXPECT_EQ(Apply(*t, &nearest_clamp, T::SampleLevel, At(0.375f)), 20);
+  EXPECT_EQ(Apply(*t, &linear_clamp, T::SampleLevel, At(0.375f)), 20);
   // u = 0.5: 4u - 0.5 = 1.5, half way between 20 and 30.
-  EXPECT_EQ(Run(*t, &linear_clamp, T::SampleLevel, At(0.5f)), 25);
+  EXPECT_EQ(Apply(*t, &linear_clamp, T::SampleLevel, At(0.5f)), 25);
   // u = 0.4375: 1.25: 0.75 * 20 + 0.25 * 30.
-  EXPECT_EQ(Run(*t, &linear_clamp, T::SampleLevel, At(0.4375f)), 22.5f);
+  EXPECT_EQ(Apply(*t, &linear_clamp, T::SampleLevel, At(0.4375f)), 22.5f);
   // u = 0: -0.5 blends texels -1 and 0: clamped 10 and 10, wrapped 40 and 10.
-  EXPECT_EQ(Run(*t, &linear_clamp, T::SampleLevel, At(0.0f)), 10);
-  EXPECT_EQ(Run(*t, &linear_wrap, T::SampleLevel, At(0.0f)), 25);
+  EXPECT_EQ(Apply(*t, &linear_clamp, T::SampleLevel, At(0.0f)), 10);
+  EXPECT_EQ(Apply(*t, &linear_wrap, T::SampleLevel, At(0.0f)), 25);
   // u = 1.125 is texel 4: wrapped texel 0, mirrored texel 3; u = -0.125 is texel -1:
   // wrapped 3, mirrored 0.
-  EXPECT_EQ(Run(*t, &nearest_wrap, T::SampleLevel, At(1.125f)), 10);
-  EXPECT_EQ(Run(*t, &nearest_mirror, T::SampleLevel, At(1.125f)), 40);
-  EXPECT_EQ(Run(*t, &nearest_wrap, T::SampleLevel, At(-0.125f)), 40);
-  EXPECT_EQ(Run(*t, &nearest_mirror, T::SampleLevel, At(-0.125f)), 10);
+  EXPECT_EQ(Apply(*t, &nearest_wrap, T::SampleLevel, At(1.125f)), 10);
+  EXPECT_EQ(Apply(*t, &nearest_mirror, T::SampleLevel, At(1.125f)), 40);
+  EXPECT_EQ(Apply(*t, &nearest_wrap, T::SampleLevel, At(-0.125f)), 40);
+  EXPECT_EQ(Apply(*t, &nearest_mirror, T::SampleLevel, At(-0.125f)), 10);
   // u = 1.875 is texel 7: mirrored, 7 mod 8 - 4 = 3 -> 3 - 3 = texel 0.
-  EXPECT_EQ(Run(*t, &nearest_mirror, T::SampleLevel, At(1.875f)), 10);
+  EXPECT_EQ(Apply(*t, &nearest_mirror, T::SampleLevel, At(1.875f)), 10);
   // A constant offset of +1 texel: u = 0.125 reads texel 1.
   SlopeCpuTexelQuery q = At(0.125f);
   q.offset[0] = 1;
-  EXPECT_EQ(Run(*t, &nearest_clamp, T::SampleLevel, q), 20);
+  EXPECT_EQ(Apply(*t, &nearest_clamp, T::SampleLevel, q), 20);
 }
 
 // 2x2: (0,0) 1, (1,0) 2, (0,1) 3, (1,1) 4. The centre blends all four equally.
 TEST(CpuTextureTest, BilinearAndGather) {
   auto t = Make(Desc2D(2, 2), {1, 2, 3, 4});
   SlopeCpuSampler linear = Sampler(true, 0);
-  EXPECT_EQ(Run(*t, &linear, T::SampleLevel, At(0.5f, 0.5f)), 2.5f);
+  EXPECT_EQ(Apply(*t, &linear, T::SampleLevel, At(0.5f, 0.5f)), 2.5f);
   // (0.375, 0.25): x = 0.25, y = 0 -> texels of row 0: 0.75 * 1 + 0.25 * 2.
-  EXPECT_EQ(Run(*t, &linear, T::SampleLevel, At(0.375f, 0.25f)), 1.25f);
+  EXPECT_EQ(Apply(*t, &linear, T::SampleLevel, At(0.375f, 0.25f)), 1.25f);
   // Gather at the centre: (i0, j1) = 3, (i1, j1) = 4, (i1, j0) = 2, (i0, j0) = 1.
   uint32_t out[4];
   SlopeCpuTexelQuery q = At(0.5f, 0.5f);
@@ -115,21 +115,21 @@ TEST(CpuTextureTest, LevelsAndGradients) {
   SlopeCpuSampler nearest = Sampler(false, 0), linear = Sampler(true, 0);
   SlopeCpuTexelQuery q = At(0.1f, 0.1f);
   q.lod = 1;
-  EXPECT_EQ(Run(*t, &nearest, T::SampleLevel, q), 100);
+  EXPECT_EQ(Apply(*t, &nearest, T::SampleLevel, q), 100);
   q.lod = 1.5f;  // nearest: ceil(2) - 1 = level 1
-  EXPECT_EQ(Run(*t, &nearest, T::SampleLevel, q), 100);
+  EXPECT_EQ(Apply(*t, &nearest, T::SampleLevel, q), 100);
   q.lod = 7;  // clamped to level 2
-  EXPECT_EQ(Run(*t, &nearest, T::SampleLevel, q), 1000);
+  EXPECT_EQ(Apply(*t, &nearest, T::SampleLevel, q), 1000);
   // Linear between levels 1 (texel 100 near its corner, clamped) and 2: at (0.25, 0.25)
   // level 1's lookup is texel (0, 0) exactly; 0.5 * 100 + 0.5 * 1000.
   q = At(0.25f, 0.25f);
   q.lod = 1.5f;
-  EXPECT_EQ(Run(*t, &linear, T::SampleLevel, q), 550);
+  EXPECT_EQ(Apply(*t, &linear, T::SampleLevel, q), 550);
   // Gradients of half the texture per step: 2 texels of level 0, level of detail 1.
   q = At(0.25f, 0.25f);
   q.ddx[0] = 0.5f;
   q.ddy[1] = 0.5f;
-  EXPECT_EQ(Run(*t, &nearest, T::SampleGrad, q), 100);
+  EXPECT_EQ(Apply(*t, &nearest, T::SampleGrad, q), 100);
   // Sizes and levels.
   uint32_t out[4];
   SlopeCpuTexelQuery size{};
@@ -146,15 +146,15 @@ TEST(CpuTextureTest, LoadsWritesAndFormats) {
   SlopeCpuTexelQuery q{};
   q.texel[0] = 1;
   q.texel[1] = 0;
-  EXPECT_EQ(Run(*t, nullptr, T::Fetch, q), 2);
+  EXPECT_EQ(Apply(*t, nullptr, T::Fetch, q), 2);
   q.offset[1] = 1;  // texel (1, 1)
-  EXPECT_EQ(Run(*t, nullptr, T::Fetch, q), 4);
+  EXPECT_EQ(Apply(*t, nullptr, T::Fetch, q), 4);
   q.offset[0] = 1;  // texel (2, 1): outside, zero
-  EXPECT_EQ(Run(*t, nullptr, T::Fetch, q), 0);
+  EXPECT_EQ(Apply(*t, nullptr, T::Fetch, q), 0);
   // Missing components read as 0, 0, 1 for g, b, a.
   q = SlopeCpuTexelQuery{};
-  EXPECT_EQ(Run(*t, nullptr, T::Fetch, q, 3), 1);
-  EXPECT_EQ(Run(*t, nullptr, T::Fetch, q, 1), 0);
+  EXPECT_EQ(Apply(*t, nullptr, T::Fetch, q, 3), 1);
+  EXPECT_EQ(Apply(*t, nullptr, T::Fetch, q, 1), 0);
 
   // rgba8: written clamped and rounded, read back as c / 255.
   TextureDesc d = Desc2D(1, 1, "rgba8");
@@ -172,7 +172,7 @@ TEST(CpuTextureTest, LoadsWritesAndFormats) {
   EXPECT_EQ(static_cast<int>(bytes[1]), 255);
   EXPECT_EQ(static_cast<int>(bytes[2]), 0);
   EXPECT_EQ(static_cast<int>(bytes[3]), 255);
-  EXPECT_EQ(Run(*u, nullptr, T::Read, SlopeCpuTexelQuery{}, 1), 1.0f);
+  EXPECT_EQ(Apply(*u, nullptr, T::Read, SlopeCpuTexelQuery{}, 1), 1.0f);
 
   // rgba16i keeps the sign of its components.
   d.format = "rgba16i";
@@ -196,9 +196,9 @@ TEST(CpuTextureTest, CompareAndCube) {
   s.comparison = 1;
   SlopeCpuTexelQuery q = At(0.5f);
   q.reference = 0.5f;  // texel 0 fails, texel 1 passes: 0.5
-  EXPECT_EQ(Run(*t, &s, T::SampleCmpLevelZero, q), 0.5f);
+  EXPECT_EQ(Apply(*t, &s, T::SampleCmpLevelZero, q), 0.5f);
   q.reference = 0.1f;
-  EXPECT_EQ(Run(*t, &s, T::SampleCmpLevelZero, q), 1.0f);
+  EXPECT_EQ(Apply(*t, &s, T::SampleCmpLevelZero, q), 1.0f);
 
   // A 1x1 cube, faces +x -x +y -y +z -z = 1..6.
   TextureDesc c;
@@ -212,7 +212,7 @@ TEST(CpuTextureTest, CompareAndCube) {
                       {0, -2, 0.5f},    {0.1f, 0.1f, 1}, {0.1f, 0.1f, -1}};
   for (int f = 0; f < 6; ++f) {
     std::memcpy(dir.coord, dirs[f], 12);
-    EXPECT_EQ(Run(*cube, &n, T::SampleLevel, dir), f + 1) << "face " << f;
+    EXPECT_EQ(Apply(*cube, &n, T::SampleLevel, dir), f + 1) << "face " << f;
   }
 }
 

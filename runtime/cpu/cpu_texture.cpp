@@ -165,6 +165,13 @@ uint8_t* IntegerTexel(const SlopeCpuTexture& t, uint32_t level, const SlopeCpuTe
   return TexelAt(t, level, xyz, static_cast<uint32_t>(layer));
 }
 
+/// floor(u) as a texel index; NaN (a zero cube direction, say) is texel 0, and values far
+/// outside any texture are kept where wrapping them stays exact.
+int64_t FloorIndex(float u) {
+  if (std::isnan(u)) return 0;
+  return static_cast<int64_t>(std::floor(std::clamp(u, -1.0e9f, 1.0e9f)));
+}
+
 /// Vulkan's wrapping of texel index `i` into 0..n-1.
 int32_t Wrap(int64_t i, uint32_t n, uint32_t address) {
   int64_t size = n;
@@ -285,7 +292,7 @@ void FilterLevel(const SlopeCpuTexture& t, const SlopeCpuSampler& s, uint32_t le
   if (!linear) {
     int32_t xyz[3] = {0, 0, 0};
     for (uint32_t a = 0; a < axes; ++a) {
-      xyz[a] = Wrap(static_cast<int64_t>(std::floor(u[a])), e.size[a], address);
+      xyz[a] = Wrap(FloorIndex(u[a]), e.size[a], address);
     }
     Fetch(t, level, xyz, lk.layer, reference, out);
     return;
@@ -294,9 +301,8 @@ void FilterLevel(const SlopeCpuTexture& t, const SlopeCpuSampler& s, uint32_t le
   float frac[3] = {0, 0, 0};
   for (uint32_t a = 0; a < axes; ++a) {
     float x = u[a] - 0.5f;
-    float f = std::floor(x);
-    base[a] = static_cast<int64_t>(f);
-    frac[a] = x - f;
+    base[a] = FloorIndex(x);
+    frac[a] = std::isfinite(x) ? x - std::floor(x) : 0.0f;
   }
   float sum[4] = {0, 0, 0, 0};
   for (uint32_t corner = 0; corner < (1u << axes); ++corner) {
@@ -374,7 +380,7 @@ void Gather(const SlopeCpuTexture& t, const SlopeCpuSampler& s, const Lookup& lk
   for (int a = 0; a < 2; ++a) {
     float u = lk.st[a] * static_cast<float>(e.size[a]) +
               static_cast<float>(t.dim == 4 ? 0 : q.offset[a]) - 0.5f;
-    base[a] = static_cast<int64_t>(std::floor(u));
+    base[a] = FloorIndex(u);
   }
   static const int kCorners[4][2] = {{0, 1}, {1, 1}, {1, 0}, {0, 0}};
   uint32_t component = std::min(q.component, 3u);

@@ -78,9 +78,10 @@ void Decode(const SlopeCpuTexture& t, const uint8_t* p, uint32_t out[4]) {
         out[c] = FloatBits(static_cast<float>(base::HalfToDouble(h)));
         break;
       }
-      case Kind::Unorm8: out[c] = FloatBits(static_cast<float>(*q) / 255.0f); break;
+      case Kind::Unorm8: out[c] = FloatBits(static_cast<float>(*q) * (1.0f / 255.0f)); break;
       case Kind::Snorm8:
-        out[c] = FloatBits(std::max(static_cast<float>(static_cast<int8_t>(*q)) / 127.0f, -1.0f));
+        out[c] = FloatBits(
+            std::max(static_cast<float>(static_cast<int8_t>(*q)) * (1.0f / 127.0f), -1.0f));
         break;
       case Kind::SInt:
       case Kind::UInt: {
@@ -276,14 +277,56 @@ void Fetch(const SlopeCpuTexture& t, uint32_t level, const int32_t xyz[3], uint3
   }
 }
 
-/// The texture filtered at one level: nearest, or a weighted sum of the 2, 4 or 8
-/// texels around the coordinate (weights from the fraction of u - 0.5 per axis).
+/// Texel (i, j) of the cube face `lk` looked up, at `level`, where i and j may lie one texel
+/// outside the face: Vulkan's seamless cube filtering takes such a texel from the
+/// neighbouring face (the texel centre as a direction, its face chosen again), and one
+/// outside two edges (a corner) is the mean of the three texels around it.
+void CubeFetch(const SlopeCpuTexture& t, uint32_t level, const Lookup& lk, int64_t i, int64_t j,
+               const float* reference, uint32_t out[4]) {
+  int64_t n = LevelExtent(t, level).size[0];
+  bool out_i = i < 0 || i >= n, out_j = j < 0 || j >= n;
+  int64_t ci = std::clamp<int64_t>(i, 0, n - 1), cj = std::clamp<int64_t>(j, 0, n - 1);
+  if (out_i && out_j) {
+    uint32_t a[4], b[4], c[4];
+    CubeFetch(t, level, lk, ci, cj, reference, a);
+    if (IsInteger(t)) {
+      std::memcpy(out, a, sizeof a);
+      return;
+    }
+    CubeFetch(t, level, lk, i, cj, reference, b);
+    CubeFetch(t, level, lk, ci, j, reference, c);
+    for (int k = 0; k < 4; ++k) {
+      out[k] = FloatBits((BitsFloat(a[k]) + BitsFloat(b[k]) + BitsFloat(c[k])) / 3.0f);
+    }
+    return;
+  }
+  int32_t xyz[3] = {static_cast<int32_t>(ci), static_cast<int32_t>(cj), 0};
+  uint32_t layer = lk.layer;
+  if (out_i || out_j) {
+    float size = static_cast<float>(n);
+    float r[3];
+    r[lk.face_axis[0]] = lk.face_sign[0] * (2.0f * (static_cast<float>(i) + 0.5f) / size - 1.0f);
+    r[lk.face_axis[1]] = lk.face_sign[1] * (2.0f * (static_cast<float>(j) + 0.5f) / size - 1.0f);
+    r[lk.face_axis[2]] = lk.face_sign[2];
+    Lookup next;
+    uint32_t face = 0;
+    CubeFace(r, &next, &face);
+    layer = lk.layer - lk.layer % 6 + face;
+    for (int a = 0; a < 2; ++a) {
+      xyz[a] = static_cast<int32_t>(std::clamp<int64_t>(FloorIndex(next.st[a] * size), 0, n - 1));
+    }
+  }
+  Fetch(t, level, xyz, layer, reference, out);
+}
+
+/// The texture filtered at one level: nearest, or the 2, 4 or 8 texels around the
+/// coordinate blended by the fraction of u - 0.5 on each axis.
 void FilterLevel(const SlopeCpuTexture& t, const SlopeCpuSampler& s, uint32_t level,
                  const Lookup& lk, const int32_t offset[3], const float* reference,
                  uint32_t out[4]) {
   Extent e = LevelExtent(t, level);
   uint32_t axes = Axes(t);
-  uint32_t address = t.dim == 4 ? 0 : s.address;  // cube faces clamp to their edges
+  uint32_t address = t.dim == 4 ? 0 : s.address;  // cubes: CubeFetch crosses the edges
   bool linear = s.linear != 0 && !IsInteger(t);
   float u[3];
   for (uint32_t a = 0; a < axes; ++a) {
@@ -304,20 +347,35 @@ void FilterLevel(const SlopeCpuTexture& t, const SlopeCpuSampler& s, uint32_t le
     base[a] = FloorIndex(x);
     frac[a] = std::isfinite(x) ? x - std::floor(x) : 0.0f;
   }
-  float sum[4] = {0, 0, 0, 0};
-  for (uint32_t corner = 0; corner < (1u << axes); ++corner) {
-    float weight = 1.0f;
+  // The 2, 4 or 8 texels by corner (bit a: the higher texel on axis a), blended one axis
+  // after the other: lo + frac * (hi - lo).
+  float texels[8][4];
+  uint32_t corners = 1u << axes;
+  for (uint32_t corner = 0; corner < corners; ++corner) {
     int32_t xyz[3] = {0, 0, 0};
+    int64_t raw[3] = {0, 0, 0};
     for (uint32_t a = 0; a < axes; ++a) {
-      bool high = (corner >> a) & 1u;
-      weight *= high ? frac[a] : 1.0f - frac[a];
-      xyz[a] = Wrap(base[a] + (high ? 1 : 0), e.size[a], address);
+      raw[a] = base[a] + ((corner >> a) & 1u);
+      xyz[a] = Wrap(raw[a], e.size[a], address);
     }
     uint32_t texel[4];
-    Fetch(t, level, xyz, lk.layer, reference, texel);
-    for (int c = 0; c < 4; ++c) sum[c] += weight * BitsFloat(texel[c]);
+    if (t.dim == 4) {
+      CubeFetch(t, level, lk, raw[0], raw[1], reference, texel);
+    } else {
+      Fetch(t, level, xyz, lk.layer, reference, texel);
+    }
+    for (int c = 0; c < 4; ++c) texels[corner][c] = BitsFloat(texel[c]);
   }
-  for (int c = 0; c < 4; ++c) out[c] = FloatBits(sum[c]);
+  for (uint32_t a = 0; a < axes; ++a) {
+    uint32_t step = 1u << a;
+    for (uint32_t corner = 0; corner < corners; corner += 2 * step) {
+      for (int c = 0; c < 4; ++c) {
+        float lo = texels[corner][c], hi = texels[corner + step][c];
+        texels[corner][c] = lo + frac[a] * (hi - lo);
+      }
+    }
+  }
+  for (int c = 0; c < 4; ++c) out[c] = FloatBits(texels[0][c]);
 }
 
 /// Filters at level of detail `lambda`: Vulkan's level selection with minLod 0 and no
@@ -340,7 +398,8 @@ void FilterLod(const SlopeCpuTexture& t, const SlopeCpuSampler& s, float lambda,
   uint32_t next[4];
   FilterLevel(t, s, lo, lk, offset, nullptr, next);
   for (int c = 0; c < 4; ++c) {
-    out[c] = FloatBits((1.0f - delta) * BitsFloat(out[c]) + delta * BitsFloat(next[c]));
+    float lo = BitsFloat(out[c]);
+    out[c] = FloatBits(lo + delta * (BitsFloat(next[c]) - lo));
   }
 }
 
@@ -388,7 +447,11 @@ void Gather(const SlopeCpuTexture& t, const SlopeCpuSampler& s, const Lookup& lk
     int32_t xyz[3] = {Wrap(base[0] + kCorners[k][0], e.size[0], address),
                       Wrap(base[1] + kCorners[k][1], e.size[1], address), 0};
     uint32_t texel[4];
-    Decode(t, TexelAt(t, 0, xyz, lk.layer), texel);
+    if (t.dim == 4) {
+      CubeFetch(t, 0, lk, base[0] + kCorners[k][0], base[1] + kCorners[k][1], nullptr, texel);
+    } else {
+      Decode(t, TexelAt(t, 0, xyz, lk.layer), texel);
+    }
     out[k] = texel[component];
   }
 }

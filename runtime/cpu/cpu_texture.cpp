@@ -277,6 +277,20 @@ void Fetch(const SlopeCpuTexture& t, uint32_t level, const int32_t xyz[3], uint3
   }
 }
 
+/// Whether linear filtering of the texture blends 8-bit values: the unorm8 formats are
+/// filtered in 8-bit fixed point, as Vulkan implementations do (weights of 1/256, each
+/// blend rounded to the nearest 8-bit value).
+bool Fixed8(const SlopeCpuTexture& t) { return KindOf(t.format) == Kind::Unorm8; }
+
+/// lo + weight * (hi - lo), in floats or, for 8-bit values (`fixed8`: lo and hi hold the
+/// integers 0..255), as (lo * 256 + (hi - lo) * w + 128) >> 8 with w = round(weight * 256).
+float Lerp(float lo, float hi, float weight, bool fixed8) {
+  if (!fixed8) return lo + weight * (hi - lo);
+  int32_t w = std::clamp(static_cast<int32_t>(std::nearbyint(weight * 256.0f)), 0, 256);
+  int32_t a = static_cast<int32_t>(lo), b = static_cast<int32_t>(hi);
+  return static_cast<float>((a * 256 + (b - a) * w + 128) >> 8);
+}
+
 /// Texel (i, j) of the cube face `lk` looked up, at `level`, where i and j may lie one texel
 /// outside the face: Vulkan's seamless cube filtering takes such a texel from the
 /// neighbouring face (the texel centre as a direction, its face chosen again), and one
@@ -347,6 +361,7 @@ void FilterLevel(const SlopeCpuTexture& t, const SlopeCpuSampler& s, uint32_t le
     base[a] = FloorIndex(x);
     frac[a] = std::isfinite(x) ? x - std::floor(x) : 0.0f;
   }
+  bool fixed8 = Fixed8(t) && reference == nullptr;
   // The 2, 4 or 8 texels by corner (bit a: the higher texel on axis a), blended one axis
   // after the other: lo + frac * (hi - lo).
   float texels[8][4];
@@ -364,18 +379,22 @@ void FilterLevel(const SlopeCpuTexture& t, const SlopeCpuSampler& s, uint32_t le
     } else {
       Fetch(t, level, xyz, lk.layer, reference, texel);
     }
-    for (int c = 0; c < 4; ++c) texels[corner][c] = BitsFloat(texel[c]);
+    for (int c = 0; c < 4; ++c) {
+      float v = BitsFloat(texel[c]);
+      texels[corner][c] = fixed8 ? std::nearbyint(v * 255.0f) : v;
+    }
   }
   for (uint32_t a = 0; a < axes; ++a) {
     uint32_t step = 1u << a;
     for (uint32_t corner = 0; corner < corners; corner += 2 * step) {
       for (int c = 0; c < 4; ++c) {
-        float lo = texels[corner][c], hi = texels[corner + step][c];
-        texels[corner][c] = lo + frac[a] * (hi - lo);
+        texels[corner][c] = Lerp(texels[corner][c], texels[corner + step][c], frac[a], fixed8);
       }
     }
   }
-  for (int c = 0; c < 4; ++c) out[c] = FloatBits(texels[0][c]);
+  for (int c = 0; c < 4; ++c) {
+    out[c] = FloatBits(fixed8 ? texels[0][c] * (1.0f / 255.0f) : texels[0][c]);
+  }
 }
 
 /// Filters at level of detail `lambda`: Vulkan's level selection with minLod 0 and no
@@ -398,8 +417,13 @@ void FilterLod(const SlopeCpuTexture& t, const SlopeCpuSampler& s, float lambda,
   uint32_t next[4];
   FilterLevel(t, s, lo, lk, offset, nullptr, next);
   for (int c = 0; c < 4; ++c) {
-    float lo = BitsFloat(out[c]);
-    out[c] = FloatBits(lo + delta * (BitsFloat(next[c]) - lo));
+    if (Fixed8(t)) {
+      float lo = std::nearbyint(BitsFloat(out[c]) * 255.0f);
+      float hi = std::nearbyint(BitsFloat(next[c]) * 255.0f);
+      out[c] = FloatBits(Lerp(lo, hi, delta, true) * (1.0f / 255.0f));
+    } else {
+      out[c] = FloatBits(Lerp(BitsFloat(out[c]), BitsFloat(next[c]), delta, false));
+    }
   }
 }
 

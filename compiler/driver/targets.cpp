@@ -102,8 +102,8 @@ void EmitSpirv(EmitRequest& r) {
   if (options.target == Target::SpirVAsm) targets::spirv::DisassembleSpirv(words, &r.result.text);
 }
 
-/// Targets that have no textures yet (cuda, ptx): a module with a texture or sampler gets an error at
-/// each one's declaration. True when there is none.
+/// Targets that have no textures yet (cuda, ptx): a module with a texture or sampler gets an error
+/// at each one's declaration. True when there is none.
 bool RejectTextures(EmitRequest& r, const char* target) {
   bool ok = true;
   for (const ir::Global* g : r.module.globals) {

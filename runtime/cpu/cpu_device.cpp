@@ -285,11 +285,13 @@ class CpuDevice : public Device {
           return false;
         }
         if (!texture) {
-          resources[i] = const_cast<SlopeCpuSampler*>(&static_cast<CpuSampler*>(given.sampler)->View());
+          resources[i] =
+              const_cast<SlopeCpuSampler*>(&static_cast<CpuSampler*>(given.sampler)->View());
           continue;
         }
         combined[i] = static_cast<CpuTexture*>(given.texture)->View();
-        if (given.sampler != nullptr) combined[i].sampler = static_cast<CpuSampler*>(given.sampler)->View();
+        if (given.sampler != nullptr)
+          combined[i].sampler = static_cast<CpuSampler*>(given.sampler)->View();
         resources[i] = &combined[i];
         continue;
       }
@@ -359,7 +361,8 @@ class CpuDevice : public Device {
   }
 
   /// Mip level `mip` of `texture`, when it has `bytes` bytes; else empty with `*error`.
-  static std::span<std::byte> Level(Texture& texture, uint32_t mip, size_t bytes, std::string* error) {
+  static std::span<std::byte> Level(Texture& texture, uint32_t mip, size_t bytes,
+                                    std::string* error) {
     if (texture.GetBackend() != Backend::Cpu) {
       *error = std::string("texture belongs to the ") + BackendName(texture.GetBackend()) +
                " backend, not cpu";

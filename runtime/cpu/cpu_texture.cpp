@@ -17,13 +17,27 @@ struct FormatEntry {
 };
 
 constexpr FormatEntry kFormats[] = {
-    {"rgba32f", kSlopeCpuRgba32f},   {"rg32f", kSlopeCpuRg32f},       {"r32f", kSlopeCpuR32f},
-    {"rgba16f", kSlopeCpuRgba16f},   {"rg16f", kSlopeCpuRg16f},       {"r16f", kSlopeCpuR16f},
-    {"rgba8", kSlopeCpuRgba8},       {"rg8", kSlopeCpuRg8},           {"r8", kSlopeCpuR8},
-    {"rgba8snorm", kSlopeCpuRgba8Snorm}, {"rgba32i", kSlopeCpuRgba32i}, {"rg32i", kSlopeCpuRg32i},
-    {"r32i", kSlopeCpuR32i},         {"rgba16i", kSlopeCpuRgba16i},   {"rgba8i", kSlopeCpuRgba8i},
-    {"rgba32ui", kSlopeCpuRgba32ui}, {"rg32ui", kSlopeCpuRg32ui},     {"r32ui", kSlopeCpuR32ui},
-    {"rgba16ui", kSlopeCpuRgba16ui}, {"rgba8ui", kSlopeCpuRgba8ui},   {"d32f", kSlopeCpuD32f},
+    {"rgba32f", kSlopeCpuRgba32f},
+    {"rg32f", kSlopeCpuRg32f},
+    {"r32f", kSlopeCpuR32f},
+    {"rgba16f", kSlopeCpuRgba16f},
+    {"rg16f", kSlopeCpuRg16f},
+    {"r16f", kSlopeCpuR16f},
+    {"rgba8", kSlopeCpuRgba8},
+    {"rg8", kSlopeCpuRg8},
+    {"r8", kSlopeCpuR8},
+    {"rgba8snorm", kSlopeCpuRgba8Snorm},
+    {"rgba32i", kSlopeCpuRgba32i},
+    {"rg32i", kSlopeCpuRg32i},
+    {"r32i", kSlopeCpuR32i},
+    {"rgba16i", kSlopeCpuRgba16i},
+    {"rgba8i", kSlopeCpuRgba8i},
+    {"rgba32ui", kSlopeCpuRgba32ui},
+    {"rg32ui", kSlopeCpuRg32ui},
+    {"r32ui", kSlopeCpuR32ui},
+    {"rgba16ui", kSlopeCpuRgba16ui},
+    {"rgba8ui", kSlopeCpuRgba8ui},
+    {"d32f", kSlopeCpuD32f},
 };
 
 /// How a format's components are stored.
@@ -33,22 +47,28 @@ Kind KindOf(uint32_t format) {
   switch (format) {
     case kSlopeCpuRgba16f:
     case kSlopeCpuRg16f:
-    case kSlopeCpuR16f: return Kind::Float16;
+    case kSlopeCpuR16f:
+      return Kind::Float16;
     case kSlopeCpuRgba8:
     case kSlopeCpuRg8:
-    case kSlopeCpuR8: return Kind::Unorm8;
-    case kSlopeCpuRgba8Snorm: return Kind::Snorm8;
+    case kSlopeCpuR8:
+      return Kind::Unorm8;
+    case kSlopeCpuRgba8Snorm:
+      return Kind::Snorm8;
     case kSlopeCpuRgba32i:
     case kSlopeCpuRg32i:
     case kSlopeCpuR32i:
     case kSlopeCpuRgba16i:
-    case kSlopeCpuRgba8i: return Kind::SInt;
+    case kSlopeCpuRgba8i:
+      return Kind::SInt;
     case kSlopeCpuRgba32ui:
     case kSlopeCpuRg32ui:
     case kSlopeCpuR32ui:
     case kSlopeCpuRgba16ui:
-    case kSlopeCpuRgba8ui: return Kind::UInt;
-    default: return Kind::Float32;
+    case kSlopeCpuRgba8ui:
+      return Kind::UInt;
+    default:
+      return Kind::Float32;
   }
 }
 
@@ -71,14 +91,18 @@ void Decode(const SlopeCpuTexture& t, const uint8_t* p, uint32_t out[4]) {
   for (uint32_t c = 0; c < t.components; ++c) {
     const uint8_t* q = p + c * bytes;
     switch (kind) {
-      case Kind::Float32: std::memcpy(&out[c], q, 4); break;
+      case Kind::Float32:
+        std::memcpy(&out[c], q, 4);
+        break;
       case Kind::Float16: {
         uint16_t h;
         std::memcpy(&h, q, 2);
         out[c] = FloatBits(static_cast<float>(base::HalfToDouble(h)));
         break;
       }
-      case Kind::Unorm8: out[c] = FloatBits(static_cast<float>(*q) * (1.0f / 255.0f)); break;
+      case Kind::Unorm8:
+        out[c] = FloatBits(static_cast<float>(*q) * (1.0f / 255.0f));
+        break;
       case Kind::Snorm8:
         out[c] = FloatBits(
             std::max(static_cast<float>(static_cast<int8_t>(*q)) * (1.0f / 127.0f), -1.0f));
@@ -107,21 +131,26 @@ void Encode(const SlopeCpuTexture& t, const uint32_t in[4], uint8_t* p) {
     uint8_t* q = p + c * bytes;
     float f = BitsFloat(in[c]);
     switch (kind) {
-      case Kind::Float32: std::memcpy(q, &in[c], 4); break;
+      case Kind::Float32:
+        std::memcpy(q, &in[c], 4);
+        break;
       case Kind::Float16: {
         uint16_t h = base::HalfFromDouble(f);
         std::memcpy(q, &h, 2);
         break;
       }
       case Kind::Unorm8:
-        *q = static_cast<uint8_t>(std::nearbyint((std::isnan(f) ? 0.0f : std::clamp(f, 0.0f, 1.0f)) * 255.0f));
+        *q = static_cast<uint8_t>(
+            std::nearbyint((std::isnan(f) ? 0.0f : std::clamp(f, 0.0f, 1.0f)) * 255.0f));
         break;
       case Kind::Snorm8:
         *q = static_cast<uint8_t>(static_cast<int8_t>(
             std::nearbyint((std::isnan(f) ? 0.0f : std::clamp(f, -1.0f, 1.0f)) * 127.0f)));
         break;
       case Kind::SInt:
-      case Kind::UInt: std::memcpy(q, &in[c], bytes); break;
+      case Kind::UInt:
+        std::memcpy(q, &in[c], bytes);
+        break;
     }
   }
 }
@@ -140,11 +169,11 @@ uint32_t Axes(const SlopeCpuTexture& t) { return t.dim == 4 ? 2 : t.dim; }
 
 uint8_t* TexelAt(const SlopeCpuTexture& t, uint32_t level, const int32_t xyz[3], uint32_t layer) {
   Extent e = LevelExtent(t, level);
-  uint64_t index = ((static_cast<uint64_t>(layer) * e.size[2] + static_cast<uint32_t>(xyz[2])) *
-                        e.size[1] +
-                    static_cast<uint32_t>(xyz[1])) *
-                       e.size[0] +
-                   static_cast<uint32_t>(xyz[0]);
+  uint64_t index =
+      ((static_cast<uint64_t>(layer) * e.size[2] + static_cast<uint32_t>(xyz[2])) * e.size[1] +
+       static_cast<uint32_t>(xyz[1])) *
+          e.size[0] +
+      static_cast<uint32_t>(xyz[0]);
   return t.data + t.level_offsets[level] + index * t.texel_bytes;
 }
 
@@ -177,13 +206,15 @@ int64_t FloorIndex(float u) {
 int32_t Wrap(int64_t i, uint32_t n, uint32_t address) {
   int64_t size = n;
   switch (address) {
-    case 1: return static_cast<int32_t>(((i % size) + size) % size);
+    case 1:
+      return static_cast<int32_t>(((i % size) + size) % size);
     case 2: {
       int64_t m = ((i % (2 * size)) + 2 * size) % (2 * size) - size;
       int64_t mirrored = m >= 0 ? m : -(1 + m);
       return static_cast<int32_t>(size - 1 - mirrored);
     }
-    default: return static_cast<int32_t>(std::clamp<int64_t>(i, 0, size - 1));
+    default:
+      return static_cast<int32_t>(std::clamp<int64_t>(i, 0, size - 1));
   }
 }
 
@@ -252,7 +283,9 @@ Lookup Resolve(const SlopeCpuTexture& t, const SlopeCpuTexelQuery& q) {
   uint32_t layer = 0;
   if (t.arrayed) {
     float a = std::nearbyint(q.coord[axes]);
-    layer = std::isnan(a) ? 0 : static_cast<uint32_t>(std::clamp(a, 0.0f, static_cast<float>(count - 1)));
+    layer = std::isnan(a)
+                ? 0
+                : static_cast<uint32_t>(std::clamp(a, 0.0f, static_cast<float>(count - 1)));
   }
   if (t.dim == 4) {
     uint32_t face = 0;
@@ -344,7 +377,8 @@ void FilterLevel(const SlopeCpuTexture& t, const SlopeCpuSampler& s, uint32_t le
   bool linear = s.linear != 0 && !IsInteger(t);
   float u[3];
   for (uint32_t a = 0; a < axes; ++a) {
-    u[a] = lk.st[a] * static_cast<float>(e.size[a]) + static_cast<float>(t.dim == 4 ? 0 : offset[a]);
+    u[a] =
+        lk.st[a] * static_cast<float>(e.size[a]) + static_cast<float>(t.dim == 4 ? 0 : offset[a]);
   }
   if (!linear) {
     int32_t xyz[3] = {0, 0, 0};
@@ -400,13 +434,14 @@ void FilterLevel(const SlopeCpuTexture& t, const SlopeCpuSampler& s, uint32_t le
 /// Filters at level of detail `lambda`: Vulkan's level selection with minLod 0 and no
 /// maxLod (nearest: level ceil(lambda + 0.5) - 1; linear: between the two levels around
 /// lambda).
-void FilterLod(const SlopeCpuTexture& t, const SlopeCpuSampler& s, float lambda,
-               const Lookup& lk, const int32_t offset[3], uint32_t out[4]) {
+void FilterLod(const SlopeCpuTexture& t, const SlopeCpuSampler& s, float lambda, const Lookup& lk,
+               const int32_t offset[3], uint32_t out[4]) {
   float top = static_cast<float>(t.levels - 1);
   float d = std::isnan(lambda) ? 0.0f : std::clamp(lambda, 0.0f, top);
   if (s.linear == 0 || IsInteger(t)) {
     float nearest = std::ceil(d + 0.5f) - 1.0f;
-    FilterLevel(t, s, static_cast<uint32_t>(std::clamp(nearest, 0.0f, top)), lk, offset, nullptr, out);
+    FilterLevel(t, s, static_cast<uint32_t>(std::clamp(nearest, 0.0f, top)), lk, offset, nullptr,
+                out);
     return;
   }
   uint32_t hi = static_cast<uint32_t>(std::floor(d));
@@ -491,8 +526,8 @@ void Dimensions(const SlopeCpuTexture& t, int32_t level, uint32_t out[4]) {
 
 std::span<std::byte> CpuTexture::Level(uint32_t mip) {
   Extent e = LevelExtent(view_, mip);
-  size_t bytes = static_cast<size_t>(e.size[0]) * e.size[1] * e.size[2] * view_.layers *
-                 view_.texel_bytes;
+  size_t bytes =
+      static_cast<size_t>(e.size[0]) * e.size[1] * e.size[2] * view_.layers * view_.texel_bytes;
   return {data_.data() + view_.level_offsets[mip], bytes};
 }
 

@@ -56,10 +56,26 @@ typedef struct SlopeCpuSampler {
 
 /// A texture's texel formats (runtime::GetTextureFormatInfo's names).
 enum {
-  kSlopeCpuRgba32f, kSlopeCpuRg32f, kSlopeCpuR32f, kSlopeCpuRgba16f, kSlopeCpuRg16f,
-  kSlopeCpuR16f, kSlopeCpuRgba8, kSlopeCpuRg8, kSlopeCpuR8, kSlopeCpuRgba8Snorm,
-  kSlopeCpuRgba32i, kSlopeCpuRg32i, kSlopeCpuR32i, kSlopeCpuRgba16i, kSlopeCpuRgba8i,
-  kSlopeCpuRgba32ui, kSlopeCpuRg32ui, kSlopeCpuR32ui, kSlopeCpuRgba16ui, kSlopeCpuRgba8ui,
+  kSlopeCpuRgba32f,
+  kSlopeCpuRg32f,
+  kSlopeCpuR32f,
+  kSlopeCpuRgba16f,
+  kSlopeCpuRg16f,
+  kSlopeCpuR16f,
+  kSlopeCpuRgba8,
+  kSlopeCpuRg8,
+  kSlopeCpuR8,
+  kSlopeCpuRgba8Snorm,
+  kSlopeCpuRgba32i,
+  kSlopeCpuRg32i,
+  kSlopeCpuR32i,
+  kSlopeCpuRgba16i,
+  kSlopeCpuRgba8i,
+  kSlopeCpuRgba32ui,
+  kSlopeCpuRg32ui,
+  kSlopeCpuR32ui,
+  kSlopeCpuRgba16ui,
+  kSlopeCpuRgba8ui,
   kSlopeCpuD32f
 };
 
@@ -72,12 +88,12 @@ enum {
 typedef struct SlopeCpuTexture {
   uint8_t* data;
   uint64_t level_offsets[SLOPE_CPU_MAX_LEVELS];  ///< each level's first byte in `data`
-  uint32_t dim;        ///< 1, 2, 3, or 4 for a cube
+  uint32_t dim;                                  ///< 1, 2, 3, or 4 for a cube
   uint32_t arrayed;
   uint32_t width, height, depth;
-  uint32_t layers;     ///< array layers; a cube's six faces are six layers
+  uint32_t layers;  ///< array layers; a cube's six faces are six layers
   uint32_t levels;
-  uint32_t format;     ///< kSlopeCpuRgba32f, ...
+  uint32_t format;  ///< kSlopeCpuRgba32f, ...
   uint32_t components;
   uint32_t texel_bytes;
   SlopeCpuSampler sampler;  ///< a combined texture and sampler's (Sampler2D)
@@ -85,12 +101,12 @@ typedef struct SlopeCpuTexture {
 
 /// The operands of a texture operation; those an operation does not take are zero.
 typedef struct SlopeCpuTexelQuery {
-  float coord[4];      ///< a sampling coordinate, the array layer last
-  int32_t texel[4];    ///< an integer texel coordinate, the array layer last
-  int32_t offset[3];   ///< a constant texel offset
-  float lod;           ///< SampleLevel's level of detail
-  int32_t level;       ///< Load's and GetDimensions' mip level
-  float ddx[3];        ///< SampleGrad's gradients
+  float coord[4];     ///< a sampling coordinate, the array layer last
+  int32_t texel[4];   ///< an integer texel coordinate, the array layer last
+  int32_t offset[3];  ///< a constant texel offset
+  float lod;          ///< SampleLevel's level of detail
+  int32_t level;      ///< Load's and GetDimensions' mip level
+  float ddx[3];       ///< SampleGrad's gradients
   float ddy[3];
   float reference;     ///< SampleCmp's reference value
   uint32_t component;  ///< Gather's component (0..3)
@@ -101,8 +117,8 @@ typedef struct SlopeCpuTexelQuery {
 /// combined texture, whose own sampler is used, and for operations without one). Writes
 /// four 32-bit components to `out` (float, int or uint bits as the format holds; sizes
 /// for GetDimensions, width first, layers last), or, for a write, stores `query->value`.
-void slope_cpu_texture(const SlopeCpuTexture* texture, const SlopeCpuSampler* sampler,
-                       uint32_t op, const SlopeCpuTexelQuery* query, uint32_t* out);
+void slope_cpu_texture(const SlopeCpuTexture* texture, const SlopeCpuSampler* sampler, uint32_t op,
+                       const SlopeCpuTexelQuery* query, uint32_t* out);
 
 /// GroupMemoryBarrierWithGroupSync and the other synchronizing barriers: returns once
 /// every invocation of the workgroup that has not finished has called it.

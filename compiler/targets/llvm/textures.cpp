@@ -15,7 +15,16 @@ namespace {
 
 /// Fields of SlopeCpuTexelQuery, in order.
 enum QueryField : unsigned {
-  kCoord, kTexel, kOffset, kLod, kLevel, kDdx, kDdy, kReference, kComponent, kValue
+  kCoord,
+  kTexel,
+  kOffset,
+  kLod,
+  kLevel,
+  kDdx,
+  kDdy,
+  kReference,
+  kComponent,
+  kValue
 };
 
 /// How StoreComponents converts each component.
@@ -43,10 +52,10 @@ L::Value* FunctionWriter::Texture(const ir::Inst& inst) {
   L::Type* i32 = b_.getInt32Ty();
   L::Type* f32 = b_.getFloatTy();
   L::Type* ptr = L::PointerType::get(ctx_, 0);
-  L::StructType* query_type = L::StructType::get(
-      ctx_, {L::ArrayType::get(f32, 4), L::ArrayType::get(i32, 4), L::ArrayType::get(i32, 3), f32,
-             i32, L::ArrayType::get(f32, 3), L::ArrayType::get(f32, 3), f32, i32,
-             L::ArrayType::get(i32, 4)});
+  L::StructType* query_type =
+      L::StructType::get(ctx_, {L::ArrayType::get(f32, 4), L::ArrayType::get(i32, 4),
+                                L::ArrayType::get(i32, 3), f32, i32, L::ArrayType::get(f32, 3),
+                                L::ArrayType::get(f32, 3), f32, i32, L::ArrayType::get(i32, 4)});
   L::AllocaInst* query = EntryAlloca(query_type);
   L::ArrayType* out_type = L::ArrayType::get(i32, 4);
   L::AllocaInst* out = EntryAlloca(out_type);
@@ -63,10 +72,12 @@ L::Value* FunctionWriter::Texture(const ir::Inst& inst) {
         if (s->IsFloat()) return s->Width() == 32 ? c : b_.CreateFPCast(c, f32);
         return s->IsSigned() ? b_.CreateSIToFP(c, f32) : b_.CreateUIToFP(c, f32);
       case As::Int:
-        if (s->IsFloat()) return b_.CreateIntrinsic(L::Intrinsic::fptosi_sat, {i32, c->getType()}, {c});
+        if (s->IsFloat())
+          return b_.CreateIntrinsic(L::Intrinsic::fptosi_sat, {i32, c->getType()}, {c});
         return b_.CreateSExtOrTrunc(c, i32);
       case As::Bits:
-        if (s->IsFloat()) return b_.CreateBitCast(s->Width() == 32 ? c : b_.CreateFPCast(c, f32), i32);
+        if (s->IsFloat())
+          return b_.CreateBitCast(s->Width() == 32 ? c : b_.CreateFPCast(c, f32), i32);
         return b_.CreateSExtOrTrunc(c, i32);
     }
     return c;
@@ -92,8 +103,8 @@ L::Value* FunctionWriter::Texture(const ir::Inst& inst) {
   };
 
   L::Value* sampler = L::ConstantPointerNull::get(L::PointerType::get(ctx_, 0));
-  bool takes_sampler = op == T::SampleLevel || op == T::SampleGrad || op == T::Gather ||
-                       op == T::SampleCmpLevelZero;
+  bool takes_sampler =
+      op == T::SampleLevel || op == T::SampleGrad || op == T::Gather || op == T::SampleCmpLevelZero;
   if (takes_sampler && !tex->IsCombined()) sampler = Val(inst.operands[1]);
   switch (op) {
     case T::Fetch:
@@ -137,8 +148,9 @@ L::Value* FunctionWriter::Texture(const ir::Inst& inst) {
       break;
   }
   auto* fn_type = L::FunctionType::get(b_.getVoidTy(), {ptr, ptr, i32, ptr, ptr}, false);
-  b_.CreateCall(mw_.Callback("slope_cpu_texture", fn_type),
-                {Val(inst.operands[0]), sampler, b_.getInt32(static_cast<uint32_t>(op)), query, out});
+  b_.CreateCall(
+      mw_.Callback("slope_cpu_texture", fn_type),
+      {Val(inst.operands[0]), sampler, b_.getInt32(static_cast<uint32_t>(op)), query, out});
   const ir::Type* t = inst.GetType();
   if (op == T::Write || t->IsVoid()) return b_.getInt32(0);
   // The result's components from the four written.

@@ -37,7 +37,7 @@ SlopeCpuSampler Sampler(bool linear, uint32_t address) {
 
 /// Component 0 of a float-texel operation.
 float Apply(const CpuTexture& t, const SlopeCpuSampler* s, T op, const SlopeCpuTexelQuery& q,
-          int component = 0) {
+            int component = 0) {
   uint32_t out[4];
   slope_cpu_texture(&t.View(), s, static_cast<uint32_t>(op), &q, out);
   return std::bit_cast<float>(out[component]);
@@ -208,7 +208,7 @@ TEST(CpuTextureTest, CompareAndCube) {
   auto cube = Make(c, {1, 2, 3, 4, 5, 6});
   SlopeCpuSampler n = Sampler(false, 0);
   SlopeCpuTexelQuery dir{};
-  float dirs[6][3] = {{1, 0.2f, -0.3f}, {-2, 1, 1}, {0, 3, 0.5f},
+  float dirs[6][3] = {{1, 0.2f, -0.3f}, {-2, 1, 1},      {0, 3, 0.5f},
                       {0, -2, 0.5f},    {0.1f, 0.1f, 1}, {0.1f, 0.1f, -1}};
   for (int f = 0; f < 6; ++f) {
     std::memcpy(dir.coord, dirs[f], 12);

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <vector>
 
+#include "compiler/driver/compile.h"
 #include "compiler/ir/ir.h"
 
 namespace slope::runtime::cpu {
@@ -28,7 +29,7 @@ std::unique_ptr<CpuTexture> Make(TextureDesc desc, const std::vector<float>& lev
   return t;
 }
 
-SlopeCpuSampler Sampler(bool linear, uint32_t address) {
+SlopeCpuSampler MakeSampler(bool linear, uint32_t address) {
   SlopeCpuSampler s{};
   s.linear = linear ? 1 : 0;
   s.address = address;
@@ -61,9 +62,9 @@ TextureDesc Desc2D(uint32_t w, uint32_t h, const char* format = "r32f") {
 // A 4x1 row 10 20 30 40: texel centres at u = 0.125, 0.375, 0.625, 0.875.
 TEST(CpuTextureTest, FiltersAndAddresses) {
   auto t = Make(Desc2D(4, 1), {10, 20, 30, 40});
-  SlopeCpuSampler nearest_clamp = Sampler(false, 0), linear_clamp = Sampler(true, 0);
-  SlopeCpuSampler linear_wrap = Sampler(true, 1), nearest_mirror = Sampler(false, 2);
-  SlopeCpuSampler nearest_wrap = Sampler(false, 1);
+  SlopeCpuSampler nearest_clamp = MakeSampler(false, 0), linear_clamp = MakeSampler(true, 0);
+  SlopeCpuSampler linear_wrap = MakeSampler(true, 1), nearest_mirror = MakeSampler(false, 2);
+  SlopeCpuSampler nearest_wrap = MakeSampler(false, 1);
   EXPECT_EQ(Apply(*t, &nearest_clamp, T::SampleLevel, At(0.375f)), 20);
   EXPECT_EQ(Apply(*t, &linear_clamp, T::SampleLevel, At(0.375f)), 20);
   // u = 0.5: 4u - 0.5 = 1.5, half way between 20 and 30.
@@ -90,7 +91,7 @@ TEST(CpuTextureTest, FiltersAndAddresses) {
 // 2x2: (0,0) 1, (1,0) 2, (0,1) 3, (1,1) 4. The centre blends all four equally.
 TEST(CpuTextureTest, BilinearAndGather) {
   auto t = Make(Desc2D(2, 2), {1, 2, 3, 4});
-  SlopeCpuSampler linear = Sampler(true, 0);
+  SlopeCpuSampler linear = MakeSampler(true, 0);
   EXPECT_EQ(Apply(*t, &linear, T::SampleLevel, At(0.5f, 0.5f)), 2.5f);
   // (0.375, 0.25): x = 0.25, y = 0 -> texels of row 0: 0.75 * 1 + 0.25 * 2.
   EXPECT_EQ(Apply(*t, &linear, T::SampleLevel, At(0.375f, 0.25f)), 1.25f);
@@ -112,7 +113,7 @@ TEST(CpuTextureTest, LevelsAndGradients) {
   std::vector<float> l1 = {100, 200, 300, 400}, l2 = {1000};
   std::memcpy(t->Level(1).data(), l1.data(), 16);
   std::memcpy(t->Level(2).data(), l2.data(), 4);
-  SlopeCpuSampler nearest = Sampler(false, 0), linear = Sampler(true, 0);
+  SlopeCpuSampler nearest = MakeSampler(false, 0), linear = MakeSampler(true, 0);
   SlopeCpuTexelQuery q = At(0.1f, 0.1f);
   q.lod = 1;
   EXPECT_EQ(Apply(*t, &nearest, T::SampleLevel, q), 100);
@@ -192,7 +193,7 @@ TEST(CpuTextureTest, LoadsWritesAndFormats) {
 TEST(CpuTextureTest, CompareAndCube) {
   TextureDesc d = Desc2D(2, 1, "d32f");
   auto t = Make(d, {0.25f, 0.75f});
-  SlopeCpuSampler s = Sampler(true, 0);
+  SlopeCpuSampler s = MakeSampler(true, 0);
   s.comparison = 1;
   SlopeCpuTexelQuery q = At(0.5f);
   q.reference = 0.5f;  // texel 0 fails, texel 1 passes: 0.5
@@ -206,7 +207,7 @@ TEST(CpuTextureTest, CompareAndCube) {
   c.layers = 6;
   c.format = "r32f";
   auto cube = Make(c, {1, 2, 3, 4, 5, 6});
-  SlopeCpuSampler n = Sampler(false, 0);
+  SlopeCpuSampler n = MakeSampler(false, 0);
   SlopeCpuTexelQuery dir{};
   float dirs[6][3] = {{1, 0.2f, -0.3f}, {-2, 1, 1},      {0, 3, 0.5f},
                       {0, -2, 0.5f},    {0.1f, 0.1f, 1}, {0.1f, 0.1f, -1}};
@@ -230,6 +231,83 @@ TEST(CpuTextureTest, RefusesBadShapes) {
   deep.mip_levels = 4;
   EXPECT_EQ(CpuTexture::Create(deep, &error), nullptr);
   EXPECT_NE(error.find("at most 3 mip levels"), std::string::npos);
+}
+
+// A kernel compiled for the host target and run on the CPU device: a combined texture
+// (Sampler2D) sampled, a separate texture read by Load, an RW texture written; bindings of
+// the wrong kind, shape or backend are refused by name before anything runs.
+constexpr const char* kKernel = R"(
+Sampler2D<float> image;
+Texture2D<float> weights;
+[format("r32f")] RWTexture2D<float> result;
+[shader("compute")]
+[numthreads(2, 2, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    float2 uv = (float2(tid.xy) + 0.5) / 2.0;
+    result[tid.xy] = image.SampleLevel(uv, 0) * weights.Load(int3(tid.xy, 0));
+}
+)";
+
+TEST(CpuTextureTest, DispatchBindsAndChecksTextures) {
+  driver::CompileOptions options;
+  options.input_path = "cpu_texture_test.slang";
+  options.source_text = kKernel;
+  options.target = driver::Target::Host;
+  driver::CompileResult compiled = driver::Compile(options);
+  ASSERT_TRUE(compiled.ok);
+  std::string error;
+  std::unique_ptr<Device> device = CreateDevice(Backend::Cpu, -1, &error);
+  ASSERT_NE(device, nullptr) << error;
+  KernelCode code;
+  code.host = compiled.binary;
+  std::unique_ptr<Kernel> kernel =
+      device->CreateKernelFromCode(code, compiled.reflection, "main", &error);
+  ASSERT_NE(kernel, nullptr) << error;
+  TextureDesc desc = Desc2D(2, 2);
+  std::unique_ptr<Texture> image = device->CreateTexture(desc, &error);
+  std::unique_ptr<Texture> weights = device->CreateTexture(desc, &error);
+  desc.storage = true;
+  std::unique_ptr<Texture> result = device->CreateTexture(desc, &error);
+  ASSERT_TRUE(image && weights && result) << error;
+  std::vector<float> texels = {1, 2, 3, 4}, factors = {10, 100, 1000, -1};
+  ASSERT_TRUE(device->WriteTexture(*image, 0, std::as_bytes(std::span(texels)), &error));
+  ASSERT_TRUE(device->WriteTexture(*weights, 0, std::as_bytes(std::span(factors)), &error));
+  SamplerDesc nearest;
+  std::unique_ptr<Sampler> sampler = device->CreateSampler(nearest, &error);
+  ASSERT_NE(sampler, nullptr) << error;
+
+  // The combined texture without its sampler.
+  BufferBinding no_sampler[] = {{"image", nullptr, image.get()},
+                                {"weights", nullptr, weights.get()},
+                                {"result", nullptr, result.get()}};
+  EXPECT_FALSE(device->Dispatch(*kernel, no_sampler, {1, 1, 1}, &error));
+  EXPECT_NE(error.find("no texture and sampler given for binding 'image'"), std::string::npos)
+      << error;
+  // A sampled texture where the RW one goes.
+  BufferBinding not_storage[] = {{"image", nullptr, image.get(), sampler.get()},
+                                 {"weights", nullptr, weights.get()},
+                                 {"result", nullptr, weights.get()}};
+  EXPECT_FALSE(device->Dispatch(*kernel, not_storage, {1, 1, 1}, &error));
+  EXPECT_NE(error.find("was not made for storage"), std::string::npos) << error;
+  // A 3D texture for a 2D binding.
+  TextureDesc volume = Desc2D(2, 2);
+  volume.dim = 3;
+  std::unique_ptr<Texture> cube = device->CreateTexture(volume, &error);
+  ASSERT_NE(cube, nullptr) << error;
+  BufferBinding wrong_shape[] = {{"image", nullptr, image.get(), sampler.get()},
+                                 {"weights", nullptr, cube.get()},
+                                 {"result", nullptr, result.get()}};
+  EXPECT_FALSE(device->Dispatch(*kernel, wrong_shape, {1, 1, 1}, &error));
+  EXPECT_NE(error.find("another shape"), std::string::npos) << error;
+
+  // Each texel: image (x, y) at its centre times weights (x, y).
+  BufferBinding good[] = {{"image", nullptr, image.get(), sampler.get()},
+                          {"weights", nullptr, weights.get()},
+                          {"result", nullptr, result.get()}};
+  ASSERT_TRUE(device->Dispatch(*kernel, good, {1, 1, 1}, &error)) << error;
+  std::vector<float> out(4);
+  ASSERT_TRUE(device->ReadTexture(*result, 0, std::as_writable_bytes(std::span(out)), &error));
+  EXPECT_EQ(out, (std::vector<float>{10, 200, 3000, -4}));
 }
 
 }  // namespace

@@ -27,7 +27,7 @@ enum QueryField : unsigned {
   kValue
 };
 
-/// How StoreComponents converts each component.
+/// How a query field takes an operand's components: converted to float or int, or as bits.
 enum class As { Float, Int, Bits };
 
 }  // namespace
@@ -89,15 +89,10 @@ L::Value* FunctionWriter::Texture(const ir::Inst& inst) {
     L::Value* value = Val(v);
     uint32_t n = std::min(v->GetType()->IsVector() ? v->GetType()->Count() : 1u, limit);
     L::Type* field_type = query_type->getElementType(field);
+    L::Value* at = b_.CreateStructGEP(query_type, query, field);
     for (uint32_t i = 0; i < n; ++i) {
-      L::Value* slot = field_type->isArrayTy()
-                           ? b_.CreateConstInBoundsGEP2_32(query_type, query, 0, field)
-                           : nullptr;
-      if (slot != nullptr) {
-        slot = b_.CreateConstInBoundsGEP2_32(field_type, slot, 0, i);
-      } else {
-        slot = b_.CreateStructGEP(query_type, query, field);
-      }
+      L::Value* slot =
+          field_type->isArrayTy() ? b_.CreateConstInBoundsGEP2_32(field_type, at, 0, i) : at;
       b_.CreateStore(component(v, value, i, as), slot);
     }
   };

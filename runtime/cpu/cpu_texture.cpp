@@ -318,7 +318,7 @@ bool Fixed8(const SlopeCpuTexture& t) { return KindOf(t.format) == Kind::Unorm8;
 /// lo + weight * (hi - lo), in floats or, for 8-bit values (`fixed8`: lo and hi hold the
 /// integers 0..255), as (lo * 256 + (hi - lo) * w + 128) >> 8 with w = round(weight * 256).
 float Lerp(float lo, float hi, float weight, bool fixed8) {
-  if (!fixed8) return lo + weight * (hi - lo);
+  if (!fixed8) return std::fma(weight, hi - lo, lo);
   int32_t w = std::clamp(static_cast<int32_t>(std::nearbyint(weight * 256.0f)), 0, 256);
   int32_t a = static_cast<int32_t>(lo), b = static_cast<int32_t>(hi);
   return static_cast<float>((a * 256 + (b - a) * w + 128) >> 8);
@@ -391,7 +391,8 @@ void FilterLevel(const SlopeCpuTexture& t, const SlopeCpuSampler& s, uint32_t le
   int64_t base[3] = {0, 0, 0};
   float frac[3] = {0, 0, 0};
   for (uint32_t a = 0; a < axes; ++a) {
-    float x = u[a] - 0.5f;
+    float shift = static_cast<float>(t.dim == 4 ? 0 : offset[a]) - 0.5f;
+    float x = std::fma(lk.st[a], static_cast<float>(e.size[a]), shift);
     base[a] = FloorIndex(x);
     frac[a] = std::isfinite(x) ? x - std::floor(x) : 0.0f;
   }

@@ -315,9 +315,9 @@ void Fetch(const SlopeCpuTexture& t, uint32_t level, const int32_t xyz[3], uint3
 /// blend rounded to the nearest 8-bit value).
 bool Fixed8(const SlopeCpuTexture& t) { return KindOf(t.format) == Kind::Unorm8; }
 
-/// lo + weight * (hi - lo), in floats (one fused multiply-add) or, for 8-bit values (`fixed8`: lo
-/// and hi hold the integers 0..255), as (lo * 256 + (hi - lo) * w + 128) >> 8 with w = round(weight
-/// * 256).
+/// lo + weight * (hi - lo): in floats, one fused multiply-add; for 8-bit values (`fixed8`:
+/// lo and hi hold the integers 0..255), (lo * 256 + (hi - lo) * w + 128) >> 8 with the
+/// weight rounded to w = round(weight * 256).
 float Lerp(float lo, float hi, float weight, bool fixed8) {
   if (!fixed8) return std::fma(weight, hi - lo, lo);
   int32_t w = std::clamp(static_cast<int32_t>(std::nearbyint(weight * 256.0f)), 0, 256);

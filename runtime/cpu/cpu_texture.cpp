@@ -202,10 +202,12 @@ int64_t FloorIndex(float u) {
   return static_cast<int64_t>(std::floor(std::clamp(u, -1.0e9f, 1.0e9f)));
 }
 
-/// Vulkan's wrapping of texel index `i` into 0..n-1.
+/// Vulkan's wrapping of texel index `i` into 0..n-1; -1 for a texel of the border.
 int32_t Wrap(int64_t i, uint32_t n, uint32_t address) {
   int64_t size = n;
   switch (address) {
+    case 3:
+      return i < 0 || i >= size ? -1 : static_cast<int32_t>(i);
     case 1:
       return static_cast<int32_t>(((i % size) + size) % size);
     case 2: {
@@ -298,11 +300,17 @@ Lookup Resolve(const SlopeCpuTexture& t, const SlopeCpuTexelQuery& q) {
   return out;
 }
 
-/// Texel `xyz` of `layer` at `level`, decoded; for a comparison, 1 or 0 in component 0
-/// as `reference <= texel` holds.
+/// Texel `xyz` of `layer` at `level`, decoded (a border texel, a coordinate of -1, is
+/// transparent black: zero in the format's components, and an alpha the format lacks is
+/// 1 as for any texel); for a comparison, 1 or 0 in component 0 as `reference <= texel`.
 void Fetch(const SlopeCpuTexture& t, uint32_t level, const int32_t xyz[3], uint32_t layer,
            const float* reference, uint32_t out[4]) {
-  Decode(t, TexelAt(t, level, xyz, layer), out);
+  if (xyz[0] < 0 || xyz[1] < 0 || xyz[2] < 0) {
+    out[0] = out[1] = out[2] = 0;
+    out[3] = t.components == 4 ? 0 : IsInteger(t) ? 1u : FloatBits(1.0f);
+  } else {
+    Decode(t, TexelAt(t, level, xyz, layer), out);
+  }
   if (reference != nullptr) {
     out[0] = FloatBits(*reference <= BitsFloat(out[0]) ? 1.0f : 0.0f);
     out[1] = out[2] = 0;
@@ -511,7 +519,7 @@ void Gather(const SlopeCpuTexture& t, const SlopeCpuSampler& s, const Lookup& lk
     if (t.dim == 4) {
       CubeFetch(t, 0, lk, base[0] + kCorners[k][0], base[1] + kCorners[k][1], nullptr, texel);
     } else {
-      Decode(t, TexelAt(t, 0, xyz, lk.layer), texel);
+      Fetch(t, 0, xyz, lk.layer, nullptr, texel);
     }
     out[k] = texel[component];
   }
@@ -588,6 +596,7 @@ CpuSampler::CpuSampler(const SamplerDesc& desc) : desc_(desc) {
   view_.linear = desc.linear ? 1 : 0;
   view_.address = desc.address == SamplerDesc::Address::Wrap     ? 1
                   : desc.address == SamplerDesc::Address::Mirror ? 2
+                  : desc.address == SamplerDesc::Address::Border ? 3
                                                                  : 0;
   view_.comparison = desc.comparison ? 1 : 0;
 }

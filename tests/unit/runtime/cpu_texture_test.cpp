@@ -82,6 +82,11 @@ TEST(CpuTextureTest, FiltersAndAddresses) {
   EXPECT_EQ(Apply(*t, &nearest_mirror, T::SampleLevel, At(-0.125f)), 10);
   // u = 1.875 is texel 7: mirrored, 7 mod 8 - 4 = 3 -> 3 - 3 = texel 0.
   EXPECT_EQ(Apply(*t, &nearest_mirror, T::SampleLevel, At(1.875f)), 10);
+  // Border: texel -1 is transparent black; u = 0 blends it with texel 0 half and half.
+  SlopeCpuSampler nearest_border = MakeSampler(false, 3), linear_border = MakeSampler(true, 3);
+  EXPECT_EQ(Apply(*t, &nearest_border, T::SampleLevel, At(-0.125f)), 0);
+  EXPECT_EQ(Apply(*t, &nearest_border, T::SampleLevel, At(-0.125f), 3), 1);  // r32f: alpha 1
+  EXPECT_EQ(Apply(*t, &linear_border, T::SampleLevel, At(0.0f)), 5);
   // A constant offset of +1 texel: u = 0.125 reads texel 1.
   SlopeCpuTexelQuery q = At(0.125f);
   q.offset[0] = 1;

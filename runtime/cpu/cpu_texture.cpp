@@ -206,11 +206,11 @@ int64_t FloorIndex(float u) {
 int32_t Wrap(int64_t i, uint32_t n, uint32_t address) {
   int64_t size = n;
   switch (address) {
-    case 3:
+    case kSlopeCpuClampToBorder:
       return i < 0 || i >= size ? -1 : static_cast<int32_t>(i);
-    case 1:
+    case kSlopeCpuRepeat:
       return static_cast<int32_t>(((i % size) + size) % size);
-    case 2: {
+    case kSlopeCpuMirroredRepeat: {
       int64_t m = ((i % (2 * size)) + 2 * size) % (2 * size) - size;
       int64_t mirrored = m >= 0 ? m : -(1 + m);
       return static_cast<int32_t>(size - 1 - mirrored);
@@ -382,7 +382,8 @@ void FilterLevel(const SlopeCpuTexture& t, const SlopeCpuSampler& s, uint32_t le
                  uint32_t out[4]) {
   Extent e = LevelExtent(t, level);
   uint32_t axes = Axes(t);
-  uint32_t address = t.dim == 4 ? 0 : s.address;  // cubes: CubeFetch crosses the edges
+  // A cube's texels past its edges come from CubeFetch, not from the address mode.
+  uint32_t address = t.dim == 4 ? uint32_t{kSlopeCpuClampToEdge} : s.address;
   bool linear = s.linear != 0 && !IsInteger(t);
   float u[3];
   for (uint32_t a = 0; a < axes; ++a) {
@@ -503,7 +504,7 @@ float GradientLod(const SlopeCpuTexture& t, const Lookup& lk, const SlopeCpuTexe
 void Gather(const SlopeCpuTexture& t, const SlopeCpuSampler& s, const Lookup& lk,
             const SlopeCpuTexelQuery& q, uint32_t out[4]) {
   Extent e = LevelExtent(t, 0);
-  uint32_t address = t.dim == 4 ? 0 : s.address;
+  uint32_t address = t.dim == 4 ? uint32_t{kSlopeCpuClampToEdge} : s.address;
   int64_t base[2];
   for (int a = 0; a < 2; ++a) {
     float u = lk.st[a] * static_cast<float>(e.size[a]) +
@@ -594,10 +595,10 @@ std::unique_ptr<CpuTexture> CpuTexture::Create(const TextureDesc& desc, std::str
 
 CpuSampler::CpuSampler(const SamplerDesc& desc) : desc_(desc) {
   view_.linear = desc.linear ? 1 : 0;
-  view_.address = desc.address == SamplerDesc::Address::Wrap     ? 1
-                  : desc.address == SamplerDesc::Address::Mirror ? 2
-                  : desc.address == SamplerDesc::Address::Border ? 3
-                                                                 : 0;
+  view_.address = desc.address == SamplerDesc::Address::Wrap     ? kSlopeCpuRepeat
+                  : desc.address == SamplerDesc::Address::Mirror ? kSlopeCpuMirroredRepeat
+                  : desc.address == SamplerDesc::Address::Border ? kSlopeCpuClampToBorder
+                                                                 : kSlopeCpuClampToEdge;
   view_.comparison = desc.comparison ? 1 : 0;
 }
 

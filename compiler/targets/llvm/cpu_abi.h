@@ -50,10 +50,18 @@ enum { kSlopeCpuBool = 0, kSlopeCpuSInt = 1, kSlopeCpuUInt = 2, kSlopeCpuFloat =
 /// SamplerState or SamplerComparisonState binding points at one.
 typedef struct SlopeCpuSampler {
   uint32_t linear;      ///< 1: bilinear (trilinear between levels) filtering; 0: nearest
-  uint32_t address;     ///< every axis: 0 clamp to edge, 1 wrap (repeat), 2 mirrored repeat,
-                        ///< 3 clamp to a transparent black border
+  uint32_t address;     ///< every axis: kSlopeCpuClampToEdge, ... (below)
   uint32_t comparison;  ///< 1: a comparison sampler (reference <= texel)
 } SlopeCpuSampler;
+
+/// SlopeCpuSampler::address: clamp to the edge, wrap (repeat), mirrored repeat, or clamp to
+/// a transparent black border.
+enum {
+  kSlopeCpuClampToEdge,
+  kSlopeCpuRepeat,
+  kSlopeCpuMirroredRepeat,
+  kSlopeCpuClampToBorder,
+};
 
 /// A texture's texel formats (runtime::GetTextureFormatInfo's names).
 enum {

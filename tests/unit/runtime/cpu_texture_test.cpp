@@ -62,9 +62,11 @@ TextureDesc Desc2D(uint32_t w, uint32_t h, const char* format = "r32f") {
 // A 4x1 row 10 20 30 40: texel centres at u = 0.125, 0.375, 0.625, 0.875.
 TEST(CpuTextureTest, FiltersAndAddresses) {
   auto t = Make(Desc2D(4, 1), {10, 20, 30, 40});
-  SlopeCpuSampler nearest_clamp = MakeSampler(false, 0), linear_clamp = MakeSampler(true, 0);
-  SlopeCpuSampler linear_wrap = MakeSampler(true, 1), nearest_mirror = MakeSampler(false, 2);
-  SlopeCpuSampler nearest_wrap = MakeSampler(false, 1);
+  SlopeCpuSampler nearest_clamp = MakeSampler(false, kSlopeCpuClampToEdge),
+                  linear_clamp = MakeSampler(true, kSlopeCpuClampToEdge);
+  SlopeCpuSampler linear_wrap = MakeSampler(true, kSlopeCpuRepeat),
+                  nearest_mirror = MakeSampler(false, kSlopeCpuMirroredRepeat);
+  SlopeCpuSampler nearest_wrap = MakeSampler(false, kSlopeCpuRepeat);
   EXPECT_EQ(Apply(*t, &nearest_clamp, T::SampleLevel, At(0.375f)), 20);
   EXPECT_EQ(Apply(*t, &linear_clamp, T::SampleLevel, At(0.375f)), 20);
   // u = 0.5: 4u - 0.5 = 1.5, half way between 20 and 30.
@@ -83,7 +85,8 @@ TEST(CpuTextureTest, FiltersAndAddresses) {
   // u = 1.875 is texel 7: mirrored, 7 mod 8 - 4 = 3 -> 3 - 3 = texel 0.
   EXPECT_EQ(Apply(*t, &nearest_mirror, T::SampleLevel, At(1.875f)), 10);
   // Border: texel -1 is transparent black; u = 0 blends it with texel 0 half and half.
-  SlopeCpuSampler nearest_border = MakeSampler(false, 3), linear_border = MakeSampler(true, 3);
+  SlopeCpuSampler nearest_border = MakeSampler(false, kSlopeCpuClampToBorder),
+                  linear_border = MakeSampler(true, kSlopeCpuClampToBorder);
   EXPECT_EQ(Apply(*t, &nearest_border, T::SampleLevel, At(-0.125f)), 0);
   EXPECT_EQ(Apply(*t, &nearest_border, T::SampleLevel, At(-0.125f), 3), 1);  // r32f: alpha 1
   EXPECT_EQ(Apply(*t, &linear_border, T::SampleLevel, At(0.0f)), 5);
@@ -96,7 +99,7 @@ TEST(CpuTextureTest, FiltersAndAddresses) {
 // 2x2: (0,0) 1, (1,0) 2, (0,1) 3, (1,1) 4. The centre blends all four equally.
 TEST(CpuTextureTest, BilinearAndGather) {
   auto t = Make(Desc2D(2, 2), {1, 2, 3, 4});
-  SlopeCpuSampler linear = MakeSampler(true, 0);
+  SlopeCpuSampler linear = MakeSampler(true, kSlopeCpuClampToEdge);
   EXPECT_EQ(Apply(*t, &linear, T::SampleLevel, At(0.5f, 0.5f)), 2.5f);
   // (0.375, 0.25): x = 0.25, y = 0 -> texels of row 0: 0.75 * 1 + 0.25 * 2.
   EXPECT_EQ(Apply(*t, &linear, T::SampleLevel, At(0.375f, 0.25f)), 1.25f);
@@ -118,7 +121,8 @@ TEST(CpuTextureTest, LevelsAndGradients) {
   std::vector<float> l1 = {100, 200, 300, 400}, l2 = {1000};
   std::memcpy(t->Level(1).data(), l1.data(), 16);
   std::memcpy(t->Level(2).data(), l2.data(), 4);
-  SlopeCpuSampler nearest = MakeSampler(false, 0), linear = MakeSampler(true, 0);
+  SlopeCpuSampler nearest = MakeSampler(false, kSlopeCpuClampToEdge),
+                  linear = MakeSampler(true, kSlopeCpuClampToEdge);
   SlopeCpuTexelQuery q = At(0.1f, 0.1f);
   q.lod = 1;
   EXPECT_EQ(Apply(*t, &nearest, T::SampleLevel, q), 100);
@@ -198,7 +202,7 @@ TEST(CpuTextureTest, LoadsWritesAndFormats) {
 TEST(CpuTextureTest, CompareAndCube) {
   TextureDesc d = Desc2D(2, 1, "d32f");
   auto t = Make(d, {0.25f, 0.75f});
-  SlopeCpuSampler s = MakeSampler(true, 0);
+  SlopeCpuSampler s = MakeSampler(true, kSlopeCpuClampToEdge);
   s.comparison = 1;
   SlopeCpuTexelQuery q = At(0.5f);
   q.reference = 0.5f;  // texel 0 fails, texel 1 passes: 0.5
@@ -212,7 +216,7 @@ TEST(CpuTextureTest, CompareAndCube) {
   c.layers = 6;
   c.format = "r32f";
   auto cube = Make(c, {1, 2, 3, 4, 5, 6});
-  SlopeCpuSampler n = MakeSampler(false, 0);
+  SlopeCpuSampler n = MakeSampler(false, kSlopeCpuClampToEdge);
   SlopeCpuTexelQuery dir{};
   float dirs[6][3] = {{1, 0.2f, -0.3f}, {-2, 1, 1},      {0, 3, 0.5f},
                       {0, -2, 0.5f},    {0.1f, 0.1f, 1}, {0.1f, 0.1f, -1}};

@@ -93,7 +93,9 @@ class Texture {
 /// How a sampler filters and addresses.
 struct SamplerDesc {
   bool linear = false;  ///< bilinear (trilinear between mips) filtering; else nearest
-  enum class Address : uint8_t { Clamp, Wrap, Mirror };
+  /// Clamp to the edge, wrap (repeat), mirrored repeat, or clamp to a transparent black
+  /// border (texels outside the texture read as 0, 0, 0, 0).
+  enum class Address : uint8_t { Clamp, Wrap, Mirror, Border };
   Address address = Address::Clamp;  ///< for every axis
   bool comparison = false;  ///< a SamplerComparisonState: compares with `less or equal`
 };
@@ -176,7 +178,7 @@ class Device {
 
   /// Creates a texture of `desc` with unspecified contents, usable as the kind of texture
   /// `desc.storage` says. Fails naming the format or feature the device lacks; backends
-  /// without textures (CUDA and CPU for now) always fail.
+  /// without textures (CUDA for now) always fail.
   virtual std::unique_ptr<Texture> CreateTexture(const TextureDesc& desc, std::string* error) {
     (void)desc;
     *error = std::string("textures are not supported on the ") + BackendName(GetBackend()) +

@@ -10,6 +10,7 @@
 #include "compiler/base/half.h"
 #include "compiler/targets/llvm/cpu_abi.h"
 #include "compiler/targets/llvm/plugin_loader.h"
+#include "runtime/cpu/cpu_texture.h"
 #include "runtime/cpu/scheduler.h"
 
 namespace slope::runtime::cpu {
@@ -191,6 +192,30 @@ class CpuDevice : public Device {
     return true;
   }
 
+  std::unique_ptr<Texture> CreateTexture(const TextureDesc& desc, std::string* error) override {
+    return CpuTexture::Create(desc, error);
+  }
+
+  bool WriteTexture(Texture& texture, uint32_t mip, std::span<const std::byte> data,
+                    std::string* error) override {
+    std::span<std::byte> level = Level(texture, mip, data.size(), error);
+    if (level.data() == nullptr) return false;
+    if (!data.empty()) std::memcpy(level.data(), data.data(), data.size());
+    return true;
+  }
+
+  bool ReadTexture(const Texture& texture, uint32_t mip, std::span<std::byte> out,
+                   std::string* error) override {
+    std::span<std::byte> level = Level(const_cast<Texture&>(texture), mip, out.size(), error);
+    if (level.data() == nullptr) return false;
+    if (!out.empty()) std::memcpy(out.data(), level.data(), out.size());
+    return true;
+  }
+
+  std::unique_ptr<Sampler> CreateSampler(const SamplerDesc& desc, std::string* error) override {
+    return std::make_unique<CpuSampler>(desc);
+  }
+
   std::unique_ptr<Kernel> CreateKernel(std::span<const uint32_t> spirv,
                                        const driver::Reflection& reflection,
                                        const std::string& entry, std::string* error) override {
@@ -216,6 +241,7 @@ class CpuDevice : public Device {
         {"slope_cpu_next", reinterpret_cast<void*>(&slope_cpu_next)},
         {"slope_cpu_leave", reinterpret_cast<void*>(&slope_cpu_leave)},
         {"slope_cpu_printf", reinterpret_cast<void*>(&slope_cpu_printf)},
+        {"slope_cpu_texture", reinterpret_cast<void*>(&slope_cpu_texture)},
     };
     tl::Jit* jit = api_->jit_create(code.host, symbols, error);
     if (jit == nullptr) return nullptr;
@@ -238,13 +264,37 @@ class CpuDevice : public Device {
     }
     auto& k = static_cast<CpuKernel&>(kernel);
     const driver::Reflection& reflection = k.GetReflection();
-    std::vector<Buffer*> resolved;
-    if (!ResolveBindings(reflection, bindings, &resolved, error)) return false;
+    std::vector<const BufferBinding*> resolved;
+    if (!ResolveResources(reflection, bindings, &resolved, error)) return false;
     std::vector<void*> resources(reflection.bindings.size() + 1, nullptr);
     std::vector<uint64_t> sizes(reflection.bindings.size() + 1, 0);
     std::vector<std::byte> push;
+    // A combined texture and sampler's view: the texture's with the sampler's state.
+    std::vector<SlopeCpuTexture> combined(reflection.bindings.size());
     for (size_t i = 0; i < reflection.bindings.size(); ++i) {
       const driver::BindingInfo& b = reflection.bindings[i];
+      bool texture = b.kind == driver::ResourceKind::Texture ||
+                     b.kind == driver::ResourceKind::RWTexture ||
+                     b.kind == driver::ResourceKind::SampledTexture;
+      if (texture || b.kind == driver::ResourceKind::Sampler) {
+        const BufferBinding& given = *resolved[i];
+        if ((texture && given.texture->GetBackend() != Backend::Cpu) ||
+            (given.sampler != nullptr && given.sampler->GetBackend() != Backend::Cpu)) {
+          *error = "the " + std::string(texture ? "texture" : "sampler") + " for binding '" +
+                   b.name + "' belongs to another backend";
+          return false;
+        }
+        if (!texture) {
+          resources[i] =
+              const_cast<SlopeCpuSampler*>(&static_cast<CpuSampler*>(given.sampler)->View());
+          continue;
+        }
+        combined[i] = static_cast<CpuTexture*>(given.texture)->View();
+        if (given.sampler != nullptr)
+          combined[i].sampler = static_cast<CpuSampler*>(given.sampler)->View();
+        resources[i] = &combined[i];
+        continue;
+      }
       if (b.kind == driver::ResourceKind::PushConstant) {
         if (b.entry_point != k.GetEntryPoint().name) continue;
         if (options.push_constants.size() != b.element.size) {
@@ -258,7 +308,7 @@ class CpuDevice : public Device {
         sizes[i] = options.push_constants.size();
         continue;
       }
-      CpuBuffer* buffer = Own(*resolved[i], error);
+      CpuBuffer* buffer = Own(*resolved[i]->buffer, error);
       if (buffer == nullptr) return false;
       resources[i] = buffer->Data();
       sizes[i] = buffer->Size();
@@ -308,6 +358,28 @@ class CpuDevice : public Device {
       return nullptr;
     }
     return static_cast<CpuBuffer*>(&buffer);
+  }
+
+  /// Mip level `mip` of `texture`, when it has `bytes` bytes; else empty with `*error`.
+  static std::span<std::byte> Level(Texture& texture, uint32_t mip, size_t bytes,
+                                    std::string* error) {
+    if (texture.GetBackend() != Backend::Cpu) {
+      *error = std::string("texture belongs to the ") + BackendName(texture.GetBackend()) +
+               " backend, not cpu";
+      return {};
+    }
+    auto& t = static_cast<CpuTexture&>(texture);
+    if (mip >= t.Desc().mip_levels) {
+      *error = "the texture has no mip level " + std::to_string(mip);
+      return {};
+    }
+    std::span<std::byte> level = t.Level(mip);
+    if (bytes != level.size()) {
+      *error = "mip level " + std::to_string(mip) + " of the texture takes " +
+               std::to_string(level.size()) + " bytes, not " + std::to_string(bytes);
+      return {};
+    }
+    return level;
   }
 
   static bool InRange(const CpuBuffer& b, size_t offset, size_t size, std::string* error) {

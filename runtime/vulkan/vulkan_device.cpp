@@ -878,10 +878,11 @@ std::unique_ptr<Sampler> VulkanDevice::CreateSampler(const SamplerDesc& desc, st
   info.magFilter = filter;
   info.minFilter = filter;
   info.mipmapMode = desc.linear ? VK_SAMPLER_MIPMAP_MODE_LINEAR : VK_SAMPLER_MIPMAP_MODE_NEAREST;
-  VkSamplerAddressMode mode = desc.address == SamplerDesc::Address::Wrap ? VK_SAMPLER_ADDRESS_MODE_REPEAT
-                              : desc.address == SamplerDesc::Address::Mirror
-                                  ? VK_SAMPLER_ADDRESS_MODE_MIRRORED_REPEAT
-                                  : VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+  VkSamplerAddressMode mode =
+      desc.address == SamplerDesc::Address::Wrap     ? VK_SAMPLER_ADDRESS_MODE_REPEAT
+      : desc.address == SamplerDesc::Address::Mirror ? VK_SAMPLER_ADDRESS_MODE_MIRRORED_REPEAT
+      : desc.address == SamplerDesc::Address::Border ? VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER
+                                                     : VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
   info.addressModeU = info.addressModeV = info.addressModeW = mode;
   info.compareEnable = desc.comparison ? VK_TRUE : VK_FALSE;
   info.compareOp = VK_COMPARE_OP_LESS_OR_EQUAL;

@@ -163,8 +163,9 @@ def device_features():
 if "vulkan" in config.available_features and run_backend in (None, "vulkan"):
     for feature in device_features():
         config.available_features.add(feature)
-# `textures`: kernels with textures and samplers run here. Only the Vulkan backend (through
-# the SPIR-V or the GLSL writer) has them so far; the CUDA and CPU targets refuse them
-# with a positioned error, so those runs report the tests unsupported.
-if "vulkan" in config.available_features and run_backend in (None, "vulkan"):
+# `textures`: kernels with textures and samplers run here. The Vulkan backend (through the
+# SPIR-V or the GLSL writer) and the CPU backend (the host target) have them; the CUDA
+# targets refuse them with a positioned error, so those runs report the tests unsupported.
+if ("vulkan" in config.available_features and run_backend in (None, "vulkan")) or \
+        ("cpu" in config.available_features and run_backend == "cpu"):
     config.available_features.add("textures")

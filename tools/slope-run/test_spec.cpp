@@ -694,13 +694,15 @@ bool ParseSamplerDirective(Cursor& cursor, SamplerSpec* sampler, std::string* me
     std::string_view value = cursor.Word();
     if (key == "filter" && (value == "nearest" || value == "linear")) {
       sampler->desc.linear = value == "linear";
-    } else if (key == "address" && (value == "clamp" || value == "wrap" || value == "mirror")) {
+    } else if (key == "address" &&
+               (value == "clamp" || value == "wrap" || value == "mirror" || value == "border")) {
       sampler->desc.address = value == "wrap"     ? runtime::SamplerDesc::Address::Wrap
                               : value == "mirror" ? runtime::SamplerDesc::Address::Mirror
+                              : value == "border" ? runtime::SamplerDesc::Address::Border
                                                   : runtime::SamplerDesc::Address::Clamp;
     } else {
       *message = "unknown sampler setting '" + std::string(key) + "=" + std::string(value) +
-                 "' (filter=nearest|linear, address=clamp|wrap|mirror)";
+                 "' (filter=nearest|linear, address=clamp|wrap|mirror|border)";
       return false;
     }
   }

@@ -28,7 +28,7 @@
 // the values and the gradients of a `DiffTensorView x`.
 //   //INPUT: texture NAME TYPE [w, h, ...] [mips=N] [v0, v1, ...]
 //   //OUTPUT: texture NAME TYPE [w, h, ...] [= [v0, v1, ...]]
-//   //INPUT: sampler NAME [filter=nearest|linear] [address=clamp|wrap|mirror]
+//   //INPUT: sampler NAME [filter=nearest|linear] [address=clamp|wrap|mirror|border]
 //
 // binds a texture of the kernel (`Texture2D<T> NAME`, `RWTexture3D<T> NAME`, ...): TYPE
 // is its texel format, a 32-bit scalar or 2- or 4-vector (float4: rgba32f, uint: r32ui,

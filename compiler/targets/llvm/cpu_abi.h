@@ -16,6 +16,7 @@ extern "C" {
 /// One invocation's view of its dispatch. The runtime fills it; the kernel only reads it.
 typedef struct SlopeCpuInvocation {
   void* const* resources;   ///< per reflected binding, in reflection order: its memory
+                            ///< (a texture's SlopeCpuTexture, a sampler's SlopeCpuSampler)
   const uint64_t* sizes;    ///< per reflected binding: its size in bytes
   uint8_t* shared;          ///< this workgroup's groupshared memory
   uint8_t* private_memory;  ///< this invocation's `static` globals
@@ -44,6 +45,89 @@ typedef struct SlopeCpuKernelInfo {
 
 /// A wave operation's operand type: kind | bytes per component << 4 | components << 8.
 enum { kSlopeCpuBool = 0, kSlopeCpuSInt = 1, kSlopeCpuUInt = 2, kSlopeCpuFloat = 3 };
+
+/// How a sampler filters and addresses (runtime::SamplerDesc): resources[slot] of a
+/// SamplerState or SamplerComparisonState binding points at one.
+typedef struct SlopeCpuSampler {
+  uint32_t linear;      ///< 1: bilinear (trilinear between levels) filtering; 0: nearest
+  uint32_t address;     ///< every axis: kSlopeCpuClampToEdge, ... (below)
+  uint32_t comparison;  ///< 1: a comparison sampler (reference <= texel)
+} SlopeCpuSampler;
+
+/// SlopeCpuSampler::address: clamp to the edge, wrap (repeat), mirrored repeat, or clamp to
+/// a transparent black border.
+enum {
+  kSlopeCpuClampToEdge,
+  kSlopeCpuRepeat,
+  kSlopeCpuMirroredRepeat,
+  kSlopeCpuClampToBorder,
+};
+
+/// A texture's texel formats (runtime::GetTextureFormatInfo's names).
+enum {
+  kSlopeCpuRgba32f,
+  kSlopeCpuRg32f,
+  kSlopeCpuR32f,
+  kSlopeCpuRgba16f,
+  kSlopeCpuRg16f,
+  kSlopeCpuR16f,
+  kSlopeCpuRgba8,
+  kSlopeCpuRg8,
+  kSlopeCpuR8,
+  kSlopeCpuRgba8Snorm,
+  kSlopeCpuRgba32i,
+  kSlopeCpuRg32i,
+  kSlopeCpuR32i,
+  kSlopeCpuRgba16i,
+  kSlopeCpuRgba8i,
+  kSlopeCpuRgba32ui,
+  kSlopeCpuRg32ui,
+  kSlopeCpuR32ui,
+  kSlopeCpuRgba16ui,
+  kSlopeCpuRgba8ui,
+  kSlopeCpuD32f
+};
+
+/// The most mip levels a texture has (a side of up to 2^15 texels).
+#define SLOPE_CPU_MAX_LEVELS 16u
+
+/// A texture: resources[slot] of a texture binding (Texture2D, RWTexture2D, Sampler2D,
+/// ...) points at one. Level l holds `layers` layers of max(1, depth >> l) slices of
+/// max(1, height >> l) rows of max(1, width >> l) texels, x fastest, tightly packed.
+typedef struct SlopeCpuTexture {
+  uint8_t* data;
+  uint64_t level_offsets[SLOPE_CPU_MAX_LEVELS];  ///< each level's first byte in `data`
+  uint32_t dim;                                  ///< 1, 2, 3, or 4 for a cube
+  uint32_t arrayed;
+  uint32_t width, height, depth;
+  uint32_t layers;  ///< array layers; a cube's six faces are six layers
+  uint32_t levels;
+  uint32_t format;  ///< kSlopeCpuRgba32f, ...
+  uint32_t components;
+  uint32_t texel_bytes;
+  SlopeCpuSampler sampler;  ///< a combined texture and sampler's (Sampler2D)
+} SlopeCpuTexture;
+
+/// The operands of a texture operation; those an operation does not take are zero.
+typedef struct SlopeCpuTexelQuery {
+  float coord[4];     ///< a sampling coordinate, the array layer last
+  int32_t texel[4];   ///< an integer texel coordinate, the array layer last
+  int32_t offset[3];  ///< a constant texel offset
+  float lod;          ///< SampleLevel's level of detail
+  int32_t level;      ///< Load's and GetDimensions' mip level
+  float ddx[3];       ///< SampleGrad's gradients
+  float ddy[3];
+  float reference;     ///< SampleCmp's reference value
+  uint32_t component;  ///< Gather's component (0..3)
+  uint32_t value[4];   ///< a written texel's bits, four 32-bit components
+} SlopeCpuTexelQuery;
+
+/// Texture operation `op` (ir::TextureOp) of `texture` with `sampler` (null for a
+/// combined texture, whose own sampler is used, and for operations without one). Writes
+/// four 32-bit components to `out` (float, int or uint bits as the format holds; sizes
+/// for GetDimensions, width first, layers last), or, for a write, stores `query->value`.
+void slope_cpu_texture(const SlopeCpuTexture* texture, const SlopeCpuSampler* sampler, uint32_t op,
+                       const SlopeCpuTexelQuery* query, uint32_t* out);
 
 /// GroupMemoryBarrierWithGroupSync and the other synchronizing barriers: returns once
 /// every invocation of the workgroup that has not finished has called it.

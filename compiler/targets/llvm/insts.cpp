@@ -654,6 +654,10 @@ void FunctionWriter::EmitInst(const ir::Inst& inst) {
     case Op::Printf:
       Printf(inst);
       return;
+    case Op::Texture:
+      result = Texture(inst);
+      if (result == nullptr) return;
+      break;
     default:
       mw_.Error(inst.loc, "internal error: unexpected instruction");
       return;

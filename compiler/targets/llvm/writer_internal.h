@@ -173,6 +173,10 @@ class FunctionWriter {
   void Printf(const ir::Inst& inst);
   L::Value* TypeCode(const ir::Type* t);
 
+  // textures.cpp
+  /// A `texture` instruction: a call of slope_cpu_texture (cpu_abi.h).
+  L::Value* Texture(const ir::Inst& inst);
+
   ModuleWriter& mw_;
   const ir::Module& ir_;
   const ir::Function& f_;

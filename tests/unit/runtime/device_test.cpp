@@ -119,6 +119,46 @@ TEST(BackendTest, CpuOpensAndRefusesSpirv) {
   EXPECT_FALSE(error.empty());
 }
 
+// The CPU device's textures keep every mip level in host memory: levels round-trip, and a
+// level of the wrong size or one the texture lacks is an error, as on Vulkan.
+TEST(BackendTest, CpuTextureLevelsRoundTrip) {
+  std::string error;
+  std::unique_ptr<Device> device = CreateDevice(Backend::Cpu, -1, &error);
+  ASSERT_NE(device, nullptr) << error;
+  TextureDesc desc;
+  desc.width = 4;
+  desc.height = 2;
+  desc.mip_levels = 2;
+  desc.format = "rg32f";
+  std::unique_ptr<Texture> texture = device->CreateTexture(desc, &error);
+  ASSERT_NE(texture, nullptr) << error;
+  EXPECT_EQ(texture->GetBackend(), Backend::Cpu);
+  std::vector<float> level0(4 * 2 * 2), level1(2 * 1 * 2);
+  for (size_t i = 0; i < level0.size(); ++i) level0[i] = 0.5f * static_cast<float>(i) + 1.0f;
+  for (size_t i = 0; i < level1.size(); ++i) level1[i] = -static_cast<float>(i) - 7.0f;
+  ASSERT_TRUE(device->WriteTexture(*texture, 0, std::as_bytes(std::span(level0)), &error)) << error;
+  ASSERT_TRUE(device->WriteTexture(*texture, 1, std::as_bytes(std::span(level1)), &error)) << error;
+  std::vector<float> back0(level0.size()), back1(level1.size());
+  ASSERT_TRUE(device->ReadTexture(*texture, 0, std::as_writable_bytes(std::span(back0)), &error));
+  ASSERT_TRUE(device->ReadTexture(*texture, 1, std::as_writable_bytes(std::span(back1)), &error));
+  EXPECT_EQ(back0, level0);
+  EXPECT_EQ(back1, level1);
+  EXPECT_FALSE(device->WriteTexture(*texture, 1, std::as_bytes(std::span(level0)), &error));
+  EXPECT_NE(error.find("mip level 1 of the texture takes 16 bytes, not 64"), std::string::npos)
+      << error;
+  EXPECT_FALSE(device->ReadTexture(*texture, 2, std::as_writable_bytes(std::span(back1)), &error));
+  EXPECT_NE(error.find("no mip level 2"), std::string::npos) << error;
+  TextureDesc unknown;
+  unknown.format = "rgb9e5";
+  EXPECT_EQ(device->CreateTexture(unknown, &error), nullptr);
+  EXPECT_EQ(error, "unknown texture format 'rgb9e5'");
+  SamplerDesc linear;
+  linear.linear = true;
+  std::unique_ptr<Sampler> sampler = device->CreateSampler(linear, &error);
+  ASSERT_NE(sampler, nullptr) << error;
+  EXPECT_TRUE(sampler->Desc().linear);
+}
+
 // The CUDA backend is always built (it loads libcuda.so.1 with dlopen): without an NVIDIA
 // GPU it says why; with one it opens it, and refuses SPIR-V (it runs PTX).
 TEST(BackendTest, CudaOpensOrSaysWhy) {

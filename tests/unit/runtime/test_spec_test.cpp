@@ -295,7 +295,8 @@ TEST(TestSpecTest, RejectsBadTextureAndSamplerDirectives) {
       {"//INPUT: texture t float [1] levels=2 [1]\n", "unexpected 'levels' after the texture size"},
       {"//OUTPUT: texture t float [1] mips=2\n", "expected 'mips=N' on an input texture"},
       {"//INPUT: sampler s filter=cubic\n",
-       "unknown sampler setting 'filter=cubic' (filter=nearest|linear, address=clamp|wrap|mirror)"},
+       "unknown sampler setting 'filter=cubic' (filter=nearest|linear, "
+       "address=clamp|wrap|mirror|border)"},
       {"//INPUT: sampler s linear\n", "expected 'filter=...' or 'address=...', found 'linear'"},
   };
   for (const Case& c : cases) {

@@ -82,6 +82,10 @@ Value* Lowerer::LowerIntrinsicCall(const ast::CallExpr* call) {
   auto which = static_cast<Intrinsic>(call->func->intrinsic_op);
   // bit_cast / reinterpret / asfloat to the argument's own type (also a struct's).
   if (which == Intrinsic::Bitcast && arg_type == type) return args[0];
+  if (which == Intrinsic::Bitcast &&
+      (arg_type->IsStruct() || arg_type->IsArray() || type->IsStruct() || type->IsArray())) {
+    return ReinterpretWords(args[0], type);  // `reinterpret<float4>(s)`: word by word
+  }
   bool is_int = arg_type->Scalar()->IsInt();
   if (which == Intrinsic::Abs && is_int && !arg_type->Scalar()->IsSigned()) return args[0];
   if (which == Intrinsic::Dot && (is_int || arg_type->IsScalar())) {

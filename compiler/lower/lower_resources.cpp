@@ -35,13 +35,12 @@ Value* Lowerer::WordPtr(Value* buffer, Value* offset, uint32_t word) {
   return b_.ElementPtr(buffer, index);
 }
 
-Value* Lowerer::LoadWords(Value* buffer, Value* offset, const ir::Type* t, uint32_t* word) {
+Value* Lowerer::AssembleWords(const ir::Type* t, const std::function<Value*()>& next) {
   if (t->IsStruct() || t->IsArray()) {
     std::vector<Value*> parts;
     size_t n = t->IsStruct() ? t->Members().size() : t->Count();
     for (size_t i = 0; i < n; ++i) {
-      const ir::Type* part = t->IsStruct() ? t->Members()[i] : t->Element();
-      parts.push_back(LoadWords(buffer, offset, part, word));
+      parts.push_back(AssembleWords(t->IsStruct() ? t->Members()[i] : t->Element(), next));
     }
     return t->IsStruct() ? b_.MakeStruct(t, std::move(parts)) : b_.MakeArray(t, std::move(parts));
   }
@@ -49,7 +48,7 @@ Value* Lowerer::LoadWords(Value* buffer, Value* offset, const ir::Type* t, uint3
   std::vector<Value*> lanes;
   uint32_t n = t->IsVector() ? t->Count() : 1;
   for (uint32_t i = 0; i < n; ++i) {
-    Value* bits = b_.Load(WordPtr(buffer, offset, (*word)++));
+    Value* bits = next();
     if (bits->GetType() != scalar) {
       bits = b_.CallIntrinsic(ir::Intrinsic::Bitcast, scalar, {bits});
     }
@@ -58,13 +57,12 @@ Value* Lowerer::LoadWords(Value* buffer, Value* offset, const ir::Type* t, uint3
   return t->IsVector() ? b_.Emit(Op::MakeVector, t, std::move(lanes)) : lanes[0];
 }
 
-void Lowerer::StoreWords(Value* buffer, Value* offset, Value* value, uint32_t* word) {
+void Lowerer::DisassembleWords(Value* value, const std::function<void(Value*)>& sink) {
   const ir::Type* t = value->GetType();
   if (t->IsStruct() || t->IsArray()) {
     size_t n = t->IsStruct() ? t->Members().size() : t->Count();
-    for (size_t i = 0; i < n; ++i) {
-      StoreWords(buffer, offset, b_.Extract(value, static_cast<uint32_t>(i)), word);
-    }
+    for (size_t i = 0; i < n; ++i)
+      DisassembleWords(b_.Extract(value, static_cast<uint32_t>(i)), sink);
     return;
   }
   const ir::Type* u32 = module_->Types().Int(32, false);
@@ -72,8 +70,25 @@ void Lowerer::StoreWords(Value* buffer, Value* offset, Value* value, uint32_t* w
   for (uint32_t i = 0; i < n; ++i) {
     Value* lane = t->IsVector() ? b_.Extract(value, i) : value;
     if (lane->GetType() != u32) lane = b_.CallIntrinsic(ir::Intrinsic::Bitcast, u32, {lane});
-    b_.Store(WordPtr(buffer, offset, (*word)++), lane);
+    sink(lane);
   }
+}
+
+Value* Lowerer::LoadWords(Value* buffer, Value* offset, const ir::Type* t, uint32_t* word) {
+  return AssembleWords(t, [&] { return b_.Load(WordPtr(buffer, offset, (*word)++)); });
+}
+
+void Lowerer::StoreWords(Value* buffer, Value* offset, Value* value, uint32_t* word) {
+  DisassembleWords(value, [&](Value* w) { b_.Store(WordPtr(buffer, offset, (*word)++), w); });
+}
+
+Value* Lowerer::ReinterpretWords(Value* value, const ir::Type* to) {
+  std::vector<Value*> words;
+  DisassembleWords(value, [&](Value* w) { words.push_back(w); });
+  const ir::Type* u32 = module_->Types().Int(32, false);
+  size_t next = 0;
+  return AssembleWords(
+      to, [&] { return next < words.size() ? words[next++] : module_->ConstInt(u32, 0); });
 }
 
 Value* Lowerer::LowerBufferMethod(const ast::CallExpr* call) {

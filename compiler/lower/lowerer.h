@@ -197,6 +197,14 @@ class Lowerer {
   /// Load<T> / Store<T>: a value of `t` from (into) consecutive words from `*word` on.
   Value* LoadWords(Value* buffer, Value* offset, const ir::Type* t, uint32_t* word);
   void StoreWords(Value* buffer, Value* offset, Value* value, uint32_t* word);
+  /// A value of `t` made of 32-bit words in order (a struct's fields, an array's
+  /// elements, a vector's lanes), each word from `next` reinterpreted as its scalar.
+  Value* AssembleWords(const ir::Type* t, const std::function<Value*()>& next);
+  /// The 32-bit words of `value` in that order, each as a uint given to `sink`.
+  void DisassembleWords(Value* value, const std::function<void(Value*)>& sink);
+  /// `reinterpret<T>(x)` between aggregates of 32-bit scalars: x's words fill T's in
+  /// order, the rest zero.
+  Value* ReinterpretWords(Value* value, const ir::Type* to);
   Value* LowerBinary(const ast::BinaryExpr* e);
   Value* LowerUnary(const ast::UnaryExpr* e);
   Value* LowerAssign(const ast::AssignExpr* e);

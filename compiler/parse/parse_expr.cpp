@@ -330,7 +330,16 @@ ast::Expr* Parser::ParsePostfix(ast::Expr* base) {
         return base;
       }
       const Token& member = Advance();
-      auto* m = ctx_.New<ast::MemberExpr>(From(begin), base, std::string(member.text), member.Range());
+      std::string member_name(member.text);
+      source::SourceRange member_range = member.Range();
+      if (member_name == "operator" && At(TokenKind::LParen) && pos_ + 2 < tokens_.size() &&
+          tokens_[pos_ + 1].Is(TokenKind::RParen) && tokens_[pos_ + 2].Is(TokenKind::LParen)) {
+        // `f.operator()(x)`: the call operator named explicitly.
+        Advance();
+        member_range = source::SourceRange(member_range.begin, Advance().Range().end);
+        member_name = "operator()";
+      }
+      auto* m = ctx_.New<ast::MemberExpr>(From(begin), base, member_name, member_range);
       m->is_static = is_static;
       if (At(TokenKind::Less)) {
         size_t end = ScanGenericArgs(pos_);
@@ -342,7 +351,7 @@ ast::Expr* Parser::ParsePostfix(ast::Expr* base) {
           m->range = From(begin);
         }
       }
-      base = Grow(m, {base}, member.Range());
+      base = Grow(m, {base}, member_range);
     } else if (At(TokenKind::LBracket)) {
       Advance();
       ast::Expr* index = ParseAssignment();

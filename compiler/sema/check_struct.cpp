@@ -269,6 +269,15 @@ void Checker::CheckStructMembers() {
       }
     }
   }
+  // As in Slang, a derived struct's default value (`D d;`, and the object an `__init` of D
+  // starts from) runs the base's `__init()` for its base part.
+  for (const Type* type : struct_list_) {
+    StructInfo* info = type->Info();
+    if (!info->has_base || info->fields.empty()) continue;
+    ast::VarDecl* base = info->fields[0];
+    if (base->init != nullptr || base->type == nullptr || !base->type->IsStruct()) continue;
+    base->init = DefaultConstructionOf(base->type, base->name_range);
+  }
 }
 
 void Checker::CheckStructBodies(CheckedModule* out) {
@@ -351,17 +360,21 @@ ast::Expr* Checker::CheckStructConstructor(ast::CallExpr* call, const Type* type
 }
 
 ast::Expr* Checker::DefaultConstruction(ast::VarDecl* var) {
-  for (ast::FuncDecl* init : var->type->Info()->inits) {
+  return DefaultConstructionOf(var->type, var->name_range);
+}
+
+ast::Expr* Checker::DefaultConstructionOf(const Type* type, source::SourceRange range) {
+  for (ast::FuncDecl* init : type->Info()->inits) {
     if (RequiredParams(init) != 0 || init->result_type == nullptr) continue;
-    auto* callee = ctx_.New<ast::NameExpr>(var->name_range, var->type->Name());
-    auto* call = ctx_.New<ast::CallExpr>(var->name_range, callee, std::vector<ast::Expr*>{});
-    Subst bindings = types_.StructSubst(var->type);
+    auto* callee = ctx_.New<ast::NameExpr>(range, type->Name());
+    auto* call = ctx_.New<ast::CallExpr>(range, callee, std::vector<ast::Expr*>{});
+    Subst bindings = types_.StructSubst(type);
     for (ast::VarDecl* param : init->params) {
       call->args.push_back(DefaultArgument(param, types_.Substitute(param->type, bindings)));
     }
-    call->constructed = var->type;
+    call->constructed = type;
     call->func = init;
-    call->type = var->type;
+    call->type = type;
     if (current_function_ != nullptr) calls_[current_function_].emplace_back(init, call->range);
     return call;
   }

@@ -4,6 +4,8 @@
 // is a scalar in buffer or groupshared memory, and each operation takes only the scalar
 // types SPIR-V has it for.
 
+#include <functional>
+
 #include "compiler/ir/ir.h"
 #include "compiler/sema/checker.h"
 
@@ -174,6 +176,38 @@ void Checker::CheckBitCast(const ast::CallExpr* call) {
   auto shaped = [](const Type* t) {
     return (t->IsScalar() || t->IsVector()) && t->ScalarType()->Kind() != TypeKind::Bool;
   };
+  if (from->IsStruct() || from->IsArray() || to->IsStruct() || to->IsArray()) {
+    // A struct or array moves word by word: `reinterpret<float4>(s)` packs s's 32-bit
+    // fields in order into the lanes, `reinterpret<S>(v)` unpacks them (the rest zero).
+    std::function<int64_t(const Type*)> words = [&](const Type* t) -> int64_t {
+      if (t->IsArray()) {
+        int64_t n = words(t->Element());
+        return n < 0 ? -1 : n * t->Count();
+      }
+      if (t->IsStruct()) {
+        int64_t n = 0;
+        for (size_t i = 0; i < t->Info()->fields.size() && n >= 0; ++i) {
+          int64_t f = words(types_.FieldType(t, i));
+          n = f < 0 ? -1 : n + f;
+        }
+        return n;
+      }
+      return shaped(t) && t->ScalarType()->Width() == 32 ? static_cast<int64_t>(t->Count()) : -1;
+    };
+    int64_t from_words = words(from);
+    int64_t to_words = words(to);
+    if (from_words < 0 || to_words < 0) {
+      report(
+          "a struct or array moves as 32-bit words: every field must be made of 32-bit "
+          "int, uint or float scalars or vectors");
+    } else if (is_reinterpret ? to_words < from_words : to_words != from_words) {
+      report(("the target must be " +
+              std::string(is_reinterpret ? "no smaller than" : "as large as") + " the source (" +
+              std::to_string(from_words * 32) + " and " + std::to_string(to_words * 32) + " bits)")
+                 .c_str());
+    }
+    return;
+  }
   if (!shaped(from) || !shaped(to)) {
     report("both types must be numeric scalars or vectors");
     return;

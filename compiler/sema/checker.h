@@ -110,6 +110,8 @@ class Checker {
   void CheckStructBodies(CheckedModule* out);
   /// `S s;`: a call of S's `__init()` when it has one, else null (the field defaults).
   ast::Expr* DefaultConstruction(ast::VarDecl* var);
+  /// The call of `type`'s `__init()` (all parameters defaulted), or null without one.
+  ast::Expr* DefaultConstructionOf(const Type* type, source::SourceRange range);
   /// Whether buffers may hold `type`: numbers and vectors, and structs of them.
   bool IsBufferElement(const Type* type) const;
   /// True when `type` is a buffer or a struct or array holding one (transitively).

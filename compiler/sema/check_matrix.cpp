@@ -57,6 +57,14 @@ const Type* Checker::ResolveMatrixType(ast::TypeExpr* te) {
 
 ast::Expr* Checker::CheckMatrixConstructor(ast::CallExpr* call, const Type* type) {
   call->constructed = type;
+  if (call->args.size() == 1 && type->IsDependent() && call->args[0]->type == type->Element()) {
+    // `matrix<T, N, N>(t)` with t a T: a splat once T, N are known.
+    auto* cast = ctx_.New<ast::ImplicitCastExpr>(call->args[0]->range, call->args[0]);
+    cast->type = type;
+    call->args[0] = cast;
+    call->type = type;
+    return call;
+  }
   if (call->args.size() == 1 &&
       (call->args[0]->type->IsScalar() || call->args[0]->type->IsMatrix())) {
     // A splat (float3x3(0)) or a conversion between element types (float2x2(int2x2)).

@@ -198,6 +198,8 @@ enum class BufferMethod : uint8_t {
   Atomic,          ///< byte address: Interlocked*(offset, values..., [out original])
   ByteSize,        ///< byte address: GetDimensions(out uint bytes)
   CountAndStride,  ///< structured: GetDimensions(out uint count, out uint stride)
+  Append,          ///< AppendStructuredBuffer: Append(value) at its counter, incremented
+  Consume,         ///< ConsumeStructuredBuffer: Consume(), the value below its counter
   Texture,         ///< texture: Load/Sample*/Gather*; buffer_imm the ir::TextureOp,
                    ///< for Gather* the component in its bits 8..15, and kTextureNoLod
                    ///< for Sample (no level argument: level 0)

@@ -434,6 +434,17 @@ void Lowerer::DeclareGlobals(const std::vector<ast::Decl*>& resources) {
     }
     if (explicit_binding) used.insert({g->set, g->binding});
     made.emplace_back(g, explicit_binding);
+    if (decl->kind == ast::DeclKind::Var &&
+        static_cast<ast::VarDecl*>(decl)->type->IsCounterBuffer()) {
+      // An Append/ConsumeStructuredBuffer's counter: a one-word RW buffer `NAME.counter`
+      // bound at the next free binding.
+      auto* var = static_cast<ast::VarDecl*>(decl);
+      const ir::Type* word = module_->Types().Buffer(module_->Types().Int(32, false), true);
+      ir::Global* counter = module_->AddGlobal(word, var->name + ".counter");
+      counter->loc = var->name_range.begin;
+      counters_[var] = counter;
+      made.emplace_back(counter, false);
+    }
   }
   uint32_t next = 0;
   for (auto& [g, explicit_binding] : made) {

@@ -131,6 +131,26 @@ Value* Lowerer::LowerBufferMethod(const ast::CallExpr* call) {
       }
       return nullptr;
     }
+    case ast::BufferMethod::Append:
+    case ast::BufferMethod::Consume: {
+      // The counter moves atomically: Append stores at its old value, Consume reads
+      // below its new one (sema made sure the receiver names the global).
+      const auto* var =
+          static_cast<const ast::VarDecl*>(static_cast<const ast::NameExpr*>(call->receiver)->decl);
+      bool append = call->buffer_method == ast::BufferMethod::Append;
+      Value* value = append ? LowerExpr(call->args[0]) : nullptr;
+      Loc(call->range);
+      Value* counter = b_.ElementPtr(counters_.at(var), module_->ConstInt(u32, 0));
+      Value* step = module_->ConstInt(u32, append ? 1 : 0xFFFFFFFFu);
+      Value* old =
+          b_.Emit(Op::Atomic, u32, {counter, step}, {static_cast<uint32_t>(ir::AtomicOp::Add)});
+      if (append) {
+        b_.Store(b_.ElementPtr(buffer, old), value);
+        return nullptr;
+      }
+      Value* index = b_.Binary(Op::Sub, old, module_->ConstInt(u32, 1));
+      return b_.Load(b_.ElementPtr(buffer, index));
+    }
     case ast::BufferMethod::ByteSize: {
       Loc(call->range);
       Value* words = b_.Emit(Op::BufferInfo, u32, {buffer}, {0});

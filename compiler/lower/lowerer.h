@@ -453,6 +453,8 @@ class Lowerer {
   std::map<const ir::Function*, ir::Function*> bwd_functions_;
   std::map<const ir::Type*, ir::Function*> detach_functions_;   ///< type -> identity
   std::map<const ast::VarDecl*, ir::Global*> globals_;
+  /// The counter of each Append/ConsumeStructuredBuffer global.
+  std::map<const ast::VarDecl*, ir::Global*> counters_;
   std::map<const ast::VarDecl*, ir::Global*> spec_constants_;
   /// `RWStructuredBuffer<int> bufs[2];`: one global per element, bound one after another.
   std::map<const ast::VarDecl*, std::vector<ir::Global*>> buffer_arrays_;

@@ -175,7 +175,8 @@ const Type* Checker::ResolveTypeExpr(ast::TypeExpr* te) {
         result = types_.Error();
       }
     }
-  } else if ((te->name == "StructuredBuffer" || te->name == "RWStructuredBuffer") &&
+  } else if ((te->name == "StructuredBuffer" || te->name == "RWStructuredBuffer" ||
+              te->name == "AppendStructuredBuffer" || te->name == "ConsumeStructuredBuffer") &&
              te->type_args.size() == 1 && te->value_args.empty()) {
     const Type* element = ResolveType(te->type_args[0]);
     if (element->IsError()) {
@@ -187,6 +188,8 @@ const Type* Checker::ResolveTypeExpr(ast::TypeExpr* te) {
     } else if (!IsBufferElement(element) || element->IsArray()) {
       diags_.Report(DiagId::UnsupportedBufferElement, te->type_args[0]->range, element->Name());
       result = types_.Error();
+    } else if (te->name == "AppendStructuredBuffer" || te->name == "ConsumeStructuredBuffer") {
+      result = types_.CounterBuffer(element, te->name == "ConsumeStructuredBuffer");
     } else {
       result = types_.Buffer(element, te->name == "RWStructuredBuffer");
     }
@@ -203,10 +206,9 @@ const Type* Checker::ResolveTypeExpr(ast::TypeExpr* te) {
   } else if (te->name == "Tuple" && te->value_args.empty() && Lookup("Tuple") == nullptr) {
     result = ResolveTupleType(te);
   } else if (ast::Decl* generic = Lookup(te->name);
-             generic != nullptr && (generic->kind == ast::DeclKind::Struct ||
-                                    generic->kind == ast::DeclKind::Interface ||
-                                    (generic->kind == ast::DeclKind::TypeAlias &&
-                                     alias_state_.count(generic) != 0))) {
+             generic != nullptr &&
+             (generic->kind == ast::DeclKind::Struct || generic->kind == ast::DeclKind::Interface ||
+              (generic->kind == ast::DeclKind::TypeAlias && alias_state_.count(generic) != 0))) {
     result = CheckAccess(generic, te->range) ? ApplyGeneric(te, generic) : types_.Error();
   } else if (const Type* member = ResolveGenericMemberType(te)) {
     result = member;

@@ -391,6 +391,10 @@ ast::Expr* Checker::CheckIndex(ast::IndexExpr* expr) {
   } else if (base->IsByteAddressBuffer()) {
     diags_.Report(DiagId::ByteAddressIndexed, expr->base->range, base->Name());
     expr->type = types_.Error();
+  } else if (base->IsCounterBuffer()) {
+    diags_.Report(DiagId::CounterBufferIndexed, expr->base->range, base->Name(),
+                  base->IsAppendBuffer() ? "write it with Append" : "read it with Consume");
+    expr->type = types_.Error();
   } else if (base->IsBuffer()) {
     expr->type = base->Element();
   } else if (base->IsTexture()) {

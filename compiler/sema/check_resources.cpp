@@ -83,6 +83,33 @@ ast::Expr* Checker::CheckBufferMethod(ast::CallExpr* call, ast::MemberExpr* call
     call->type = types_.Error();
     return false;
   };
+  if (buffer->IsCounterBuffer() && (name == "Append" || name == "Consume")) {
+    bool append = name == "Append";
+    if (append != buffer->IsAppendBuffer()) {
+      diags_.Report(DiagId::NoSuchMember, callee->member_range, buffer_name, name);
+      return call;
+    }
+    const ast::Expr* base = callee->base;
+    const ast::Decl* decl =
+        base->kind == ast::ExprKind::Name ? static_cast<const ast::NameExpr*>(base)->decl : nullptr;
+    if (decl == nullptr || decl->kind != ast::DeclKind::Var ||
+        static_cast<const ast::VarDecl*>(decl)->role != ast::VarRole::Global) {
+      diags_.Report(DiagId::CounterBufferThroughName, base->range, name, buffer_name);
+      return call;
+    }
+    if (append) {
+      if (argc != 1) return wrong("one argument: the value appended");
+      call->args[0] = Coerce(call->args[0], buffer->Element());
+      if (call->args[0]->type->IsError()) return call;
+      call->type = types_.Void();
+    } else {
+      if (argc != 0) return wrong("no arguments");
+      call->type = buffer->Element();
+    }
+    call->buffer_method = append ? ast::BufferMethod::Append : ast::BufferMethod::Consume;
+    call->value_type = buffer->Element();
+    return call;
+  }
   if (!buffer->IsByteAddressBuffer()) {
     if (name != "GetDimensions") {
       diags_.Report(DiagId::NoSuchMember, callee->member_range, buffer_name, name);
@@ -210,10 +237,12 @@ bool Checker::RejectUnsupportedType(ast::TypeExpr* te) {
       "SamplerCubeArray", "FeedbackTexture2D",
       "RasterizerOrderedTexture2D", "SubpassInput"};
   static const std::set<std::string> kSamplers = {"SamplerState", "SamplerComparisonState"};
-  static const std::set<std::string> kOtherResources = {
-      "Buffer", "RWBuffer", "AppendStructuredBuffer", "ConsumeStructuredBuffer",
-      "RasterizerOrderedBuffer", "RasterizerOrderedStructuredBuffer",
-      "RasterizerOrderedByteAddressBuffer", "RaytracingAccelerationStructure"};
+  static const std::set<std::string> kOtherResources = {"Buffer",
+                                                        "RWBuffer",
+                                                        "RasterizerOrderedBuffer",
+                                                        "RasterizerOrderedStructuredBuffer",
+                                                        "RasterizerOrderedByteAddressBuffer",
+                                                        "RaytracingAccelerationStructure"};
   const std::string& name = te->name;
   // Every name above starts with one of these letters; most type names do not.
   if (name.empty() || std::string_view("ABCFNRST").find(name.front()) == std::string_view::npos) {

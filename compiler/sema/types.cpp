@@ -35,6 +35,10 @@ std::string Type::Name() const {
       return element_->Name() + std::to_string(count_);
     case TypeKind::Buffer:
       if (count_ == 0) return writable_ ? "RWByteAddressBuffer" : "ByteAddressBuffer";
+      if (count_ >= 2) {
+        return std::string(count_ == 2 ? "AppendStructuredBuffer<" : "ConsumeStructuredBuffer<") +
+               element_->Name() + ">";
+      }
       return std::string(writable_ ? "RWStructuredBuffer<" : "StructuredBuffer<") +
              element_->Name() + ">";
     case TypeKind::Texture: {
@@ -125,6 +129,10 @@ const Type* TypeContext::Vector(const Type* element, uint32_t count) {
 
 const Type* TypeContext::Buffer(const Type* element, bool writable) {
   return Make(TypeKind::Buffer, element, 1, writable);
+}
+
+const Type* TypeContext::CounterBuffer(const Type* element, bool consume) {
+  return Make(TypeKind::Buffer, element, consume ? 3 : 2, true);
 }
 
 const Type* TypeContext::ByteAddressBuffer(bool writable) {

@@ -183,6 +183,11 @@ class Type {
   /// ByteAddressBuffer / RWByteAddressBuffer: a buffer of `uint` words addressed in bytes
   /// through its methods (Load, Store, Interlocked*), never indexed.
   bool IsByteAddressBuffer() const { return kind_ == TypeKind::Buffer && count_ == 0; }
+  /// `AppendStructuredBuffer<T>` / `ConsumeStructuredBuffer<T>`: a writable buffer of T
+  /// with a hidden counter, used through Append / Consume only.
+  bool IsAppendBuffer() const { return kind_ == TypeKind::Buffer && count_ == 2; }
+  bool IsConsumeBuffer() const { return kind_ == TypeKind::Buffer && count_ == 3; }
+  bool IsCounterBuffer() const { return kind_ == TypeKind::Buffer && count_ >= 2; }
   bool IsTexture() const { return kind_ == TypeKind::Texture; }
   bool IsSampler() const { return kind_ == TypeKind::Sampler; }
   /// A buffer, texture or sampler: bound through a descriptor, never held in memory.
@@ -287,6 +292,8 @@ class TypeContext {
   const Type* Buffer(const Type* element, bool writable);
   /// ByteAddressBuffer (writable: RWByteAddressBuffer); its element is `uint`.
   const Type* ByteAddressBuffer(bool writable);
+  /// `AppendStructuredBuffer<T>` (or, with `consume`, `ConsumeStructuredBuffer<T>`).
+  const Type* CounterBuffer(const Type* element, bool consume);
   /// A texture of texels `element` (a 32-bit scalar or vector): `dim` 1, 2, 3 or 4 (cube).
   const Type* Texture(const Type* element, uint32_t dim, bool arrayed, bool writable,
                       bool combined = false, bool shadow = false);

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "compiler/base/ice.h"
+#include "compiler/base/pointer_hash.h"
 
 namespace slope::ir {
 
@@ -224,11 +225,14 @@ std::vector<Block*> DomTree::Frontier(const Block* b) const {
 
 void ReplaceUses(Function& f, const std::map<const Value*, Value*>& replacements) {
   if (replacements.empty()) return;
+  // Every operand is looked up: a flat table, not the map's tree walk.
+  base::PointerMap<Value, Value*> table(replacements.size());
+  for (const auto& [from, to] : replacements) table.Emplace(from, to);
   auto resolve = [&](Value* v) {
     for (size_t steps = 0; steps <= replacements.size(); ++steps) {
-      auto it = replacements.find(v);
-      if (it == replacements.end()) return v;
-      v = it->second;
+      Value* const* to = table.Find(v);
+      if (to == nullptr) return v;
+      v = *to;
     }
     SLOPE_ICE("cyclic value replacement");
   };

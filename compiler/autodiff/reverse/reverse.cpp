@@ -636,15 +636,24 @@ void Reverser::UnpackParams() {
 }
 
 void Reverser::ForwardSweep() {
-  // Adjoints of the linear values (pointers excepted) start at zero.
+  // Adjoints of the linear values (pointers excepted) start at zero. The variables are
+  // made first, then their stores: a variable goes in among the entry block's others,
+  // before its stores, so one made after each store would move every store before it
+  // (quadratic in a long straight-line body).
+  std::vector<Inst*> zeroed;
+  auto zeroed_var = [&](const Value* v) {
+    zeroed.push_back(b_.Var(bwd_, v->GetType()));
+    adj_[v] = zeroed.back();
+  };
   for (const Block* block : jvp_->blocks) {
     for (const ir::Param* p : block->params) {
-      if (Linear(p)) adj_[p] = ZeroedVar(p->GetType());
+      if (Linear(p)) zeroed_var(p);
     }
     for (const Inst* inst : block->insts) {
-      if (Linear(inst) && !inst->GetType()->IsPointer()) adj_[inst] = ZeroedVar(inst->GetType());
+      if (Linear(inst) && !inst->GetType()->IsPointer()) zeroed_var(inst);
     }
   }
+  for (Inst* var : zeroed) b_.Store(var, Zero(var->GetType()->Element()));
   // The forward blocks, with the primal block parameters.
   for (Block* block : jvp_->blocks) {
     Block* copy = block == jvp_->blocks.front() ? bwd_->blocks.front() : ctx_.module.AddBlock(bwd_);

@@ -47,6 +47,12 @@ class PointerMap {
     return slot.key == key ? &slot.value : nullptr;
   }
   const V* Find(const K* key) const { return const_cast<PointerMap*>(this)->Find(key); }
+  /// The value of `key`, which must be mapped.
+  V& At(const K* key) {
+    V* value = Find(key);
+    SLOPE_ASSERT(value != nullptr);
+    return *value;
+  }
   bool Contains(const K* key) const { return Find(key) != nullptr; }
 
   /// Maps `key` to `value` unless it is mapped already: the stored value (valid until the

@@ -223,14 +223,11 @@ std::vector<Block*> DomTree::Frontier(const Block* b) const {
   return it == index_.end() ? std::vector<Block*>{} : frontier_[it->second];
 }
 
-void ReplaceUses(Function& f, const std::map<const Value*, Value*>& replacements) {
-  if (replacements.empty()) return;
-  // Every operand is looked up: a flat table, not the map's tree walk.
-  base::PointerMap<Value, Value*> table(replacements.size());
-  for (const auto& [from, to] : replacements) table.Emplace(from, to);
+void ReplaceUses(Function& f, const base::PointerMap<Value, Value*>& replacements) {
+  if (replacements.Empty()) return;
   auto resolve = [&](Value* v) {
-    for (size_t steps = 0; steps <= replacements.size(); ++steps) {
-      Value* const* to = table.Find(v);
+    for (size_t steps = 0; steps <= replacements.Size(); ++steps) {
+      Value* const* to = replacements.Find(v);
       if (to == nullptr) return v;
       v = *to;
     }
@@ -241,6 +238,14 @@ void ReplaceUses(Function& f, const std::map<const Value*, Value*>& replacements
       for (Value*& v : inst->operands) v = resolve(v);
     }
   }
+}
+
+void ReplaceUses(Function& f, const std::map<const Value*, Value*>& replacements) {
+  if (replacements.empty()) return;
+  // Every operand is looked up: a flat table, not the map's tree walk.
+  base::PointerMap<Value, Value*> table(replacements.size());
+  for (const auto& [from, to] : replacements) table.Emplace(from, to);
+  ReplaceUses(f, table);
 }
 
 Value* ZeroValue(Module& module, Function& f, const Type* type) {

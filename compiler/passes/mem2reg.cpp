@@ -64,7 +64,7 @@ class State {
   std::map<const Block*, std::vector<size_t>> placed_;
   /// The parameters added, per block, with the var each one carries.
   std::map<const Block*, std::vector<std::pair<size_t, ir::Param*>>> params_;
-  std::map<const Value*, Value*> replace_;
+  base::PointerMap<Value, Value*> replace_;
   base::PointerSet<Inst> remove_;
   std::vector<Value*> zero_;  ///< per var, made when first needed
 };
@@ -332,7 +332,7 @@ void State::Rename() {
 void State::RemoveTrivialParams() {
   ir::DomTree dom(f_);
   auto resolve = [&](Value* v) {
-    for (auto it = replace_.find(v); it != replace_.end(); it = replace_.find(v)) v = it->second;
+    for (Value* const* to = replace_.Find(v); to != nullptr; to = replace_.Find(v)) v = *to;
     return v;
   };
   for (bool changed = true; changed;) {

@@ -135,6 +135,10 @@ CompileResult CompileOnThisThread(const CompileOptions& options) {
   }
   if (options.stop_after == StopAfter::Parse) return finish();
   if (diags.HasErrors()) return finish();
+  // The syntax tree keeps what later stages read of the tokens (their text lives in the
+  // source manager): release them now rather than through lowering, the passes and the
+  // writer (10^6 tokens of a 10^5-line file hold 60-130 MiB).
+  std::vector<preprocess::Token>().swap(tokens);
   // Imported modules' declarations come before the file's, each module's after those
   // of the modules it imports (modules.cpp).
   ModuleGraph graph;

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "compiler/base/ice.h"
+#include "compiler/base/pointer_hash.h"
 
 namespace slope::ir {
 
@@ -222,13 +223,13 @@ std::vector<Block*> DomTree::Frontier(const Block* b) const {
   return it == index_.end() ? std::vector<Block*>{} : frontier_[it->second];
 }
 
-void ReplaceUses(Function& f, const std::map<const Value*, Value*>& replacements) {
-  if (replacements.empty()) return;
+void ReplaceUses(Function& f, const base::PointerMap<Value, Value*>& replacements) {
+  if (replacements.Empty()) return;
   auto resolve = [&](Value* v) {
-    for (size_t steps = 0; steps <= replacements.size(); ++steps) {
-      auto it = replacements.find(v);
-      if (it == replacements.end()) return v;
-      v = it->second;
+    for (size_t steps = 0; steps <= replacements.Size(); ++steps) {
+      Value* const* to = replacements.Find(v);
+      if (to == nullptr) return v;
+      v = *to;
     }
     SLOPE_ICE("cyclic value replacement");
   };
@@ -237,6 +238,14 @@ void ReplaceUses(Function& f, const std::map<const Value*, Value*>& replacements
       for (Value*& v : inst->operands) v = resolve(v);
     }
   }
+}
+
+void ReplaceUses(Function& f, const std::map<const Value*, Value*>& replacements) {
+  if (replacements.empty()) return;
+  // Every operand is looked up: a flat table, not the map's tree walk.
+  base::PointerMap<Value, Value*> table(replacements.size());
+  for (const auto& [from, to] : replacements) table.Emplace(from, to);
+  ReplaceUses(f, table);
 }
 
 Value* ZeroValue(Module& module, Function& f, const Type* type) {

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "compiler/base/pointer_hash.h"
 #include "compiler/ir/ir.h"
 
 namespace slope::ir {
@@ -79,6 +80,7 @@ class DomTree {
 /// Replaces every use of a key of `replacements` in `f` by its value, following chains
 /// (a value replaced by a value that is itself replaced).
 void ReplaceUses(Function& f, const std::map<const Value*, Value*>& replacements);
+void ReplaceUses(Function& f, const base::PointerMap<Value, Value*>& replacements);
 
 /// The zero of a scalar or vector type: a constant for scalars, otherwise a `splat` of
 /// the scalar zero placed in the entry block after the `var`s (reused when present).

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "compiler/base/ice.h"
+#include "compiler/base/pointer_hash.h"
 #include "compiler/ir/cfg.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/verify_diff.h"
@@ -375,7 +376,9 @@ void Verifier::VerifyFunction(const Function& f) {
   dom_ = std::make_unique<DomTree>(f);
 
   // Where each value is defined: block and position.
-  std::map<const Value*, std::pair<const Block*, size_t>> defs;
+  size_t values = f.params.size();
+  for (const Block* b : f.blocks) values += b->params.size() + b->insts.size();
+  base::PointerMap<Value, std::pair<const Block*, size_t>> defs(values);
   for (const Param* p : f.params) defs[p] = {nullptr, 0};
   for (const Block* b : f.blocks) {
     for (const Param* p : b->params) defs[p] = {b, 0};
@@ -388,14 +391,14 @@ void Verifier::VerifyFunction(const Function& f) {
       VerifyInst(f, *inst);
       for (const Value* v : inst->operands) {
         if (v->VKind() == ValueKind::Constant || v->VKind() == ValueKind::Global) continue;
-        auto it = defs.find(v);
-        if (it == defs.end()) {
+        const std::pair<const Block*, size_t>* def = defs.Find(v);
+        if (def == nullptr) {
           Fail(f, Where(f, *inst) + " uses a value from another function");
           continue;
         }
-        const Block* def_block = it->second.first;
+        const Block* def_block = def->first;
         if (def_block == nullptr || !reachable) continue;  // function params dominate all
-        bool ok = def_block == b ? it->second.second <= i : dom_->Dominates(def_block, b);
+        bool ok = def_block == b ? def->second <= i : dom_->Dominates(def_block, b);
         if (!ok) Fail(f, Where(f, *inst) + " uses a value that does not dominate it");
       }
     }

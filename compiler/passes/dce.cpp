@@ -16,6 +16,7 @@
 #include <map>
 #include <set>
 
+#include "compiler/base/pointer_hash.h"
 #include "compiler/ir/cfg.h"
 #include "compiler/passes/passes.h"
 
@@ -92,7 +93,7 @@ class State {
 
   ir::Function& f_;
   const std::set<const ir::Function*>& free_calls_;
-  std::set<const Value*> live_;
+  base::PointerSet<Value> live_;
   std::vector<const Value*> work_;
   std::map<const Block*, std::vector<ir::Edge>> preds_;
 };
@@ -100,9 +101,10 @@ class State {
 bool State::RemoveWriteOnlyVars() {
   // A var is read when it, or a member or element pointer formed from it, is used other
   // than as the address of a store or the base of another such pointer.
-  std::map<const Value*, const Value*> root;  // pointer -> the var it was formed from
+  base::PointerMap<Value, const Value*> root;  // pointer -> the var it was formed from
+  std::vector<const Value*> pointers;          // the keys of `root`
   for (const Inst* inst : f_.blocks.front()->insts) {
-    if (inst->GetOp() == Op::Var) root[inst] = inst;
+    if (inst->GetOp() == Op::Var && root.Emplace(inst, inst).second) pointers.push_back(inst);
   }
   auto derives = [](const Inst* inst) {
     return inst->GetOp() == Op::ElementPtr || inst->GetOp() == Op::MemberPtr;
@@ -112,34 +114,35 @@ bool State::RemoveWriteOnlyVars() {
     grew = false;
     for (const Block* b : f_.blocks) {
       for (const Inst* inst : b->insts) {
-        if (!derives(inst) || root.count(inst) != 0) continue;
-        auto r = root.find(inst->operands[0]);
-        if (r == root.end()) continue;
-        root[inst] = r->second;
+        if (!derives(inst) || root.Contains(inst)) continue;
+        const Value* const* r = root.Find(inst->operands[0]);
+        if (r == nullptr) continue;
+        root.Emplace(inst, *r);
+        pointers.push_back(inst);
         grew = true;
       }
     }
   }
-  std::set<const Value*> read;
+  base::PointerSet<Value> read;
   for (const Block* b : f_.blocks) {
     for (const Inst* inst : b->insts) {
       for (size_t i = 0; i < inst->operands.size(); ++i) {
-        auto r = root.find(inst->operands[i]);
-        if (r == root.end()) continue;
+        const Value* const* r = root.Find(inst->operands[i]);
+        if (r == nullptr) continue;
         if (i == 0 && (inst->GetOp() == Op::Store || derives(inst))) continue;
-        read.insert(r->second);
+        read.Insert(*r);
       }
     }
   }
-  std::set<const Value*> dead;
-  for (const auto& [ptr, var] : root) {
-    if (read.count(var) == 0) dead.insert(ptr);
+  base::PointerSet<Value> dead;
+  for (const Value* ptr : pointers) {
+    if (!read.Contains(*root.Find(ptr))) dead.Insert(ptr);
   }
-  if (dead.empty()) return false;
+  if (dead.Empty()) return false;
   for (Block* b : f_.blocks) {
     std::erase_if(b->insts, [&](const Inst* inst) {
-      return dead.count(inst) != 0 ||
-             (inst->GetOp() == Op::Store && dead.count(inst->operands[0]) != 0);
+      return dead.Contains(inst) ||
+             (inst->GetOp() == Op::Store && dead.Contains(inst->operands[0]));
     });
   }
   return true;
@@ -147,7 +150,7 @@ bool State::RemoveWriteOnlyVars() {
 
 void State::MarkLive(const Value* v) {
   if (v->VKind() != ir::ValueKind::Inst && v->VKind() != ir::ValueKind::Param) return;
-  if (live_.insert(v).second) work_.push_back(v);
+  if (live_.Insert(v)) work_.push_back(v);
 }
 
 void State::Propagate() {
@@ -180,6 +183,9 @@ bool State::Run() {
   if (f_.blocks.empty()) return false;
   bool changed = RemoveWriteOnlyVars();
   preds_ = ir::Predecessors(f_);
+  size_t values = 0;
+  for (const Block* b : f_.blocks) values += b->params.size() + b->insts.size();
+  live_.Reserve(values);
   for (const Block* b : f_.blocks) {
     for (const Inst* inst : b->insts) {
       bool free_call = inst->GetOp() == Op::Call && free_calls_.count(inst->callee) != 0;
@@ -191,7 +197,7 @@ bool State::Run() {
   for (Block* b : f_.blocks) {
     std::vector<size_t> dead;
     for (size_t i = 0; i < b->params.size(); ++i) {
-      if (live_.count(b->params[i]) == 0) dead.push_back(i);
+      if (!live_.Contains(b->params[i])) dead.push_back(i);
     }
     if (dead.empty()) continue;
     std::map<Inst*, std::vector<std::vector<Value*>>> args;
@@ -214,7 +220,7 @@ bool State::Run() {
   }
   for (Block* b : f_.blocks) {
     size_t before = b->insts.size();
-    std::erase_if(b->insts, [&](const Inst* inst) { return live_.count(inst) == 0; });
+    std::erase_if(b->insts, [&](const Inst* inst) { return !live_.Contains(inst); });
     changed = changed || b->insts.size() != before;
   }
   return changed;

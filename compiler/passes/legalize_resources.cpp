@@ -66,6 +66,12 @@ bool State::FoldExtracts() {
 }
 
 bool State::ResolveParams() {
+  // Most functions have no block parameter of buffer type: no dominator tree for them.
+  bool any = std::any_of(f_.blocks.begin(), f_.blocks.end(), [](const Block* b) {
+    return std::any_of(b->params.begin(), b->params.end(),
+                       [](const ir::Param* p) { return p->GetType()->IsResource(); });
+  });
+  if (!any) return false;
   ir::DomTree dom(f_);
   std::map<const Block*, std::vector<ir::Edge>> preds = ir::Predecessors(f_);
   for (Block* b : f_.blocks) {

@@ -16,6 +16,7 @@
 #include <set>
 
 #include "compiler/base/ice.h"
+#include "compiler/base/pointer_hash.h"
 #include "compiler/ir/cfg.h"
 #include "compiler/ir/type_walk.h"
 #include "compiler/passes/passes.h"
@@ -50,7 +51,7 @@ class State {
   ir::Module& module_;
   ir::Function& f_;
   std::vector<Inst*> vars_;  ///< promoted, in entry-block order
-  std::map<const Value*, size_t> var_index_;
+  base::PointerMap<Value, size_t> var_index_;
   /// A block's loads and stores of one var: whether it stores, and whether it loads
   /// before its first store (the var is live into the block).
   struct Access {
@@ -63,8 +64,8 @@ class State {
   std::map<const Block*, std::vector<size_t>> placed_;
   /// The parameters added, per block, with the var each one carries.
   std::map<const Block*, std::vector<std::pair<size_t, ir::Param*>>> params_;
-  std::map<const Value*, Value*> replace_;
-  std::set<const Inst*> remove_;
+  base::PointerMap<Value, Value*> replace_;
+  base::PointerSet<Inst> remove_;
   std::vector<Value*> zero_;  ///< per var, made when first needed
 };
 
@@ -90,17 +91,21 @@ void State::FindCandidates() {
       candidates.push_back(inst);
     }
   }
-  std::set<const Value*> escaped;
+  size_t operands = 0;
+  for (const Block* b : f_.blocks) {
+    for (const Inst* inst : b->insts) operands += inst->operands.size();
+  }
+  base::PointerSet<Value> escaped(operands);
   for (const Block* b : f_.blocks) {
     for (const Inst* inst : b->insts) {
       for (size_t i = 0; i < inst->operands.size(); ++i) {
         bool direct = i == 0 && (inst->GetOp() == Op::Load || inst->GetOp() == Op::Store);
-        if (!direct) escaped.insert(inst->operands[i]);
+        if (!direct) escaped.Insert(inst->operands[i]);
       }
     }
   }
   for (Inst* var : candidates) {
-    if (escaped.count(var) != 0) continue;
+    if (escaped.Contains(var)) continue;
     var_index_[var] = vars_.size();
     vars_.push_back(var);
   }
@@ -182,9 +187,9 @@ void State::FindAccesses(const ir::DomTree& dom) {
     for (const Inst* inst : b->insts) {
       if (inst->operands.empty()) continue;
       if (inst->GetOp() != Op::Store && inst->GetOp() != Op::Load) continue;
-      auto it = var_index_.find(inst->operands[0]);
-      if (it == var_index_.end()) continue;
-      std::vector<Access>& list = accesses_[it->second];
+      const size_t* index = var_index_.Find(inst->operands[0]);
+      if (index == nullptr) continue;
+      std::vector<Access>& list = accesses_[*index];
       if (list.empty() || list.back().block != b) list.push_back({b});
       Access& a = list.back();
       if (inst->GetOp() == Op::Store) a.stored = true;
@@ -273,14 +278,15 @@ void State::Rename() {
     for (Inst* inst : insts) {
       if (inst->IsTerminator()) break;
       if (inst->operands.empty()) continue;
-      auto var = var_index_.find(inst->operands[0]);
-      if (var == var_index_.end()) continue;
+      const size_t* found = var_index_.Find(inst->operands[0]);
+      if (found == nullptr) continue;
+      size_t var = *found;
       if (inst->GetOp() == Op::Load) {
-        replace_[inst] = Materialize(var->second, cur[var->second]);
+        replace_[inst] = Materialize(var, cur[var]);
       } else {
-        set(var->second, inst->operands[1]);
+        set(var, inst->operands[1]);
       }
-      remove_.insert(inst);
+      remove_.Insert(inst);
     }
     Inst* t = b->Terminator();
     if (ir::EdgeTakesArgs(*t)) {
@@ -326,7 +332,7 @@ void State::Rename() {
 void State::RemoveTrivialParams() {
   ir::DomTree dom(f_);
   auto resolve = [&](Value* v) {
-    for (auto it = replace_.find(v); it != replace_.end(); it = replace_.find(v)) v = it->second;
+    for (Value* const* to = replace_.Find(v); to != nullptr; to = replace_.Find(v)) v = *to;
     return v;
   };
   for (bool changed = true; changed;) {
@@ -393,17 +399,17 @@ bool State::Run() {
       for (size_t& v : list) v = renumber.at(v);
     }
     vars_ = kept;
-    var_index_.clear();
+    var_index_.Clear();
     for (size_t v = 0; v < vars_.size(); ++v) var_index_[vars_[v]] = v;
     zero_.assign(vars_.size(), nullptr);
   }
   if (vars_.empty()) return false;
   SplitIfEdges();
   Rename();
-  for (Inst* var : vars_) remove_.insert(var);
+  for (Inst* var : vars_) remove_.Insert(var);
   RemoveTrivialParams();
   for (Block* b : f_.blocks) {
-    std::erase_if(b->insts, [&](const Inst* inst) { return remove_.count(inst) != 0; });
+    std::erase_if(b->insts, [&](const Inst* inst) { return remove_.Contains(inst); });
   }
   ir::ReplaceUses(f_, replace_);
   return true;

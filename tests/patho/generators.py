@@ -137,7 +137,7 @@ def _(n):
                              "\n  outBuf[0] = a;"))
 
 
-@generator("stmt_many")
+@generator("stmt_many", ci_size=10**4)
 def _(n):
     body = "".join("  a = a * 3 + %d;\n" % (i % 7) for i in range(n))
     return one(HEAD + kernel("  int a = inBuf[0];\n" + body + "  outBuf[0] = a;"))
@@ -166,7 +166,7 @@ def _(n):
 
 # ---- declarations --------------------------------------------------------------------
 
-@generator("locals_many")
+@generator("locals_many", ci_size=10**4)
 def _(n):
     decls = "".join("  int v%d = a + %d;\n" % (i, i) for i in range(n))
     total = "  int s = 0;\n" + "".join("  s += v%d;\n" % i for i in range(n))
@@ -180,7 +180,7 @@ def _(n):
     return one(HEAD + funcs + kernel("  int a = inBuf[0];\n" + calls + "  outBuf[0] = a;"))
 
 
-@generator("functions_unused", max_size=10**5)
+@generator("functions_unused", max_size=10**5, ci_size=10**4)
 def _(n):
     funcs = "".join("float g%d(float x) { return x * %d.0 + sin(x); }\n" % (i, i % 9)
                     for i in range(n))
@@ -203,7 +203,7 @@ def _(n):
                kernel("  int a = inBuf[0];\n  outBuf[0] = f(" + args + ");"))
 
 
-@generator("globals_many")
+@generator("globals_many", ci_size=10**4)
 def _(n):
     decls = "".join("static int g%d = %d;\n" % (i, i) for i in range(n))
     body = "".join("  g%d += a;\n" % i for i in range(0, n, max(1, n // 1000)))
@@ -219,7 +219,7 @@ def _(n):
 
 # ---- types ---------------------------------------------------------------------------
 
-@generator("struct_fields_many")
+@generator("struct_fields_many", ci_size=10**4)
 def _(n):
     fields = "".join("  int f%d;\n" % i for i in range(n))
     return one(HEAD + "struct Big {\n" + fields + "};\n" +

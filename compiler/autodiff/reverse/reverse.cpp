@@ -43,9 +43,9 @@ constexpr uint64_t kMaxTapeEntries = uint64_t{1} << 24;
 
 Value* Reverser::P(Value* v) {
   if (v->VKind() == ir::ValueKind::Constant || v->VKind() == ir::ValueKind::Global) return v;
-  auto it = primal_.find(v);
-  if (it == primal_.end()) SLOPE_ICE("reverse mode: primal value used before its definition");
-  return in_reverse_ ? Spilled(it->second) : it->second;
+  Value* const* primal = primal_.Find(v);
+  if (primal == nullptr) SLOPE_ICE("reverse mode: primal value used before its definition");
+  return in_reverse_ ? Spilled(*primal) : *primal;
 }
 
 Value* Reverser::Spilled(Value* copy) {
@@ -138,7 +138,8 @@ Value* Reverser::Recomputed(Value* copy) {
     if (it == inductions_.end() || !Free(copy)) return nullptr;
     const Induction& ind = it->second;
     const ir::Type* t = copy->GetType();
-    Value* start = ind.start->VKind() == ir::ValueKind::Constant ? ind.start : primal_.at(ind.start);
+    Value* start =
+        ind.start->VKind() == ir::ValueKind::Constant ? ind.start : primal_.At(ind.start);
     Value* k = Iteration(ind.loop);
     if (k->GetType() != t) k = b_.Convert(k, t);
     Value* step = ctx_.module.ConstInt(t, static_cast<uint64_t>(ind.step));
@@ -246,7 +247,7 @@ bool Reverser::Free(const Value* copy, int depth) {
     auto it = inductions_.find(copy);
     if (it != inductions_.end()) {
       const Value* start = it->second.start;
-      free = start->VKind() == ir::ValueKind::Constant || Free(primal_.at(start), depth + 1);
+      free = start->VKind() == ir::ValueKind::Constant || Free(primal_.At(start), depth + 1);
     }
   } else {
     const auto* inst = static_cast<const Inst*>(copy);
@@ -308,7 +309,7 @@ void Reverser::FindInductions() {
       if (step->GetOp() == Op::Sub) s = -s;
       Value* start = entry->operands.at(i);
       if (Linear(start)) continue;
-      inductions_[primal_.at(p)] = Induction{&info, start, s};
+      inductions_[primal_.At(p)] = Induction{&info, start, s};
     }
   }
 }
@@ -377,9 +378,9 @@ Value* Reverser::AdjPtr(Value* ptr) {
     if (inst->GetOp() == Op::ElementPtr) return b_.IndexPtr(AdjPtr(inst->operands[0]), P(inst->operands[1]));
     if (inst->GetOp() == Op::MemberPtr) return b_.MemberPtr(AdjPtr(inst->operands[0]), inst->imms.at(0));
   }
-  auto it = adj_ptr_.find(ptr);
-  if (it == adj_ptr_.end()) SLOPE_ICE("reverse mode: linear pointer without adjoint memory");
-  return it->second;
+  Value* const* memory = adj_ptr_.Find(ptr);
+  if (memory == nullptr) SLOPE_ICE("reverse mode: linear pointer without adjoint memory");
+  return *memory;
 }
 
 Value* Reverser::Add(Value* a, Value* c) {
@@ -394,9 +395,9 @@ Value* Reverser::Add(Value* a, Value* c) {
 
 void Reverser::AddAdj(Value* v, Value* x) {
   if (!Linear(v)) return;
-  auto it = adj_.find(v);
-  if (it == adj_.end()) SLOPE_ICE("reverse mode: linear value without an adjoint");
-  AddToMemory(it->second, x);
+  Value* const* adj = adj_.Find(v);
+  if (adj == nullptr) SLOPE_ICE("reverse mode: linear value without an adjoint");
+  AddToMemory(*adj, x);
 }
 
 Value* Reverser::LaneSum(Value* v) {
@@ -636,15 +637,24 @@ void Reverser::UnpackParams() {
 }
 
 void Reverser::ForwardSweep() {
-  // Adjoints of the linear values (pointers excepted) start at zero.
+  // Adjoints of the linear values (pointers excepted) start at zero. The variables are
+  // made first, then their stores: a variable goes in among the entry block's others,
+  // before its stores, so one made after each store would move every store before it
+  // (quadratic in a long straight-line body).
+  std::vector<Inst*> zeroed;
+  auto zeroed_var = [&](const Value* v) {
+    zeroed.push_back(b_.Var(bwd_, v->GetType()));
+    adj_[v] = zeroed.back();
+  };
   for (const Block* block : jvp_->blocks) {
     for (const ir::Param* p : block->params) {
-      if (Linear(p)) adj_[p] = ZeroedVar(p->GetType());
+      if (Linear(p)) zeroed_var(p);
     }
     for (const Inst* inst : block->insts) {
-      if (Linear(inst) && !inst->GetType()->IsPointer()) adj_[inst] = ZeroedVar(inst->GetType());
+      if (Linear(inst) && !inst->GetType()->IsPointer()) zeroed_var(inst);
     }
   }
+  for (Inst* var : zeroed) b_.Store(var, Zero(var->GetType()->Element()));
   // The forward blocks, with the primal block parameters.
   for (Block* block : jvp_->blocks) {
     Block* copy = block == jvp_->blocks.front() ? bwd_->blocks.front() : ctx_.module.AddBlock(bwd_);
@@ -804,13 +814,11 @@ void Reverser::ReverseLoop(const LoopInfo& info) {
   // the arguments the continue block passed them.
   for (const Block* b : info.all) {
     for (const Inst* inst : b->insts) {
-      auto it = adj_.find(inst);
-      if (it != adj_.end()) b_.Store(it->second, Zero(inst->GetType()));
+      if (Value* const* adj = adj_.Find(inst)) b_.Store(*adj, Zero(inst->GetType()));
     }
     if (b == info.header) continue;
     for (const ir::Param* p : b->params) {
-      auto it = adj_.find(p);
-      if (it != adj_.end()) b_.Store(it->second, Zero(p->GetType()));
+      if (Value* const* adj = adj_.Find(p)) b_.Store(*adj, Zero(p->GetType()));
     }
   }
   const Inst* back = info.cont->Terminator();
@@ -819,7 +827,7 @@ void Reverser::ReverseLoop(const LoopInfo& info) {
     ir::Param* p = info.header->params[i];
     if (!Linear(p)) continue;
     carried.push_back({back->operands[i], Adj(p)});
-    b_.Store(adj_.at(p), Zero(p->GetType()));
+    b_.Store(adj_.At(p), Zero(p->GetType()));
   }
   for (auto& [arg, adjoint] : carried) AddAdj(arg, adjoint);
   ReverseInsts(info.cont);

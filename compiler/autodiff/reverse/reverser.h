@@ -13,6 +13,7 @@
 
 #include "compiler/autodiff/differential.h"
 #include "compiler/autodiff/reverse/reverse.h"
+#include "compiler/base/pointer_hash.h"
 #include "compiler/ir/builder.h"
 
 namespace slope::autodiff::reverse {
@@ -41,8 +42,8 @@ class Reverser {
   }
   Function* Stub(Function* callee);
   void Classify();
-  bool Linear(const Value* v) const { return linear_.count(v) != 0; }
-  bool MarkLinear(const Value* v) { return linear_.insert(v).second; }
+  bool Linear(const Value* v) const { return linear_.Contains(v); }
+  bool MarkLinear(const Value* v) { return linear_.Insert(v); }
   void UnpackParams();
   void ForwardSweep();
   /// Forward-order walk of the structured region from `start` up to `end` (exclusive;
@@ -136,7 +137,7 @@ class Reverser {
     b_.Store(var, Zero(t));
     return var;
   }
-  Value* Adj(Value* v) { return b_.Load(adj_.at(v)); }
+  Value* Adj(Value* v) { return b_.Load(adj_.At(v)); }
   Value* AdjPtr(Value* ptr);
   void AddAdj(Value* v, Value* x);
   void AddToMemory(Value* ptr, Value* x) { b_.Store(ptr, Add(b_.Load(ptr), x)); }
@@ -163,10 +164,10 @@ class Reverser {
   bool failed_ = false;
   std::map<const Function*, Function*> stub_of_;   ///< callee -> stand-in for its JVP
   std::map<const Function*, Function*> stubs_;     ///< stand-in -> callee
-  std::set<const Value*> linear_;
-  std::map<const Value*, Value*> primal_;          ///< JVP primal value -> its copy
-  std::map<const Value*, Value*> adj_;             ///< linear JVP value -> its adjoint var
-  std::map<const Value*, Value*> adj_ptr_;         ///< linear JVP pointer -> adjoint memory
+  base::PointerSet<Value> linear_;
+  base::PointerMap<Value, Value*> primal_;              ///< JVP primal value -> its copy
+  base::PointerMap<Value, Value*> adj_;                 ///< linear JVP value -> its adjoint var
+  base::PointerMap<Value, Value*> adj_ptr_;             ///< linear JVP pointer -> adjoint memory
   std::map<const Block*, std::vector<Inst*>> reverse_;  ///< linear instructions per block
   std::map<const Block*, Block*> forward_;         ///< JVP block -> its forward copy
   std::set<const Block*> top_level_;               ///< forward blocks dominating the end

@@ -23,7 +23,7 @@ namespace L = ::llvm;
 /// Fields of SlopeCpuInvocation (cpu_abi.h), in order.
 enum InvField : unsigned {
   kInvResources, kInvSizes, kInvShared, kInvPrivate, kInvGroupId, kInvLocalId,
-  kInvLocalIndex, kInvLane, kInvScheduler
+  kInvLocalIndex, kInvLane, kInvScheduler, kInvLaneCount
 };
 
 class ModuleWriter {

@@ -350,13 +350,13 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
     DeclareGlobal(decl);
     if (decl->kind == ast::DeclKind::Func) {
       auto* func = static_cast<ast::FuncDecl*>(decl);
-      CheckAttributes(func->attributes,
-                      {"shader", "numthreads", "WaveSize", "ForceInline", "Differentiable",
-                       "ForwardDifferentiable", "BackwardDifferentiable", "TreatAsDifferentiable",
-                       "ForwardDerivative", "ForwardDerivativeOf", "BackwardDerivative",
-                       "BackwardDerivativeOf", "PrimalSubstitute", "PrimalSubstituteOf",
-                       "__intrinsic_op"},
-                      "a function");
+      CheckAttributes(
+          func->attributes,
+          {"shader", "numthreads", "WaveSize", "ForceInline", "Differentiable",
+           "ForwardDifferentiable", "BackwardDifferentiable", "TreatAsDifferentiable",
+           "ForwardDerivative", "ForwardDerivativeOf", "BackwardDerivative", "BackwardDerivativeOf",
+           "PrimalSubstitute", "PrimalSubstituteOf", "__intrinsic_op"},
+          "a function");
       CheckIntrinsicAttribute(func);
       for (ast::VarDecl* p : func->params) CheckAttributes(p->attributes, {}, "a parameter");
     } else {

@@ -315,16 +315,15 @@ void ModuleWriter::WriteCpuEntry(const ir::Function& f, L::Function* body, uint3
   // The info the runtime reads: SlopeCpuKernelInfo.
   L::Type* i64 = L::Type::getInt64Ty(context_);
   L::Type* i32 = L::Type::getInt32Ty(context_);
-  auto* info_type =
-      L::StructType::get(context_, {i64, i64, i32, L::ArrayType::get(i32, 3), i32});
+  auto* info_type = L::StructType::get(context_, {i64, i64, i32, L::ArrayType::get(i32, 3), i32});
   const auto& n = f.entry.numthreads;
   L::Constant* threads = L::ConstantArray::get(
       L::ArrayType::get(i32, 3),
       {L::ConstantInt::get(i32, n[0]), L::ConstantInt::get(i32, n[1]), L::ConstantInt::get(i32, n[2])});
   L::Constant* info = L::ConstantStruct::get(
-      info_type, {L::ConstantInt::get(i64, shared_bytes_), L::ConstantInt::get(i64, private_bytes_),
-                  L::ConstantInt::get(i32, flags), threads,
-                  L::ConstantInt::get(i32, f.entry.wave_size)});
+      info_type,
+      {L::ConstantInt::get(i64, shared_bytes_), L::ConstantInt::get(i64, private_bytes_),
+       L::ConstantInt::get(i32, flags), threads, L::ConstantInt::get(i32, f.entry.wave_size)});
   new L::GlobalVariable(*module_, info_type, true, L::GlobalValue::ExternalLinkage, info,
                         "slope_cpu_info_" + f.Name());
 }

@@ -187,7 +187,8 @@ CompileResult CompileOnThisThread(const CompileOptions& options) {
     // A check gives what the module offers: its entry points (the embedded API lists
     // them for a loaded module).
     for (const ast::FuncDecl* f : checked.entry_points) {
-      result.reflection.entry_points.push_back({f->name, sema::NumThreadsOf(*f)});
+      result.reflection.entry_points.push_back(
+          {f->name, sema::NumThreadsOf(*f), sema::WaveSizeOf(*f)});
     }
     return finish();
   }

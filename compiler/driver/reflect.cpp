@@ -156,7 +156,7 @@ Reflection Reflect(const ir::Module& module, const std::vector<std::string>& ent
     if (!f->is_entry) continue;
     if (!entries.empty() && std::find(entries.begin(), entries.end(), f->Name()) == entries.end())
       continue;
-    r.entry_points.push_back({f->Name(), f->entry.numthreads});
+    r.entry_points.push_back({f->Name(), f->entry.numthreads, f->entry.wave_size});
   }
   for (const ir::Global* g : module.spec_constants) {
     SpecConstantInfo s;

@@ -141,6 +141,8 @@ struct BindingInfo {
 struct EntryPointInfo {
   std::string name;
   std::array<uint32_t, 3> numthreads{1, 1, 1};
+  /// [WaveSize(n)]: the subgroup size the kernel must run with; 0 when it names none.
+  uint32_t wave_size = 0;
 };
 
 /// One specialization constant (`[vk::constant_id(N)]`, `[SpecializationConstant]`): a

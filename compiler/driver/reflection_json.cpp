@@ -169,7 +169,9 @@ class Reader {
 std::string ReflectionToJson(const Reflection& reflection) {
   json entries = json::array();
   for (const EntryPointInfo& e : reflection.entry_points) {
-    entries.push_back({{"name", e.name}, {"numthreads", e.numthreads}});
+    json entry{{"name", e.name}, {"numthreads", e.numthreads}};
+    if (e.wave_size != 0) entry["wave_size"] = e.wave_size;
+    entries.push_back(std::move(entry));
   }
   json parameters = json::array();
   for (const BindingInfo& b : reflection.bindings) {
@@ -255,6 +257,13 @@ bool ReflectionFromJson(std::string_view text, Reflection* out, std::string* err
         return r.Fail(at, "\"numthreads\" must be an array of 3 integers");
       }
       info.numthreads[d] = (*sizes)[d].get<uint32_t>();
+    }
+    auto wave_size = e.find("wave_size");
+    if (wave_size != e.end()) {
+      if (!wave_size->is_number_unsigned()) {
+        return r.Fail(at, "\"wave_size\" must be an unsigned integer");
+      }
+      info.wave_size = wave_size->get<uint32_t>();
     }
     out->entry_points.push_back(std::move(info));
   }

@@ -12,7 +12,8 @@
 //         "type": "float", "size": 4, "stride": 4 },
 //       { "name": "main.uniforms", "kind": "push_constant", "entry_point": "main", ... } ] }
 //
-// "kind" is storage_buffer, rw_storage_buffer, uniform_buffer or push_constant. A
+// An entry point with [WaveSize(n)] also has "wave_size": n (the subgroup size it must
+// run with). "kind" is storage_buffer, rw_storage_buffer, uniform_buffer or push_constant. A
 // parameter's "type" is its element type (a buffer's element; a uniform buffer's or
 // push-constant block's struct), "size" its bytes and "stride" the bytes between
 // elements; "fields" lists a struct's members flattened ("inner.x", "w[1]", a matrix row

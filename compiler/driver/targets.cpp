@@ -302,9 +302,33 @@ void EmitGlsl(EmitRequest& r) {
   r.result.text = targets::glsl::WriteGlsl(r.module, glsl_options);
 }
 
+/// [WaveSize(n)] on an entry point of a target whose waves have a fixed width: CUDA's
+/// warps are 32 threads; the CPU runtime's waves are `n` invocations for n up to 32 (its
+/// ballots are 32 bits). An error at each entry point that names another size. True when
+/// there is none.
+bool RejectWaveSizes(EmitRequest& r, const char* target, bool up_to_32) {
+  bool ok = true;
+  for (const ir::Function* f : r.module.functions) {
+    uint32_t n = f->is_entry ? f->entry.wave_size : 0;
+    if (n == 0 || n == 32 || (up_to_32 && n < 32)) continue;
+    const std::vector<std::string>& chosen = r.options.entries;
+    if (!chosen.empty() && std::find(chosen.begin(), chosen.end(), f->Name()) == chosen.end()) {
+      continue;
+    }
+    ok = false;
+    source::SourceRange at(f->entry.wave_size_loc, f->entry.wave_size_loc);
+    r.diags.Report(diag::DiagId::WaveSizeTargetUnsupported, at, std::to_string(n), f->Name(),
+                   target, up_to_32 ? "at most 32 lanes" : "32 lanes (warps)");
+  }
+  return ok;
+}
+
 /// Every chosen entry point as an `extern "C" __global__` kernel of CUDA C++.
 void EmitCuda(EmitRequest& r) {
-  if (!RejectTextures(r, "cuda") || !RejectColumnRowPointers(r, "cuda")) return;
+  if (!RejectTextures(r, "cuda") || !RejectColumnRowPointers(r, "cuda") ||
+      !RejectWaveSizes(r, "cuda", false)) {
+    return;
+  }
   targets::cuda::WriterOptions cuda_options;
   cuda_options.entry_points = r.options.entries;
   cuda_options.matrix_layout = r.matrices;
@@ -328,6 +352,7 @@ void EmitLlvm(EmitRequest& r) {
   // The host targets call the CPU runtime's slope_cpu_texture (cpu_abi.h); PTX has no
   // texture or surface objects yet.
   if (target_kind == Target::Ptx && !RejectTextures(r, name)) return;
+  if (!RejectWaveSizes(r, name, target_kind != Target::Ptx)) return;
   std::string why;
   const tl::Api* api = tl::LoadLlvmPlugin(&why);
   if (api == nullptr) {

@@ -762,6 +762,10 @@ bool Parser::ParseFunction() {
       if ((i != 0 && !Expect(",")) || !ParseUint(&f->entry.numthreads[i])) return false;
     }
     if (!Expect(")")) return false;
+    if (IsIdent("wave_size")) {
+      Next();
+      if (!Expect("(") || !ParseUint(&f->entry.wave_size) || !Expect(")")) return false;
+    }
   }
   if (IsIdent("forceinline")) {
     Next();

@@ -146,6 +146,7 @@ void Printer::PrintFunction(const Function& f) {
     out_ += " compute numthreads(" + std::to_string(f.entry.numthreads[0]) + ", " +
             std::to_string(f.entry.numthreads[1]) + ", " + std::to_string(f.entry.numthreads[2]) +
             ")";
+    if (f.entry.wave_size != 0) out_ += " wave_size(" + std::to_string(f.entry.wave_size) + ")";
   }
   if (f.force_inline) out_ += " forceinline";
   if (f.precise) out_ += " precise";

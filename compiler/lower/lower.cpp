@@ -644,7 +644,13 @@ void Lowerer::LowerFunction(const ast::FuncDecl* decl, ir::Function* f) {
   body_ = NewBlock();
   b_.Br(body_);
   Place(body_);
-  if (f->is_entry) f->entry.numthreads = sema::NumThreadsOf(*decl);
+  if (f->is_entry) {
+    f->entry.numthreads = sema::NumThreadsOf(*decl);
+    f->entry.wave_size = sema::WaveSizeOf(*decl);
+    if (const ast::Attribute* ws = decl->FindAttribute("WaveSize")) {
+      f->entry.wave_size_loc = ws->range.begin;
+    }
+  }
   bool is_init = decl->func_kind == ast::FuncKind::Init;
   if (decl->this_param != nullptr && !is_init) {
     // A [mutating] method receives a pointer to its object; others a copy.

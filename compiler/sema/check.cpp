@@ -352,13 +352,13 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
     DeclareGlobal(decl);
     if (decl->kind == ast::DeclKind::Func) {
       auto* func = static_cast<ast::FuncDecl*>(decl);
-      CheckAttributes(func->attributes,
-                      {"shader", "numthreads", "ForceInline", "Differentiable",
-                       "ForwardDifferentiable", "BackwardDifferentiable", "TreatAsDifferentiable",
-                       "ForwardDerivative", "ForwardDerivativeOf", "BackwardDerivative",
-                       "BackwardDerivativeOf", "PrimalSubstitute", "PrimalSubstituteOf",
-                       "__intrinsic_op"},
-                      "a function");
+      CheckAttributes(
+          func->attributes,
+          {"shader", "numthreads", "WaveSize", "ForceInline", "Differentiable",
+           "ForwardDifferentiable", "BackwardDifferentiable", "TreatAsDifferentiable",
+           "ForwardDerivative", "ForwardDerivativeOf", "BackwardDerivative", "BackwardDerivativeOf",
+           "PrimalSubstitute", "PrimalSubstituteOf", "__intrinsic_op"},
+          "a function");
       CheckIntrinsicAttribute(func);
       for (ast::VarDecl* p : func->params) CheckAttributes(p->attributes, {}, "a parameter");
     } else {
@@ -450,7 +450,13 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
       if (!DeferBody(func)) CheckFunctionBody(func);
       out->functions.push_back(func);
     }
-    if (IsEntryPoint(*func)) {
+    if (!IsEntryPoint(*func)) {
+      const ast::Attribute* ws = func->FindAttribute("WaveSize");
+      if (ws != nullptr && func->FindAttribute("numthreads") == nullptr) {
+        diags_.Report(DiagId::AttributeNotSupportedHere, ws->range, ws->name,
+                      "a function that is not an entry point");
+      }
+    } else {
       CheckEntryPoint(func);
       out->entry_points.push_back(func);
       for (ast::VarDecl* param : func->params) {
@@ -817,6 +823,13 @@ std::array<uint32_t, 3> NumThreadsOf(const ast::FuncDecl& entry) {
   return sizes;
 }
 
+uint32_t WaveSizeOf(const ast::FuncDecl& entry) {
+  uint32_t size = 0;
+  const ast::Attribute* ws = entry.FindAttribute("WaveSize");
+  if (ws != nullptr && ws->args.size() == 1 && !LiteralUInt(ws->args[0], &size)) size = 0;
+  return size;
+}
+
 bool Checker::IsEntryPoint(const ast::FuncDecl& func) const {
   if (func.FindAttribute("shader") != nullptr) return true;
   if (entry_request_ == nullptr || func.owner != nullptr || func.body == nullptr) return false;
@@ -968,6 +981,7 @@ void Checker::CheckEntryPoint(ast::FuncDecl* func) {
                     "one to three integer literals from 1 to 1024 whose product is at most 1024");
     }
   }
+  CheckWaveSize(func);
   if (func->result_type != nullptr && !func->result_type->IsVoid() &&
       !func->result_type->IsError()) {
     diags_.Report(DiagId::InvalidEntryParameter, func->return_type->range, func->name,

@@ -98,5 +98,7 @@ bool IsPrivateGlobal(const ast::VarDecl* var);
 
 /// The thread-group size written in [numthreads(x, y, z)]; checked by CheckModule.
 std::array<uint32_t, 3> NumThreadsOf(const ast::FuncDecl& entry);
+/// The subgroup size written in [WaveSize(n)] (checked by CheckModule); 0 without one.
+uint32_t WaveSizeOf(const ast::FuncDecl& entry);
 
 }  // namespace slope::sema

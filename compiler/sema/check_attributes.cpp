@@ -142,6 +142,31 @@ void Checker::CheckMethodAttributes(const ast::FuncDecl* f) {
   for (ast::VarDecl* p : f->params) CheckAttributes(p->attributes, {}, "a parameter");
 }
 
+void Checker::CheckWaveSize(ast::FuncDecl* func) {
+  ast::Attribute* ws = nullptr;
+  for (ast::Attribute& a : func->attributes) {
+    if (a.name == "WaveSize" && ws == nullptr) ws = &a;
+  }
+  if (ws == nullptr) return;
+  // `[WaveSize(kLanes)]` with a `static const`: its value, as a literal from here on
+  // (WaveSizeOf reads literals).
+  if (ws->args.size() == 1 && ws->args[0]->kind != ast::ExprKind::IntLiteral) {
+    ast::Expr*& arg = ws->args[0];
+    CheckConstantsUsedBy(arg);
+    arg = CheckExpr(arg);
+    int64_t value = 0;
+    if (!arg->type->IsError() && arg->type->IsScalar() && !arg->type->IsEnum() &&
+        arg->type != types_.Bool() && EvaluateIntConstant(arg, &value) && value >= 0) {
+      arg = ctx_.New<ast::IntLiteralExpr>(arg->range, static_cast<uint64_t>(value), false);
+    }
+  }
+  uint32_t size = WaveSizeOf(*func);
+  if (ws->args.size() != 1 || size < 4 || size > 128 || (size & (size - 1)) != 0) {
+    diags_.Report(DiagId::InvalidAttributeArgs, ws->range, "WaveSize",
+                  "one integer constant, a power of two from 4 to 128");
+  }
+}
+
 void Checker::CheckAttributeArgs(const ast::Attribute& a) {
   auto int_literals = [&](size_t min, size_t max) {
     bool ok = a.args.size() >= min && a.args.size() <= max;

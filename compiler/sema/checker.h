@@ -790,6 +790,8 @@ class Checker {
   void CheckFunctionSignature(ast::FuncDecl* func);
   void CheckFunctionBody(ast::FuncDecl* func);
   void CheckEntryPoint(ast::FuncDecl* func);
+  /// An entry point's [WaveSize(n)]: one constant, a power of two from 4 to 128.
+  void CheckWaveSize(ast::FuncDecl* func);
   /// Whether `func` is an entry point: marked [shader], or named by -entry.
   bool IsEntryPoint(const ast::FuncDecl& func) const;
   /// Reports requested entry points that do not exist, and a module with none at all

@@ -164,6 +164,7 @@ void GroupRunner::Run(const DispatchContext& dispatch, const uint32_t group[3]) 
   const SlopeCpuKernelInfo& info = *dispatch.info;
   const uint32_t* n = info.numthreads;
   size_t count = size_t{n[0]} * n[1] * n[2];
+  wave_size_ = info.wave_size != 0 ? info.wave_size : SLOPE_CPU_WAVE_SIZE;
   bool fibers = (info.flags & (kSlopeCpuUsesBarrier | kSlopeCpuUsesWave)) != 0;
   if (lanes_.size() < count) lanes_.resize(count);
   shared_.assign(info.shared_bytes, 0);
@@ -181,7 +182,8 @@ void GroupRunner::Run(const DispatchContext& dispatch, const uint32_t group[3]) 
     inv.local_id[1] = index / n[0] % n[1];
     inv.local_id[2] = index / (n[0] * n[1]);
     inv.local_index = index;
-    inv.lane = index % SLOPE_CPU_WAVE_SIZE;
+    inv.lane = index % wave_size_;
+    inv.lane_count = wave_size_;
     inv.scheduler = this;
     lanes_[i].place.clear();
   }
@@ -267,8 +269,8 @@ void GroupRunner::RunFibers(size_t count) {
     if (ran) continue;
     // Nothing can run: waves first, then the barrier.
     bool released = false;
-    for (size_t wave = 0; wave < count; wave += SLOPE_CPU_WAVE_SIZE) {
-      size_t end = std::min(count, wave + SLOPE_CPU_WAVE_SIZE);
+    for (size_t wave = 0; wave < count; wave += wave_size_) {
+      size_t end = std::min(count, wave + wave_size_);
       const Lane* first = nullptr;
       for (size_t i = wave; i < end; ++i) {
         if (lanes_[i].state != State::AtWave) continue;

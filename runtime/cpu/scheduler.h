@@ -6,7 +6,8 @@
 // kernel that calls slope_cpu_barrier or slope_cpu_wave runs each invocation as a fiber
 // (a ucontext with a stack of its own): an invocation runs until it reaches a barrier or
 // a wave operation, or returns. When none can run:
-// - in each wave (SLOPE_CPU_WAVE_SIZE consecutive invocations by SV_GroupIndex) whose
+// - in each wave (SLOPE_CPU_WAVE_SIZE consecutive invocations by SV_GroupIndex, or the
+//   kernel's [WaveSize(n)]) whose
 //   waiting invocations wait at wave operations, those furthest behind act together:
 //   each lane's place is the positions of the loops and calls it is in with the loops'
 //   iteration counts (slope_cpu_enter/next/leave), then the site of its operation. The
@@ -95,6 +96,7 @@ class GroupRunner {
   std::vector<uint8_t> private_;
   ucontext_t scheduler_{};
   Lane* current_ = nullptr;
+  uint32_t wave_size_ = SLOPE_CPU_WAVE_SIZE;  ///< the running kernel's lanes per wave
   size_t stack_bytes_ = 0;
   // AddressSanitizer's view of the stack switches (unused without it).
   const void* scheduler_bottom_ = nullptr;

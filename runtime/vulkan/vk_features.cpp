@@ -29,6 +29,11 @@ ShaderFeatures QueryShaderFeatures(VkPhysicalDevice device) {
   VkPhysicalDeviceVulkan12Features v12{};
   v12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
   if (f.atomic_float_extension) v12.pNext = &atomic_float;
+  bool size_control = HasExtension(device, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
+  VkPhysicalDeviceSubgroupSizeControlFeaturesEXT size_features{};
+  size_features.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES_EXT;
+  size_features.pNext = v12.pNext;
+  if (size_control) v12.pNext = &size_features;
   VkPhysicalDeviceVulkan11Features v11{};
   v11.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES;
   v11.pNext = &v12;
@@ -63,7 +68,18 @@ ShaderFeatures QueryShaderFeatures(VkPhysicalDevice device) {
   VkPhysicalDeviceFloatControlsProperties float_controls{};
   float_controls.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES;
   subgroup.pNext = &float_controls;
+  VkPhysicalDeviceSubgroupSizeControlPropertiesEXT size_props{};
+  size_props.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES_EXT;
+  if (size_control) float_controls.pNext = &size_props;
   vkGetPhysicalDeviceProperties2(device, &props);
+  f.subgroup_size = subgroup.subgroupSize;
+  if (size_control && size_features.subgroupSizeControl == VK_TRUE &&
+      (size_props.requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0) {
+    f.subgroup_size_control = true;
+    f.min_subgroup_size = size_props.minSubgroupSize;
+    f.max_subgroup_size = size_props.maxSubgroupSize;
+    f.max_compute_workgroup_subgroups = size_props.maxComputeWorkgroupSubgroups;
+  }
   f.nan_preserve_float32 = float_controls.shaderSignedZeroInfNanPreserveFloat32 == VK_TRUE;
   if ((subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0) {
     f.subgroup_operations = subgroup.supportedOperations;
@@ -87,6 +103,13 @@ FeatureChain::FeatureChain(const ShaderFeatures& f) {
     atomic_float_.shaderSharedFloat32AtomicAdd = flag(f.shared_float32_atomic_add);
     v12_.pNext = &atomic_float_;
     extensions_.push_back(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
+  }
+  if (f.subgroup_size_control) {
+    size_control_.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES_EXT;
+    size_control_.subgroupSizeControl = VK_TRUE;
+    size_control_.pNext = v12_.pNext;
+    v12_.pNext = &size_control_;
+    extensions_.push_back(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
   }
   v11_.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES;
   v11_.pNext = &v12_;
@@ -322,6 +345,31 @@ std::string MissingLimit(const driver::Reflection& reflection, const std::string
                   "maxComputeWorkGroupInvocations", limits.maxComputeWorkGroupInvocations) +
              " invocations";
     }
+  }
+  return "";
+}
+
+std::string MissingWaveSize(const driver::EntryPointInfo& entry, const ShaderFeatures& features) {
+  uint32_t n = entry.wave_size;
+  if (n == 0) return "";
+  std::string what = "entry point '" + entry.name + "' has [WaveSize(" + std::to_string(n) + ")]";
+  if (!features.subgroup_size_control) {
+    // Without the extension a pipeline runs with the device's one subgroup size.
+    if (n == features.subgroup_size) return "";
+    return what + ", but the device runs subgroups of " + std::to_string(features.subgroup_size) +
+           " and cannot require another size (no VK_EXT_subgroup_size_control for compute)";
+  }
+  if (n < features.min_subgroup_size || n > features.max_subgroup_size) {
+    return what + ", but the device's subgroup sizes are " +
+           std::to_string(features.min_subgroup_size) + " to " +
+           std::to_string(features.max_subgroup_size) + " (VK_EXT_subgroup_size_control)";
+  }
+  uint64_t total = uint64_t{entry.numthreads[0]} * entry.numthreads[1] * entry.numthreads[2];
+  if ((total + n - 1) / n > features.max_compute_workgroup_subgroups) {
+    return what + " and a thread group of " + std::to_string(total) +
+           " invocations, more subgroups of that size than the device's "
+           "maxComputeWorkgroupSubgroups (" +
+           std::to_string(features.max_compute_workgroup_subgroups) + ")";
   }
   return "";
 }

@@ -49,6 +49,15 @@ struct ShaderFeatures {
   /// bufferDeviceAddress: capability PhysicalStorageBufferAddresses (the language's
   /// pointers), and the buffers' addresses (Device::BufferAddress).
   bool buffer_device_address = false;
+  /// VK_EXT_subgroup_size_control's subgroupSizeControl, with compute among its
+  /// requiredSubgroupSizeStages: a pipeline may require a subgroup size from
+  /// min_subgroup_size to max_subgroup_size ([WaveSize(n)]), of which a thread group
+  /// holds at most max_compute_workgroup_subgroups.
+  bool subgroup_size_control = false;
+  uint32_t min_subgroup_size = 0;
+  uint32_t max_subgroup_size = 0;
+  uint32_t max_compute_workgroup_subgroups = 0;
+  uint32_t subgroup_size = 0;  ///< VkPhysicalDeviceSubgroupProperties::subgroupSize
 };
 
 /// Queries what `device` supports (Vulkan 1.2 feature structures).
@@ -68,6 +77,7 @@ class FeatureChain {
  private:
   VkPhysicalDeviceFeatures2 core_{};
   VkPhysicalDeviceShaderAtomicFloatFeaturesEXT atomic_float_{};
+  VkPhysicalDeviceSubgroupSizeControlFeaturesEXT size_control_{};
   std::vector<const char*> extensions_;
   VkPhysicalDeviceVulkan11Features v11_{};
   VkPhysicalDeviceVulkan12Features v12_{};
@@ -89,5 +99,9 @@ std::string MissingFeature(std::span<const uint32_t> spirv, const ShaderFeatures
 /// maxComputeWorkGroupSize / maxComputeWorkGroupInvocations.
 std::string MissingLimit(const driver::Reflection& reflection, const std::string& entry,
                          const VkPhysicalDeviceLimits& limits);
+
+/// Returns "" when the device can run `entry` with the subgroup size its [WaveSize(n)]
+/// names (or it names none), else a message naming the size and what the device offers.
+std::string MissingWaveSize(const driver::EntryPointInfo& entry, const ShaderFeatures& features);
 
 }  // namespace slope::runtime::vulkan

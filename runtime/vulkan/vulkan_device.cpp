@@ -911,6 +911,8 @@ std::unique_ptr<Kernel> VulkanDevice::CreateKernel(std::span<const uint32_t> spi
   auto kernel = std::make_unique<VulkanKernel>(device_, reflection, *entry_point);
   *error = MissingLimit(kernel->reflection_, kernel->entry_.name, properties_.limits);
   if (!error->empty()) return nullptr;
+  *error = MissingWaveSize(kernel->entry_, features_);
+  if (!error->empty()) return nullptr;
   for (const driver::BindingInfo& info : kernel->reflection_.bindings) {
     if (info.kind == driver::ResourceKind::PushConstant &&
         info.entry_point == kernel->entry_.name) {
@@ -1018,6 +1020,15 @@ bool VulkanDevice::CreatePipeline(VulkanKernel& kernel, std::span<const uint32_t
   pipeline_info.stage.module = kernel.shader_;
   pipeline_info.stage.pName = kernel.entry_.name.c_str();
   pipeline_info.layout = kernel.pipeline_layout_;
+  // [WaveSize(n)]: the subgroup size the pipeline must run with (CreateKernel checked that
+  // the device offers it).
+  VkPipelineShaderStageRequiredSubgroupSizeCreateInfoEXT required_size{};
+  if (kernel.entry_.wave_size != 0 && features_.subgroup_size_control) {
+    required_size.sType =
+        VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO_EXT;
+    required_size.requiredSubgroupSize = kernel.entry_.wave_size;
+    pipeline_info.stage.pNext = &required_size;
+  }
   // Specialization constants the host set: each a 32-bit value (a bool as a VkBool32).
   std::vector<VkSpecializationMapEntry> spec_entries;
   std::vector<uint32_t> spec_data;

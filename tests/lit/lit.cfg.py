@@ -119,6 +119,8 @@ elif backend_available(run_backend):
         for feature in ["vulkan-int64-atomics", "vulkan-float-atomics", "vulkan-waves",
                         "vulkan-printf"]:
             config.available_features.add(feature)
+        # [WaveSize(n)] for n up to 32: the CPU runtime's waves take that width.
+        config.available_features.add("wave-size-8")
 
 # `runs-on-vulkan`: `-backend=vulkan` runs on Vulkan itself, not on a backend standing in
 # for it (lit parameter backend=cpu or cuda); what only Vulkan does (setting
@@ -153,6 +155,7 @@ def device_features():
              [("vulkan-int64-atomics", "probe_int64_atomics.slang"),
               ("vulkan-float-atomics", "probe_float_atomics.slang"),
               ("vulkan-waves", "probe_waves.slang"),
+              ("wave-size-8", "probe_wave_size_8.slang"),
               ("vulkan-printf", "probe_printf.slang")] if kernel_runs(probe)]
     temp = "%s.%d" % (cache, os.getpid())
     with open(temp, "w") as f:

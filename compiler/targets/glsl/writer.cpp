@@ -207,6 +207,12 @@ std::string WriteGlsl(ir::Module& module, const WriterOptions& options) {
   const auto& n = entry->entry.numthreads;
   out.Line("layout(local_size_x = " + std::to_string(n[0]) + ", local_size_y = " +
            std::to_string(n[1]) + ", local_size_z = " + std::to_string(n[2]) + ") in;");
+  if (entry->entry.wave_size != 0) {
+    // GLSL cannot say it: the pipeline requires the size (the reflection's "wave_size").
+    out.Line("// [WaveSize(" + std::to_string(entry->entry.wave_size) +
+             ")]: create the pipeline with requiredSubgroupSize " +
+             std::to_string(entry->entry.wave_size) + " (VK_EXT_subgroup_size_control)");
+  }
   std::string text = out.Text();
   if (!decls.Empty()) text += "\n" + decls.Text();
   if (!prototypes.empty()) text += "\n" + prototypes;

@@ -25,6 +25,7 @@ typedef struct SlopeCpuInvocation {
   uint32_t local_index;     ///< SV_GroupIndex
   uint32_t lane;            ///< the lane within its wave (local_index % wave size)
   void* scheduler;          ///< the runtime's, for the callbacks below
+  uint32_t lane_count;      ///< the lanes of a wave: WaveGetLaneCount()
 } SlopeCpuInvocation;
 
 /// Bits of SlopeCpuKernelInfo::flags.
@@ -38,9 +39,11 @@ typedef struct SlopeCpuKernelInfo {
   uint64_t private_bytes;  ///< `static` globals per invocation
   uint32_t flags;
   uint32_t numthreads[3];
+  uint32_t wave_size;  ///< [WaveSize(n)]'s n (4 to 32), or 0: SLOPE_CPU_WAVE_SIZE
 } SlopeCpuKernelInfo;
 
-/// The lanes of a wave on the CPU: consecutive invocations by SV_GroupIndex.
+/// The lanes of a wave on the CPU: consecutive invocations by SV_GroupIndex, 32 unless
+/// the entry point names a smaller [WaveSize(n)].
 #define SLOPE_CPU_WAVE_SIZE 32u
 
 /// A wave operation's operand type: kind | bytes per component << 4 | components << 8.

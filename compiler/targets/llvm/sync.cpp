@@ -74,7 +74,11 @@ L::Value* FunctionWriter::Wave(const ir::Inst& inst) {
   if (op == W::LaneIndex) {
     return b_.CreateLoad(b_.getInt32Ty(), b_.CreateStructGEP(mw_.InvocationType(), Inv(), kInvLane));
   }
-  if (op == W::LaneCount) return b_.getInt32(SLOPE_CPU_WAVE_SIZE);
+  if (op == W::LaneCount) {
+    if (mw_.Gpu()) return b_.getInt32(32);
+    return b_.CreateLoad(b_.getInt32Ty(),
+                         b_.CreateStructGEP(mw_.InvocationType(), Inv(), kInvLaneCount));
+  }
   if (mw_.Gpu()) return GpuWave(inst);
   // The scheduler runs the lanes of the wave that reached this site together, reads each
   // one's operand and writes each one's result (runtime/cpu/scheduler.h).

@@ -207,7 +207,7 @@ std::unique_ptr<L::Module> ModuleWriter::Write() {
   L::Type* ptr = L::PointerType::get(context_, 0);
   L::Type* i32 = L::Type::getInt32Ty(context_);
   L::Type* u3 = L::ArrayType::get(i32, 3);
-  invocation_ = L::StructType::create(context_, {ptr, ptr, ptr, ptr, u3, u3, i32, i32, ptr},
+  invocation_ = L::StructType::create(context_, {ptr, ptr, ptr, ptr, u3, u3, i32, i32, ptr, i32},
                                       "SlopeCpuInvocation");
   if (!CheckLayouts()) return nullptr;
   LayoutGlobals();
@@ -315,14 +315,15 @@ void ModuleWriter::WriteCpuEntry(const ir::Function& f, L::Function* body, uint3
   // The info the runtime reads: SlopeCpuKernelInfo.
   L::Type* i64 = L::Type::getInt64Ty(context_);
   L::Type* i32 = L::Type::getInt32Ty(context_);
-  auto* info_type = L::StructType::get(context_, {i64, i64, i32, L::ArrayType::get(i32, 3)});
+  auto* info_type = L::StructType::get(context_, {i64, i64, i32, L::ArrayType::get(i32, 3), i32});
   const auto& n = f.entry.numthreads;
   L::Constant* threads = L::ConstantArray::get(
       L::ArrayType::get(i32, 3),
       {L::ConstantInt::get(i32, n[0]), L::ConstantInt::get(i32, n[1]), L::ConstantInt::get(i32, n[2])});
   L::Constant* info = L::ConstantStruct::get(
-      info_type, {L::ConstantInt::get(i64, shared_bytes_), L::ConstantInt::get(i64, private_bytes_),
-                  L::ConstantInt::get(i32, flags), threads});
+      info_type,
+      {L::ConstantInt::get(i64, shared_bytes_), L::ConstantInt::get(i64, private_bytes_),
+       L::ConstantInt::get(i32, flags), threads, L::ConstantInt::get(i32, f.entry.wave_size)});
   new L::GlobalVariable(*module_, info_type, true, L::GlobalValue::ExternalLinkage, info,
                         "slope_cpu_info_" + f.Name());
 }
@@ -410,6 +411,7 @@ void ModuleWriter::WriteGpuKernel(const ir::Function& f, L::Function* body) {
   set(kInvLocalIndex, index);
   set(kInvLane, b.CreateURem(index, b.getInt32(32)));
   set(kInvScheduler, L::ConstantPointerNull::get(L::PointerType::get(context_, 0)));
+  set(kInvLaneCount, b.getInt32(32));
   std::vector<L::Value*> args{inv};
   for (size_t i = 0; i < f.params.size(); ++i) {
     args.push_back(Builtin(b, inv, f.entry.param_semantics[i], f.params[i]->GetType(), f));

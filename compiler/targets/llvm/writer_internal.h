@@ -22,8 +22,16 @@ namespace L = ::llvm;
 
 /// Fields of SlopeCpuInvocation (cpu_abi.h), in order.
 enum InvField : unsigned {
-  kInvResources, kInvSizes, kInvShared, kInvPrivate, kInvGroupId, kInvLocalId,
-  kInvLocalIndex, kInvLane, kInvScheduler
+  kInvResources,
+  kInvSizes,
+  kInvShared,
+  kInvPrivate,
+  kInvGroupId,
+  kInvLocalId,
+  kInvLocalIndex,
+  kInvLane,
+  kInvScheduler,
+  kInvLaneCount
 };
 
 class ModuleWriter {

@@ -25,6 +25,12 @@ if re.search(r"^//\s*REQUIRES:.*\btextures\b", source, re.M):
     # The cuda target refuses textures so far (E5300; tests/lit/cuda/textures_unsupported.slang).
     print("UNSUPPORTED: the cuda target has no textures yet")
     sys.exit(77)
+sizes = re.findall(r"^\s*\[WaveSize\((\d+)\)\]", source, re.M)
+if any(int(n) != 32 for n in sizes):
+    # Warps are 32 threads: the cuda target refuses other sizes (E5302;
+    # tests/lit/cuda/wave_size_unsupported.slang).
+    print("UNSUPPORTED: the cuda target runs waves of 32 lanes only")
+    sys.exit(77)
 args = []
 # The entry point as the test names it: //ENTRY:, else `-entry NAME` on its first
 # slope-run RUN line (kernels marked only [numthreads] need it).

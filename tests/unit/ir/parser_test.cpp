@@ -115,6 +115,19 @@ TEST(IrParserTest, SpecialConstantsRoundTripExactly) {
   EXPECT_EQ(PrintModule(*m), text);
 }
 
+TEST(IrParserTest, WaveSizeRoundTrips) {
+  std::string text =
+      "func @k(%0: u32 semantic(SV_GroupIndex)) -> void compute numthreads(64, 1, 1) "
+      "wave_size(16) {\n"
+      "^0:\n"
+      "  ret\n"
+      "}\n";
+  std::unique_ptr<Module> m = Parse(text);
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->functions[0]->entry.wave_size, 16u);
+  EXPECT_EQ(PrintModule(*m), text);
+}
+
 TEST(IrParserTest, CommentsAreIgnored) {
   std::unique_ptr<Module> m =
       Parse("// a module\nfunc @f() -> void { // header\n^0: ret // done\n}\n");

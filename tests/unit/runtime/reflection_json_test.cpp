@@ -65,6 +65,7 @@ void ExpectSame(const Reflection& a, const Reflection& b) {
   for (size_t i = 0; i < a.entry_points.size(); ++i) {
     EXPECT_EQ(a.entry_points[i].name, b.entry_points[i].name);
     EXPECT_EQ(a.entry_points[i].numthreads, b.entry_points[i].numthreads);
+    EXPECT_EQ(a.entry_points[i].wave_size, b.entry_points[i].wave_size);
   }
   ASSERT_EQ(a.bindings.size(), b.bindings.size());
   for (size_t i = 0; i < a.bindings.size(); ++i) {
@@ -160,6 +161,34 @@ TEST(ReflectionJsonTest, RuntimeRunsFromTheParsedReflection) {
   ASSERT_TRUE(device->ReadBuffer(*out, 0, std::as_writable_bytes(std::span(result)), &error));
   // 3 * i + bias[i % 2] + 0.25 + 100.
   EXPECT_EQ(result, (std::vector<float>{110.25f, 123.25f, 116.25f, 129.25f}));
+}
+
+TEST(ReflectionJsonTest, RoundTripsTheWaveSize) {
+  CompileOptions options;
+  options.input_path = "wave_size.slang";
+  options.source_text = R"(
+RWStructuredBuffer<uint> out;
+[shader("compute")] [WaveSize(16)] [numthreads(64, 1, 1)]
+void sized(uint t : SV_GroupIndex) { out[t] = WaveActiveSum(t); }
+[shader("compute")] [numthreads(64, 1, 1)]
+void plain(uint t : SV_GroupIndex) { out[t] = t; }
+)";
+  CompileResult compiled = Compile(options);
+  ASSERT_TRUE(compiled.ok);
+  ASSERT_EQ(compiled.reflection.entry_points.size(), 2u);
+  EXPECT_EQ(compiled.reflection.entry_points[0].wave_size, 16u);
+  EXPECT_EQ(compiled.reflection.entry_points[1].wave_size, 0u);
+  std::string text = ReflectionToJson(compiled.reflection);
+  EXPECT_NE(text.find("\"wave_size\": 16"), std::string::npos) << text;
+  Reflection back;
+  std::string error;
+  ASSERT_TRUE(ReflectionFromJson(text, &back, &error)) << error;
+  ExpectSame(compiled.reflection, back);
+  EXPECT_FALSE(ReflectionFromJson(
+      R"({"entry_points": [{"name": "m", "numthreads": [1, 1, 1], "wave_size": -8}],
+          "parameters": []})",
+      &back, &error));
+  EXPECT_EQ(error, "entry_points[0]: \"wave_size\" must be an unsigned integer");
 }
 
 TEST(ReflectionJsonTest, MalformedDocumentsAreRefused) {

@@ -108,5 +108,33 @@ TEST(VkFeaturesTest, SubgroupCapabilitiesNeedTheirOperations) {
   EXPECT_EQ(MissingFeature(module, features), "");
 }
 
+TEST(VkFeaturesTest, WaveSizeNeedsASubgroupSizeTheDeviceOffers) {
+  driver::EntryPointInfo entry{"main", {64, 1, 1}, 0};
+  ShaderFeatures features;
+  features.subgroup_size = 32;
+  EXPECT_EQ(MissingWaveSize(entry, features), "");  // no [WaveSize]
+  // Without VK_EXT_subgroup_size_control only the device's one size runs.
+  entry.wave_size = 32;
+  EXPECT_EQ(MissingWaveSize(entry, features), "");
+  entry.wave_size = 16;
+  EXPECT_EQ(MissingWaveSize(entry, features),
+            "entry point 'main' has [WaveSize(16)], but the device runs subgroups of 32 and "
+            "cannot require another size (no VK_EXT_subgroup_size_control for compute)");
+  features.subgroup_size_control = true;
+  features.min_subgroup_size = 8;
+  features.max_subgroup_size = 32;
+  features.max_compute_workgroup_subgroups = 4;
+  EXPECT_EQ(MissingWaveSize(entry, features), "");
+  entry.wave_size = 64;
+  EXPECT_EQ(MissingWaveSize(entry, features),
+            "entry point 'main' has [WaveSize(64)], but the device's subgroup sizes are 8 to 32 "
+            "(VK_EXT_subgroup_size_control)");
+  // 64 threads in subgroups of 8 are 8 subgroups, more than 4.
+  entry.wave_size = 8;
+  EXPECT_EQ(MissingWaveSize(entry, features),
+            "entry point 'main' has [WaveSize(8)] and a thread group of 64 invocations, more "
+            "subgroups of that size than the device's maxComputeWorkgroupSubgroups (4)");
+}
+
 }  // namespace
 }  // namespace slope::runtime::vulkan

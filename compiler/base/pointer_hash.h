@@ -72,7 +72,7 @@ class PointerMap {
  private:
   struct Slot {
     const K* key = nullptr;
-    V value{};
+    [[no_unique_address]] V value{};
   };
 
   /// The slot holding `key`, or the empty slot where it would go.
@@ -95,53 +95,23 @@ class PointerMap {
   size_t size_ = 0;
 };
 
+/// A PointerMap without values (its slots hold only the keys).
 template <typename K>
 class PointerSet {
  public:
-  explicit PointerSet(size_t expected = 0) { Reserve(expected); }
+  explicit PointerSet(size_t expected = 0) : map_(expected) {}
 
-  void Reserve(size_t count) {
-    size_t capacity = 16;
-    while (capacity < count * 2) capacity *= 2;
-    if (capacity > slots_.size()) Rehash(capacity);
-  }
-  size_t Size() const { return size_; }
-  bool Empty() const { return size_ == 0; }
-  void Clear() {
-    slots_.assign(slots_.size(), nullptr);
-    size_ = 0;
-  }
-
-  bool Contains(const K* key) const { return !slots_.empty() && slots_[Index(key)] == key; }
+  void Reserve(size_t count) { map_.Reserve(count); }
+  size_t Size() const { return map_.Size(); }
+  bool Empty() const { return map_.Empty(); }
+  void Clear() { map_.Clear(); }
+  bool Contains(const K* key) const { return map_.Contains(key); }
   /// Adds `key`: true when it was not there.
-  bool Insert(const K* key) {
-    SLOPE_ASSERT(key != nullptr);
-    if ((size_ + 1) * 2 > slots_.size()) Rehash(slots_.empty() ? 16 : slots_.size() * 2);
-    const K*& slot = slots_[Index(key)];
-    if (slot == key) return false;
-    slot = key;
-    ++size_;
-    return true;
-  }
+  bool Insert(const K* key) { return map_.Emplace(key, {}).second; }
 
  private:
-  size_t Index(const K* key) const {
-    size_t mask = slots_.size() - 1;
-    size_t i = HashPointer(key) & mask;
-    while (slots_[i] != nullptr && slots_[i] != key) i = (i + 1) & mask;
-    return i;
-  }
-
-  void Rehash(size_t capacity) {
-    std::vector<const K*> old = std::move(slots_);
-    slots_.assign(capacity, nullptr);
-    for (const K* key : old) {
-      if (key != nullptr) slots_[Index(key)] = key;
-    }
-  }
-
-  std::vector<const K*> slots_;
-  size_t size_ = 0;
+  struct Unit {};
+  PointerMap<K, Unit> map_;
 };
 
 }  // namespace slope::base

@@ -79,10 +79,15 @@ std::string MangledTypeName(const sema::Type* t) {
     return pack;
   }
   std::string out;
+  // `float[3]` -> "float.arr3", `S*` -> "S.ptr": names the IR text reads back.
   for (char c : t->Name()) {
     if (c == '<' || c == ',' || (c == ':' && (out.empty() || out.back() != '.'))) {
       out += '.';
-    } else if (c != '>' && c != ' ' && c != ':') {
+    } else if (c == '[') {
+      out += ".arr";
+    } else if (c == '*') {
+      out += ".ptr";
+    } else if (c != '>' && c != ' ' && c != ':' && c != ']') {
       out += c;
     }
   }

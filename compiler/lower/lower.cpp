@@ -448,7 +448,15 @@ void Lowerer::DeclareGlobals(const std::vector<ast::Decl*>& resources) {
       ir::Global* counter = module_->AddGlobal(word, var->name + ".counter");
       counter->loc = var->name_range.begin;
       counters_[var] = counter;
-      made.emplace_back(counter, false);
+      // `[[vk::counter_binding(n)]]`: binding n in the buffer's set.
+      bool counter_explicit = false;
+      if (const ast::Attribute* a = var->FindAttribute("vk::counter_binding")) {
+        IntArg(*a, 0, &counter->binding);
+        counter->set = g->set;
+        used.insert({counter->set, counter->binding});
+        counter_explicit = true;
+      }
+      made.emplace_back(counter, counter_explicit);
     }
   }
   uint32_t next = 0;

@@ -367,8 +367,18 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
         CheckAttributes(
             decl->attributes,
             {"vk::binding", "vk::push_constant", "format", "vk::image_format", "vk::constant_id",
-             "SpecializationConstant", "vk::specialization_constant"},
+             "SpecializationConstant", "vk::specialization_constant", "vk::counter_binding"},
             "this declaration");
+        // `[[vk::counter_binding(n)]]`: the binding of an Append/Consume buffer's counter.
+        auto* var = static_cast<ast::VarDecl*>(decl);
+        if (const ast::Attribute* a = var->FindAttribute("vk::counter_binding");
+            a != nullptr && var->type_expr != nullptr &&
+            var->type_expr->name != "AppendStructuredBuffer" &&
+            var->type_expr->name != "ConsumeStructuredBuffer") {
+          diags_.Report(DiagId::AttributeNotSupportedHere, a->range, a->name,
+                        "a declaration that is not an AppendStructuredBuffer or "
+                        "ConsumeStructuredBuffer");
+        }
       } else {
         CheckAttributes(decl->attributes,
                         {"vk::binding", "vk::push_constant", "format", "vk::image_format"},

@@ -54,6 +54,7 @@ constexpr std::string_view kMeaningful[] = {"shader",
                                             "ref",
                                             "require",
                                             "vk::binding",
+                                            "vk::counter_binding",
                                             "vk::push_constant",
                                             "push_constant",
                                             "vk::location",
@@ -178,6 +179,10 @@ void Checker::CheckAttributeArgs(const ast::Attribute& a) {
       diags_.Report(DiagId::InvalidAttributeArgs, a.range, a.name,
                     "a binding number and an optional set number, both integer literals");
     }
+  } else if (a.name == "vk::counter_binding") {
+    if (!int_literals(1, 1)) {
+      diags_.Report(DiagId::InvalidAttributeArgs, a.range, a.name, "one integer literal");
+    }
   } else if (a.name == "shader") {
     if (a.args.size() != 1 || a.args[0]->kind != ast::ExprKind::StringLiteral) {
       diags_.Report(DiagId::InvalidAttributeArgs, a.range, a.name, "one string literal");
@@ -192,8 +197,8 @@ void Checker::CheckAttributeArgs(const ast::Attribute& a) {
     if (!int_literals(1, 1)) {
       diags_.Report(DiagId::InvalidAttributeArgs, a.range, a.name, "one integer literal");
     }
-  } else if (a.name == "mutating" || a.name == "nonmutating" || a.name == "NoDiffThis" || a.name == "TreatAsDifferentiable" ||
-             a.name == "ForceInline") {
+  } else if (a.name == "mutating" || a.name == "nonmutating" || a.name == "NoDiffThis" ||
+             a.name == "TreatAsDifferentiable" || a.name == "ForceInline") {
     if (!a.args.empty()) {
       diags_.Report(DiagId::InvalidAttributeArgs, a.range, a.name, "no arguments");
     }

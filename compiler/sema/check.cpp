@@ -965,13 +965,7 @@ void Checker::CheckEntryPoint(ast::FuncDecl* func) {
     bool spec_reported = false;
     for (ast::Expr*& arg : nt->args) {
       if (arg->kind == ast::ExprKind::IntLiteral) continue;
-      CheckConstantsUsedBy(arg);
-      arg = CheckExpr(arg);
-      int64_t value = 0;
-      if (!arg->type->IsError() && arg->type->IsScalar() && !arg->type->IsEnum() &&
-          arg->type != types_.Bool() && EvaluateIntConstant(arg, &value) && value >= 0) {
-        arg = ctx_.New<ast::IntLiteralExpr>(arg->range, static_cast<uint64_t>(value), false);
-      } else if (!spec_reported) {
+      if (!FoldAttributeConstant(arg) && !spec_reported) {
         // The workgroup size is fixed here (SPIR-V LocalSize, not LocalSizeId).
         spec_reported = ReportSpecConstantUse(arg, "[numthreads]");
       }

@@ -143,6 +143,18 @@ void Checker::CheckMethodAttributes(const ast::FuncDecl* f) {
   for (ast::VarDecl* p : f->params) CheckAttributes(p->attributes, {}, "a parameter");
 }
 
+bool Checker::FoldAttributeConstant(ast::Expr*& arg) {
+  CheckConstantsUsedBy(arg);
+  arg = CheckExpr(arg);
+  int64_t value = 0;
+  if (arg->type->IsError() || !arg->type->IsScalar() || arg->type->IsEnum() ||
+      arg->type == types_.Bool() || !EvaluateIntConstant(arg, &value) || value < 0) {
+    return false;
+  }
+  arg = ctx_.New<ast::IntLiteralExpr>(arg->range, static_cast<uint64_t>(value), false);
+  return true;
+}
+
 void Checker::CheckWaveSize(ast::FuncDecl* func) {
   ast::Attribute* ws = nullptr;
   for (ast::Attribute& a : func->attributes) {
@@ -152,14 +164,7 @@ void Checker::CheckWaveSize(ast::FuncDecl* func) {
   // `[WaveSize(kLanes)]` with a `static const`: its value, as a literal from here on
   // (WaveSizeOf reads literals).
   if (ws->args.size() == 1 && ws->args[0]->kind != ast::ExprKind::IntLiteral) {
-    ast::Expr*& arg = ws->args[0];
-    CheckConstantsUsedBy(arg);
-    arg = CheckExpr(arg);
-    int64_t value = 0;
-    if (!arg->type->IsError() && arg->type->IsScalar() && !arg->type->IsEnum() &&
-        arg->type != types_.Bool() && EvaluateIntConstant(arg, &value) && value >= 0) {
-      arg = ctx_.New<ast::IntLiteralExpr>(arg->range, static_cast<uint64_t>(value), false);
-    }
+    FoldAttributeConstant(ws->args[0]);
   }
   uint32_t size = WaveSizeOf(*func);
   if (ws->args.size() != 1 || size < 4 || size > 128 || (size & (size - 1)) != 0) {

@@ -791,6 +791,9 @@ class Checker {
   void CheckFunctionBody(ast::FuncDecl* func);
   void CheckEntryPoint(ast::FuncDecl* func);
   /// An entry point's [WaveSize(n)]: one constant, a power of two from 4 to 128.
+  /// An attribute argument naming a constant (`[numthreads(kGroup, 1, 1)]`): checked and,
+  /// when it is a non-negative integer constant, replaced by its literal (true).
+  bool FoldAttributeConstant(ast::Expr*& arg);
   void CheckWaveSize(ast::FuncDecl* func);
   /// Whether `func` is an entry point: marked [shader], or named by -entry.
   bool IsEntryPoint(const ast::FuncDecl& func) const;

@@ -4,13 +4,14 @@
 // arena and are referred to by plain pointers that stay valid as long as the context.
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <new>
-#include <type_traits>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "compiler/source/source_manager.h"
@@ -589,6 +590,9 @@ enum class UniformKind : uint8_t {
 struct VarDecl : Decl {
   VarRole role;
   TypeExpr* type_expr = nullptr;  ///< null for `var x = ...` / `let x = ...`
+  /// `uint a : 4;` in a struct: the field's width in bits (the parser makes it a
+  /// property over a hidden field; parse/bit_fields.cpp), else -1.
+  int32_t bit_width = -1;
   Expr* init = nullptr;
   bool is_let = false;     ///< immutable after initialization
   bool is_const = false;   ///< `const` or `static const`
@@ -685,6 +689,9 @@ struct FuncDecl : Decl {
   /// sema: from `[PrimalSubstitute(g)]` here or `[PrimalSubstituteOf(this)]` on `g`: the
   /// function differentiated code calls instead of this one (same type).
   const FuncDecl* primal_substitute = nullptr;
+  /// sema: per dimension, the specialization constant `[numthreads(kX, ...)]` names (its
+  /// default is the attribute's literal from then on), or null.
+  std::array<const VarDecl*, 3> numthreads_spec{};
   FuncDecl(std::string n, SourceRange r) : Decl(DeclKind::Func, std::move(n), r) {}
 };
 
@@ -696,6 +703,7 @@ struct AggregateDecl : Decl {
   std::vector<TypeExpr*> bases;        ///< `: IFoo, IBar`
   std::vector<Decl*> members;
   std::vector<std::string> register_args;  ///< cbuffer `: register(b0)`
+  bool has_bit_fields = false;             ///< a struct whose bit fields the parser made properties
   std::vector<WhereClause> where_clauses;
   AggregateDecl(DeclKind k, std::string n, SourceRange r) : Decl(k, std::move(n), r) {}
 };

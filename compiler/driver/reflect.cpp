@@ -156,7 +156,15 @@ Reflection Reflect(const ir::Module& module, const std::vector<std::string>& ent
     if (!f->is_entry) continue;
     if (!entries.empty() && std::find(entries.begin(), entries.end(), f->Name()) == entries.end())
       continue;
-    r.entry_points.push_back({f->Name(), f->entry.numthreads, f->entry.wave_size});
+    EntryPointInfo& e = r.entry_points.emplace_back();
+    e.name = f->Name();
+    e.numthreads = f->entry.numthreads;
+    e.wave_size = f->entry.wave_size;
+    for (size_t i = 0; i < 3; ++i) {
+      if (f->entry.numthreads_spec[i] != nullptr) {
+        e.numthreads_spec_ids[i] = f->entry.numthreads_spec[i]->spec_id;
+      }
+    }
   }
   for (const ir::Global* g : module.spec_constants) {
     SpecConstantInfo s;

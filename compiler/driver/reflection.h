@@ -141,6 +141,9 @@ struct BindingInfo {
 struct EntryPointInfo {
   std::string name;
   std::array<uint32_t, 3> numthreads{1, 1, 1};
+  /// Per dimension, the constant_id of the specialization constant that sets it (its
+  /// default is in `numthreads`), or -1: `[numthreads(kX, 1, 1)]`.
+  std::array<int64_t, 3> numthreads_spec_ids{-1, -1, -1};
   /// [WaveSize(n)]: the subgroup size the kernel must run with; 0 when it names none.
   uint32_t wave_size = 0;
 };

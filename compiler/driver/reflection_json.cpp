@@ -170,6 +170,12 @@ std::string ReflectionToJson(const Reflection& reflection) {
   json entries = json::array();
   for (const EntryPointInfo& e : reflection.entry_points) {
     json entry{{"name", e.name}, {"numthreads", e.numthreads}};
+    if (e.numthreads_spec_ids != std::array<int64_t, 3>{-1, -1, -1}) {
+      // `"numthreads_constant_ids": [3, null, null]`: the constant_id setting each size.
+      json ids = json::array();
+      for (int64_t id : e.numthreads_spec_ids) ids.push_back(id < 0 ? json(nullptr) : json(id));
+      entry["numthreads_constant_ids"] = std::move(ids);
+    }
     if (e.wave_size != 0) entry["wave_size"] = e.wave_size;
     entries.push_back(std::move(entry));
   }
@@ -257,6 +263,20 @@ bool ReflectionFromJson(std::string_view text, Reflection* out, std::string* err
         return r.Fail(at, "\"numthreads\" must be an array of 3 integers");
       }
       info.numthreads[d] = (*sizes)[d].get<uint32_t>();
+    }
+    auto ids = e.find("numthreads_constant_ids");
+    if (ids != e.end()) {
+      if (!ids->is_array() || ids->size() != 3) {
+        return r.Fail(at, "\"numthreads_constant_ids\" must be an array of 3 ids or nulls");
+      }
+      for (size_t d = 0; d < 3; ++d) {
+        const json& id = (*ids)[d];
+        if (id.is_null()) continue;
+        if (!id.is_number_unsigned() || id.get<uint64_t>() > 0x7fffffffu) {
+          return r.Fail(at, "\"numthreads_constant_ids\" must be an array of 3 ids or nulls");
+        }
+        info.numthreads_spec_ids[d] = id.get<int64_t>();
+      }
     }
     auto wave_size = e.find("wave_size");
     if (wave_size != e.end()) {

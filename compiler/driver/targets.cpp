@@ -72,7 +72,10 @@ void EmitSpirv(EmitRequest& r) {
     writer_options.debug_file = r.file;
   }
   // What SPIR-V cannot express is an error at its source, not an invalid module.
-  if (!targets::spirv::CheckLimits(r.module, r.diags) || !RejectBareMatrixPointers(r)) return;
+  if (!targets::spirv::CheckSpecWorkgroupSizes(r.module, options.entries, r.diags) ||
+      !targets::spirv::CheckLimits(r.module, r.diags) || !RejectBareMatrixPointers(r)) {
+    return;
+  }
   DropUnreachableFunctions(r.module);
   std::vector<uint32_t>& words = r.result.spirv;
   words = targets::spirv::WriteSpirv(r.module, writer_options);

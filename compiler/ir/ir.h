@@ -483,6 +483,9 @@ class Block {
 /// Compute-stage entry point facts.
 struct EntryInfo {
   std::array<uint32_t, 3> numthreads{1, 1, 1};
+  /// Per dimension, the int or uint specialization constant (in Module::spec_constants)
+  /// whose value is the workgroup size there, or null; `numthreads` holds its default.
+  std::array<const Global*, 3> numthreads_spec{};
   /// [WaveSize(n)]: the subgroup size the kernel needs; 0 when it names none.
   uint32_t wave_size = 0;
   source::SourceLoc wave_size_loc;           ///< where the attribute is written

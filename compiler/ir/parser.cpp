@@ -145,6 +145,7 @@ class Parser {
 
   // Grammar.
   bool ParseGlobal();
+  bool ParseSpecNumThreads(Function* f);
   bool ParseStruct();
   bool ParseDifferential();
   bool ParseFunction();
@@ -273,6 +274,33 @@ std::unique_ptr<Module> Parser::Run() {
     return nullptr;
   }
   return std::move(module_);
+}
+
+bool Parser::ParseSpecNumThreads(Function* f) {
+  // `spec_numthreads(@kX, none, none)`: per dimension a specialization constant or none.
+  Next();
+  if (!Expect("(")) return false;
+  for (size_t i = 0; i < 3; ++i) {
+    if (i != 0 && !Expect(",")) return false;
+    const Token t = Peek();
+    if (t.kind == TokKind::Ident && t.text == "none") {
+      Next();
+      continue;
+    }
+    if (t.kind != TokKind::Symbol) return Expected("a specialization constant ('@name') or 'none'");
+    Next();
+    for (const Global* g : module_->spec_constants) {
+      if (g->Name() == t.text) f->entry.numthreads_spec[i] = g;
+    }
+    const Global* g = f->entry.numthreads_spec[i];
+    if (g == nullptr) {
+      return Fail(DiagId::IrUndefinedSymbol, t, "specialization constant", std::string(t.text));
+    }
+    if (!g->GetType()->IsInt() || g->GetType()->Width() != 32) {
+      return Fail(DiagId::IrInvalidType, t, "a workgroup size is a 32-bit integer constant");
+    }
+  }
+  return Expect(")");
 }
 
 bool Parser::ParseGlobal() {
@@ -762,6 +790,7 @@ bool Parser::ParseFunction() {
       if ((i != 0 && !Expect(",")) || !ParseUint(&f->entry.numthreads[i])) return false;
     }
     if (!Expect(")")) return false;
+    if (IsIdent("spec_numthreads") && !ParseSpecNumThreads(f)) return false;
     if (IsIdent("wave_size")) {
       Next();
       if (!Expect("(") || !ParseUint(&f->entry.wave_size) || !Expect(")")) return false;

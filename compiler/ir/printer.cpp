@@ -146,6 +146,16 @@ void Printer::PrintFunction(const Function& f) {
     out_ += " compute numthreads(" + std::to_string(f.entry.numthreads[0]) + ", " +
             std::to_string(f.entry.numthreads[1]) + ", " + std::to_string(f.entry.numthreads[2]) +
             ")";
+    const auto& spec = f.entry.numthreads_spec;
+    if (spec[0] != nullptr || spec[1] != nullptr || spec[2] != nullptr) {
+      // `spec_numthreads(@kX, none, none)`: the dimensions a specialization constant sets.
+      out_ += " spec_numthreads(";
+      for (size_t i = 0; i < 3; ++i) {
+        out_ += i != 0 ? ", " : "";
+        out_ += spec[i] != nullptr ? "@" + spec[i]->Name() : "none";
+      }
+      out_ += ")";
+    }
     if (f.entry.wave_size != 0) out_ += " wave_size(" + std::to_string(f.entry.wave_size) + ")";
   }
   if (f.force_inline) out_ += " forceinline";

@@ -127,7 +127,8 @@ ir::Function* Lowerer::SynthesizedDiffOp(const sema::Type* owner, const ast::Fun
   auto made = synthesized_ops_.find(key);
   if (made != synthesized_ops_.end()) return made->second;
   sema::Subst subst = types_.RequirementSubst(iface, owner);
-  const ir::Type* type = LowerType(types_.Substitute(req->result_type, subst));
+  bool init = req->func_kind == ast::FuncKind::Init;
+  const ir::Type* type = LowerType(init ? owner : types_.Substitute(req->result_type, subst));
   ir::Function* f =
       module_->AddFunction(UniqueFunctionName(MangledTypeName(owner) + "." + req->name), type);
   synthesized_ops_.emplace(key, f);
@@ -143,7 +144,9 @@ ir::Function* Lowerer::SynthesizedDiffOp(const sema::Type* owner, const ast::Fun
   b_.SetInsertBlock(entry);
   // A synthesized Differential is a struct of the fields' differentials: the vector-space
   // operations apply leaf by leaf (floats, vectors, matrices; through structs and arrays).
-  if (req->name == "dzero") {
+  if (init) {
+    b_.Return(DefaultOf(owner));
+  } else if (req->name == "dzero") {
     b_.Return(Zero(type));
   } else if (req->name == "dadd") {
     b_.Return(DiffLeaves(type, f->params[0], f->params[1], nullptr));
@@ -224,6 +227,9 @@ ir::Function* Lowerer::WitnessInstance(const sema::Type* owner, const ast::FuncD
   if (f == nullptr && (owner->IsStruct() || owner->IsArray()) &&
       (req->name == "dzero" || req->name == "dadd" || req->name == "dmul")) {
     return SynthesizedDiffOp(owner, req, iface);
+  }
+  if (f == nullptr && req->func_kind == ast::FuncKind::Init && req->params.empty()) {
+    return SynthesizedDiffOp(owner, req, iface);  // IDefaultInitializable's `__init()`
   }
   if (f == nullptr) SLOPE_ICE("no implementation of '" + req->name + "' for '" + owner->Name() + "'");
   return InstanceIn(f, std::move(context), call);
@@ -659,6 +665,10 @@ void Lowerer::LowerFunction(const ast::FuncDecl* decl, ir::Function* f) {
   Place(body_);
   if (f->is_entry) {
     f->entry.numthreads = sema::NumThreadsOf(*decl);
+    for (size_t i = 0; i < 3; ++i) {
+      auto spec = spec_constants_.find(decl->numthreads_spec[i]);
+      if (spec != spec_constants_.end()) f->entry.numthreads_spec[i] = spec->second;
+    }
     f->entry.wave_size = sema::WaveSizeOf(*decl);
     if (const ast::Attribute* ws = decl->FindAttribute("WaveSize")) {
       f->entry.wave_size_loc = ws->range.begin;

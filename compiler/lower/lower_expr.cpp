@@ -208,6 +208,12 @@ Value* Lowerer::LowerCall(const ast::CallExpr* call) {
   if (call->constructed != nullptr && Concrete(call->constructed)->IsStruct()) {
     return LowerStructConstructor(call);
   }
+  if (call->constructed != nullptr && call->func != nullptr &&
+      call->func->func_kind == ast::FuncKind::Init && call->args.empty()) {
+    // `T()` through IDefaultInitializable, T a number, vector, matrix or array.
+    Loc(call->range);
+    return b_.Call(Callee(call), {});
+  }
   if (call->func != nullptr && call->func->owner != nullptr) return LowerMethodCall(call);
   if (call->constructed != nullptr && call->constructed->IsMatrix()) {
     return LowerMatrixConstructor(call);

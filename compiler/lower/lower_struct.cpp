@@ -120,6 +120,17 @@ Value* Lowerer::DefaultValue(const sema::Type* t) {
   return b_.MakeStruct(type, members);
 }
 
+Value* Lowerer::DefaultOf(const sema::Type* t) {
+  t = Concrete(t);
+  if (t->IsStruct()) return DefaultValue(t);
+  if (t->IsArray() && t->Count() > 0) {
+    // One element's default, repeated (its field initializers run once).
+    Value* element = DefaultOf(t->Element());
+    return b_.MakeArray(LowerType(t), std::vector<Value*>(t->Count(), element));
+  }
+  return Zero(LowerType(t));
+}
+
 Value* Lowerer::LowerStructConstructor(const ast::CallExpr* call) {
   std::vector<OutArg> outs;
   std::vector<Value*> args = LowerArgs(call, &outs);

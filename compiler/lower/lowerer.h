@@ -311,6 +311,9 @@ class Lowerer {
 
   // Structs (lower_struct.cpp).
   const ir::Type* LowerStructType(const sema::Type* t);
+  /// The default value of any type: DefaultValue for structs, per element for arrays,
+  /// zero otherwise (IDefaultInitializable's synthesized `__init()`).
+  Value* DefaultOf(const sema::Type* t);
   /// What `S s;` holds: each field's default value, else zero.
   Value* DefaultValue(const sema::Type* t);
   /// `S(...)`: an `__init` call, the default value or the member-wise construction.

@@ -181,7 +181,14 @@ void Parser::ParseVarDeclsRest(std::vector<ast::Decl*>& out, ast::TypeExpr* type
     var->is_static = (modifiers & ast::kModStatic) != 0;
     var->is_const = (modifiers & ast::kModConst) != 0;
     var->is_uniform = (modifiers & ast::kModUniform) != 0;
-    if (At(TokenKind::Colon)) ParseSemantic(var);
+    if (At(TokenKind::Colon) && role == ast::VarRole::Field && Peek(1).Is(TokenKind::IntLiteral)) {
+      Advance();  // `uint a : 4;`: a bit field (DesugarBitFields)
+      const Token& width = Advance();
+      var->bit_width = static_cast<int32_t>(std::min<uint64_t>(width.int_value, 1u << 20));
+      var->semantic_range = width.Range();
+    } else if (At(TokenKind::Colon)) {
+      ParseSemantic(var);
+    }
     if (Consume(TokenKind::Equal)) {
       var->init = At(TokenKind::LBrace) ? ParseInitList() : ParseAssignment();
     }
@@ -339,6 +346,7 @@ ast::Decl* Parser::ParseAggregate(ast::DeclKind kind, std::vector<ast::GenericPa
   ParseMembers(decl->members, kind == ast::DeclKind::Interface ? DeclContext::Interface
                                                                : DeclContext::Struct);
   Consume(TokenKind::Semicolon);
+  DesugarBitFields(decl);
   return decl;
 }
 
@@ -513,6 +521,7 @@ ast::Decl* Parser::ParseBufferBlock() {
   }
   ParseMembers(decl->members, DeclContext::Struct);
   Consume(TokenKind::Semicolon);
+  DesugarBitFields(decl);  // reports any: a cbuffer's members are not a struct's fields
   return decl;
 }
 

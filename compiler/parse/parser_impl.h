@@ -103,6 +103,12 @@ class Parser {
   const Token* ExpectName(const char* what);
   void ParseDeclInto(std::vector<ast::Decl*>& out, DeclContext context);
   ast::Decl* ParseAggregate(ast::DeclKind kind, std::vector<ast::GenericParamDecl*> generics);
+  /// `uint a : 4; uint b : 12;` in a struct: hidden fields of the declared type hold
+  /// consecutive bit fields (a new one when the type changes or the bits run out), and
+  /// each bit field becomes a property that shifts and masks (bit_fields.cpp).
+  void DesugarBitFields(ast::AggregateDecl* decl);
+  ast::PropertyDecl* BitFieldProperty(ast::VarDecl* field, const std::string& backing,
+                                      uint32_t offset, uint32_t bits, bool is_signed);
   ast::Decl* ParseExtension(std::vector<ast::GenericParamDecl*> generics);
   ast::Decl* ParseEnum();
   ast::Decl* ParseTypeAlias();

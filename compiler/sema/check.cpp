@@ -389,6 +389,12 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
   ResolveGenericHeaders(decls);
   headers_resolved_ = true;
   types_.SetDifferentiableInterface(DifferentiableInterface());
+  if (!scopes_.empty()) {
+    auto it = scopes_.front().find("IDefaultInitializable");
+    if (it != scopes_.front().end() && interfaces_.count(it->second) != 0) {
+      types_.SetDefaultInitializableInterface(types_.InterfaceOf(interfaces_.at(it->second), {}));
+    }
+  }
   ResolveAliasesAndEnums();
   ResolveStructFields();
   SynthesizeDifferentials();
@@ -963,10 +969,13 @@ void Checker::CheckEntryPoint(ast::FuncDecl* func) {
     // `[numthreads(kGroupSize, 1, 1)]` with a `static const`: its value, as a literal
     // from here on (NumThreadsOf reads literals).
     bool spec_reported = false;
-    for (ast::Expr*& arg : nt->args) {
+    for (size_t i = 0; i < nt->args.size(); ++i) {
+      ast::Expr*& arg = nt->args[i];
       if (arg->kind == ast::ExprKind::IntLiteral) continue;
+      if (i < 3 && NumThreadsSpecConstant(func, i, arg)) continue;
       if (!FoldAttributeConstant(arg) && !spec_reported) {
-        // The workgroup size is fixed here (SPIR-V LocalSize, not LocalSizeId).
+        // Only a specialization constant named alone sizes the workgroup when the
+        // pipeline is made (SPIR-V's WorkgroupSize); an expression of one cannot.
         spec_reported = ReportSpecConstantUse(arg, "[numthreads]");
       }
     }

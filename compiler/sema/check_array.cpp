@@ -167,7 +167,7 @@ ast::Expr* Checker::InitListAsConstructor(ast::InitListExpr* list, const Type* t
   auto* call = ctx_.New<ast::CallExpr>(list->range, callee, list->elements);
   call->type = types_.Error();
   for (ast::Expr*& arg : call->args) {
-    arg = CheckExpr(arg);
+    arg = CheckOnce(arg);
     if (arg->type->IsError()) return call;
   }
   if (generic) return CheckGenericConversion(call, target, target->Name());
@@ -204,7 +204,7 @@ ast::Expr* Checker::CheckInitList(ast::InitListExpr* list, const Type* target) {
     uint32_t total = 0;
     bool components = true;
     for (ast::Expr*& e : flat) {
-      e = CheckExpr(e);
+      e = CheckOnce(e);
       if (e->type->IsError()) {
         list->type = types_.Error();
         return list;
@@ -229,6 +229,13 @@ ast::Expr* Checker::CheckInitList(ast::InitListExpr* list, const Type* target) {
   if (target->IsArray()) {
     element_types.assign(target->Count(), target->Element());
   } else if (target->IsStruct() && !target->IsDependent()) {
+    if (!list->elements.empty() && target->Info()->decl != nullptr &&
+        target->Info()->decl->has_bit_fields) {
+      // Its fields are the hidden words the bit fields live in, not the bit fields.
+      diags_.Report(DiagId::BitFieldInitList, list->range, target->Name(), "an initializer list");
+      list->type = types_.Error();
+      return list;
+    }
     GroupBaseInitializers(list, target);
     for (size_t i = 0; i < target->Info()->fields.size(); ++i) {
       element_types.push_back(types_.FieldType(target, i));
@@ -238,6 +245,8 @@ ast::Expr* Checker::CheckInitList(ast::InitListExpr* list, const Type* target) {
     list->type = types_.Error();
     return list;
   }
+  ElideBraces(list, element_types);
+  if (list->type->IsError()) return list;
   if (list->elements.size() > element_types.size()) {
     diags_.Report(DiagId::TooManyInitializers, list->elements[element_types.size()]->range,
                   target->Name(), list->elements.size(), element_types.size());
@@ -245,10 +254,89 @@ ast::Expr* Checker::CheckInitList(ast::InitListExpr* list, const Type* target) {
     return list;
   }
   for (size_t i = 0; i < list->elements.size(); ++i) {
-    list->elements[i] = CheckAs(list->elements[i], element_types[i]);
-    if (list->elements[i]->type->IsError()) list->type = types_.Error();
+    ast::Expr*& e = list->elements[i];
+    e = e->kind == ast::ExprKind::InitList
+            ? CheckInitList(static_cast<ast::InitListExpr*>(e), element_types[i])
+            : Coerce(CheckOnce(e), element_types[i]);
+    if (e->type->IsError()) list->type = types_.Error();
   }
   return list;
+}
+
+ast::Expr* Checker::CheckOnce(ast::Expr* e) { return e->type != nullptr ? e : CheckExpr(e); }
+
+namespace {
+
+/// An array, or a struct without constructors of its own (HLSL's C-style aggregate).
+bool ElidableAggregate(const Type* t) {
+  if (t->IsDependent()) return false;
+  if (t->IsArray()) return t->LengthParam() == nullptr;
+  return t->IsStruct() && t->Info()->inits.empty();
+}
+
+/// A value that fills components of an aggregate one by one: a scalar or a vector.
+bool FlatValue(const ast::Expr* e) {
+  return e->kind != ast::ExprKind::InitList && !e->type->IsError() &&
+         (e->type->IsScalar() || e->type->IsVector());
+}
+
+}  // namespace
+
+void Checker::ElideBraces(ast::InitListExpr* list, const std::vector<const Type*>& slots) {
+  // As HLSL reads an initializer list, a list whose values are too many for its slots,
+  // or that puts a scalar where an array or a C-style struct goes, fills the members of
+  // the nested aggregates in order: with `struct Outer { Inner i; Inner j; }`,
+  // `Outer o = {1, 2, 3};` is `{{1, 2}, {3}}` (the rest zero, as `{}` leaves it).
+  bool needed = list->elements.size() > slots.size();
+  for (size_t i = 0; i < list->elements.size(); ++i) {
+    ast::Expr*& e = list->elements[i];
+    if (e->kind == ast::ExprKind::InitList) continue;
+    e = CheckOnce(e);
+    if (e->type->IsError()) return;
+    if (i < slots.size() && ElidableAggregate(slots[i]) && FlatValue(e)) needed = true;
+  }
+  if (!needed) return;
+  std::vector<ast::Expr*> grouped;
+  size_t next = 0;
+  for (const Type* slot : slots) {
+    if (next == list->elements.size()) break;
+    grouped.push_back(FillSlot(slot, list->elements, &next));
+  }
+  if (next < list->elements.size()) {
+    // Counted in the flat values the user wrote, not in the groups made from them.
+    diags_.Report(DiagId::TooManyInitializers, list->elements[next]->range, list->type->Name(),
+                  list->elements.size(), next);
+    list->type = types_.Error();
+    return;
+  }
+  list->elements = std::move(grouped);
+}
+
+ast::Expr* Checker::FillSlot(const Type* slot, const std::vector<ast::Expr*>& values,
+                             size_t* next) {
+  ast::Expr* first = values[*next];
+  bool vector_slot = (slot->IsVector() || slot->IsMatrix()) && !slot->IsDependent();
+  if (!FlatValue(first) || first->type == slot || (!vector_slot && !ElidableAggregate(slot))) {
+    ++*next;
+    return first;
+  }
+  auto* group = ctx_.New<ast::InitListExpr>(first->range);
+  if (vector_slot) {
+    uint32_t want = slot->IsMatrix() ? slot->Rows() * slot->Cols() : slot->Count();
+    for (uint32_t total = 0; total < want && *next < values.size() && FlatValue(values[*next]);
+         ++*next) {
+      total += values[*next]->type->Components();
+      group->elements.push_back(values[*next]);
+    }
+  } else {
+    size_t members = slot->IsArray() ? slot->Count() : slot->Info()->fields.size();
+    for (size_t i = 0; i < members && *next < values.size(); ++i) {
+      const Type* member = slot->IsArray() ? slot->Element() : types_.FieldType(slot, i);
+      group->elements.push_back(FillSlot(member, values, next));
+    }
+  }
+  group->range.end = group->elements.back()->range.end;
+  return group;
 }
 
 ast::Expr* Checker::CheckArrayIndex(ast::IndexExpr* expr) {

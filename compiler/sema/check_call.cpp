@@ -237,6 +237,11 @@ ast::Expr* Checker::CheckCallArgsAndCallee(ast::CallExpr* call) {
     te.range = name->range;
     return CheckGenericConversion(call, ResolveUserTypeName(&te), name->name);
   }
+  if (decl == nullptr && name->name == "This" && this_type_ != nullptr &&
+      this_type_->Kind() == TypeKind::GenericParam && name->generic_args.empty()) {
+    // `This(x)` in an interface or its extension: the conforming type built from x.
+    return CheckGenericConversion(call, this_type_, "This");
+  }
   if (decl == nullptr && (name->name == "vector" || name->name == "matrix")) {
     // `vector<float, 3>(1, 2, 3)`, `matrix<T, 2, 2>(...)`: the constructor of the type named.
     ast::TypeExpr te;

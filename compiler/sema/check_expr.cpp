@@ -58,6 +58,7 @@ ast::Expr* Checker::CheckExpr(ast::Expr* expr) {
       return CheckConditional(static_cast<ast::ConditionalExpr*>(expr));
     case ast::ExprKind::Cast: {
       auto* cast = static_cast<ast::CastExpr*>(expr);
+      if (ast::Expr* zero = ZeroCastAsInitList(cast)) return zero;
       if (ast::Expr* call = CastAsCall(cast)) return CheckExpr(call);
       const Type* target = ResolveType(cast->target);
       cast->operand = CheckExpr(cast->operand);
@@ -162,6 +163,23 @@ ast::Expr* Checker::CheckName(ast::NameExpr* expr) {
   }
   expr->type = var->type != nullptr ? var->type : types_.Error();
   return expr;
+}
+
+ast::Expr* Checker::ZeroCastAsInitList(ast::CastExpr* cast) {
+  // HLSL's `(MyStruct)0` is the empty initializer list `MyStruct s = {};`.
+  ast::TypeExpr* t = cast->target;
+  const ast::Expr* operand = cast->operand;
+  if (operand->kind != ast::ExprKind::IntLiteral || !t->array_dims.empty() ||
+      t->pointer_depth > 0) {
+    return nullptr;
+  }
+  auto* lit = static_cast<const ast::IntLiteralExpr*>(operand);
+  if (lit->value != 0 || lit->is_nullptr) return nullptr;
+  ast::Decl* decl = Lookup(t->name);
+  if (decl == nullptr || decl->kind != ast::DeclKind::Struct) return nullptr;
+  const Type* target = ResolveType(cast->target);
+  if (!target->IsStruct() || target->IsDependent()) return nullptr;
+  return CheckInitList(ctx_.New<ast::InitListExpr>(cast->range), target);
 }
 
 ast::Expr* Checker::CastAsCall(ast::CastExpr* cast) {

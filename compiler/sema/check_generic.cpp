@@ -933,6 +933,12 @@ void Checker::CheckConformances() {
                   types_.Substitute(r->params[1]->type, req)) {
             continue;
           }
+          // A struct whose fields all have default values gets IDefaultInitializable's
+          // `__init()` made for it (lowering's DefaultOf).
+          if (near == nullptr && r->func_kind == ast::FuncKind::Init && r->params.empty() &&
+              types_.DefaultInitializable(c.self)) {
+            continue;
+          }
           std::string wanted = WithGenericParams(SignatureIn(types_, r, req), r);
           if (near != nullptr) {
             diags_.Report(DiagId::RequirementMismatch, near->name_range,

@@ -163,6 +163,31 @@ void Checker::AssignSpecConstantIds(const std::vector<ast::Decl*>& decls) {
   }
 }
 
+bool Checker::NumThreadsSpecConstant(ast::FuncDecl* func, size_t dim, ast::Expr*& arg) {
+  if (arg->kind != ast::ExprKind::Name) return false;
+  auto* name = static_cast<ast::NameExpr*>(arg);
+  ast::Decl* decl = Lookup(name->name);
+  if (decl == nullptr || decl->kind != ast::DeclKind::Var) return false;
+  auto* var = static_cast<ast::VarDecl*>(decl);
+  if (!IsSpecConstantDecl(var)) return false;
+  if (var->type == nullptr) CheckGlobalVar(var, nullptr);
+  if (var->type->IsError()) return true;  // reported at its declaration
+  int64_t value = 0;
+  if ((var->type != types_.Int() && var->type != types_.UInt()) || var->init == nullptr ||
+      !EvaluateIntConstant(var->init, &value)) {
+    diags_.Report(DiagId::InvalidAttributeArgs, arg->range, "numthreads",
+                  "an 'int' or 'uint' specialization constant with an integer default");
+    arg = ctx_.New<ast::IntLiteralExpr>(arg->range, 1, false);  // reported once
+    return true;
+  }
+  // Its default stands in the attribute (NumThreadsOf, the CPU and CUDA targets); the
+  // SPIR-V and GLSL writers let the pipeline set it.
+  func->numthreads_spec[dim] = var;
+  arg = ctx_.New<ast::IntLiteralExpr>(arg->range,
+                                      static_cast<uint64_t>(std::max<int64_t>(value, 0)), false);
+  return true;
+}
+
 bool Checker::ReportSpecConstantUse(const ast::Expr* e, std::string_view what) {
   if (e == nullptr) return false;
   switch (e->kind) {

@@ -347,6 +347,10 @@ ast::Expr* Checker::CheckStructConstructor(ast::CallExpr* call, const Type* type
     return call;
   }
   // Without `__init`: `S()` is the default value; otherwise one value per field, in order.
+  if (!call->args.empty() && info->decl != nullptr && info->decl->has_bit_fields) {
+    diags_.Report(DiagId::BitFieldInitList, call->range, info->name, "member-wise construction");
+    return call;
+  }
   if (!call->args.empty() && call->args.size() != info->fields.size()) {
     diags_.Report(DiagId::MemberwiseFieldCount, call->range, info->name, info->fields.size(),
                   call->args.size());

@@ -313,6 +313,8 @@ class Checker {
   /// Drops each `extern static const` that another declaration of the compile defines
   /// (an `export static const`), so that uses find the definition.
   void LinkExternConstants(std::vector<ast::Decl*>* decls);
+  /// `(S)0` for a struct S: its empty initializer list; null for any other cast.
+  ast::Expr* ZeroCastAsInitList(ast::CastExpr* cast);
   /// `(T)x` on a type parameter or struct, or `(f)(x)` on a function: the call it
   /// means, or null for a conversion to a built-in type.
   ast::Expr* CastAsCall(ast::CastExpr* cast);
@@ -528,6 +530,13 @@ class Checker {
   /// Checks `{...}` as a value of type `target` (an array or a struct); the list's type
   /// becomes `target`. Elements are coerced.
   ast::Expr* CheckInitList(ast::InitListExpr* list, const Type* target);
+  /// HLSL brace elision: regroups a flat list's values into the nested aggregates of
+  /// `slots` (the list's member types) when the list needs it.
+  void ElideBraces(ast::InitListExpr* list, const std::vector<const Type*>& slots);
+  /// The value, or the nested list of values from `*next` on, that fills one `slot`.
+  ast::Expr* FillSlot(const Type* slot, const std::vector<ast::Expr*>& values, size_t* next);
+  /// `e` checked, unless it already is (a list's values checked to regroup them).
+  ast::Expr* CheckOnce(ast::Expr* e);
   /// Checks `expr` where a value of type `target` is expected (an initializer list takes
   /// its type from there) and converts it.
   ast::Expr* CheckAs(ast::Expr* expr, const Type* target);
@@ -784,6 +793,10 @@ class Checker {
   /// first (a repeated N is an error), then the others in declaration order, each the
   /// smallest id not taken.
   void AssignSpecConstantIds(const std::vector<ast::Decl*>& decls);
+  /// `[numthreads(kX, ...)]` naming an int or uint specialization constant at `dim`:
+  /// records it in `func->numthreads_spec` and puts its default in the attribute. False
+  /// when `arg` names none.
+  bool NumThreadsSpecConstant(ast::FuncDecl* func, size_t dim, ast::Expr*& arg);
   /// Reports the first specialization constant `e` names where `what` needs a value
   /// known at compile time; true when it reported one.
   bool ReportSpecConstantUse(const ast::Expr* e, std::string_view what);

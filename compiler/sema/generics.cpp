@@ -442,6 +442,22 @@ bool TypeContext::Inherits(const Type* iface, const Type* target) {
   return false;
 }
 
+bool TypeContext::DefaultInitializable(const Type* t) {
+  if (t->IsNumericLike() || t->IsEnum()) return true;
+  if (t->IsArray()) return t->LengthParam() == nullptr && DefaultInitializable(t->Element());
+  if (!t->IsStruct() || t->IsDependent()) return false;
+  const StructInfo* info = t->Info();
+  for (const ast::FuncDecl* f : info->inits) {
+    if (f->params.empty() || f->params.front()->init != nullptr) return true;
+  }
+  for (size_t i = 0; i < info->fields.size(); ++i) {
+    if (info->fields[i]->init == nullptr && !Conforms(FieldType(t, i), default_initializable_)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 bool TypeContext::Conforms(const Type* t, const Type* iface) {
   if (t->IsError() || iface->IsError()) return true;
   DepthGuard guard(&conformance_depth_);
@@ -449,6 +465,7 @@ bool TypeContext::Conforms(const Type* t, const Type* iface) {
     ++depth_limit_hits_;
     return false;
   }
+  if (iface == default_initializable_ && DefaultInitializable(t)) return true;
   for (const Type* d : DirectConformances(t)) {
     if (Inherits(d, iface)) return true;
   }

@@ -272,6 +272,11 @@ class TypeContext {
   /// The core library's IDifferentiable, once sema has declared it: fixed arrays of a
   /// type that conforms to it conform too, with `Differential` the element's, per element.
   void SetDifferentiableInterface(const Type* iface) { differentiable_ = iface; }
+  /// The core library's IDefaultInitializable: as Slang's initialization rules say, the
+  /// built-in numbers, vectors and matrices conform, a sized array when its element does,
+  /// and a struct with an `__init()` or whose fields all have a default value.
+  void SetDefaultInitializableInterface(const Type* iface) { default_initializable_ = iface; }
+  bool DefaultInitializable(const Type* t);
   TypeContext();
 
   const Type* Error() const { return error_; }
@@ -441,6 +446,7 @@ class TypeContext {
   const Type* half_;
   const Type* double_;
   const Type* differentiable_ = nullptr;  ///< see SetDifferentiableInterface
+  const Type* default_initializable_ = nullptr;  ///< see SetDefaultInitializableInterface
 };
 
 }  // namespace slope::sema

@@ -146,6 +146,12 @@ bool ApplySpecializations(const std::vector<std::string>& settings,
     }
     found->overridden = true;
     found->value_bits = bits;
+    // `[numthreads(kX, ...)]`: the workgroup the pipeline makes has the new size.
+    for (slope::driver::EntryPointInfo& e : reflection->entry_points) {
+      for (size_t d = 0; d < 3; ++d) {
+        if (e.numthreads_spec_ids[d] == static_cast<int64_t>(id)) e.numthreads[d] = bits;
+      }
+    }
   }
   return true;
 }

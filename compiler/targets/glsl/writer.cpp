@@ -204,9 +204,17 @@ std::string WriteGlsl(ir::Module& module, const WriterOptions& options) {
   ctext::TextWriter out;
   out.Line("#version 450");
   for (const std::string& e : context.Extensions()) out.Line("#extension " + e + " : require");
+  // A dimension a specialization constant sets also gets `local_size_x_id = <its
+  // constant_id>` (the size given beside it is the default).
   const auto& n = entry->entry.numthreads;
-  out.Line("layout(local_size_x = " + std::to_string(n[0]) + ", local_size_y = " +
-           std::to_string(n[1]) + ", local_size_z = " + std::to_string(n[2]) + ") in;");
+  std::string sizes;
+  for (size_t i = 0; i < 3; ++i) {
+    std::string axis = std::string("local_size_") + "xyz"[i];
+    const ir::Global* spec = entry->entry.numthreads_spec[i];
+    sizes += (i != 0 ? ", " : "") + axis + " = " + std::to_string(n[i]);
+    if (spec != nullptr) sizes += ", " + axis + "_id = " + std::to_string(spec->spec_id);
+  }
+  out.Line("layout(" + sizes + ") in;");
   if (entry->entry.wave_size != 0) {
     // GLSL cannot say it: the pipeline requires the size (the reflection's "wave_size").
     out.Line("// [WaveSize(" + std::to_string(entry->entry.wave_size) +

@@ -117,6 +117,29 @@ uint64_t NestedMembers(const ir::Type* root) {
 
 }  // namespace
 
+bool CheckSpecWorkgroupSizes(const ir::Module& module, const std::vector<std::string>& written,
+                             diag::DiagEngine& diags) {
+  // A workgroup size set by specialization constants is the module's WorkgroupSize
+  // built-in, which overrides every entry point's LocalSize.
+  std::vector<const ir::Function*> entries;
+  for (const ir::Function* f : module.functions) {
+    if (f->is_entry && (written.empty() ||
+                        std::find(written.begin(), written.end(), f->Name()) != written.end())) {
+      entries.push_back(f);
+    }
+  }
+  bool ok = true;
+  for (const ir::Function* f : entries) {
+    const auto& spec = f->entry.numthreads_spec;
+    if (entries.size() > 1 && (spec[0] != nullptr || spec[1] != nullptr || spec[2] != nullptr)) {
+      diags.Report(DiagId::SpirvSpecWorkgroupShared, source::SourceRange(FunctionLoc(module, f)),
+                   f->Name(), f->Name());
+      ok = false;
+    }
+  }
+  return ok;
+}
+
 bool CheckLimits(const ir::Module& module, diag::DiagEngine& diags) {
   uint32_t errors = diags.ErrorCount();
   for (const ir::Type* s : module.Types().Structs()) {

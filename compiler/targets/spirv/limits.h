@@ -4,7 +4,9 @@
 // positioned error at the declaration or statement that passes a limit.
 
 #include <cstdint>
+#include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "compiler/diag/diag.h"
 #include "compiler/ir/ir.h"
@@ -35,6 +37,11 @@ inline constexpr uint32_t kMaxStringBytes = (kMaxInstructionWords - 2) * 4 - 1;
 /// make_matrix, make_vector, splat) of zeros. The writer writes a zero composite too
 /// large for one instruction as OpConstantNull. `memo` caches the answers.
 bool IsZeroValue(const ir::Value* v, std::unordered_map<const ir::Value*, bool>* memo);
+
+/// Reports an entry point whose [numthreads] names specialization constants when more
+/// entry points than it are written (`written`: their names; empty for all); false if so.
+bool CheckSpecWorkgroupSizes(const ir::Module& module, const std::vector<std::string>& written,
+                             diag::DiagEngine& diags);
 
 /// Reports every place where `module` passes one of SPIR-V's limits; false if any.
 bool CheckLimits(const ir::Module& module, diag::DiagEngine& diags);

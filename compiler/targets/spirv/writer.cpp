@@ -589,6 +589,7 @@ void Writer::WriteFunction(const ir::Function& f) {
     execution_modes_.Emit(SpvOp::OpExecutionMode,
                           {fid, static_cast<uint32_t>(spv::ExecutionMode::LocalSize),
                            f.entry.numthreads[0], f.entry.numthreads[1], f.entry.numthreads[2]});
+    DeclareSpecWorkgroupSize(f);
   }
 }
 

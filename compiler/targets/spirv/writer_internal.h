@@ -144,6 +144,9 @@ class Writer {
   uint32_t ValueId(const ir::Value* v);
   void DeclareGlobal(const ir::Global* g);
   void WriteFunction(const ir::Function& f);
+  /// [numthreads] naming specialization constants: the WorkgroupSize built-in, a
+  /// OpSpecConstantComposite of them (workgroup_size.cpp).
+  void DeclareSpecWorkgroupSize(const ir::Function& entry);
   /// -g: imports the debug-info instruction set and writes the compilation unit.
   void StartDebugInfo();
   void WriteInst(const ir::Inst& inst);

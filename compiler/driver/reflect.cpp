@@ -148,6 +148,41 @@ BindingInfo ReflectUniform(const ir::Global& g, const std::vector<std::string>& 
 
 }  // namespace
 
+namespace {
+
+/// The view format of typed buffer `g`: its storage format, else the one its element
+/// type implies (float4: rgba32f, int: r32i, uint3: rgb32ui, ...).
+std::string TexelBufferFormat(const ir::Global& g) {
+  if (g.image_format != ir::ImageFormat::Unknown) return ir::ImageFormatName(g.image_format);
+  const ir::Type* e = g.GetType()->Element();
+  const ir::Type* s = e->Scalar();
+  static const char* const kChannels[] = {"r", "rg", "rgb", "rgba"};
+  const char* kind = s->IsFloat() ? "32f" : s->IsSigned() ? "32i" : "32ui";
+  return std::string(kChannels[(e->IsVector() ? e->Count() : 1) - 1]) + kind;
+}
+
+/// One texel of `format` as a buffer's memory holds it: unorm components are bytes,
+/// snorm ones signed bytes.
+ElementLayout FormatTexelLayout(std::string_view format) {
+  ElementLayout layout;
+  size_t channels = format.find_first_of("0123456789");
+  std::string_view kind = format.substr(channels);
+  layout.components = static_cast<uint32_t>(channels);
+  layout.scalar = kind == "32f"      ? ScalarKind::Float32
+                  : kind == "16f"    ? ScalarKind::Float16
+                  : kind == "32i"    ? ScalarKind::Int32
+                  : kind == "16i"    ? ScalarKind::Int16
+                  : kind == "8i"     ? ScalarKind::Int8
+                  : kind == "8snorm" ? ScalarKind::Int8
+                  : kind == "32ui"   ? ScalarKind::UInt32
+                  : kind == "16ui"   ? ScalarKind::UInt16
+                                     : ScalarKind::UInt8;
+  layout.size = layout.stride = layout.components * ScalarKindBytes(layout.scalar);
+  return layout;
+}
+
+}  // namespace
+
 Reflection Reflect(const ir::Module& module, const std::vector<std::string>& entries,
                    targets::BufferLayout buffers, ir::MatrixLayout matrices) {
   const Rules rules{buffers, matrices};
@@ -206,6 +241,14 @@ Reflection Reflect(const ir::Module& module, const std::vector<std::string>& ent
       b.texture.comparison = t->IsComparison();
       b.element = ElementLayout{};
       b.element.size = b.element.stride = 0;
+      r.bindings.push_back(b);
+      continue;
+    }
+    if (t->IsTexelBuffer()) {
+      b.kind = t->IsWritable() ? ResourceKind::RWTexelBuffer : ResourceKind::TexelBuffer;
+      b.texture.dim = static_cast<uint32_t>(t->Dim());
+      b.texture.format = TexelBufferFormat(*g);
+      b.element = FormatTexelLayout(b.texture.format);
       r.bindings.push_back(b);
       continue;
     }

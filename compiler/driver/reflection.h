@@ -67,9 +67,13 @@ enum class ResourceKind : uint8_t {
   Sampler,             ///< `SamplerState` / `SamplerComparisonState`
   SampledTexture,      ///< a combined texture and sampler (`Sampler2D<T>`): one descriptor
                        ///< holding both; `texture` describes the texture
+  TexelBuffer,         ///< a typed buffer (`Buffer<T>`): a buffer read through a view of
+                       ///< `texture.format` (a uniform texel buffer); `element` is one
+                       ///< texel of that format as the buffer's memory holds it
+  RWTexelBuffer,       ///< `RWBuffer<T>`: the same, read and written (a storage texel buffer)
 };
 
-/// "storage_buffer", "rw_storage_buffer", "uniform_buffer", "push_constant".
+/// "storage_buffer", "rw_storage_buffer", "uniform_buffer", "push_constant", "texture", ...
 inline const char* ResourceKindName(ResourceKind kind) {
   switch (kind) {
     case ResourceKind::StructuredBuffer: return "storage_buffer";
@@ -80,6 +84,8 @@ inline const char* ResourceKindName(ResourceKind kind) {
     case ResourceKind::RWTexture: return "rw_texture";
     case ResourceKind::Sampler: return "sampler";
     case ResourceKind::SampledTexture: return "sampled_texture";
+    case ResourceKind::TexelBuffer: return "texel_buffer";
+    case ResourceKind::RWTexelBuffer: return "rw_texel_buffer";
   }
   return "?";
 }
@@ -120,9 +126,10 @@ struct ElementLayout {
 /// What a texture binding holds: its shape and texel format. `element` of the binding
 /// gives the texel type (a 32-bit scalar or vector).
 struct TextureInfo {
-  uint32_t dim = 2;        ///< 1, 2, 3, or 4 for a cube
+  uint32_t dim = 2;        ///< 1, 2, 3, 4 for a cube, or 5 for a typed buffer
   bool arrayed = false;    ///< Texture2DArray, ...
-  std::string format{};    ///< "rgba32f", ... for RW textures; empty for sampled ones
+  std::string format{};    ///< "rgba32f", ... for RW textures; empty for sampled ones;
+                           ///< a typed buffer's view format (both kinds: "rgb32f" too)
   bool comparison = false;  ///< for a sampler: SamplerComparisonState; for a combined
                             ///< texture: a shadow one (`Sampler2DShadow`)
 };

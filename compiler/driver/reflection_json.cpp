@@ -13,12 +13,19 @@ constexpr ScalarKind kScalarKinds[] = {
     ScalarKind::Int64,  ScalarKind::UInt8,   ScalarKind::UInt16,  ScalarKind::UInt32,
     ScalarKind::UInt64, ScalarKind::Float16, ScalarKind::Float32, ScalarKind::Float64};
 
-constexpr ResourceKind kResourceKinds[] = {ResourceKind::StructuredBuffer,
-                                           ResourceKind::RWStructuredBuffer,
-                                           ResourceKind::UniformBuffer, ResourceKind::PushConstant,
-                                           ResourceKind::Texture, ResourceKind::RWTexture,
-                                           ResourceKind::Sampler, ResourceKind::SampledTexture};
-constexpr const char* kTextureShapes[] = {"?", "1d", "2d", "3d", "cube"};
+constexpr ResourceKind kResourceKinds[] = {
+    ResourceKind::StructuredBuffer, ResourceKind::RWStructuredBuffer,
+    ResourceKind::UniformBuffer,    ResourceKind::PushConstant,
+    ResourceKind::Texture,          ResourceKind::RWTexture,
+    ResourceKind::Sampler,          ResourceKind::SampledTexture,
+    ResourceKind::TexelBuffer,      ResourceKind::RWTexelBuffer};
+constexpr const char* kTextureShapes[] = {"?", "1d", "2d", "3d", "cube", "buffer"};
+
+bool HasTexture(ResourceKind k) {
+  return k == ResourceKind::Texture || k == ResourceKind::RWTexture ||
+         k == ResourceKind::SampledTexture || k == ResourceKind::TexelBuffer ||
+         k == ResourceKind::RWTexelBuffer;
+}
 
 /// "float", "float3", "float2x3": a scalar, vector or matrix type's name.
 std::string TypeName(ScalarKind scalar, uint32_t components, uint32_t rows) {
@@ -193,9 +200,8 @@ std::string ReflectionToJson(const Reflection& reflection) {
       parameters.push_back(std::move(p));
       continue;
     }
-    if (b.kind == ResourceKind::Texture || b.kind == ResourceKind::RWTexture ||
-        b.kind == ResourceKind::SampledTexture) {
-      p["shape"] = kTextureShapes[b.texture.dim <= 4 ? b.texture.dim : 0];
+    if (HasTexture(b.kind)) {
+      p["shape"] = kTextureShapes[b.texture.dim <= 5 ? b.texture.dim : 0];
       p["arrayed"] = b.texture.arrayed;
       if (!b.texture.format.empty()) p["format"] = b.texture.format;
       // A combined texture and comparison sampler (`Sampler2DShadow`).
@@ -313,12 +319,11 @@ bool ReflectionFromJson(std::string_view text, Reflection* out, std::string* err
       out->bindings.push_back(std::move(b));
       continue;
     }
-    if (b.kind == ResourceKind::Texture || b.kind == ResourceKind::RWTexture ||
-        b.kind == ResourceKind::SampledTexture) {
+    if (HasTexture(b.kind)) {
       std::string shape;
       if (!r.String(p, "shape", at, &shape)) return false;
       b.texture.dim = 0;
-      for (uint32_t d = 1; d <= 4; ++d) {
+      for (uint32_t d = 1; d <= 5; ++d) {
         if (shape == kTextureShapes[d]) b.texture.dim = d;
       }
       if (b.texture.dim == 0) return r.Fail(at, "unknown texture shape '" + shape + "'");

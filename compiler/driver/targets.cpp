@@ -112,9 +112,16 @@ bool RejectTextures(EmitRequest& r, const char* target) {
   for (const ir::Global* g : r.module.globals) {
     const ir::Type* t = g->GetType();
     if (!t->IsTexture() && !t->IsSampler()) continue;
-    const char* what = t->IsSampler() ? "sampler" : t->IsWritable() ? "RW texture" : "texture";
+    bool typed = t->IsTexelBuffer();
+    const char* what = t->IsSampler()    ? "sampler"
+                       : typed           ? (t->IsWritable() ? "RW typed buffer" : "typed buffer")
+                       : t->IsWritable() ? "RW texture"
+                                         : "texture";
+    const char* kinds = t->IsSampler() ? "samplers"
+                        : typed        ? "typed buffers (Buffer<T>, RWBuffer<T>)"
+                                       : "textures";
     r.diags.Report(diag::DiagId::TextureTargetUnsupported, source::SourceRange(g->loc, g->loc),
-                   what, g->Name(), t->IsSampler() ? "samplers" : "textures", target);
+                   what, g->Name(), kinds, target);
     ok = false;
   }
   return ok;

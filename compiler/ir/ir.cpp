@@ -140,11 +140,11 @@ std::string Type::Name() const {
       return "mat<" + element_->Element()->Name() + ", " + std::to_string(count_) + ", " +
              std::to_string(element_->Count()) + ">";
     case TypeKind::Texture: {
-      static const char* const kDims[] = {"?", "1d", "2d", "3d", "cube"};
+      static const char* const kDims[] = {"?", "1d", "2d", "3d", "cube", "buffer"};
       return std::string(writable_    ? "rwtexture"
                          : is_signed_ ? "sampled"
                                       : "texture") +
-             kDims[count_ <= 4 ? count_ : 0] + (arrayed_ ? "_array" : "") +
+             kDims[count_ <= 5 ? count_ : 0] + (arrayed_ ? "_array" : "") +
              (width_ != 0 ? "_shadow<" : "<") + element_->Name() + ">";
     }
     case TypeKind::Sampler: return writable_ ? "sampler_cmp" : "sampler";
@@ -159,7 +159,7 @@ constexpr const char* kImageFormatNames[] = {
     "rgba8ui", "rg32ui", "r32ui"};
 constexpr const char* kTextureOpNames[] = {"fetch", "read", "write", "sample_level",
                                            "sample_grad", "gather", "sample_cmp_lz", "size",
-                                           "levels"};
+                                           "levels", "atomic"};
 }  // namespace
 
 const char* ImageFormatName(ImageFormat format) {

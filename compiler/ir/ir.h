@@ -26,8 +26,15 @@ enum class TypeKind : uint8_t {
 };
 
 /// The shape of a texture: its coordinate has 1, 2 or 3 components (a cube's is a 3D
-/// direction), plus the layer of an arrayed texture.
-enum class TextureDim : uint8_t { k1D = 1, k2D = 2, k3D = 3, kCube = 4 };
+/// direction), plus the layer of an arrayed texture. kBuffer is a typed buffer
+/// (`Buffer<T>`, `RWBuffer<T>`: a texel buffer): one integer coordinate, no mip levels,
+/// no sampling; its operations are fetch (level 0), read, write and size.
+enum class TextureDim : uint8_t { k1D = 1, k2D = 2, k3D = 3, kCube = 4, kBuffer = 5 };
+/// Components of a texel coordinate of a texture of `dim`, before the layer (a cube's
+/// direction has 3).
+inline uint32_t TextureAxes(TextureDim dim) {
+  return dim == TextureDim::kCube ? 3 : dim == TextureDim::kBuffer ? 1 : static_cast<uint32_t>(dim);
+}
 
 /// The texel format of a storage texture (`[format("rgba32f")]`), as SPIR-V names them;
 /// Unknown for sampled textures. ImageFormatName gives the spelling.
@@ -56,9 +63,13 @@ enum class TextureOp : uint8_t {
   SampleCmpLevelZero,  ///< {tex, comparison sampler, float coord, float reference}: a float
   Size,         ///< {tex} or {tex, lod} (sampled): uint or uint vector, layers last
   Levels,       ///< {tex}: the uint count of mip levels
+  /// {tex, int coord, value} or, for CompareExchange, {tex, coord, comparator, value}:
+  /// imms[1] is the ir::AtomicOp done in place on the 32-bit integer texel of a storage
+  /// typed buffer (RWBuffer<int>, RWBuffer<uint>); the result is the texel before.
+  Atomic,
 };
 /// "fetch", "read", "write", "sample_level", "sample_grad", "gather", "sample_cmp_lz",
-/// "size", "levels".
+/// "size", "levels", "atomic".
 const char* TextureOpName(TextureOp op);
 bool FindTextureOp(std::string_view name, TextureOp* out);
 
@@ -120,6 +131,8 @@ class Type {
   bool IsBuffer() const { return kind_ == TypeKind::Buffer; }
   /// Texture2D<T> (sampled) or RWTexture2D<T> (IsWritable: a storage texture), ...
   bool IsTexture() const { return kind_ == TypeKind::Texture; }
+  /// A typed buffer (`Buffer<T>`, `RWBuffer<T>`): a Texture of Dim() kBuffer.
+  bool IsTexelBuffer() const { return IsTexture() && Dim() == TextureDim::kBuffer; }
   /// SamplerState, or SamplerComparisonState (IsComparison).
   bool IsSampler() const { return kind_ == TypeKind::Sampler; }
   /// A buffer, texture or sampler: a handle bound through a descriptor, which SPIR-V
@@ -142,7 +155,7 @@ class Type {
   /// Text form: "f32", "u32", "vec<f32, 3>", "mat<f32, 2, 3>" (2 rows, 3 columns),
   /// "ptr<function, i32>", "rwbuffer<f32>", "struct<S>", "texture2d<vec<f32, 4>>",
   /// "rwtexture2d_array<f32>", "texturecube<f32>", "sampled2d_shadow<f32>", "sampler",
-  /// "sampler_cmp".
+  /// "sampler_cmp", "texturebuffer<f32>" (a typed buffer), "rwtexturebuffer<u32>".
   std::string Name() const;
 
  private:

@@ -597,9 +597,13 @@ bool Parser::ParseType(const Type** out) {
     if (comparison) shape.remove_suffix(7);
     bool arrayed = shape.ends_with("_array");
     if (arrayed) shape.remove_suffix(6);
-    TextureDim dim = shape == "1d" ? TextureDim::k1D : shape == "2d" ? TextureDim::k2D
-                     : shape == "3d" ? TextureDim::k3D : TextureDim::kCube;
-    if (shape != "1d" && shape != "2d" && shape != "3d" && shape != "cube") {
+    TextureDim dim = shape == "1d"       ? TextureDim::k1D
+                     : shape == "2d"     ? TextureDim::k2D
+                     : shape == "3d"     ? TextureDim::k3D
+                     : shape == "buffer" ? TextureDim::kBuffer
+                                         : TextureDim::kCube;
+    if ((shape != "1d" && shape != "2d" && shape != "3d" && shape != "cube" && shape != "buffer") ||
+        (dim == TextureDim::kBuffer && (combined || arrayed))) {
       return Fail(DiagId::IrInvalidType, t, "unknown type '" + std::string(w) + "'");
     }
     const Type* element = nullptr;

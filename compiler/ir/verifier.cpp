@@ -167,7 +167,7 @@ bool PointsIntoReadOnlyBuffer(const Value* ptr) {
 /// What is wrong with `texture` instruction `inst`, or null (ir.h's TextureOp says what
 /// each operation takes).
 const char* TextureError(const Inst& inst) {
-  if (inst.imms.empty() || inst.imms[0] > static_cast<uint32_t>(TextureOp::Levels)) {
+  if (inst.imms.empty() || inst.imms[0] > static_cast<uint32_t>(TextureOp::Atomic)) {
     return "bad texture operation";
   }
   if (inst.operands.empty() || !inst.operands[0]->GetType()->IsTexture()) {
@@ -176,7 +176,7 @@ const char* TextureError(const Inst& inst) {
   const Type* tex = inst.operands[0]->GetType();
   const Type* t = inst.GetType();
   auto op = static_cast<TextureOp>(inst.imms[0]);
-  uint32_t axes = tex->Dim() == TextureDim::kCube ? 3 : static_cast<uint32_t>(tex->Dim());
+  uint32_t axes = TextureAxes(tex->Dim());
   uint32_t layers = tex->IsArrayed() ? 1 : 0;
   auto is_vec = [](const Type* v, uint32_t n, bool want_float) {
     const Type* s = v->Scalar();
@@ -218,7 +218,7 @@ const char* TextureError(const Inst& inst) {
     case TextureOp::SampleGrad:
     case TextureOp::Gather:
     case TextureOp::SampleCmpLevelZero: {
-      if (tex->IsWritable()) return "sampling needs a sampled texture";
+      if (tex->IsWritable() || tex->IsTexelBuffer()) return "sampling needs a sampled texture";
       bool cmp = op == TextureOp::SampleCmpLevelZero;
       size_t n = op == TextureOp::SampleGrad ? 5 : op == TextureOp::Gather ? 3 : 4;
       // sample_level may end with a texel offset, an integer per axis.
@@ -257,8 +257,28 @@ const char* TextureError(const Inst& inst) {
                                                                  : "size result must be u32 per axis";
     }
     case TextureOp::Levels:
-      if (tex->IsWritable() || !count(1)) return "levels takes a sampled texture";
+      if (tex->IsWritable() || tex->IsTexelBuffer() || !count(1)) {
+        return "levels takes a sampled texture";
+      }
       return t->IsInt() && !t->IsSigned() && t->Width() == 32 ? nullptr : "levels result is u32";
+    case TextureOp::Atomic: {
+      if (!tex->IsWritable() || !tex->IsTexelBuffer() || !tex->Element()->IsInt() ||
+          tex->Element()->Width() != 32) {
+        return "atomic needs a storage typed buffer of 32-bit integers";
+      }
+      if (inst.imms.size() != 2 ||
+          inst.imms[1] > static_cast<uint32_t>(AtomicOp::CompareExchange)) {
+        return "atomic takes its ir::AtomicOp in imms[1]";
+      }
+      bool cmp = static_cast<AtomicOp>(inst.imms[1]) == AtomicOp::CompareExchange;
+      if (!count(cmp ? 4 : 3) || !is_vec(inst.operands[1]->GetType(), 1, false)) {
+        return "atomic takes a texture, an integer coordinate and its values";
+      }
+      for (size_t i = 2; i < inst.operands.size(); ++i) {
+        if (inst.operands[i]->GetType() != tex->Element()) return "atomic values are texels";
+      }
+      return t == tex->Element() ? nullptr : "atomic result must be the texel type";
+    }
   }
   return "bad texture operation";
 }

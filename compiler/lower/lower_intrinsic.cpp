@@ -30,6 +30,18 @@ Value* Lowerer::LowerSyncCall(const ast::CallExpr* call) {
   // is a scalar in buffer or groupshared memory), the values, then `original_value`.
   const ir::AtomicInfo& info = ir::GetAtomicInfo(static_cast<ir::AtomicOp>(imm));
   LValue dest = LowerLValue(call->args[0]);
+  if (dest.texture != nullptr) {
+    // An RWBuffer element: a `texture atomic` at its index.
+    std::vector<Value*> operands{dest.texture, dest.texel_coord};
+    for (uint32_t i = 1; i <= info.values; ++i) operands.push_back(LowerExpr(call->args[i]));
+    Loc(call->range);
+    Value* original = b_.Emit(Op::Texture, dest.texture->GetType()->Element(), std::move(operands),
+                              {static_cast<uint32_t>(ir::TextureOp::Atomic), imm});
+    if (call->args.size() > 1 + info.values) {
+      StoreLValue(LowerLValue(call->args[1 + info.values]), original);
+    }
+    return original;
+  }
   Value* ptr = dest.ptr;
   if (dest.dynamic_index != nullptr || !dest.swizzle.empty()) {
     // One component of a vector in memory (sema checked the destination is a scalar).

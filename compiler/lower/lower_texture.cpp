@@ -55,6 +55,12 @@ Value* Lowerer::LowerTextureMethod(const ast::CallExpr* call) {
   std::vector<uint32_t> imms{Imm(op)};
   switch (op) {
     case TextureOp::Fetch: {
+      if (tex->GetType()->IsTexelBuffer()) {
+        // A typed buffer's Load(index): its one level.
+        operands.push_back(args[0]);
+        operands.push_back(module_->ConstInt(module_->Types().Int(32, true), 0));
+        break;
+      }
       // Load(int3(x, y, mip)): the coordinate, then the level.
       Value* packed = args[0];
       uint32_t n = packed->GetType()->Count() - 1;
@@ -92,6 +98,7 @@ Value* Lowerer::LowerTextureMethod(const ast::CallExpr* call) {
     case TextureOp::Write:
     case TextureOp::Size:
     case TextureOp::Levels:
+    case TextureOp::Atomic:
       SLOPE_ICE("texture method of an unexpected kind reached lowering");
   }
   return b_.Emit(Op::Texture, result, std::move(operands), std::move(imms));

@@ -475,7 +475,8 @@ bool Checker::CheckAssignable(ast::Expr* expr) {
       if (base->IsTexture()) {
         if (!base->IsWritable()) {
           std::string rw = "RW" + base->Name();
-          diags_.Report(DiagId::TextureReadOnly, expr->range, base->Name(), rw);
+          diags_.Report(DiagId::TextureReadOnly, expr->range, base->Name(),
+                        base->IsTypedBuffer() ? "typed buffer" : "texture", rw);
           return false;
         }
         return true;

@@ -237,12 +237,9 @@ bool Checker::RejectUnsupportedType(ast::TypeExpr* te) {
       "SamplerCubeArray", "FeedbackTexture2D",
       "RasterizerOrderedTexture2D", "SubpassInput"};
   static const std::set<std::string> kSamplers = {"SamplerState", "SamplerComparisonState"};
-  static const std::set<std::string> kOtherResources = {"Buffer",
-                                                        "RWBuffer",
-                                                        "RasterizerOrderedBuffer",
-                                                        "RasterizerOrderedStructuredBuffer",
-                                                        "RasterizerOrderedByteAddressBuffer",
-                                                        "RaytracingAccelerationStructure"};
+  static const std::set<std::string> kOtherResources = {
+      "RasterizerOrderedBuffer", "RasterizerOrderedStructuredBuffer",
+      "RasterizerOrderedByteAddressBuffer", "RaytracingAccelerationStructure"};
   const std::string& name = te->name;
   // Every name above starts with one of these letters; most type names do not.
   if (name.empty() || std::string_view("ABCFNRST").find(name.front()) == std::string_view::npos) {

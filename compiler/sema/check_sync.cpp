@@ -97,6 +97,7 @@ bool IsSharedMemory(const ast::Expr* e) {
       case ast::ExprKind::Index: {
         auto* ix = static_cast<const ast::IndexExpr*>(e);
         if (ix->base->type->IsBuffer()) return true;
+        if (ix->base->type->IsTexture()) return false;  // only a whole RWBuffer element
         e = ix->base;
         break;
       }
@@ -140,11 +141,22 @@ void Checker::CheckSyncCall(ast::CallExpr* call) {
     return;
   }
   auto which = static_cast<ir::AtomicOp>(f->intrinsic_op);
+  const ast::Expr* dest = call->args[0];
+  if (dest->kind == ast::ExprKind::Index &&
+      static_cast<const ast::IndexExpr*>(dest)->base->type->IsTypedBuffer()) {
+    // `InterlockedAdd(counts[i], 1)`: an element of an RWBuffer of format r32i or r32ui
+    // (sema checked it writable), updated in place through a texel pointer.
+    if (t != types_.Int() && t != types_.UInt()) {
+      diags_.Report(DiagId::SyncOpType, dest->range, f->name, t->Name(),
+                    "an element of an 'RWBuffer<int>' or 'RWBuffer<uint>'");
+    }
+    return;
+  }
   if (!IsSharedMemory(call->args[0])) {
     diags_.Report(DiagId::AtomicDestination, call->args[0]->range, f->name,
-                  "in buffer or groupshared memory: a RWStructuredBuffer element, a "
-                  "groupshared variable or a place reached through a pointer, or a "
-                  "member or element of one");
+                  "in buffer or groupshared memory: a RWStructuredBuffer or RWBuffer "
+                  "element, a groupshared variable or a place reached through a pointer, or "
+                  "a member or element of one");
     return;
   }
   // A generic type is checked once specialized (the check-atomics pass).

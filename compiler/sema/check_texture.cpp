@@ -1,5 +1,6 @@
 // Textures and samplers: the types (`Texture2D<float4>`, `RWTexture3D<uint>`,
-// `SamplerState`, the combined `Sampler2D<float4>`, ...), their `[format]` attribute,
+// `SamplerState`, the combined `Sampler2D<float4>`, ..., and the typed buffers
+// `Buffer<T>` / `RWBuffer<T>`, textures of one axis), their `[format]` attribute,
 // `tex[coord]`, and their methods (Load, Sample, SampleLevel, SampleGrad, Gather*,
 // SampleCmpLevelZero, GetDimensions), resolved here rather than through declarations, as
 // buffer methods are. Each method call records its ir::TextureOp for lowering
@@ -51,7 +52,12 @@ constexpr TextureName kTextureNames[] = {
     {"Sampler1DArrayShadow", 1, true, false, true, true},
     {"Sampler2DArrayShadow", 2, true, false, true, true},
     {"SamplerCubeArrayShadow", 4, true, false, true, true},
+    {"Buffer", Type::kTypedBufferDim, false, false},
+    {"RWBuffer", Type::kTypedBufferDim, false, true},
 };
+
+/// Axes of a texel address before the layer: a typed buffer has one.
+uint32_t TexelAxes(const Type* t) { return t->IsTypedBuffer() ? 1 : t->TextureDim(); }
 
 /// Components of a coordinate that sampling takes: a cube's is a direction; the layer
 /// of an arrayed texture comes last.
@@ -60,11 +66,11 @@ uint32_t SampleCoordCount(const Type* t) {
 }
 
 /// Components of a texel address (Load, []); cubes have none.
-uint32_t TexelCoordCount(const Type* t) { return t->TextureDim() + (t->IsTextureArray() ? 1 : 0); }
+uint32_t TexelCoordCount(const Type* t) { return TexelAxes(t) + (t->IsTextureArray() ? 1 : 0); }
 
 /// Components GetDimensions reports: the size of each axis, then the layer count.
 uint32_t SizeCount(const Type* t) {
-  return (t->TextureDim() == 4 ? 2 : t->TextureDim()) + (t->IsTextureArray() ? 1 : 0);
+  return (t->TextureDim() == 4 ? 2 : TexelAxes(t)) + (t->IsTextureArray() ? 1 : 0);
 }
 
 bool IsTexelType(const Type* t) {
@@ -96,7 +102,7 @@ const Type* Checker::ResolveTextureType(ast::TypeExpr* te) {
   // Every texture and sampler type name starts so; most type names do not.
   const std::string_view name = te->name;
   if (!name.starts_with("Texture") && !name.starts_with("RWTexture") &&
-      !name.starts_with("Sampler")) {
+      !name.starts_with("Sampler") && name != "Buffer" && name != "RWBuffer") {
     return nullptr;
   }
   bool sampler = te->name == "SamplerState" || te->name == "SamplerComparisonState";
@@ -135,6 +141,12 @@ const Type* Checker::ResolveTextureType(ast::TypeExpr* te) {
     if (element->IsError()) return element;
     // `Texture2D<T>` in generic code takes whatever T becomes (lowering sees it concrete).
     if (!element->IsDependent() && !IsTexelType(element)) {
+      if (found->dim == Type::kTypedBufferDim) {
+        diags_.Report(DiagId::TypedBufferElementType, te->type_args[0]->range, element->Name(),
+                      std::string(found->writable ? "RWStructuredBuffer<" : "StructuredBuffer<") +
+                          element->Name() + ">");
+        return types_.Error();
+      }
       diags_.Report(DiagId::TextureElementType, te->type_args[0]->range, element->Name());
       return types_.Error();
     }
@@ -253,6 +265,16 @@ ast::Expr* Checker::CheckTextureMethod(ast::CallExpr* call, ast::MemberExpr* cal
   };
 
   if (name == "GetDimensions") return CheckTextureDims(call, callee);
+  if (t->IsTypedBuffer()) {
+    // Load(index): the element; a read-only buffer's is fetched, an RW buffer's read.
+    if (name != "Load") {
+      diags_.Report(DiagId::NoSuchMember, callee->member_range, t->Name(), name);
+      return call;
+    }
+    if (argc != 1) return wrong("one argument, the element's int index");
+    if (!int_coord(0, 1)) return call;
+    return record(t->IsWritable() ? ir::TextureOp::Read : ir::TextureOp::Fetch, t->Element());
+  }
   if (name == "Load" && t->IsShadowSampler()) {
     return refuse(
         "a shadow sampler reads only by comparison (read the depth texels through a "
@@ -373,7 +395,12 @@ ast::Expr* Checker::CheckTextureDims(ast::CallExpr* call, ast::MemberExpr* calle
   const std::string shown = t->Name() + ".GetDimensions";
   uint32_t sizes = SizeCount(t);
   size_t argc = call->args.size();
-  bool with_mip = !t->IsWritable() && argc == sizes + 2;
+  bool with_mip = !t->IsWritable() && !t->IsTypedBuffer() && argc == sizes + 2;
+  if (t->IsTypedBuffer() && argc != 1) {
+    diags_.Report(DiagId::TextureArgs, call->range, shown,
+                  "one 'out uint' argument: the element count");
+    return call;
+  }
   if (argc != sizes && !with_mip) {
     std::string names = t->TextureDim() == 1 ? "width" : t->TextureDim() == 3 ? "width, height, depth" : "width, height";
     if (t->IsTextureArray()) names += ", layer count";

@@ -44,6 +44,9 @@ std::string Type::Name() const {
     case TypeKind::Texture: {
       static const char* const kShapes[] = {"?", "1D", "2D", "3D", "Cube"};
       uint32_t dim = TextureDim();
+      if (IsTypedBuffer()) {
+        return std::string(writable_ ? "RWBuffer<" : "Buffer<") + element_->Name() + ">";
+      }
       if (IsShadowSampler()) {
         return std::string("Sampler") + kShapes[dim <= 4 ? dim : 0] +
                (IsTextureArray() ? "ArrayShadow" : "Shadow");

@@ -135,7 +135,8 @@ enum class TypeKind : uint8_t {
   Array,         ///< `T[N]`: Count() elements of Element()
   Matrix,        ///< `floatRxC`: Rows() rows (Count()) of Cols() elements of scalar Element()
   Texture,       ///< `Texture2D<T>`, `RWTexture2DArray<T>`, ...: texels Element(),
-                 ///< TextureDim() and IsTextureArray(); IsWritable() for RW textures
+                 ///< TextureDim() and IsTextureArray(); IsWritable() for RW textures;
+                 ///< also the typed buffers `Buffer<T>` and `RWBuffer<T>` (IsTypedBuffer)
   Sampler,       ///< SamplerState, or SamplerComparisonState (IsComparisonSampler())
   Pointer,       ///< `T*` / `Ptr<T>`: an address in device memory of an Element()
   /// Variadic generics: a pack of types. Concrete, `(int, float)`: Args() are the
@@ -159,8 +160,13 @@ class Type {
   /// Bits of an Int, UInt or Float scalar (32 for `int`, 16 for `half`); 0 otherwise
   /// (a matrix keeps its column count there: use Cols()).
   uint32_t Width() const { return IsMatrix() || IsTexture() ? 0 : width_; }
-  /// For textures: 1, 2, 3 (the coordinate's components) or 4 for a cube (a 3D direction).
+  /// For textures: 1, 2, 3 (the coordinate's components), 4 for a cube (a 3D direction),
+  /// or kTypedBufferDim for a typed buffer.
   uint32_t TextureDim() const { return IsTexture() ? width_ >> 1 : 0; }
+  /// `Buffer<T>` / `RWBuffer<T>`: a texture of one axis without mip levels, whose texels
+  /// are the elements of a buffer (a texel buffer).
+  bool IsTypedBuffer() const { return TextureDim() == kTypedBufferDim; }
+  static constexpr uint32_t kTypedBufferDim = 5;
   /// For textures: an array of layers (`Texture2DArray`), the layer last in coordinates.
   bool IsTextureArray() const { return IsTexture() && (width_ & 1) != 0; }
   /// For textures: a combined texture and sampler (`Sampler2D<T>`), sampled without a

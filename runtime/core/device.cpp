@@ -104,6 +104,9 @@ TextureFormatInfo GetTextureFormatInfo(std::string_view name) {
       {"rgba16ui", {4, ScalarKind::UInt16, 2, false}}, {"rgba8ui", {4, ScalarKind::UInt8, 1, false}},
       // A depth texture: sampled with a SamplerComparisonState, or read as float.
       {"d32f", {1, ScalarKind::Float32, 4, false}},
+      // 3-component formats: typed buffers (Buffer<float3>) only, on most devices.
+      {"rgb32f", {3, ScalarKind::Float32, 4, false}},  {"rgb32i", {3, ScalarKind::Int32, 4, false}},
+      {"rgb32ui", {3, ScalarKind::UInt32, 4, false}},
   };
   for (const Entry& e : kFormats) {
     if (e.name == name) return e.info;

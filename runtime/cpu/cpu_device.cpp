@@ -312,6 +312,15 @@ class CpuDevice : public Device {
       if (buffer == nullptr) return false;
       resources[i] = buffer->Data();
       sizes[i] = buffer->Size();
+      if (b.kind == driver::ResourceKind::TexelBuffer ||
+          b.kind == driver::ResourceKind::RWTexelBuffer) {
+        // A typed buffer: its memory seen as a 1D texture of its format.
+        if (!TexelBufferView(buffer->Data(), buffer->Size(), b.texture.format, &combined[i],
+                             error)) {
+          return false;
+        }
+        resources[i] = &combined[i];
+      }
     }
     DispatchContext dispatch;
     dispatch.kernel = k.Fn();

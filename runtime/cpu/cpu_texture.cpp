@@ -1,9 +1,11 @@
 #include "runtime/cpu/cpu_texture.h"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "compiler/base/half.h"
 #include "compiler/ir/ir.h"
@@ -38,6 +40,9 @@ constexpr FormatEntry kFormats[] = {
     {"rgba16ui", kSlopeCpuRgba16ui},
     {"rgba8ui", kSlopeCpuRgba8ui},
     {"d32f", kSlopeCpuD32f},
+    {"rgb32f", kSlopeCpuRgb32f},
+    {"rgb32i", kSlopeCpuRgb32i},
+    {"rgb32ui", kSlopeCpuRgb32ui},
 };
 
 /// How a format's components are stored.
@@ -60,12 +65,14 @@ Kind KindOf(uint32_t format) {
     case kSlopeCpuR32i:
     case kSlopeCpuRgba16i:
     case kSlopeCpuRgba8i:
+    case kSlopeCpuRgb32i:
       return Kind::SInt;
     case kSlopeCpuRgba32ui:
     case kSlopeCpuRg32ui:
     case kSlopeCpuR32ui:
     case kSlopeCpuRgba16ui:
     case kSlopeCpuRgba8ui:
+    case kSlopeCpuRgb32ui:
       return Kind::UInt;
     default:
       return Kind::Float32;
@@ -533,6 +540,47 @@ void Dimensions(const SlopeCpuTexture& t, int32_t level, uint32_t out[4]) {
   if (t.arrayed) out[axes] = t.dim == 4 ? t.layers / 6 : t.layers;
 }
 
+/// ir::AtomicOp `q.component` on the 32-bit integer texel at `p` (an RWBuffer<int> or
+/// RWBuffer<uint> element) with q.value[0] (CompareExchange: comparator q.value[0], value
+/// q.value[1]); returns the texel before. Kernels' invocations run on several threads.
+uint32_t TexelAtomic(const SlopeCpuTexture& t, uint8_t* p, const SlopeCpuTexelQuery& q) {
+  using A = ir::AtomicOp;
+  std::atomic_ref<uint32_t> texel(*reinterpret_cast<uint32_t*>(p));
+  const uint32_t v = q.value[0];
+  const bool is_signed = KindOf(t.format) == Kind::SInt;
+  auto op = static_cast<A>(q.component);
+  switch (op) {
+    case A::Add:
+      return texel.fetch_add(v);
+    case A::And:
+      return texel.fetch_and(v);
+    case A::Or:
+      return texel.fetch_or(v);
+    case A::Xor:
+      return texel.fetch_xor(v);
+    case A::Exchange:
+      return texel.exchange(v);
+    case A::CompareExchange: {
+      uint32_t expected = v;
+      texel.compare_exchange_strong(expected, q.value[1]);
+      return expected;
+    }
+    case A::Min:
+    case A::Max: {
+      uint32_t old = texel.load();
+      auto better = [&](uint32_t a, uint32_t b) {  // whether b replaces a
+        bool less = is_signed ? static_cast<int32_t>(b) < static_cast<int32_t>(a) : b < a;
+        bool greater = is_signed ? static_cast<int32_t>(b) > static_cast<int32_t>(a) : b > a;
+        return op == A::Min ? less : greater;
+      };
+      while (better(old, v) && !texel.compare_exchange_weak(old, v)) {
+      }
+      return old;
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 std::span<std::byte> CpuTexture::Level(uint32_t mip) {
@@ -591,6 +639,30 @@ std::unique_ptr<CpuTexture> CpuTexture::Create(const TextureDesc& desc, std::str
   texture->data_.assign(total, std::byte{0});
   v.data = reinterpret_cast<uint8_t*>(texture->data_.data());
   return texture;
+}
+
+bool TexelBufferView(std::byte* data, uint64_t bytes, const std::string& format,
+                     SlopeCpuTexture* view, std::string* error) {
+  TextureFormatInfo info = GetTextureFormatInfo(format);
+  const FormatEntry* entry = nullptr;
+  for (const FormatEntry& f : kFormats) {
+    if (format == f.name) entry = &f;
+  }
+  if (info.components == 0 || entry == nullptr) {
+    *error = "unknown typed buffer format '" + format + "'";
+    return false;
+  }
+  *view = SlopeCpuTexture{};
+  view->data = reinterpret_cast<uint8_t*>(data);
+  view->dim = 1;
+  view->format = entry->code;
+  view->components = info.components;
+  view->texel_bytes = info.components * info.bytes_per_component;
+  // Whole elements only; the texels past them read as zero, as a view's would.
+  view->width = static_cast<uint32_t>(
+      std::min<uint64_t>(bytes / view->texel_bytes, std::numeric_limits<uint32_t>::max()));
+  view->height = view->depth = view->layers = view->levels = 1;
+  return true;
 }
 
 CpuSampler::CpuSampler(const SamplerDesc& desc) : desc_(desc) {
@@ -652,5 +724,10 @@ extern "C" void slope_cpu_texture(const SlopeCpuTexture* texture, const SlopeCpu
     case T::Levels:
       out[0] = t.levels;
       return;
+    case T::Atomic: {
+      uint8_t* p = IntegerTexel(t, 0, q, false);
+      if (p != nullptr) out[0] = TexelAtomic(t, p, q);
+      return;
+    }
   }
 }

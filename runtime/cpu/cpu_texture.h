@@ -33,6 +33,12 @@ class CpuTexture : public Texture {
   SlopeCpuTexture view_{};
 };
 
+/// A typed buffer's view (Buffer<T>, RWBuffer<T>): the `bytes` bytes at `data` as a
+/// 1D texture of texels of `format` ("rgba32f", ...), read and written in place. False
+/// with `*error` for a format the runtime does not know.
+bool TexelBufferView(std::byte* data, uint64_t bytes, const std::string& format,
+                     SlopeCpuTexture* view, std::string* error);
+
 class CpuSampler : public Sampler {
  public:
   explicit CpuSampler(const SamplerDesc& desc);

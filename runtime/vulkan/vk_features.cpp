@@ -317,6 +317,8 @@ std::string MissingLimit(const driver::Reflection& reflection, const std::string
       case driver::ResourceKind::RWTexture:
       case driver::ResourceKind::Sampler:
       case driver::ResourceKind::SampledTexture:
+      case driver::ResourceKind::TexelBuffer:
+      case driver::ResourceKind::RWTexelBuffer:
         break;
     }
   }

@@ -104,6 +104,9 @@ VkFormat VkFormatOf(std::string_view name) {
       {"rg32ui", VK_FORMAT_R32G32_UINT},          {"r32ui", VK_FORMAT_R32_UINT},
       {"rgba16ui", VK_FORMAT_R16G16B16A16_UINT},  {"rgba8ui", VK_FORMAT_R8G8B8A8_UINT},
       {"d32f", VK_FORMAT_D32_SFLOAT},
+      // Typed buffers of 3-component elements (texel buffer views only).
+      {"rgb32f", VK_FORMAT_R32G32B32_SFLOAT},     {"rgb32i", VK_FORMAT_R32G32B32_SINT},
+      {"rgb32ui", VK_FORMAT_R32G32B32_UINT},
   };
   for (const auto& [n, f] : kFormats) {
     if (n == name) return f;
@@ -120,6 +123,8 @@ VkDescriptorType DescriptorTypeOf(driver::ResourceKind kind) {
     case driver::ResourceKind::RWTexture: return VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
     case driver::ResourceKind::Sampler: return VK_DESCRIPTOR_TYPE_SAMPLER;
     case driver::ResourceKind::SampledTexture: return VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+    case driver::ResourceKind::TexelBuffer: return VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
+    case driver::ResourceKind::RWTexelBuffer: return VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER;
     case driver::ResourceKind::StructuredBuffer:
     case driver::ResourceKind::RWStructuredBuffer:
     case driver::ResourceKind::PushConstant: return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
@@ -156,6 +161,11 @@ class VulkanKernel final : public Kernel {
       vkDestroyDescriptorPool(device_, descriptor_pool_, nullptr);
     }
     if (shader_ != VK_NULL_HANDLE) vkDestroyShaderModule(device_, shader_, nullptr);
+    DestroyTexelViews();
+  }
+  void DestroyTexelViews() {
+    for (VkBufferView view : texel_views_) vkDestroyBufferView(device_, view, nullptr);
+    texel_views_.clear();
   }
   VulkanKernel(const VulkanKernel&) = delete;
   VulkanKernel& operator=(const VulkanKernel&) = delete;
@@ -176,6 +186,8 @@ class VulkanKernel final : public Kernel {
   const driver::BindingInfo* push_constants_ = nullptr;
   // Holds one descriptor set per set layout; reset before each dispatch.
   VkDescriptorPool descriptor_pool_ = VK_NULL_HANDLE;
+  // The views of the typed buffers bound by the last dispatch (made anew for each).
+  std::vector<VkBufferView> texel_views_;
 };
 
 constexpr const char* kValidationLayer = "VK_LAYER_KHRONOS_validation";
@@ -246,6 +258,10 @@ class VulkanDevice final : public Device {
   bool CreatePipeline(VulkanKernel& kernel, std::span<const uint32_t> spirv, std::string* error);
   bool WriteDescriptorSets(VulkanKernel& kernel, const std::vector<const BufferBinding*>& given,
                            std::vector<VkDescriptorSet>* sets, std::string* error);
+  /// A view of `buffer` in the format of typed buffer binding `info`, kept by `kernel`
+  /// until its next dispatch.
+  bool MakeTexelView(VulkanKernel& kernel, const driver::BindingInfo& info, const Buffer& buffer,
+                     VkBufferView* view, std::string* error);
   /// Records commands with `record` into the device's command buffer, submits them and
   /// waits (texture uploads, read-backs and layout changes).
   template <typename Record>
@@ -572,7 +588,9 @@ std::unique_ptr<Buffer> VulkanDevice::CreateBuffer(size_t size, std::string* err
   VkBufferCreateInfo info{};
   info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
   info.size = std::max<VkDeviceSize>(size, kMinBufferBytes);
+  // Any buffer may be bound as a typed buffer (a texel buffer) too.
   info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
+               VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT |
                VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
   // Where the device has bufferDeviceAddress, every buffer has an address a kernel's
   // pointers can hold (BufferAddress).
@@ -1149,6 +1167,8 @@ bool VulkanDevice::WriteDescriptorSets(VulkanKernel& kernel,
     return false;
   }
   const std::vector<driver::BindingInfo>& infos = kernel.reflection_.bindings;
+  kernel.DestroyTexelViews();  // the previous dispatch has finished
+  std::vector<VkBufferView> views(infos.size(), VK_NULL_HANDLE);
   std::vector<VkDescriptorBufferInfo> buffer_infos(infos.size());
   std::vector<VkDescriptorImageInfo> image_infos(infos.size());
   std::vector<VkWriteDescriptorSet> writes;
@@ -1175,6 +1195,19 @@ bool VulkanDevice::WriteDescriptorSets(VulkanKernel& kernel,
       continue;
     }
     const Buffer* buffer = given[i]->buffer;
+    if (infos[i].kind == driver::ResourceKind::TexelBuffer ||
+        infos[i].kind == driver::ResourceKind::RWTexelBuffer) {
+      if (!MakeTexelView(kernel, infos[i], *buffer, &views[i], error)) return false;
+      VkWriteDescriptorSet write{};
+      write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+      write.dstSet = (*sets)[infos[i].set];
+      write.dstBinding = infos[i].binding;
+      write.descriptorCount = 1;
+      write.descriptorType = type;
+      write.pTexelBufferView = &views[i];
+      writes.push_back(write);
+      continue;
+    }
     bool uniform = infos[i].kind == driver::ResourceKind::UniformBuffer;
     if (uniform && buffer->Size() < infos[i].element.size) {
       *error = "uniform buffer '" + infos[i].name + "' needs " +
@@ -1200,6 +1233,42 @@ bool VulkanDevice::WriteDescriptorSets(VulkanKernel& kernel,
     writes.push_back(write);
   }
   vkUpdateDescriptorSets(device_, static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
+  return true;
+}
+
+bool VulkanDevice::MakeTexelView(VulkanKernel& kernel, const driver::BindingInfo& info,
+                                 const Buffer& buffer, VkBufferView* view, std::string* error) {
+  VkFormat format = VkFormatOf(info.texture.format);
+  bool storage = info.kind == driver::ResourceKind::RWTexelBuffer;
+  VkFormatProperties props{};
+  vkGetPhysicalDeviceFormatProperties(physical_device_, format, &props);
+  VkFormatFeatureFlags needed = storage ? VK_FORMAT_FEATURE_STORAGE_TEXEL_BUFFER_BIT
+                                        : VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT;
+  if (format == VK_FORMAT_UNDEFINED || (props.bufferFeatures & needed) != needed) {
+    *error = "the Vulkan device has no " + std::string(storage ? "storage" : "uniform") +
+             " texel buffers of format " + info.texture.format + " (typed buffer '" + info.name +
+             "')";
+    return false;
+  }
+  // The view covers the whole elements the buffer holds.
+  uint64_t elements = info.element.stride == 0 ? 0 : buffer.Size() / info.element.stride;
+  if (elements > properties_.limits.maxTexelBufferElements) {
+    *error = "typed buffer '" + info.name + "' has " + std::to_string(elements) +
+             " elements; the Vulkan device allows " +
+             std::to_string(properties_.limits.maxTexelBufferElements);
+    return false;
+  }
+  VkBufferViewCreateInfo create{};
+  create.sType = VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO;
+  create.buffer = static_cast<const VulkanBuffer&>(buffer).buffer_;
+  create.format = format;
+  create.offset = 0;
+  // An empty buffer still gets a view of one element (of its kMinBufferBytes).
+  create.range = std::max<uint64_t>(elements, 1) * info.element.stride;
+  if (!CheckVk(vkCreateBufferView(device_, &create, nullptr, view), "vkCreateBufferView", error)) {
+    return false;
+  }
+  kernel.texel_views_.push_back(*view);
   return true;
 }
 

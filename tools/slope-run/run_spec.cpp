@@ -288,6 +288,10 @@ bool CheckSpecAgainstReflection(const TestSpec& spec, const driver::Reflection& 
       return fail(buffer.line, "output buffer '" + buffer.name +
                                    "' is a read-only StructuredBuffer in the kernel");
     }
+    if (buffer.role == BufferRole::Output && binding->kind == driver::ResourceKind::TexelBuffer) {
+      return fail(buffer.line,
+                  "output buffer '" + buffer.name + "' is a read-only Buffer in the kernel");
+    }
   }
   for (const TextureSpec& texture : spec.textures) {
     const driver::BindingInfo* binding = reflection.FindBinding(texture.name);

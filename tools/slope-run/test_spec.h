@@ -6,6 +6,9 @@
 //   //INPUT: buffer NAME TYPE [v0, v1, ...]
 //   //OUTPUT: buffer NAME TYPE COUNT [= [v0, v1, ...]]
 //
+// A typed buffer of the kernel (`Buffer<T>`, `RWBuffer<T>`) takes these lines too: TYPE is
+// then its texel as memory holds it (reflection's element: float4 for rgba32f, uint8_t4
+// for rgba8), and the runtime binds the buffer through a view of its format.
 // TYPE is a scalar or vector ("float3") or the name of a struct of the kernel; a struct
 // buffer's values are written flat, member after member (each component of a vector
 // member, nested structs in place), and converted once the kernel's layout is known.

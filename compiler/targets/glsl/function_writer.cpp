@@ -736,10 +736,11 @@ Expr FunctionWriter::TextureExpr(const ir::Inst& inst) {
   const ir::Type* tex = inst.operands[0]->GetType();
   const ir::Type* scalar = tex->Element()->Scalar();
   const std::string prefix = scalar->IsFloat() ? "" : scalar->IsSigned() ? "i" : "u";
-  const char* shape = tex->Dim() == ir::TextureDim::k1D   ? "1D"
-                      : tex->Dim() == ir::TextureDim::k2D ? "2D"
-                      : tex->Dim() == ir::TextureDim::k3D ? "3D"
-                                                          : "Cube";
+  const char* shape = tex->Dim() == ir::TextureDim::k1D       ? "1D"
+                      : tex->Dim() == ir::TextureDim::k2D     ? "2D"
+                      : tex->Dim() == ir::TextureDim::k3D     ? "3D"
+                      : tex->Dim() == ir::TextureDim::kBuffer ? "Buffer"
+                                                              : "Cube";
   const std::string suffix = std::string(shape) + (tex->IsArrayed() ? "Array" : "");
   // An integer coordinate as GLSL's texel functions take it (signed).
   auto int_coord = [&](size_t i) {
@@ -776,6 +777,8 @@ Expr FunctionWriter::TextureExpr(const ir::Inst& inst) {
   };
   switch (static_cast<T>(inst.imms[0])) {
     case T::Fetch:
+      // A samplerBuffer has one level: texelFetch takes none.
+      if (tex->IsTexelBuffer()) return narrow(Call("texelFetch", {op(0), int_coord(1)}));
       context_.Require("GL_EXT_samplerless_texture_functions");
       if (inst.operands.size() == 4) {
         return narrow(Call("texelFetchOffset",
@@ -821,11 +824,20 @@ Expr FunctionWriter::TextureExpr(const ir::Inst& inst) {
     }
     case T::Size:
       if (tex->IsWritable()) return to_uint(Call("imageSize", {op(0)}));
+      if (tex->IsTexelBuffer()) return to_uint(Call("textureSize", {op(0)}));
       context_.Require("GL_EXT_samplerless_texture_functions");
       return to_uint(Call("textureSize", {op(0), Call("int", {op(1)})}));
     case T::Levels:
       context_.Require("GL_EXT_samplerless_texture_functions");
       return Call("uint", {Call("textureQueryLevels", {op(0)})});
+    case T::Atomic: {
+      // An RWBuffer element: imageAtomic* (CompSwap takes the comparator first, as the IR).
+      static const char* const kNames[] = {"Add", "And", "Or",       "Xor",
+                                           "Min", "Max", "Exchange", "CompSwap"};
+      std::vector<Expr> args{op(0), int_coord(1)};
+      for (size_t i = 2; i < inst.operands.size(); ++i) args.push_back(op(i));
+      return Call(std::string("imageAtomic") + kNames[inst.imms[1]], args);
+    }
   }
   SLOPE_ICE("glsl: unknown texture operation");
 }

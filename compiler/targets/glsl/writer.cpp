@@ -54,11 +54,17 @@ std::string TextureDeclaration(const ir::Global& g, const std::string& name) {
   }
   const ir::Type* scalar = t->Element()->Scalar();
   std::string prefix = scalar->IsFloat() ? "" : scalar->IsSigned() ? "i" : "u";
-  const char* shape = t->Dim() == ir::TextureDim::k1D   ? "1D"
-                      : t->Dim() == ir::TextureDim::k2D ? "2D"
-                      : t->Dim() == ir::TextureDim::k3D ? "3D"
-                                                        : "Cube";
+  const char* shape = t->Dim() == ir::TextureDim::k1D       ? "1D"
+                      : t->Dim() == ir::TextureDim::k2D     ? "2D"
+                      : t->Dim() == ir::TextureDim::k3D     ? "3D"
+                      : t->Dim() == ir::TextureDim::kBuffer ? "Buffer"
+                                                            : "Cube";
   std::string suffix = std::string(shape) + (t->IsArrayed() ? "Array" : "");
+  // A typed buffer (Buffer<T>) is a samplerBuffer: a uniform texel buffer, fetched
+  // without a sampler; an RWBuffer<T> an imageBuffer (below).
+  if (t->IsTexelBuffer() && !t->IsWritable()) {
+    return "layout(" + where + ") uniform " + prefix + "samplerBuffer " + name + ";";
+  }
   // A combined texture and sampler (Sampler2D) is GLSL's sampler2D; a shadow one
   // (Sampler2DShadow) its sampler2DShadow.
   if (t->IsCombined()) {

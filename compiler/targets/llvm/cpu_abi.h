@@ -88,15 +88,20 @@ enum {
   kSlopeCpuR32ui,
   kSlopeCpuRgba16ui,
   kSlopeCpuRgba8ui,
-  kSlopeCpuD32f
+  kSlopeCpuD32f,
+  kSlopeCpuRgb32f,  ///< the 3-component formats: typed buffers only (Buffer<float3>)
+  kSlopeCpuRgb32i,
+  kSlopeCpuRgb32ui
 };
 
 /// The most mip levels a texture has (a side of up to 2^15 texels).
 #define SLOPE_CPU_MAX_LEVELS 16u
 
 /// A texture: resources[slot] of a texture binding (Texture2D, RWTexture2D, Sampler2D,
-/// ...) points at one. Level l holds `layers` layers of max(1, depth >> l) slices of
-/// max(1, height >> l) rows of max(1, width >> l) texels, x fastest, tightly packed.
+/// ...) points at one. A typed buffer's binding (Buffer<T>, RWBuffer<T>) gets one too: a
+/// 1D texture (`dim` 1) of one level whose texels are the buffer's elements in place. Level l holds
+/// `layers` layers of max(1, depth >> l) slices of max(1, height >> l) rows of max(1, width >> l)
+/// texels, x fastest, tightly packed.
 typedef struct SlopeCpuTexture {
   uint8_t* data;
   uint64_t level_offsets[SLOPE_CPU_MAX_LEVELS];  ///< each level's first byte in `data`
@@ -121,14 +126,16 @@ typedef struct SlopeCpuTexelQuery {
   float ddx[3];       ///< SampleGrad's gradients
   float ddy[3];
   float reference;     ///< SampleCmp's reference value
-  uint32_t component;  ///< Gather's component (0..3)
-  uint32_t value[4];   ///< a written texel's bits, four 32-bit components
+  uint32_t component;  ///< Gather's component (0..3); an atomic's ir::AtomicOp
+  uint32_t value[4];   ///< a written texel's bits, four 32-bit components; an atomic's
+                       ///< value (a compare-exchange's comparator, then its value)
 } SlopeCpuTexelQuery;
 
 /// Texture operation `op` (ir::TextureOp) of `texture` with `sampler` (null for a
 /// combined texture, whose own sampler is used, and for operations without one). Writes
 /// four 32-bit components to `out` (float, int or uint bits as the format holds; sizes
-/// for GetDimensions, width first, layers last), or, for a write, stores `query->value`.
+/// for GetDimensions, width first, layers last), or, for a write, stores `query->value`;
+/// an atomic (on an RWBuffer<int> or RWBuffer<uint> element) writes the texel before.
 void slope_cpu_texture(const SlopeCpuTexture* texture, const SlopeCpuSampler* sampler, uint32_t op,
                        const SlopeCpuTexelQuery* query, uint32_t* out);
 

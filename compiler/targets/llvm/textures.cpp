@@ -141,6 +141,18 @@ L::Value* FunctionWriter::Texture(const ir::Inst& inst) {
       break;
     case T::Levels:
       break;
+    case T::Atomic:
+      // An RWBuffer element: the values in value[0] (and value[1]), the ir::AtomicOp in
+      // `component`; the runtime does it atomically and returns the texel before.
+      put(1, kTexel, As::Int, 4);
+      for (size_t i = 2; i < inst.operands.size(); ++i) {
+        L::Value* field = b_.CreateStructGEP(query_type, query, kValue);
+        b_.CreateStore(component(inst.operands[i], Val(inst.operands[i]), 0, As::Bits),
+                       b_.CreateConstInBoundsGEP2_32(query_type->getElementType(kValue), field, 0,
+                                                     static_cast<unsigned>(i - 2)));
+      }
+      b_.CreateStore(b_.getInt32(inst.imms[1]), b_.CreateStructGEP(query_type, query, kComponent));
+      break;
   }
   auto* fn_type = L::FunctionType::get(b_.getVoidTy(), {ptr, ptr, i32, ptr, ptr}, false);
   b_.CreateCall(

@@ -50,15 +50,20 @@ uint32_t Writer::ImageTypeId(const ir::Type* t, ir::ImageFormat format) {
   auto it = image_types_.find(key);
   if (it != image_types_.end()) return it->second;
   uint32_t sampled_type = TypeId(t->Element()->Scalar());
-  spv::Dim dim = t->Dim() == ir::TextureDim::k1D   ? spv::Dim::Dim1D
-                 : t->Dim() == ir::TextureDim::k2D ? spv::Dim::Dim2D
-                 : t->Dim() == ir::TextureDim::k3D ? spv::Dim::Dim3D
-                                                   : spv::Dim::Cube;
+  spv::Dim dim = t->Dim() == ir::TextureDim::k1D       ? spv::Dim::Dim1D
+                 : t->Dim() == ir::TextureDim::k2D     ? spv::Dim::Dim2D
+                 : t->Dim() == ir::TextureDim::k3D     ? spv::Dim::Dim3D
+                 : t->Dim() == ir::TextureDim::kBuffer ? spv::Dim::Buffer
+                                                       : spv::Dim::Cube;
   if (t->Dim() == ir::TextureDim::kCube && t->IsArrayed()) {
     Require(t->IsWritable() ? spv::Capability::ImageCubeArray : spv::Capability::SampledCubeArray);
   }
   if (t->Dim() == ir::TextureDim::k1D) {
     Require(t->IsWritable() ? spv::Capability::Image1D : spv::Capability::Sampled1D);
+  }
+  if (t->IsTexelBuffer()) {
+    // A uniform texel buffer (Sampled 1) or a storage texel buffer (Sampled 2).
+    Require(t->IsWritable() ? spv::Capability::ImageBuffer : spv::Capability::SampledBuffer);
   }
   if (t->IsWritable() && format != ir::ImageFormat::Unknown && !IsBasicStorageFormat(format)) {
     Require(spv::Capability::StorageImageExtendedFormats);
@@ -139,6 +144,7 @@ uint32_t Writer::LoadHandle(const ir::Value* v) {
 
 void Writer::WriteTexture(const ir::Inst& inst) {
   using T = ir::TextureOp;
+  if (static_cast<T>(inst.imms[0]) == T::Atomic) return WriteTexelAtomic(inst);
   const auto* g = static_cast<const ir::Global*>(inst.operands[0]);
   const ir::Type* tex = g->GetType();
   const ir::Type* scalar = tex->Element()->Scalar();
@@ -188,6 +194,11 @@ void Writer::WriteTexture(const ir::Inst& inst) {
   uint32_t wide = NewId();
   switch (op) {
     case T::Fetch:
+      if (tex->IsTexelBuffer()) {
+        // A texel buffer has no levels: no Lod operand.
+        functions_.Emit(SpvOp::OpImageFetch, {TypeId(vec4), wide, image, operand(1)});
+        return narrow(wide);
+      }
       functions_.Emit(SpvOp::OpImageFetch,
                       Concat({TypeId(vec4), wide, image, operand(1)}, lod_operands(operand(2), 3)));
       return narrow(wide);
@@ -251,7 +262,7 @@ void Writer::WriteTexture(const ir::Inst& inst) {
     }
     case T::Size:
       Require(spv::Capability::ImageQuery);
-      if (tex->IsWritable()) {
+      if (tex->IsWritable() || tex->IsTexelBuffer()) {
         functions_.Emit(SpvOp::OpImageQuerySize, {TypeId(inst.GetType()), ValueId(&inst), image});
       } else {
         functions_.Emit(SpvOp::OpImageQuerySizeLod,
@@ -262,6 +273,8 @@ void Writer::WriteTexture(const ir::Inst& inst) {
       Require(spv::Capability::ImageQuery);
       functions_.Emit(SpvOp::OpImageQueryLevels, {TypeId(inst.GetType()), ValueId(&inst), image});
       return;
+    case T::Atomic:
+      break;  // WriteTexelAtomic
   }
   SLOPE_ICE("unknown texture operation");
 }

@@ -956,43 +956,6 @@ void Writer::WriteSignedRem(const ir::Inst& inst) {
   functions_.Emit(SpvOp::OpISub, {type, ValueId(&inst), a, product});
 }
 
-void Writer::WriteAtomic(const ir::Inst& inst) {
-  using A = ir::AtomicOp;
-  auto which = static_cast<A>(inst.imms[0]);
-  const ir::Type* t = inst.GetType();
-  bool workgroup = inst.operands[0]->GetType()->Space() == ir::AddressSpace::Workgroup;
-  uint32_t scope = U32Const(static_cast<uint32_t>(workgroup ? spv::Scope::Workgroup
-                                                            : spv::Scope::Device));
-  uint32_t relaxed = U32Const(0);
-  if (t->Width() == 64) Require(spv::Capability::Int64Atomics);
-  std::vector<uint32_t> ops{TypeId(t), ValueId(&inst), ValueId(inst.operands[0]), scope, relaxed};
-  if (which == A::CompareExchange) {
-    // SPIR-V takes the value before the comparator; the IR has the comparator first.
-    ops.insert(ops.end(), {relaxed, ValueId(inst.operands[2]), ValueId(inst.operands[1])});
-    functions_.Emit(SpvOp::OpAtomicCompareExchange, ops);
-    return;
-  }
-  ops.push_back(ValueId(inst.operands[1]));
-  bool is_signed = t->IsInt() && t->IsSigned();
-  SpvOp op = SpvOp::OpAtomicIAdd;
-  switch (which) {
-    case A::Add:
-      if (t->IsFloat()) {
-        Require(spv::Capability::AtomicFloat32AddEXT);
-        op = SpvOp::OpAtomicFAddEXT;
-      }
-      break;
-    case A::And: op = SpvOp::OpAtomicAnd; break;
-    case A::Or: op = SpvOp::OpAtomicOr; break;
-    case A::Xor: op = SpvOp::OpAtomicXor; break;
-    case A::Min: op = is_signed ? SpvOp::OpAtomicSMin : SpvOp::OpAtomicUMin; break;
-    case A::Max: op = is_signed ? SpvOp::OpAtomicSMax : SpvOp::OpAtomicUMax; break;
-    case A::Exchange: op = SpvOp::OpAtomicExchange; break;
-    case A::CompareExchange: break;
-  }
-  functions_.Emit(op, ops);
-}
-
 void Writer::WriteBarrier(const ir::Inst& inst) {
   // As DXC writes them: group barriers order workgroup memory at workgroup scope, device
   // and all barriers storage (and image) memory at device scope; `*_sync` adds the

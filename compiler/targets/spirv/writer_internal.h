@@ -184,8 +184,13 @@ class Writer {
   std::vector<ChainIds> chain_ids_;
   /// The id of u32 constant `v` (scopes and memory semantics are such constants).
   uint32_t U32Const(uint32_t v) { return ScalarConst(module_.Types().Int(32, false), 0, v); }
-  /// OpAtomic* on a storage-buffer or workgroup pointer.
+  /// OpAtomic* on a storage-buffer or workgroup pointer (atomics.cpp).
   void WriteAtomic(const ir::Inst& inst);
+  /// `texture atomic`: OpAtomic* on an RWBuffer element through OpImageTexelPointer.
+  void WriteTexelAtomic(const ir::Inst& inst);
+  /// The OpAtomic* of `inst` (its `which`) on `pointer`, its values from operand `first`.
+  void EmitAtomic(const ir::Inst& inst, ir::AtomicOp which, uint32_t pointer, spv::Scope scope,
+                  size_t first);
   /// OpControlBarrier / OpMemoryBarrier with the scopes and semantics HLSL's barriers have.
   void WriteBarrier(const ir::Inst& inst);
   void WritePrintf(const ir::Inst& inst);

@@ -242,6 +242,90 @@ TEST(CpuTextureTest, RefusesBadShapes) {
   EXPECT_NE(error.find("at most 3 mip levels"), std::string::npos);
 }
 
+// A typed buffer's view: the buffer's bytes as texels of its format, in place; whole
+// texels only, those past the end reading as zero.
+TEST(CpuTextureTest, TexelBufferViews) {
+  std::vector<float> memory = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13};
+  SlopeCpuTexture view;
+  std::string error;
+  ASSERT_TRUE(TexelBufferView(reinterpret_cast<std::byte*>(memory.data()), memory.size() * 4,
+                              "rgba32f", &view, &error))
+      << error;
+  EXPECT_EQ(view.width, 3u);  // 13 floats: 3 whole rgba32f texels
+  uint32_t out[4];
+  SlopeCpuTexelQuery q{};
+  q.texel[0] = 2;
+  slope_cpu_texture(&view, nullptr, static_cast<uint32_t>(T::Fetch), &q, out);
+  EXPECT_EQ(std::bit_cast<float>(out[1]), 10.0f);
+  q.texel[0] = 3;
+  slope_cpu_texture(&view, nullptr, static_cast<uint32_t>(T::Fetch), &q, out);
+  EXPECT_EQ(out[0], 0u);
+  slope_cpu_texture(&view, nullptr, static_cast<uint32_t>(T::Size), &q, out);
+  EXPECT_EQ(out[0], 3u);
+  // rgb32ui (a Buffer<uint3>): writes land in the buffer's memory.
+  std::vector<uint32_t> words(6, 0);
+  ASSERT_TRUE(TexelBufferView(reinterpret_cast<std::byte*>(words.data()), words.size() * 4,
+                              "rgb32ui", &view, &error))
+      << error;
+  SlopeCpuTexelQuery w{};
+  w.texel[0] = 1;
+  w.value[0] = 7;
+  w.value[1] = 8;
+  w.value[2] = 9;
+  slope_cpu_texture(&view, nullptr, static_cast<uint32_t>(T::Write), &w, out);
+  EXPECT_EQ(words, (std::vector<uint32_t>{0, 0, 0, 7, 8, 9}));
+  EXPECT_FALSE(TexelBufferView(nullptr, 0, "rgb9e5", &view, &error));
+  EXPECT_EQ(error, "unknown typed buffer format 'rgb9e5'");
+}
+
+// A Slang kernel with typed buffers on the CPU device: Buffer<float2> read, RWBuffer<int>
+// written (its format inferred: r32i), GetDimensions of each.
+constexpr const char* kTypedBufferKernel = R"(
+Buffer<float2> points;
+RWBuffer<int> lengths;
+[shader("compute")]
+[numthreads(3, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    uint n, m;
+    points.GetDimensions(n);
+    lengths.GetDimensions(m);
+    float2 p = points[tid.x];
+    lengths[tid.x] = int(p.x * p.y) - int(n * 100 + m * 10);
+}
+)";
+
+TEST(CpuTextureTest, DispatchBindsTypedBuffers) {
+  driver::CompileOptions options;
+  options.input_path = "typed_buffer_test.slang";
+  options.source_text = kTypedBufferKernel;
+  options.target = driver::Target::Host;
+  driver::CompileResult compiled = driver::Compile(options);
+  ASSERT_TRUE(compiled.ok);
+  const driver::BindingInfo* lengths = compiled.reflection.FindBinding("lengths");
+  ASSERT_NE(lengths, nullptr);
+  EXPECT_EQ(lengths->kind, driver::ResourceKind::RWTexelBuffer);
+  EXPECT_EQ(lengths->texture.format, "r32i");
+  std::string error;
+  std::unique_ptr<Device> device = CreateDevice(Backend::Cpu, -1, &error);
+  ASSERT_NE(device, nullptr) << error;
+  KernelCode code;
+  code.host = compiled.binary;
+  std::unique_ptr<Kernel> kernel =
+      device->CreateKernelFromCode(code, compiled.reflection, "main", &error);
+  ASSERT_NE(kernel, nullptr) << error;
+  std::vector<float> points = {2, 3, -4, 5, 6, 7, 0, 0};  // four float2
+  std::unique_ptr<Buffer> in = device->CreateBuffer(points.size() * 4, &error);
+  std::unique_ptr<Buffer> out = device->CreateBuffer(3 * 4, &error);
+  ASSERT_TRUE(in && out) << error;
+  ASSERT_TRUE(device->WriteBuffer(*in, 0, std::as_bytes(std::span(points)), &error));
+  BufferBinding bindings[] = {{"points", in.get()}, {"lengths", out.get()}};
+  ASSERT_TRUE(device->Dispatch(*kernel, bindings, {1, 1, 1}, &error)) << error;
+  std::vector<int32_t> result(3);
+  ASSERT_TRUE(device->ReadBuffer(*out, 0, std::as_writable_bytes(std::span(result)), &error));
+  // p.x * p.y - (4 * 100 + 3 * 10).
+  EXPECT_EQ(result, (std::vector<int32_t>{6 - 430, -20 - 430, 42 - 430}));
+}
+
 // A kernel compiled for the host target and run on the CPU device: a combined texture
 // (Sampler2D) sampled, a separate texture read by Load, an RW texture written; bindings of
 // the wrong kind, shape or backend are refused by name before anything runs.

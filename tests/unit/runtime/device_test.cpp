@@ -462,6 +462,55 @@ TEST_F(VulkanDeviceTest, TexturesBoundByNameAndChecked) {
   EXPECT_EQ(out, (std::vector<float>{4.0f, -3.0f, 7.5f, 21.0f}));
 }
 
+// Typed buffers: a uniform texel buffer of rg32f read by index, a storage texel buffer of
+// r32ui written; the runtime makes each binding's view from the reflected format.
+constexpr const char* kTexelBufferShader = R"(#version 450
+layout(local_size_x = 4) in;
+layout(set = 0, binding = 0) uniform samplerBuffer src;
+layout(set = 0, binding = 1, r32ui) uniform uimageBuffer dst;
+void main() {
+  int i = int(gl_GlobalInvocationID.x);
+  vec2 v = texelFetch(src, i).xy;
+  imageStore(dst, i, uvec4(uint(v.x * 10.0 + v.y) + uint(textureSize(src)) * 1000u));
+}
+)";
+
+TEST_F(VulkanDeviceTest, TexelBuffersGetViewsOfTheirFormat) {
+  std::vector<uint32_t> spirv = Compile(kTexelBufferShader);
+  Reflection reflection;
+  reflection.entry_points.push_back(EntryPointInfo{"main", {4, 1, 1}});
+  BindingInfo src{"src", ResourceKind::TexelBuffer, 0, 0, {ScalarKind::Float32, 2, 8, 8}};
+  src.texture.dim = 5;
+  src.texture.format = "rg32f";
+  BindingInfo dst{"dst", ResourceKind::RWTexelBuffer, 0, 1, {ScalarKind::UInt32, 1, 4, 4}};
+  dst.texture.dim = 5;
+  dst.texture.format = "r32ui";
+  reflection.bindings.push_back(src);
+  reflection.bindings.push_back(dst);
+  std::string error;
+  std::unique_ptr<Kernel> kernel = device_->CreateKernel(spirv, reflection, "", &error);
+  ASSERT_NE(kernel, nullptr) << error;
+  // Four rg32f elements: (1, 2), (3, 4), (5, 6), (7, 8); the view has 4 of them.
+  std::unique_ptr<Buffer> in = Upload(*device_, std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8});
+  std::unique_ptr<Buffer> out = Upload(*device_, std::vector<uint32_t>(4, 0));
+  BufferBinding bindings[] = {{"src", in.get()}, {"dst", out.get()}};
+  ASSERT_TRUE(device_->Dispatch(*kernel, bindings, {1, 1, 1}, &error)) << error;
+  EXPECT_EQ(Download<uint32_t>(*device_, *out), (std::vector<uint32_t>{4012, 4034, 4056, 4078}));
+  // Again with other data: the views are made anew for each dispatch.
+  std::unique_ptr<Buffer> other = Upload(*device_, std::vector<float>{0, 9, 1, 1, 2, 2, 3, 3});
+  BufferBinding again[] = {{"src", other.get()}, {"dst", out.get()}};
+  ASSERT_TRUE(device_->Dispatch(*kernel, again, {1, 1, 1}, &error)) << error;
+  EXPECT_EQ(Download<uint32_t>(*device_, *out), (std::vector<uint32_t>{4009, 4011, 4022, 4033}));
+  // A format the device has no texel buffers of is refused by name.
+  reflection.bindings[0].texture.format = "d32f";
+  kernel = device_->CreateKernel(spirv, reflection, "", &error);
+  ASSERT_NE(kernel, nullptr) << error;
+  EXPECT_FALSE(device_->Dispatch(*kernel, bindings, {1, 1, 1}, &error));
+  EXPECT_NE(error.find("no uniform texel buffers of format d32f (typed buffer 'src')"),
+            std::string::npos)
+      << error;
+}
+
 TEST_F(VulkanDeviceTest, KernelCreationErrors) {
   std::vector<uint32_t> spirv = Compile(kSquareShader);
   std::string error;

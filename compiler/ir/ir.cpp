@@ -1,14 +1,13 @@
 #include "compiler/ir/ir.h"
 
 #include <algorithm>
-
+#include <cstring>
 #include <functional>
 #include <set>
 
-#include <cstring>
-
 #include "compiler/base/half.h"
 #include "compiler/base/ice.h"
+#include "compiler/base/pointer_hash.h"
 
 namespace slope::ir {
 
@@ -411,6 +410,37 @@ Inst* Module::NewInst(Op op, const Type* type) {
   Inst* raw = i.get();
   values_.push_back(std::move(i));
   return raw;
+}
+
+void Module::CollectGarbage() {
+  // Nothing to do until at least a fifth of the values are garbage: counting what the
+  // functions hold takes a step per block, marking it a step per value.
+  size_t held = globals.size() + spec_constants.size();
+  for (const Function* f : functions) {
+    for (const Block* b : f->blocks) held += b->params.size() + b->insts.size();
+  }
+  if (values_.size() < held + held / 4 + 1024) return;
+  base::PointerSet<Function> listed(functions.size());
+  for (const Function* f : functions) listed.Insert(f);
+  base::PointerSet<Value> kept(held);
+  base::PointerSet<Block> kept_blocks;
+  for (const std::unique_ptr<Function>& f : functions_) {
+    for (const Param* p : f->params) kept.Insert(p);
+    if (!listed.Contains(f.get())) {
+      f->blocks.clear();
+      continue;
+    }
+    for (const Block* b : f->blocks) {
+      kept_blocks.Insert(b);
+      for (const Param* p : b->params) kept.Insert(p);
+      for (const Inst* i : b->insts) kept.Insert(i);
+    }
+  }
+  std::erase_if(values_, [&](const std::unique_ptr<Value>& v) {
+    return v->VKind() != ValueKind::Global && !kept.Contains(v.get());
+  });
+  std::erase_if(blocks_,
+                [&](const std::unique_ptr<Block>& b) { return !kept_blocks.Contains(b.get()); });
 }
 
 const char* LoopControlName(uint32_t control) {

@@ -589,6 +589,13 @@ class Module {
   Param* AddParam(const Type* type, Block* block);
   Inst* NewInst(Op op, const Type* type);
 
+  /// Frees what passes left behind: the instructions, block parameters and blocks that
+  /// no function of `functions` holds any more, and the bodies of the functions no
+  /// longer in `functions` (they keep their parameters, and have no blocks). Passes
+  /// allocate as they go and free nothing, so without it a module's memory is every
+  /// instruction ever made. Run it between passes: nothing may point to what it frees.
+  void CollectGarbage();
+
   /// The entry points named in `names` (every one when it is empty), in module order:
   /// what a writer asked for some of them writes.
   std::vector<const Function*> EntryPoints(const std::vector<std::string>& names) const;
@@ -597,6 +604,8 @@ class Module {
   /// Specialization constants, in declaration order, ids all different.
   std::vector<Global*> spec_constants;
   std::vector<Function*> functions;
+  size_t DebugValueCount() const { return values_.size(); }
+  size_t DebugBlockCount() const { return blocks_.size(); }
 
  private:
   TypeTable types_;

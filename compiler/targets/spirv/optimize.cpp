@@ -74,6 +74,7 @@ std::vector<std::string> LevelPassFlags(OptLevel level) {
 
 ModuleShape MeasureModule(const std::vector<uint32_t>& words) {
   ModuleShape shape;
+  shape.words = words.size();
   // After the 5-word header, each instruction's first word holds its word count (high
   // half) and opcode (low half). OpSwitch: selector, default, then (literal, label) pairs.
   for (size_t at = 5; at < words.size();) {
@@ -91,10 +92,23 @@ ModuleShape MeasureModule(const std::vector<uint32_t>& words) {
 
 std::vector<std::string> OptimizerPassFlags(OptLevel level, const ModuleShape& shape) {
   std::vector<std::string> flags = LevelPassFlags(level);
+  const bool large = shape.words > kFullListMostWords;
   std::erase_if(flags, [&](const std::string& flag) {
-    return (flag == "--ccp" && shape.functions > kCcpMostFunctions) ||
-           (flag == "--ssa-rewrite" && shape.largest_switch > kSsaRewriteLargestSwitch);
+    return (flag == "--ccp" && (large || shape.functions > kCcpMostFunctions)) ||
+           (flag == "--ssa-rewrite" && shape.largest_switch > kSsaRewriteLargestSwitch) ||
+           (large &&
+            (flag == "--eliminate-local-single-block" || flag == "--eliminate-local-single-store"));
   });
+  if (large) {
+    const std::string adce = "--eliminate-dead-code-aggressive";
+    auto last = std::find(flags.rbegin(), flags.rend(), adce);
+    if (last != flags.rend()) {
+      size_t keep = static_cast<size_t>(flags.rend() - last) - 1;
+      for (size_t i = keep; i-- > 0;) {
+        if (flags[i] == adce) flags.erase(flags.begin() + static_cast<std::ptrdiff_t>(i));
+      }
+    }
+  }
   return flags;
 }
 

@@ -4,21 +4,37 @@
 
 namespace slope::targets::spirv {
 
-bool ValidateSpirv(const std::vector<uint32_t>& words, std::string* message,
-                   bool scalar_layout) {
+namespace {
+
+/// Past this many words the validator runs without friendly names: it would otherwise
+/// give every id a name (a hash set of strings) before checking anything, a tenth of its
+/// time on a module of 10^4 functions. A module it rejects is validated again with them,
+/// so the message names what it found.
+constexpr size_t kFriendlyNamesMostWords = size_t{1} << 16;
+
+bool Validate(const std::vector<uint32_t>& words, std::string* message, bool scalar_layout,
+              bool friendly_names) {
   spvtools::SpirvTools tools(SPV_ENV_VULKAN_1_1);
   std::string collected;
-  tools.SetMessageConsumer([&](spv_message_level_t, const char*, const spv_position_t& pos,
-                               const char* msg) {
-    if (!collected.empty()) collected += "; ";
-    collected += msg;
-    (void)pos;
-  });
+  tools.SetMessageConsumer(
+      [&](spv_message_level_t, const char*, const spv_position_t&, const char* msg) {
+        if (!collected.empty()) collected += "; ";
+        collected += msg;
+      });
   spvtools::ValidatorOptions options;
   options.SetScalarBlockLayout(scalar_layout);
+  options.SetFriendlyNames(friendly_names);
   bool ok = tools.Validate(words.data(), words.size(), options);
   if (!ok) *message = collected.empty() ? "unknown validation error" : collected;
   return ok;
+}
+
+}  // namespace
+
+bool ValidateSpirv(const std::vector<uint32_t>& words, std::string* message, bool scalar_layout) {
+  bool friendly = words.size() <= kFriendlyNamesMostWords;
+  if (Validate(words, message, scalar_layout, friendly)) return true;
+  return !friendly && Validate(words, message, scalar_layout, true);
 }
 
 bool DisassembleSpirv(const std::vector<uint32_t>& words, std::string* text) {

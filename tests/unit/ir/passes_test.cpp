@@ -80,6 +80,34 @@ TEST_F(PassesTest, TheSpirvListLeavesNoMemoryAndReachesAFixedPoint) {
   EXPECT_EQ(ir::PrintModule(m_), once);
 }
 
+TEST_F(PassesTest, CollectGarbageFreesWhatPassesRemovedAndKeepsTheRest) {
+  ir::Function* f = BuildSelect();
+  // 3000 instructions nothing uses, and a function no longer in the module's list.
+  Block* entry = f->blocks[0];
+  ir::Inst* branch = entry->Terminator();
+  entry->insts.pop_back();
+  b_.SetInsertBlock(entry);
+  Value* a = f->params[1];
+  for (int i = 0; i < 3000; ++i) a = b_.Binary(Op::Add, a, m_.ConstFloat(f32_, 1.0));
+  entry->insts.push_back(branch);
+  ir::Function* gone = BuildSelect();
+  std::erase(m_.functions, gone);
+  ASSERT_TRUE(ir::VerifyModule(m_).empty()) << ir::PrintModule(m_);
+  size_t before = m_.DebugValueCount();
+  EXPECT_TRUE(EliminateDeadCode(m_, Options{}).changed);
+  std::string text_after_dce = ir::PrintModule(m_);
+  m_.CollectGarbage();
+  EXPECT_LT(m_.DebugValueCount() + 3000, before);
+  EXPECT_TRUE(gone->blocks.empty());
+  EXPECT_EQ(gone->params.size(), 2u);
+  EXPECT_EQ(ir::PrintModule(m_), text_after_dce);
+  EXPECT_TRUE(ir::VerifyModule(m_).empty());
+  // Little garbage: nothing to do.
+  size_t kept = m_.DebugValueCount();
+  m_.CollectGarbage();
+  EXPECT_EQ(m_.DebugValueCount(), kept);
+}
+
 TEST(PassTableTest, EveryPassIsFoundByName) {
   autodiff::RegisterPasses();
   EXPECT_EQ(AllPasses().size(), 16u);

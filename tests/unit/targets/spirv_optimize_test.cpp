@@ -46,6 +46,24 @@ TEST(OptimizerPassFlagsTest, ALargeSwitchLeavesOutSsaRewrite) {
   }
 }
 
+TEST(OptimizerPassFlagsTest, ALargeModuleRunsEachCleanupOnce) {
+  ModuleShape at_limit{1, 0, kFullListMostWords};
+  ModuleShape past{1, 0, kFullListMostWords + 1};
+  EXPECT_EQ(OptimizerPassFlags(OptLevel::O1, at_limit), OptimizerPassFlags(OptLevel::O1));
+  for (OptLevel level : {OptLevel::O1, OptLevel::O2, OptLevel::O3}) {
+    std::vector<std::string> flags = OptimizerPassFlags(level, past);
+    EXPECT_FALSE(Has(flags, "--ccp"));
+    EXPECT_FALSE(Has(flags, "--eliminate-local-single-block"));
+    EXPECT_FALSE(Has(flags, "--eliminate-local-single-store"));
+    EXPECT_TRUE(Has(flags, "--ssa-rewrite"));
+    // Dead code goes once, after every pass that can leave some.
+    EXPECT_EQ(std::count(flags.begin(), flags.end(), "--eliminate-dead-code-aggressive"), 1);
+    auto adce = std::find(flags.begin(), flags.end(), "--eliminate-dead-code-aggressive");
+    auto ssa = std::find(flags.begin(), flags.end(), "--ssa-rewrite");
+    EXPECT_LT(ssa - flags.begin(), adce - flags.begin());
+  }
+}
+
 TEST(MeasureModuleTest, CountsFunctionsAndTheLargestSwitch) {
   // A header, then: OpFunction (5 words), an OpSwitch with a default and 3 cases
   // (3 + 2 * 3 words: 4 targets), an OpSwitch with only its default (3 words), and
@@ -63,6 +81,7 @@ TEST(MeasureModuleTest, CountsFunctionsAndTheLargestSwitch) {
   ModuleShape shape = MeasureModule(words);
   EXPECT_EQ(shape.functions, 2u);
   EXPECT_EQ(shape.largest_switch, 4u);
+  EXPECT_EQ(shape.words, words.size());
 }
 
 }  // namespace

@@ -18,6 +18,9 @@ namespace {
 constexpr int64_t kMaxArraySize = 1 << 20;
 /// How many constants defined through constants GenericIntValue follows.
 constexpr int kMaxGenericConstantChain = 256;
+/// The most operations a generic value expression may hold, the constants it names
+/// written out (`a1 = a0 + a0; a2 = a1 + a1; ...` doubles at each step).
+constexpr int64_t kMaxGenericExprSize = 4096;
 
 /// The IntOp of a binary operator, or false.
 bool BinaryIntOp(ast::OpKind op, IntOp* out) {
@@ -65,11 +68,31 @@ const Type* Checker::StaticConstValue(const ast::CallExpr* call, int depth) {
   }
   std::string constant_name = name.substr(0, name.size() - suffix.size());
   for (const ast::VarDecl* constant : owner->Info()->constants) {
-    if (constant->name != constant_name || !constant->is_const) continue;
-    const Type* value = GenericIntValue(constant->init, depth + 1);
+    if (constant->name != constant_name) continue;
+    const Type* value = GenericConstValue(constant, depth);
     return value != nullptr ? types_.Substitute(value, types_.StructSubst(owner)) : nullptr;
   }
   return nullptr;
+}
+
+const Type* Checker::GenericConstValue(const ast::VarDecl* var, int depth) {
+  if (!var->is_const || var->init == nullptr || var->init->type == nullptr ||
+      IsSpecConstantDecl(var) || depth >= kMaxGenericConstantChain) {
+    return nullptr;
+  }
+  // Remembered per constant, so constants named many times are expanded once; null
+  // while in progress (a cycle, reported elsewhere, has no value). A failure is not
+  // remembered: a constant it names may be checked later. Failures stop at the first
+  // operand that fails, so they cost no more than one expansion.
+  auto [it, inserted] = generic_const_values_.emplace(var, nullptr);
+  if (!inserted) return it->second;
+  const Type* value = GenericIntValue(var->init, depth + 1);
+  if (value == nullptr) {
+    generic_const_values_.erase(var);
+  } else {
+    generic_const_values_[var] = value;
+  }
+  return value;
 }
 
 const Type* Checker::GenericIntValue(const ast::Expr* e, int depth) {
@@ -81,6 +104,10 @@ const Type* Checker::GenericIntValue(const ast::Expr* e, int depth) {
   int64_t value = 0;
   if (EvaluateIntConstant(e, &value)) return types_.IntValue(value);
   auto operand = [&](const ast::Expr* o) { return GenericIntValue(o, depth); };
+  auto make = [&](IntOp op, std::vector<const Type*> operands) -> const Type* {
+    const Type* made = types_.IntExpr(op, t, operands);
+    return made->IntExprSize() <= kMaxGenericExprSize ? made : nullptr;
+  };
   switch (e->kind) {
     case ast::ExprKind::Name: {
       const ast::Decl* decl = static_cast<const ast::NameExpr*>(e)->decl;
@@ -91,12 +118,7 @@ const Type* Checker::GenericIntValue(const ast::Expr* e, int depth) {
       }
       if (decl->kind != ast::DeclKind::Var) return nullptr;
       // `static const int kCap = N * 2;`: the constant's initializer.
-      const auto* var = static_cast<const ast::VarDecl*>(decl);
-      if (!var->is_const || var->init == nullptr || IsSpecConstantDecl(var) ||
-          depth >= kMaxGenericConstantChain) {
-        return nullptr;
-      }
-      return GenericIntValue(var->init, depth + 1);
+      return GenericConstValue(static_cast<const ast::VarDecl*>(decl), depth);
     }
     case ast::ExprKind::Cast:
     case ast::ExprKind::ImplicitCast: {
@@ -105,7 +127,7 @@ const Type* Checker::GenericIntValue(const ast::Expr* e, int depth) {
                                    : static_cast<const ast::ImplicitCastExpr*>(e)->operand;
       const Type* v = operand(inner);
       if (v == nullptr) return nullptr;
-      return inner->type == t ? v : types_.IntExpr(IntOp::Convert, t, {v});
+      return inner->type == t ? v : make(IntOp::Convert, {v});
     }
     case ast::ExprKind::Unary: {
       const auto* u = static_cast<const ast::UnaryExpr*>(e);
@@ -115,11 +137,11 @@ const Type* Checker::GenericIntValue(const ast::Expr* e, int depth) {
         case ast::OpKind::Plus:
           return v;
         case ast::OpKind::Neg:
-          return types_.IntExpr(IntOp::Neg, t, {v});
+          return make(IntOp::Neg, {v});
         case ast::OpKind::BitNot:
-          return types_.IntExpr(IntOp::BitNot, t, {v});
+          return make(IntOp::BitNot, {v});
         case ast::OpKind::Not:
-          return types_.IntExpr(IntOp::Not, t, {v});
+          return make(IntOp::Not, {v});
         default:
           return nullptr;
       }
@@ -132,7 +154,7 @@ const Type* Checker::GenericIntValue(const ast::Expr* e, int depth) {
       const Type* b = a != nullptr ? operand(bin->rhs) : nullptr;
       if (b == nullptr) return nullptr;
       // Comparisons keep the operands' type for the arithmetic; their result is bool.
-      return types_.IntExpr(op, t, {a, b});
+      return make(op, {a, b});
     }
     case ast::ExprKind::Conditional: {
       const auto* c = static_cast<const ast::ConditionalExpr*>(e);
@@ -140,7 +162,7 @@ const Type* Checker::GenericIntValue(const ast::Expr* e, int depth) {
       const Type* a = cond != nullptr ? operand(c->then_expr) : nullptr;
       const Type* b = a != nullptr ? operand(c->else_expr) : nullptr;
       if (b == nullptr) return nullptr;
-      return types_.IntExpr(IntOp::Select, t, {cond, a, b});
+      return make(IntOp::Select, {cond, a, b});
     }
     case ast::ExprKind::Call: {
       const auto* call = static_cast<const ast::CallExpr*>(e);
@@ -149,7 +171,7 @@ const Type* Checker::GenericIntValue(const ast::Expr* e, int depth) {
       if (call->constructed != t || call->args.size() != 1) return nullptr;
       const Type* v = operand(call->args[0]);
       if (v == nullptr) return nullptr;
-      return call->args[0]->type == t ? v : types_.IntExpr(IntOp::Convert, t, {v});
+      return call->args[0]->type == t ? v : make(IntOp::Convert, {v});
     }
     case ast::ExprKind::Pack: {
       // `a.getCount()` of an array whose size is a generic value expression.
@@ -243,9 +265,12 @@ void Checker::CheckGenericArraySizes() {
   // A generic function's body under concrete arguments, and the generic functions it
   // calls under the arguments composed through it.
   std::set<std::pair<const ast::FuncDecl*, Subst>> done;
-  std::function<bool(const ast::FuncDecl*, const Subst&, source::SourceRange)> walk =
-      [&](const ast::FuncDecl* func, const Subst& bindings, source::SourceRange at) {
-        if (!done.insert({func, bindings}).second) return true;
+  // A chain of calls longer than the number of generic functions with uses repeats one:
+  // recursion (E3016), which `f<N + 1>()` in f would otherwise walk without end.
+  const size_t max_depth = generic_uses_.size() + 1;
+  std::function<bool(const ast::FuncDecl*, const Subst&, source::SourceRange, size_t)> walk =
+      [&](const ast::FuncDecl* func, const Subst& bindings, source::SourceRange at, size_t depth) {
+        if (depth > max_depth || !done.insert({func, bindings}).second) return true;
         auto it = generic_uses_.find(func);
         if (it == generic_uses_.end()) return true;
         // `g<3>`: the function with its own arguments, as a call would write them.
@@ -268,11 +293,11 @@ void Checker::CheckGenericArraySizes() {
           for (const auto& [param, arg] : callee_bindings) {
             composed[param] = types_.Substitute(arg, bindings);
           }
-          if (!walk(callee, composed, at)) return false;
+          if (!walk(callee, composed, at, depth + 1)) return false;
         }
         return true;
       };
-  for (const ConcreteCall& call : concrete_calls_) walk(call.func, call.bindings, call.at);
+  for (const ConcreteCall& call : concrete_calls_) walk(call.func, call.bindings, call.at, 0);
 }
 
 }  // namespace slope::sema

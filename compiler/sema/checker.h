@@ -548,6 +548,10 @@ class Checker {
   /// GenericIntValue of `S<args>.name` of a `static const` member, read through its
   /// getter `call`.
   const Type* StaticConstValue(const ast::CallExpr* call, int depth);
+  /// GenericIntValue of constant `var`'s initializer (remembered in
+  /// generic_const_values_); null when it has none.
+  const Type* GenericConstValue(const ast::VarDecl* var, int depth);
+  std::unordered_map<const ast::VarDecl*, const Type*> generic_const_values_;
   /// Walks `pattern` (a type in terms of generic parameters) under `subst`; reports an
   /// array whose generic size is out of range at `at`, naming `owner`. False once
   /// reported.

@@ -4,6 +4,7 @@
 // parameters are known (Substitute), they compute to IntValues, so `float[N * 2]` with
 // N = 3 is `float[6]`.
 
+#include <algorithm>
 #include <iterator>
 
 #include "compiler/base/ice.h"
@@ -147,6 +148,10 @@ const Type* TypeContext::IntExpr(IntOp op, const Type* type,
   auto* t = new Type(TypeKind::IntExpr, type, static_cast<uint32_t>(op), false);
   t->args_ = operands;
   t->dependent_ = true;
+  // Capped far above any limit a user of IntExprSize sets, so it cannot overflow.
+  t->value_ = 1;
+  for (const Type* o : operands)
+    t->value_ = std::min<int64_t>(t->value_ + o->IntExprSize(), 1 << 30);
   const Type* result = t;
   int_exprs_.emplace(key, std::unique_ptr<Type>(t));
   return result;

@@ -266,6 +266,8 @@ class Type {
   int64_t Value() const { return value_; }
   /// IntExpr: its operator.
   IntOp IntOperator() const { return static_cast<IntOp>(count_); }
+  /// IntExpr: the operations it holds, shared operands counted at each use; 1 otherwise.
+  int64_t IntExprSize() const { return kind_ == TypeKind::IntExpr ? value_ : 1; }
   /// A generic value argument: an IntValue, a value parameter or an IntExpr.
   bool IsIntValueLike() const {
     return kind_ == TypeKind::IntValue || kind_ == TypeKind::IntExpr ||

@@ -374,14 +374,17 @@ struct LambdaExpr : Expr {
 /// (kSizeOf) and `alignof(T)` (kAlignOf), of a type or of a value's type, an `int`
 /// (sema/check_sizeof.cpp).
 struct PackExpr : Expr {
-  enum Form : uint8_t { kExpand, kEach, kGroup, kCount, kSizeOf, kAlignOf };
+  /// kValueOf: a generic value expression known once specialized (`a.getCount()` of a
+  /// `float a[N * 2]`), made by sema.
+  enum Form : uint8_t { kExpand, kEach, kGroup, kCount, kSizeOf, kAlignOf, kValueOf };
   Form form;
   Expr* operand = nullptr;         ///< kExpand, kEach, kCount (the pack named); kSizeOf,
                                    ///< kAlignOf: a value or a type's name
   TypeExpr* type_arg = nullptr;    ///< kSizeOf, kAlignOf: a type the parser read as one
   std::vector<Expr*> elements;     ///< kGroup
   const sema::Type* pack = nullptr;  ///< sema: kEach, kCount: the type of the pack;
-                                     ///< kSizeOf, kAlignOf: the type asked about
+                                     ///< kSizeOf, kAlignOf: the type asked about;
+                                     ///< kValueOf: the value (a sema IntExpr)
   PackExpr(SourceRange r, Form f, Expr* e) : Expr(ExprKind::Pack, r), form(f), operand(e) {}
 };
 

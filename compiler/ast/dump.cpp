@@ -380,8 +380,9 @@ std::string DumpExpr(const Expr* e) {
       return "(no_diff " + DumpExpr(static_cast<const NoDiffExpr*>(e)->operand) + ")";
     case ExprKind::Pack: {
       auto* p = static_cast<const PackExpr*>(e);
-      static const char* const kForms[] = {"expand ", "each ", "pack ", "countof ", "sizeof ",
-                                           "alignof "};
+      static const char* const kForms[] = {"expand ", "each ",    "pack ",   "countof ",
+                                           "sizeof ", "alignof ", "valueof "};
+      if (p->form == PackExpr::kValueOf) return "(valueof)";
       if (p->form == PackExpr::kGroup) {
         std::vector<std::string> parts;
         for (const Expr* x : p->elements) parts.push_back(DumpExpr(x));

@@ -295,6 +295,7 @@ const ir::Type* Lowerer::LowerType(const sema::Type* t) {
     case sema::TypeKind::GenericParam:
     case sema::TypeKind::AssocType:
     case sema::TypeKind::IntValue:
+    case sema::TypeKind::IntExpr:
       SLOPE_ICE("type '" + t->Name() + "' is not specialized in lowering");
   }
   type_cache_[t] = result;

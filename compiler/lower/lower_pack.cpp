@@ -79,6 +79,13 @@ Value* Lowerer::LowerPackExpr(const ast::PackExpr* e) {
       return module_->ConstInt(LowerType(e->type),
                                e->form == ast::PackExpr::kSizeOf ? size : align);
     }
+    case ast::PackExpr::kValueOf: {
+      const sema::Type* value = Concrete(e->pack);
+      if (value->Kind() != sema::TypeKind::IntValue) {
+        SLOPE_ICE("generic value '" + e->pack->Name() + "' is not specialized in lowering");
+      }
+      return module_->ConstInt(LowerType(e->type), value->Value());
+    }
     case ast::PackExpr::kGroup:
       break;
   }

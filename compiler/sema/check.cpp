@@ -626,7 +626,8 @@ bool Checker::CheckConstantExpr(const ast::Expr* e) {
       return true;
     case ast::ExprKind::Pack: {
       auto form = static_cast<const ast::PackExpr*>(e)->form;
-      return form == ast::PackExpr::kSizeOf || form == ast::PackExpr::kAlignOf;
+      return form == ast::PackExpr::kSizeOf || form == ast::PackExpr::kAlignOf ||
+             form == ast::PackExpr::kValueOf;
     }
     case ast::ExprKind::StringLiteral:
     case ast::ExprKind::Diff:

@@ -39,16 +39,23 @@ const Type* Checker::ApplyArrayDims(ast::TypeExpr* te, const Type* element) {
     }
     int64_t n = 0;
     if (dim->type->IsError()) return types_.Error();
-    if (dim->kind == ast::ExprKind::Name) {
-      // `T items[N]` with `let N : int`: the length is known once specialized.
-      ast::Decl* decl = static_cast<ast::NameExpr*>(dim)->decl;
-      if (decl != nullptr && decl->kind == ast::DeclKind::GenericParam) {
-        type = types_.ArrayOfParam(type, static_cast<ast::GenericParamDecl*>(decl)->type);
-        continue;
-      }
-    }
     constant_wrapped_ = false;
     bool constant = EvaluateIntConstant(dim, &n);
+    if (!constant && !dim->type->IsEnum() && dim->type != types_.Bool()) {
+      // `T items[N]`, `float data[N * 2]`, `int idx[kCap]` (a constant defined from N)
+      // with `let N : int`: the length is known once specialized, where
+      // CheckGenericArraySizes checks it.
+      const Type* length = GenericIntValue(dim);
+      if (length != nullptr && length->IsDependent()) {
+        type = types_.ArrayOfParam(type, length);
+        continue;
+      }
+      // `Stack<2>.kCap`: a constant of a specialization, known here.
+      if (length != nullptr) {
+        constant = true;
+        n = length->Value();
+      }
+    }
     if (constant && n <= 0 && constant_wrapped_ && !dim->type->IsEnum() &&
         dim->type != types_.Bool()) {
       // `int a[65536 * 65536]`, `float f[1 << 31]`: too large, not "not positive".
@@ -377,6 +384,13 @@ ast::Expr* Checker::CheckArrayMethod(ast::CallExpr* call, ast::MemberExpr* calle
     param->decl = length->Generic()->decl;
     param->type = types_.Int();
     return param;
+  }
+  if (length != nullptr && length->Kind() == TypeKind::IntExpr) {
+    // `float a[N * 2]`: the expression's value in each specialization.
+    auto* value = ctx_.New<ast::PackExpr>(call->range, ast::PackExpr::kValueOf, nullptr);
+    value->pack = length;
+    value->type = types_.Int();
+    return value;
   }
   auto* count = ctx_.New<ast::IntLiteralExpr>(call->range, receiver->type->Count(), false);
   count->type = types_.Int();

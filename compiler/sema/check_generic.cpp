@@ -1172,7 +1172,14 @@ const Type* Checker::GenericValueArg(ast::Expr* e) {
     }
   }
   int64_t v = 0;
-  if (!EvaluateIntConstant(e, &v) || !(e->type->IsScalar() || e->type->IsEnum())) {
+  bool constant = EvaluateIntConstant(e, &v);
+  if (!constant) {
+    // `Stack<N + 1>`: known once N is.
+    const Type* value = GenericIntValue(e);
+    if (value != nullptr && value->IsDependent()) return value;
+    if (value != nullptr && e->type->IsScalar()) return value;  // `Stack<2>.kCap`
+  }
+  if (!constant || !(e->type->IsScalar() || e->type->IsEnum())) {
     if (ReportSpecConstantUse(e, "a generic value argument")) return types_.Error();
     diags_.Report(DiagId::GenericValueNotConstant, e->range);
     return types_.Error();

@@ -3,6 +3,8 @@
 // Component-wise operators and conversions go through the numeric rules of
 // conversions.cpp; mul, transpose and determinant are core library intrinsics.
 
+#include <algorithm>
+
 #include "compiler/sema/checker.h"
 
 namespace slope::sema {
@@ -12,17 +14,24 @@ using diag::DiagId;
 const Type* Checker::ResolveMatrixType(ast::TypeExpr* te) {
   const Type* element = ResolveType(te->type_args[0]);
   if (element->IsError()) return element;
-  // R and C are literals or constants (value arguments) or value parameters (which parse
-  // as types); a mix of the two keeps no order, so both must be of one kind.
+  // R and C are literals, constants or expressions (value arguments) or value parameters
+  // (which parse as types); in a mix (`matrix<float, N, N + 1>`) their places in the
+  // source give the order.
   std::vector<const Type*> sizes;
-  if (te->value_args.size() == 2) {
-    for (ast::Expr* e : te->value_args) sizes.push_back(GenericValueArg(e));
-  } else if (te->type_args.size() == 3) {
-    for (size_t i = 1; i < 3; ++i) {
+  if (te->type_args.size() + te->value_args.size() == 3) {
+    std::vector<std::pair<uint32_t, const Type*>> placed;
+    for (size_t i = 1; i < te->type_args.size(); ++i) {
       const Type* t = ResolveType(te->type_args[i]);
       bool value_param = t->IsGenericParam() && t->Generic()->value_type != nullptr;
-      sizes.push_back(t->IsError() || value_param ? t : nullptr);
+      placed.emplace_back(te->type_args[i]->range.begin.offset,
+                          t->IsError() || value_param ? t : nullptr);
     }
+    for (ast::Expr* e : te->value_args) {
+      placed.emplace_back(e->range.begin.offset, GenericValueArg(e));
+    }
+    std::stable_sort(placed.begin(), placed.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [at, size] : placed) sizes.push_back(size);
   } else {
     sizes = {nullptr, nullptr};
   }

@@ -305,6 +305,7 @@ ast::Expr* Checker::CheckPackExpr(ast::PackExpr* e, bool expand_allowed) {
       return CheckSizeOf(e);
     case ast::PackExpr::kGroup:
     case ast::PackExpr::kCount:
+    case ast::PackExpr::kValueOf:
       return e;  // made by sema, already checked
   }
   return e;

@@ -10,43 +10,13 @@
 #include <map>
 
 #include "compiler/sema/checker.h"
+#include "compiler/sema/int_arith.h"
 
 namespace slope::sema {
 
 using diag::DiagId;
 
-int64_t WrapToWidth(int64_t v, int64_t width, bool is_signed) {
-  if (width >= 64) return v;
-  uint64_t mask = (uint64_t{1} << width) - 1;
-  uint64_t bits = static_cast<uint64_t>(v) & mask;
-  if (is_signed && (bits >> (width - 1)) != 0) bits |= ~mask;
-  return static_cast<int64_t>(bits);
-}
-
 namespace {
-// Two's complement arithmetic on 64 bits, without signed overflow.
-int64_t WrapAdd(int64_t a, int64_t b) {
-  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
-}
-int64_t WrapNeg(int64_t a) { return static_cast<int64_t>(0 - static_cast<uint64_t>(a)); }
-int64_t WrapMul(int64_t a, int64_t b) {
-  return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
-}
-bool Less(int64_t a, int64_t b, bool unsigned64) {
-  return unsigned64 ? static_cast<uint64_t>(a) < static_cast<uint64_t>(b) : a < b;
-}
-/// `a / b` or `a % b`; false when it has no value (by zero, or INT64_MIN / -1).
-bool Divide(ast::OpKind op, int64_t a, int64_t b, bool unsigned64, int64_t* out) {
-  if (b == 0) return false;
-  if (unsigned64) {
-    uint64_t ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
-    *out = static_cast<int64_t>(op == ast::OpKind::Div ? ua / ub : ua % ub);
-    return true;
-  }
-  if (a == INT64_MIN && b == -1) return false;
-  *out = op == ast::OpKind::Div ? a / b : a % b;
-  return true;
-}
 /// Height limit of a constant's expression with the constants it names expanded in place
 /// (as lowering expands them): the parser's limit for one expression.
 constexpr uint32_t kMaxConstantHeight = 4096;
@@ -271,7 +241,8 @@ bool Checker::EvaluateIntConstant(const ast::Expr* e, int64_t* out, int depth) {
         case ast::OpKind::Sub: return arithmetic(WrapAdd(a, WrapNeg(b)));
         case ast::OpKind::Mul: return arithmetic(WrapMul(a, b));
         case ast::OpKind::Div:
-        case ast::OpKind::Rem: return Divide(bin->op, a, b, unsigned64, &c) && result(c);
+        case ast::OpKind::Rem:
+          return DivideInts(bin->op == ast::OpKind::Rem, a, b, unsigned64, &c) && result(c);
         case ast::OpKind::BitAnd: return result(a & b);
         case ast::OpKind::BitOr: return result(a | b);
         case ast::OpKind::BitXor: return result(a ^ b);

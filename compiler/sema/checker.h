@@ -16,6 +16,7 @@
 #include "compiler/ast/ast.h"
 #include "compiler/diag/diag.h"
 #include "compiler/sema/check.h"
+#include "compiler/sema/int_arith.h"
 #include "compiler/sema/types.h"
 
 namespace slope::sema {
@@ -63,8 +64,6 @@ std::string GenericHeader(const ast::FuncDecl* f);
 /// `bwd_diff(fwd_diff(name))`: the operators of `chain` (the outermost first) applied
 /// to `name`, as diagnostics show them.
 std::string DiffChainName(const std::vector<ast::DiffExpr*>& chain, const std::string& name);
-/// `v` wrapped to an integer of `width` bits, sign-extended when `is_signed`.
-int64_t WrapToWidth(int64_t v, int64_t width, bool is_signed);
 
 class Checker {
  public:
@@ -551,6 +550,17 @@ class Checker {
   /// a generic value parameter gives must be 1 to the array limit (E3048), or lowering
   /// would build arrays of billions of elements.
   void CheckGenericArraySizes();
+  /// `e` (checked) as a generic value: an IntValue when it is an integer constant, else
+  /// a value parameter or an IntExpr over value parameters (`N * 2`, `kCap + 1` where
+  /// `static const int kCap = N;`); null when it is neither (or not of an integer type).
+  const Type* GenericIntValue(const ast::Expr* e, int depth = 0);
+  /// GenericIntValue of `S<args>.name` of a `static const` member, read through its
+  /// getter `call`.
+  const Type* StaticConstValue(const ast::CallExpr* call, int depth);
+  /// GenericIntValue of constant `var`'s initializer (remembered in
+  /// generic_const_values_); null when it has none.
+  const Type* GenericConstValue(const ast::VarDecl* var, int depth);
+  std::unordered_map<const ast::VarDecl*, const Type*> generic_const_values_;
   /// Walks `pattern` (a type in terms of generic parameters) under `subst`; reports an
   /// array whose generic size is out of range at `at`, naming `owner`. False once
   /// reported.

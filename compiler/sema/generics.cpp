@@ -81,6 +81,11 @@ const Type* TypeContext::Substitute(const Type* t, const Subst& subst) {
     }
     case TypeKind::Pack:
       return SubstitutePack(t, subst);
+    case TypeKind::IntExpr: {
+      std::vector<const Type*> operands;
+      for (const Type* a : t->Args()) operands.push_back(Substitute(a, subst));
+      return IntExpr(t->IntOperator(), t->Element(), operands);
+    }
     case TypeKind::AssocType: {
       const Type* base = Substitute(t->Base(), subst);
       if (base->IsError()) return Error();
@@ -207,6 +212,7 @@ bool TypeContext::Unify(const Type* pattern, const Type* t, const std::vector<co
     }
   }
   if (!pattern->IsDependent()) return pattern == t;
+  if (pattern->Kind() == TypeKind::IntExpr) return UnifyIntExpr(pattern, t, params, bindings);
   if (pattern->IsVector() && pattern->LengthParam() != nullptr) {
     // vector<T, N> matches a vector or (N = 1) a scalar.
     if (!t->IsScalar() && !t->IsVector()) return false;
@@ -241,8 +247,9 @@ bool TypeContext::Unify(const Type* pattern, const Type* t, const std::vector<co
       return Unify(pattern->Element(), t->Element(), params, bindings);
     case TypeKind::Array:
       if (pattern->LengthParam() != nullptr) {
-        if (!Unify(pattern->LengthParam(), IntValue(t->Count()), params, bindings)) return false;
-      } else if (pattern->Count() != t->Count()) {
+        const Type* length = t->LengthParam() != nullptr ? t->LengthParam() : IntValue(t->Count());
+        if (!Unify(pattern->LengthParam(), length, params, bindings)) return false;
+      } else if (t->LengthParam() != nullptr || pattern->Count() != t->Count()) {
         return false;
       }
       return Unify(pattern->Element(), t->Element(), params, bindings);

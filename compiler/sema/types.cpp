@@ -20,6 +20,9 @@ std::string DisplayedName(std::string name) {
 }
 }  // namespace
 
+/// How an IntExpr is written: `N * 2` (int_exprs.cpp).
+std::string IntExprName(const Type* t);
+
 std::string Type::Name() const {
   switch (kind_) {
     case TypeKind::Error: return "<error>";
@@ -86,6 +89,8 @@ std::string Type::Name() const {
       return inner->Name() + dims;
     }
     case TypeKind::IntValue: return std::to_string(value_);
+    case TypeKind::IntExpr:
+      return IntExprName(this);
     case TypeKind::Matrix:
       if (!args_.empty()) {
         return "matrix<" + element_->Name() + ", " + args_[0]->Name() + ", " + args_[1]->Name() +

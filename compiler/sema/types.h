@@ -116,6 +116,35 @@ struct EnumInfo {
   int CaseIndex(const std::string& case_name) const;
 };
 
+/// The operators of a generic value expression (TypeKind::IntExpr).
+enum class IntOp : uint8_t {
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Rem,
+  BitAnd,
+  BitOr,
+  BitXor,
+  Shl,
+  Shr,
+  LogicalAnd,
+  LogicalOr,
+  Eq,
+  Ne,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  // One operand:
+  Neg,
+  BitNot,
+  Not,
+  Convert,  ///< a conversion of the operand to Element()
+  // Three operands:
+  Select,  ///< `c ? a : b`
+};
+
 enum class TypeKind : uint8_t {
   Error,  ///< the type of an expression that already produced an error
   Void,
@@ -130,15 +159,20 @@ enum class TypeKind : uint8_t {
   Interface,     ///< an interface applied to Args(); Iface() describes it
   AssocType,     ///< Base().Assoc(): an associated type of a type not yet known
   IntValue,      ///< a generic value argument: the integer Value()
-  Enum,          ///< a user-defined enum; Enumeration() describes it, Element() is its
-                 ///< underlying integer type
-  Array,         ///< `T[N]`: Count() elements of Element()
-  Matrix,        ///< `floatRxC`: Rows() rows (Count()) of Cols() elements of scalar Element()
-  Texture,       ///< `Texture2D<T>`, `RWTexture2DArray<T>`, ...: texels Element(),
-                 ///< TextureDim() and IsTextureArray(); IsWritable() for RW textures;
-                 ///< also the typed buffers `Buffer<T>` and `RWBuffer<T>` (IsTypedBuffer)
-  Sampler,       ///< SamplerState, or SamplerComparisonState (IsComparisonSampler())
-  Pointer,       ///< `T*` / `Ptr<T>`: an address in device memory of an Element()
+  /// A generic value expression known once its parameters are (`N * 2`, `M > 4 ? M : 4`):
+  /// IntOperator() applied to Args() (IntValues, value parameters or other IntExprs),
+  /// computed in the integer type Element(). It is always dependent: once every operand
+  /// is an IntValue, TypeContext::IntExpr computes the IntValue instead.
+  IntExpr,
+  Enum,     ///< a user-defined enum; Enumeration() describes it, Element() is its
+            ///< underlying integer type
+  Array,    ///< `T[N]`: Count() elements of Element()
+  Matrix,   ///< `floatRxC`: Rows() rows (Count()) of Cols() elements of scalar Element()
+  Texture,  ///< `Texture2D<T>`, `RWTexture2DArray<T>`, ...: texels Element(),
+            ///< TextureDim() and IsTextureArray(); IsWritable() for RW textures;
+            ///< also the typed buffers `Buffer<T>` and `RWBuffer<T>` (IsTypedBuffer)
+  Sampler,  ///< SamplerState, or SamplerComparisonState (IsComparisonSampler())
+  Pointer,  ///< `T*` / `Ptr<T>`: an address in device memory of an Element()
   /// Variadic generics: a pack of types. Concrete, `(int, float)`: Args() are the
   /// elements. Abstract, `expand P`: PackPattern() is P, a type naming the pack
   /// parameters Args() (`each T` is T itself inside P); it becomes concrete once they are.
@@ -236,7 +270,17 @@ class Type {
   const std::vector<const Type*>& Args() const { return args_; }
   /// IntValue: the integer.
   int64_t Value() const { return value_; }
-  /// Array whose length is a generic value parameter: that parameter; null otherwise.
+  /// IntExpr: its operator.
+  IntOp IntOperator() const { return static_cast<IntOp>(count_); }
+  /// IntExpr: the operations it holds, shared operands counted at each use; 1 otherwise.
+  int64_t IntExprSize() const { return kind_ == TypeKind::IntExpr ? value_ : 1; }
+  /// A generic value argument: an IntValue, a value parameter or an IntExpr.
+  bool IsIntValueLike() const {
+    return kind_ == TypeKind::IntValue || kind_ == TypeKind::IntExpr ||
+           (kind_ == TypeKind::GenericParam && generic_->value_type != nullptr);
+  }
+  /// Array whose length is a generic value parameter or expression (an IntExpr): that
+  /// length; null otherwise.
   /// Dependent vector (`vector<T, N>`): its N, a value parameter or an IntValue.
   const Type* LengthParam() const {
     return (kind_ == TypeKind::Array || kind_ == TypeKind::Vector) && !args_.empty() ? args_[0]
@@ -332,7 +376,11 @@ class TypeContext {
   const Type* InterfaceOf(InterfaceInfo* info, const std::vector<const Type*>& args);
   /// A generic value argument.
   const Type* IntValue(int64_t value);
-  /// `T[N]` where N is a generic value parameter (a GenericParam type).
+  /// The generic value expression `op` over `operands`, in the integer (or bool) type
+  /// `type`: an IntValue when every operand is one (a division by zero or a shift out of
+  /// range gives 0), else an IntExpr.
+  const Type* IntExpr(IntOp op, const Type* type, const std::vector<const Type*>& operands);
+  /// `T[N]` where N is a generic value parameter (a GenericParam type) or an IntExpr.
   const Type* ArrayOfParam(const Type* element, const Type* length);
   /// `vector<T, N>` where T or N is a generic parameter (N an IntValue or a value
   /// parameter): a Vector whose Element() is T and whose LengthParam() is N.
@@ -413,6 +461,9 @@ class TypeContext {
   const Type* SubstitutePack(const Type* t, const Subst& subst);
   bool UnifyPack(const Type* pattern, const Type* t, const std::vector<const Type*>& params,
                  Subst* bindings);
+  /// Unify for a generic value expression `pattern` (int_exprs.cpp).
+  bool UnifyIntExpr(const Type* pattern, const Type* t, const std::vector<const Type*>& params,
+                    Subst* bindings);
 
   std::map<std::tuple<TypeKind, const Type*, uint32_t, bool, uint32_t>, std::unique_ptr<Type>>
       types_;
@@ -441,6 +492,8 @@ class TypeContext {
   std::map<const ast::Decl*, const Type*> alias_types_;
   std::map<const ast::AssociatedTypeDecl*, InterfaceInfo*> assoc_owners_;
   std::map<int64_t, const Type*> int_values_;
+  std::map<std::tuple<IntOp, const Type*, std::vector<const Type*>>, std::unique_ptr<Type>>
+      int_exprs_;
   int conformance_depth_ = 0;
   const Type* error_;
   const Type* init_list_;

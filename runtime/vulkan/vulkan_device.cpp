@@ -1175,6 +1175,16 @@ bool VulkanDevice::WriteDescriptorSets(VulkanKernel& kernel,
   for (size_t i = 0; i < infos.size(); ++i) {
     if (infos[i].kind == driver::ResourceKind::PushConstant) continue;
     VkDescriptorType type = DescriptorTypeOf(infos[i].kind);
+    // The write of binding i as `t`; the caller points it at its image, view or buffer.
+    auto write_as = [&](VkDescriptorType t) {
+      VkWriteDescriptorSet write{};
+      write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+      write.dstSet = (*sets)[infos[i].set];
+      write.dstBinding = infos[i].binding;
+      write.descriptorCount = 1;
+      write.descriptorType = t;
+      return write;
+    };
     if (given[i]->texture != nullptr || given[i]->sampler != nullptr) {
       // A combined texture and sampler (Sampler2D) gives both.
       if (given[i]->texture != nullptr) {
@@ -1184,12 +1194,7 @@ bool VulkanDevice::WriteDescriptorSets(VulkanKernel& kernel,
       if (given[i]->sampler != nullptr) {
         image_infos[i].sampler = static_cast<const VulkanSampler*>(given[i]->sampler)->sampler_;
       }
-      VkWriteDescriptorSet write{};
-      write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
-      write.dstSet = (*sets)[infos[i].set];
-      write.dstBinding = infos[i].binding;
-      write.descriptorCount = 1;
-      write.descriptorType = type;
+      VkWriteDescriptorSet write = write_as(type);
       write.pImageInfo = &image_infos[i];
       writes.push_back(write);
       continue;
@@ -1198,12 +1203,7 @@ bool VulkanDevice::WriteDescriptorSets(VulkanKernel& kernel,
     if (infos[i].kind == driver::ResourceKind::TexelBuffer ||
         infos[i].kind == driver::ResourceKind::RWTexelBuffer) {
       if (!MakeTexelView(kernel, infos[i], *buffer, &views[i], error)) return false;
-      VkWriteDescriptorSet write{};
-      write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
-      write.dstSet = (*sets)[infos[i].set];
-      write.dstBinding = infos[i].binding;
-      write.descriptorCount = 1;
-      write.descriptorType = type;
+      VkWriteDescriptorSet write = write_as(type);
       write.pTexelBufferView = &views[i];
       writes.push_back(write);
       continue;
@@ -1222,13 +1222,8 @@ bool VulkanDevice::WriteDescriptorSets(VulkanKernel& kernel,
     buffer_infos[i].range = uniform ? std::max<VkDeviceSize>(infos[i].element.size, 1)
                             : buffer->Size() > 0 ? buffer->Size()
                                                      : VK_WHOLE_SIZE;
-    VkWriteDescriptorSet write{};
-    write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
-    write.dstSet = (*sets)[infos[i].set];
-    write.dstBinding = infos[i].binding;
-    write.descriptorCount = 1;
-    write.descriptorType =
-        uniform ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    VkWriteDescriptorSet write =
+        write_as(uniform ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
     write.pBufferInfo = &buffer_infos[i];
     writes.push_back(write);
   }

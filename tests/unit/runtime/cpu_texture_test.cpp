@@ -278,6 +278,15 @@ TEST(CpuTextureTest, TexelBufferViews) {
   EXPECT_EQ(error, "unknown typed buffer format 'rgb9e5'");
 }
 
+/// `source` compiled for the host target (the CPU device's kernels), named `path`.
+driver::CompileResult CompileForHost(const char* path, const char* source) {
+  driver::CompileOptions options;
+  options.input_path = path;
+  options.source_text = source;
+  options.target = driver::Target::Host;
+  return driver::Compile(options);
+}
+
 // A Slang kernel with typed buffers on the CPU device: Buffer<float2> read, RWBuffer<int>
 // written (its format inferred: r32i), GetDimensions of each.
 constexpr const char* kTypedBufferKernel = R"(
@@ -295,11 +304,7 @@ void main(uint3 tid : SV_DispatchThreadID) {
 )";
 
 TEST(CpuTextureTest, DispatchBindsTypedBuffers) {
-  driver::CompileOptions options;
-  options.input_path = "typed_buffer_test.slang";
-  options.source_text = kTypedBufferKernel;
-  options.target = driver::Target::Host;
-  driver::CompileResult compiled = driver::Compile(options);
+  driver::CompileResult compiled = CompileForHost("typed_buffer_test.slang", kTypedBufferKernel);
   ASSERT_TRUE(compiled.ok);
   const driver::BindingInfo* lengths = compiled.reflection.FindBinding("lengths");
   ASSERT_NE(lengths, nullptr);
@@ -342,11 +347,7 @@ void main(uint3 tid : SV_DispatchThreadID) {
 )";
 
 TEST(CpuTextureTest, DispatchBindsAndChecksTextures) {
-  driver::CompileOptions options;
-  options.input_path = "cpu_texture_test.slang";
-  options.source_text = kKernel;
-  options.target = driver::Target::Host;
-  driver::CompileResult compiled = driver::Compile(options);
+  driver::CompileResult compiled = CompileForHost("cpu_texture_test.slang", kKernel);
   ASSERT_TRUE(compiled.ok);
   std::string error;
   std::unique_ptr<Device> device = CreateDevice(Backend::Cpu, -1, &error);

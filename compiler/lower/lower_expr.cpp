@@ -249,6 +249,16 @@ Value* Lowerer::ArithmeticOp(ast::OpKind op, Value* a, Value* b) {
     a = ConvertValue(a, u);
     b = ConvertValue(b, u);
   }
+  bool bitwise = op == ast::OpKind::BitAnd || op == ast::OpKind::BitOr ||
+                 op == ast::OpKind::BitXor || op == ast::OpKind::Shl || op == ast::OpKind::Shr;
+  if (bitwise && a->GetType()->Scalar()->IsBool()) {
+    // `a & b` on bools in generic code (`T : ILogical` with T = bool): on 0 and 1, and the
+    // result back to a bool.
+    const ir::Type* bools = a->GetType();
+    const ir::Type* u = module_->Types().WithScalar(bools, module_->Types().Int(32, false));
+    Value* r = ArithmeticOp(op, ConvertValue(a, u), ConvertValue(b, u));
+    return ConvertValue(r, bools);
+  }
   switch (op) {
     case ast::OpKind::Add: return b_.Binary(Op::Add, a, b);
     case ast::OpKind::Sub: return b_.Binary(Op::Sub, a, b);
@@ -375,8 +385,12 @@ Value* Lowerer::LowerUnary(const ast::UnaryExpr* e) {
     }
     case ast::OpKind::Not:
       return b_.Unary(Op::LogicalNot, LowerExpr(e->operand));
-    case ast::OpKind::BitNot:
-      return b_.Unary(Op::BitNot, LowerExpr(e->operand));
+    case ast::OpKind::BitNot: {
+      Value* v = LowerExpr(e->operand);
+      // `~x` on bools in generic code (`T : ILogical` with T = bool) is logical not.
+      if (v->GetType()->Scalar()->IsBool()) return b_.Unary(Op::LogicalNot, v);
+      return b_.Unary(Op::BitNot, v);
+    }
     case ast::OpKind::PreInc:
     case ast::OpKind::PreDec:
     case ast::OpKind::PostInc:

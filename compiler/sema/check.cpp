@@ -390,10 +390,13 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
   headers_resolved_ = true;
   types_.SetDifferentiableInterface(DifferentiableInterface());
   if (!scopes_.empty()) {
-    auto it = scopes_.front().find("IDefaultInitializable");
-    if (it != scopes_.front().end() && interfaces_.count(it->second) != 0) {
-      types_.SetDefaultInitializableInterface(types_.InterfaceOf(interfaces_.at(it->second), {}));
-    }
+    auto core_interface = [&](const char* name) -> const Type* {
+      auto it = scopes_.front().find(name);
+      if (it == scopes_.front().end() || interfaces_.count(it->second) == 0) return nullptr;
+      return types_.InterfaceOf(interfaces_.at(it->second), {});
+    };
+    types_.SetDefaultInitializableInterface(core_interface("IDefaultInitializable"));
+    types_.SetEnumInterface(core_interface("__EnumType"));
   }
   ResolveAliasesAndEnums();
   ResolveStructFields();

@@ -174,7 +174,7 @@ ast::Expr* Checker::CheckPropertyRead(ast::MemberExpr* expr) {
 ast::Expr* Checker::CheckSubscriptRead(ast::IndexExpr* expr) {
   const Type* owner = expr->base->type;
   if (owner->IsError() || owner->IsBuffer() || owner->IsVector() || owner->IsArray() ||
-      expr->index->type->IsError()) {
+      owner->IsMatrix() || expr->index->type->IsError()) {
     return nullptr;
   }
   for (const ast::Expr* index : expr->more_indices) {

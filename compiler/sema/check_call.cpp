@@ -56,17 +56,24 @@ ast::Expr* Checker::CheckGenericConversion(ast::CallExpr* call, const Type* type
     init->type = type;
     return init;
   }
-  // `T(x)`, `T.Value(x)` with an arithmetic interface: a numeric conversion.
+  // `T(x)`, `T.Value(x)` with an arithmetic interface: a numeric conversion; with ILogical,
+  // a conversion from an integer.
   std::string caps = type != nullptr ? types_.CapabilitiesOf(type) : "";
-  if (type != nullptr && caps.find('a') != std::string::npos && call->args.size() == 1 &&
-      (call->args[0]->type->IsScalar() || call->args[0]->type == type)) {
+  bool from_int = call->args.size() == 1 && call->args[0]->type->IsScalar() &&
+                  (call->args[0]->type->Kind() == TypeKind::Int ||
+                   call->args[0]->type->Kind() == TypeKind::UInt);
+  bool arithmetic = caps.find('a') != std::string::npos;
+  if (type != nullptr && (arithmetic || caps.find('l') != std::string::npos) &&
+      call->args.size() == 1 &&
+      (call->args[0]->type == type || (arithmetic && call->args[0]->type->IsScalar()) ||
+       from_int)) {
     auto* cast = ctx_.New<ast::ImplicitCastExpr>(call->range, call->args[0]);
     cast->type = type;
     return cast;
   }
   diags_.Report(DiagId::InvalidConstructor, call->range, shown,
                 "these arguments; a generic type converts one scalar when it conforms to "
-                "IArithmetic");
+                "IArithmetic, or an integer when it conforms to ILogical");
   return call;
 }
 

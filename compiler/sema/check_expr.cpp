@@ -629,6 +629,12 @@ ast::Expr* Checker::CheckUnary(ast::UnaryExpr* expr) {
     expr->type = t;
     return expr;
   }
+  if (t->IsDependent() && expr->op == ast::OpKind::BitNot) {
+    std::string caps = types_.CapabilitiesOf(t);
+    if (caps.find('i') == std::string::npos && caps.find('l') == std::string::npos) return fail();
+    expr->type = t;
+    return expr;
+  }
   if (!t->IsNumericLike()) return fail();
   TypeKind scalar = t->ScalarType()->Kind();
   switch (expr->op) {

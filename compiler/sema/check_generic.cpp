@@ -45,6 +45,7 @@ std::string CapabilitiesOfCoreInterface(const std::string& name) {
   if (name == "IInteger") return "aci";
   if (name == "IFloat") return "acf";
   if (name == "ILogical") return "l";
+  if (name == "__EnumType") return "c";
   return "";
 }
 
@@ -1203,9 +1204,10 @@ const Type* Checker::GenericOperatorResult(ast::OpKind op, const Type* a, const 
     case ast::OpKind::BitXor:
     case ast::OpKind::Shl:
     case ast::OpKind::Shr:
-      return has('i') ? a : nullptr;
+      return has('i') || has('l') ? a : nullptr;
     case ast::OpKind::Eq:
     case ast::OpKind::Ne:
+      return has('c') || has('l') ? types_.Bool() : nullptr;
     case ast::OpKind::Lt:
     case ast::OpKind::Le:
     case ast::OpKind::Gt:

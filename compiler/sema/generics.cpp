@@ -349,6 +349,8 @@ const std::vector<std::pair<ExtensionInfo*, Subst>>& TypeContext::ExtensionsOf(c
   if (!guard.TooDeep()) {
     for (const auto& ext : extensions_) {
       if (ext->target == nullptr || ext->target->IsInterface()) continue;
+      // `extension<T, let N : int> vector<T, N>` extends vectors; a scalar is not one here.
+      if (ext->target->IsVector() && !t->IsVector()) continue;
       bool blanket = ext->target->IsGenericParam();
       std::pair<const ExtensionInfo*, const Type*> key{ext.get(), t};
       if (blanket && std::find(blanket_in_progress_.begin(), blanket_in_progress_.end(), key) !=
@@ -473,6 +475,7 @@ bool TypeContext::Conforms(const Type* t, const Type* iface) {
     return false;
   }
   if (iface == default_initializable_ && DefaultInitializable(t)) return true;
+  if (iface == enum_interface_ && t->IsEnum()) return true;
   for (const Type* d : DirectConformances(t)) {
     if (Inherits(d, iface)) return true;
   }

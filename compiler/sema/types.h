@@ -326,6 +326,8 @@ class TypeContext {
   /// built-in numbers, vectors and matrices conform, a sized array when its element does,
   /// and a struct with an `__init()` or whose fields all have a default value.
   void SetDefaultInitializableInterface(const Type* iface) { default_initializable_ = iface; }
+  /// The core library's `__EnumType`, which every enum type conforms to.
+  void SetEnumInterface(const Type* iface) { enum_interface_ = iface; }
   bool DefaultInitializable(const Type* t);
   TypeContext();
 
@@ -506,6 +508,7 @@ class TypeContext {
   const Type* double_;
   const Type* differentiable_ = nullptr;  ///< see SetDifferentiableInterface
   const Type* default_initializable_ = nullptr;  ///< see SetDefaultInitializableInterface
+  const Type* enum_interface_ = nullptr;         ///< see SetEnumInterface
 };
 
 }  // namespace slope::sema

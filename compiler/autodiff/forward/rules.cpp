@@ -199,13 +199,24 @@ Value* Rules::ChainRule() {
     }
     case Intrinsic::Refract: return Refract();
     case Intrinsic::Determinant: {
-      // Linear in each row: the sum over rows i of det(x with row i from dx).
+      // The sum over rows i of dot(cofactors of row i, dx row i): the cofactor of (i, j) is
+      // det(x with row i replaced by the unit vector e_j), from the primal alone, so the
+      // tangent is a dot with dx that reverse mode transposes.
       if (D(0) == nullptr) return nullptr;
+      const ir::Type* mt = X(0)->GetType();
+      const ir::Type* row_type = b_.GetModule().Types().Vector(mt->Scalar(), mt->Cols());
       Value* sum = nullptr;
-      for (uint32_t i = 0; i < X(0)->GetType()->Count(); ++i) {
-        Value* row = b_.Extract(D(0), i);
-        Value* replaced = b_.Emit(Op::Insert, X(0)->GetType(), {X(0), row}, {i});
-        sum = Add(sum, Apply(Intrinsic::Determinant, {replaced}));
+      for (uint32_t i = 0; i < mt->Count(); ++i) {
+        std::vector<Value*> cofactors;
+        for (uint32_t j = 0; j < mt->Cols(); ++j) {
+          std::vector<Value*> unit;
+          for (uint32_t k = 0; k < mt->Cols(); ++k) unit.push_back(Const(mt->Scalar(), k == j));
+          Value* e = b_.Emit(Op::MakeVector, row_type, unit);
+          Value* replaced = b_.Emit(Op::Insert, mt, {X(0), e}, {i});
+          cofactors.push_back(Apply(Intrinsic::Determinant, {replaced}));
+        }
+        Value* c = b_.Emit(Op::MakeVector, row_type, cofactors);
+        sum = Add(sum, DotOf(c, b_.Extract(D(0), i)));
       }
       return sum;
     }

@@ -744,7 +744,7 @@ void Checker::CheckGlobalVar(ast::VarDecl* var, CheckedModule* out) {
     if (var->init == nullptr) {
       // An extern constant nobody exports is reported where it is used.
       if ((var->modifiers & ast::kModExtern) == 0) {
-        diags_.Report(DiagId::MissingInitializer, var->name_range, var->name);
+        diags_.Report(DiagId::MissingInitializer, var->name_range, "static const", var->name);
       }
       return;
     }
@@ -1142,11 +1142,12 @@ void Checker::CheckLocalVar(ast::VarDecl* var) {
       var->type = types_.Error();
     }
   } else {
-    diags_.Report(DiagId::MissingInitializer, var->name_range, var->name);
+    diags_.Report(DiagId::MissingInitializer, var->name_range, var->is_let ? "let" : "var",
+                  var->name);
     var->type = types_.Error();
   }
   if (var->is_let && var->init == nullptr && var->type_expr != nullptr) {
-    diags_.Report(DiagId::MissingInitializer, var->name_range, var->name);
+    diags_.Report(DiagId::MissingInitializer, var->name_range, "let", var->name);
   }
   Declare(var);
 }

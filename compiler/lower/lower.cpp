@@ -281,7 +281,10 @@ const ir::Type* Lowerer::LowerType(const sema::Type* t) {
       result = types.Pointer(ir::AddressSpace::Device, LowerType(pointee));
       break;
     }
-    case sema::TypeKind::Struct: result = LowerStructType(t); break;
+    case sema::TypeKind::Struct:
+      // `Atomic<T>` has T's layout, and atomics work on its value in place.
+      result = IsCoreAtomic(t) ? LowerType(Concrete(t->Args()[0])) : LowerStructType(t);
+      break;
     case sema::TypeKind::Enum: result = LowerType(t->Element()); break;
     case sema::TypeKind::Array: result = types.Array(LowerType(t->Element()), t->Count()); break;
     case sema::TypeKind::Matrix:

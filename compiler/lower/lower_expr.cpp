@@ -139,6 +139,7 @@ Value* Lowerer::LowerExpr(const ast::Expr* e) {
     }
     case ast::ExprKind::Member: {
       auto* m = static_cast<const ast::MemberExpr*>(e);
+      if (IsCoreAtomic(Concrete(m->base->type))) return LowerExpr(m->base);  // its value
       // A member of device memory is loaded alone, not with the whole struct around it.
       if (m->field_index >= 0 && IsThroughPointer(e)) return LoadLValue(LowerLValue(e));
       Value* base = LowerExpr(m->base);
@@ -213,6 +214,10 @@ Value* Lowerer::LowerCall(const ast::CallExpr* call) {
     // `T()` through IDefaultInitializable, T a number, vector, matrix or array.
     Loc(call->range);
     return b_.Call(Callee(call), {});
+  }
+  // `a.add(v)` on an `Atomic<T>`: sema made it the atomic on `a`'s value.
+  if (call->func != nullptr && call->func->intrinsic_inst >= 0 && call->receiver == nullptr) {
+    return LowerSyncCall(call);
   }
   if (call->func != nullptr && call->func->owner != nullptr) return LowerMethodCall(call);
   if (call->constructed != nullptr && call->constructed->IsMatrix()) {
@@ -473,6 +478,7 @@ LValue Lowerer::LowerLValue(const ast::Expr* e) {
     case ast::ExprKind::Member: {
       auto* m = static_cast<const ast::MemberExpr*>(e);
       LValue base = LowerLValue(m->base);
+      if (IsCoreAtomic(Concrete(m->base->type))) return base;  // `Atomic<T>` is its value
       if (m->field_index >= 0) {
         SLOPE_ASSERT(base.texture == nullptr);
         SLOPE_ASSERT(base.swizzle.empty() && base.dynamic_index == nullptr);

@@ -122,6 +122,7 @@ Value* Lowerer::DefaultValue(const sema::Type* t) {
 
 Value* Lowerer::DefaultOf(const sema::Type* t) {
   t = Concrete(t);
+  if (IsCoreAtomic(t)) return DefaultOf(t->Args()[0]);
   if (t->IsStruct()) return DefaultValue(t);
   if (t->IsArray() && t->Count() > 0) {
     // One element's default, repeated (its field initializers run once).

@@ -20,6 +20,13 @@
 
 namespace slope::lower {
 
+/// The core library's `Atomic<T>`: lowered as T itself (its only field, `__value`; names
+/// that start with two underscores are the implementation's).
+inline bool IsCoreAtomic(const sema::Type* t) {
+  return t->IsStruct() && t->Info()->name == "Atomic" && t->Args().size() == 1 &&
+         t->Info()->fields.size() == 1 && t->Info()->fields[0]->name == "__value";
+}
+
 using ir::Op;
 using ir::Value;
 

@@ -133,13 +133,15 @@ void Checker::CheckAttributes(const std::vector<ast::Attribute>& attrs,
   }
 }
 
-void Checker::CheckMethodAttributes(const ast::FuncDecl* f) {
-  CheckAttributes(f->attributes,
-                  {"mutating", "nonmutating", "ForceInline", "Differentiable", "ForwardDifferentiable",
-                   "BackwardDifferentiable", "TreatAsDifferentiable", "NoDiffThis",
-                   "ForwardDerivative", "ForwardDerivativeOf", "BackwardDerivative",
-                   "BackwardDerivativeOf", "PrimalSubstitute", "PrimalSubstituteOf"},
-                  "a method");
+void Checker::CheckMethodAttributes(ast::FuncDecl* f) {
+  CheckAttributes(
+      f->attributes,
+      {"mutating", "nonmutating", "ForceInline", "Differentiable", "ForwardDifferentiable",
+       "BackwardDifferentiable", "TreatAsDifferentiable", "NoDiffThis", "ForwardDerivative",
+       "ForwardDerivativeOf", "BackwardDerivative", "BackwardDerivativeOf", "PrimalSubstitute",
+       "PrimalSubstituteOf", "__intrinsic_op"},
+      "a method");
+  CheckIntrinsicAttribute(f);  // the core library's `Atomic<T>` methods
   for (ast::VarDecl* p : f->params) CheckAttributes(p->attributes, {}, "a parameter");
 }
 

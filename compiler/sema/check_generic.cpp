@@ -967,7 +967,7 @@ void Checker::CheckExtensionBodies(CheckedModule* out) {
 bool Checker::CheckMethodBodies(const std::vector<ast::FuncDecl*>& methods, CheckedModule* out) {
   for (ast::FuncDecl* f : methods) {
     if (diags_.LimitReached()) return false;
-    if (f->body == nullptr) {
+    if (f->body == nullptr && f->intrinsic_inst < 0) {
       diags_.Report(DiagId::UnsupportedConstruct, f->name_range, "methods without a body", "are");
       continue;
     }

@@ -252,11 +252,6 @@ bool Checker::RejectUnsupportedType(ast::TypeExpr* te) {
     what = "samplers";
   } else if (kOtherResources.contains(name)) {
     what = "resources of this kind";
-  } else if (name == "Atomic") {
-    // Methods on a copy of the element would not be atomic: the value must stay in place.
-    what =
-        "atomic values (the Interlocked functions work on buffer elements and groupshared "
-        "variables)";
   } else if (name == "Conditional") {
     what = "conditional fields";
   } else if (name == "String" || name == "NativeString") {

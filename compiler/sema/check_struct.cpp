@@ -5,6 +5,7 @@
 #include <set>
 
 #include "compiler/base/ice.h"
+#include "compiler/ir/ir.h"
 #include "compiler/sema/checker.h"
 
 namespace slope::sema {
@@ -611,6 +612,7 @@ ast::Expr* Checker::CheckMethodCallOn(ast::CallExpr* call, const Type* owner, as
     return call;
   }
   call->receiver = receiver;
+  if (method->intrinsic_inst == static_cast<int>(ir::Op::Atomic)) return CheckAtomicMethod(call);
   return call;
 }
 

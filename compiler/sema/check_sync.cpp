@@ -168,6 +168,60 @@ void Checker::CheckSyncCall(ast::CallExpr* call) {
   }
 }
 
+ast::Expr* Checker::CheckAtomicMethod(ast::CallExpr* call) {
+  const std::string& name = call->func->name;
+  ast::Expr* receiver = call->receiver;
+  const Type* t = types_.FieldType(receiver->type, 0);
+  std::vector<ast::Expr*> values;
+  for (ast::Expr* arg : call->args) {
+    if (arg->type->IsEnum() && arg->type->Name() == "MemoryOrder") {
+      int64_t order = -1;
+      if (!EvaluateIntConstant(arg, &order) || order != 0) {
+        diags_.Report(DiagId::UnsupportedConstruct, arg->range,
+                      "memory orders other than 'MemoryOrder.Relaxed' on 'Atomic<T>' methods",
+                      "are");
+        call->type = types_.Error();
+        return call;
+      }
+      continue;
+    }
+    values.push_back(arg);
+  }
+  auto sub = [&](ast::Expr* a, ast::Expr* b) {
+    auto* e = ctx_.New<ast::BinaryExpr>(b->range, ast::OpKind::Sub, a, b, b->range);
+    e->type = t;
+    return e;
+  };
+  std::function<ast::Expr*(int64_t)> literal = [&](int64_t v) -> ast::Expr* {
+    ast::Expr* e = nullptr;
+    if (!t->IsDependent() && t->Kind() == TypeKind::Float) {
+      e = ctx_.New<ast::FloatLiteralExpr>(call->range, static_cast<double>(v));
+    } else {
+      e = ctx_.New<ast::IntLiteralExpr>(call->range, static_cast<uint64_t>(v < 0 ? -v : v), false);
+    }
+    e->type = t->IsDependent() ? types_.Int() : t;
+    if (t->IsDependent()) e = Coerce(e, t);
+    return v >= 0 ? e : sub(literal(0), e);
+  };
+  if (name == "sub" || name == "reduceSub") {
+    values[0] = sub(literal(0), values[0]);
+  } else if (name == "load") {
+    values.push_back(literal(0));
+  } else if (name == "increment" || name == "reduceInc") {
+    values.push_back(literal(1));
+  } else if (name == "decrement" || name == "reduceDec") {
+    values.push_back(literal(-1));
+  }
+  auto* dest = ctx_.New<ast::MemberExpr>(receiver->range, receiver, "__value", receiver->range);
+  dest->field_index = 0;
+  dest->type = t;
+  values.insert(values.begin(), dest);
+  call->args = std::move(values);
+  call->receiver = nullptr;
+  CheckSyncCall(call);
+  return call;
+}
+
 void Checker::CheckBitCast(const ast::CallExpr* call) {
   const Type* from = call->args[0]->type;
   const Type* to = call->type;

@@ -642,6 +642,9 @@ class Checker {
   /// Checks a resolved call of an atomic, barrier or wave function: an atomic's
   /// destination is in buffer or groupshared memory, operand types are ones SPIR-V has.
   void CheckSyncCall(ast::CallExpr* call);
+  /// `a.add(v)` on an `Atomic<T>` (receiver set): the atomic of the method's intrinsic on
+  /// `a`'s value in place, as CheckSyncCall checks it; only MemoryOrder.Relaxed is taken.
+  ast::Expr* CheckAtomicMethod(ast::CallExpr* call);
   /// `bit_cast<T>(x)`: numeric scalars or vectors of one size (E3627).
   void CheckBitCast(const ast::CallExpr* call);
   // check_pack.cpp: variadic generics.
@@ -789,7 +792,7 @@ class Checker {
                        std::initializer_list<std::string_view> known,
                        std::string_view position = "this declaration");
   /// The attributes of a method of a struct or an extension, and of its parameters.
-  void CheckMethodAttributes(const ast::FuncDecl* f);
+  void CheckMethodAttributes(ast::FuncDecl* f);
   /// Checks the arguments of an attribute its position honours.
   void CheckAttributeArgs(const ast::Attribute& a);
   void CheckGlobalVar(ast::VarDecl* var, CheckedModule* out);

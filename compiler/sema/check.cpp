@@ -777,6 +777,7 @@ void Checker::CheckFunctionSignature(ast::FuncDecl* func) {
   }
   func->own_generic_begin = func->generic_context.size();
   func->result_type = ResolveType(func->return_type);
+  if (func->throws_type_expr != nullptr) CheckThrowsClause(func);
   for (ast::VarDecl* param : func->params) {
     CheckGroupSharedPlacement(param, "a parameter");
     allow_pack_type_ = true;
@@ -809,6 +810,8 @@ void Checker::CheckFunctionSignature(ast::FuncDecl* func) {
 void Checker::CheckFunctionBody(ast::FuncDecl* func) {
   base::IceLocationScope ice(diags_.Sources().Describe(func->name_range.begin));
   current_function_ = func;
+  std::vector<ErrorScope> outer_error_scopes = std::move(error_scopes_);
+  error_scopes_.clear();
   NamespaceScope ns(*this, func);
   ContextScope outer(*this, func->parent);
   ContextScope inner(*this, func);
@@ -826,6 +829,7 @@ void Checker::CheckFunctionBody(ast::FuncDecl* func) {
     if (end.offset > 0) --end.offset;  // point at the closing brace
     diags_.Report(DiagId::MissingReturn, source::SourceRange(end), func->name);
   }
+  error_scopes_ = std::move(outer_error_scopes);
   current_function_ = nullptr;
 }
 
@@ -1223,6 +1227,7 @@ bool Checker::CheckStmt(ast::Stmt* stmt) {
     }
     case ast::StmtKind::Return: {
       auto* s = static_cast<ast::ReturnStmt*>(stmt);
+      CheckJumpFromDefer(stmt);
       // An `__init` returns the object it builds; its `return` statements take no value.
       const Type* expected = current_function_->func_kind == ast::FuncKind::Init
                                  ? types_.Void()
@@ -1254,6 +1259,7 @@ bool Checker::CheckStmt(ast::Stmt* stmt) {
       return false;
     }
     case ast::StmtKind::Break:
+      CheckJumpFromDefer(stmt);
       // `break outer;` leaves the labeled loop (the parser checked that one encloses it).
       for (const ast::Attribute& a : stmt->attributes) {
         if (a.name == "__label") return false;
@@ -1266,6 +1272,7 @@ bool Checker::CheckStmt(ast::Stmt* stmt) {
       }
       return false;
     case ast::StmtKind::Continue:
+      CheckJumpFromDefer(stmt);
       if (loop_depth_ == 0) {
         diags_.Report(DiagId::BreakOutsideLoop, stmt->range, "continue", "a loop");
       }
@@ -1279,6 +1286,12 @@ bool Checker::CheckStmt(ast::Stmt* stmt) {
       diags_.Report(DiagId::CaseOutsideSwitch, stmt->range,
                     static_cast<ast::CaseStmt*>(stmt)->value != nullptr ? "case" : "default");
       return true;
+    case ast::StmtKind::Throw:
+      return CheckThrow(static_cast<ast::ThrowStmt*>(stmt));
+    case ast::StmtKind::DoCatch:
+      return CheckDoCatch(static_cast<ast::DoCatchStmt*>(stmt));
+    case ast::StmtKind::Defer:
+      return CheckDefer(static_cast<ast::DeferStmt*>(stmt));
   }
   return true;
 }

@@ -1113,17 +1113,17 @@ void Lowerer::LowerLoop(const ast::Stmt* init, const ast::Expr* cond, const ast:
   ir::Inst* loop = b_.Loop(first, exit, cont);
   loop->imms = std::move(imms);
   Place(first);
+  // The loop is entered before its condition and left after its step: an error thrown
+  // there (`while (try f(i))`) leaves the loop like a `break outer;`.
+  loops_.push_back({exit, cont, label, exit_flag});
+  loops_.back().defer_depth = defer_scopes_.size();
   if (test_first && cond != nullptr) {
     Value* c = LowerExpr(cond);
     ir::Block* body_block = NewBlock();
     b_.CondBr(c, body_block, exit);
     Place(body_block);
   }
-  loops_.push_back({exit, cont, label, exit_flag});
-  loops_.back().defer_depth = defer_scopes_.size();
   LowerStmt(body);
-  std::vector<size_t> pending = std::move(loops_.back().pending);
-  loops_.pop_back();
   if (!b_.IsTerminated()) b_.Br(cont);
   Place(cont);
   if (step != nullptr) LowerExpr(step);
@@ -1133,6 +1133,8 @@ void Lowerer::LowerLoop(const ast::Stmt* init, const ast::Expr* cond, const ast:
   } else {
     b_.Br(header);
   }
+  std::vector<size_t> pending = std::move(loops_.back().pending);
+  loops_.pop_back();
   Place(exit);
   ExitPending(pending);
 }

@@ -474,6 +474,13 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
       }
     } else {
       CheckEntryPoint(func);
+      if (func->throws_type != nullptr && !func->throws_type->IsError()) {
+        // Named by -entry without [shader]: no caller can catch what it throws.
+        diags_.Report(DiagId::ThrowsUnsupported, func->throws_type_expr->range,
+                      "entry point '" + func->name + "'",
+                      "(an entry point has no caller to catch its errors)");
+        func->throws_type = types_.Error();
+      }
       out->entry_points.push_back(func);
       for (ast::VarDecl* param : func->params) {
         if (param->is_uniform && param->role == ast::VarRole::Global) {
@@ -1209,7 +1216,9 @@ bool Checker::CheckStmt(ast::Stmt* stmt) {
       ScopeGuard scope(*this);
       CheckStmt(s->init);
       if (s->cond != nullptr) s->cond = CoerceToBool(CheckExpr(s->cond));
+      in_loop_continue_ = true;  // see CheckTryCall
       if (s->step != nullptr) s->step = CheckExpr(s->step);
+      in_loop_continue_ = false;
       CheckLoopBody(s->body);
       return true;
     }
@@ -1222,7 +1231,9 @@ bool Checker::CheckStmt(ast::Stmt* stmt) {
     case ast::StmtKind::DoWhile: {
       auto* s = static_cast<ast::DoWhileStmt*>(stmt);
       CheckLoopBody(s->body);
+      in_loop_continue_ = true;
       s->cond = CoerceToBool(CheckExpr(s->cond));
+      in_loop_continue_ = false;
       return true;
     }
     case ast::StmtKind::Return: {

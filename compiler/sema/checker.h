@@ -855,6 +855,9 @@ class Checker {
     size_t switch_count = 0;  ///< defer: the switches open outside the body
   };
   std::vector<ErrorScope> error_scopes_;
+  /// While a `for` step or a `do`-`while` condition is checked: code that runs as the
+  /// loop continues, where lowering cannot leave the loop for a `catch` yet.
+  bool in_loop_continue_ = false;
   // check_switch.cpp
   /// Checks a switch: an integer selector, constant and distinct case values (each
   /// replaced by a literal of the selector's type), no fall-through out of a non-empty

@@ -232,6 +232,9 @@ struct CallExpr : Expr {
   std::vector<CallExpr*> writebacks;
   /// sema: a call of the built-in `printf`; args[0] is its format (a string literal).
   bool is_printf = false;
+  /// `try f()`: the call may throw; `try_range` is the `try` keyword.
+  bool is_try = false;
+  SourceRange try_range;
   /// sema: a buffer method; `receiver` is the buffer, `value_type` what Load/Store move,
   /// `buffer_imm` the atomic operation (ir::AtomicOp) or the structured stride in bytes.
   BufferMethod buffer_method = BufferMethod::None;
@@ -410,7 +413,10 @@ struct ImplicitCastExpr : Expr {
   X(Continue)                   \
   X(Empty)                      \
   X(Switch)                     \
-  X(Case)
+  X(Case)                       \
+  X(Throw)                      \
+  X(DoCatch)                    \
+  X(Defer)
 
 enum class StmtKind : uint8_t {
 #define X(name) name,
@@ -496,6 +502,35 @@ struct SwitchStmt : Stmt {
 struct CaseStmt : Stmt {
   Expr* value;
   CaseStmt(SourceRange r, Expr* v) : Stmt(StmtKind::Case, r), value(v) {}
+};
+
+/// `throw MyError.Failure;`: leaves for the nearest `catch` of the value's type, else
+/// out of the function (which must be declared `throws` that type).
+struct ThrowStmt : Stmt {
+  Expr* value;
+  ThrowStmt(SourceRange r, Expr* v) : Stmt(StmtKind::Throw, r), value(v) {}
+};
+
+/// One `catch (err : MyError) { ... }` clause of a DoCatchStmt; `var` is `err`.
+struct CatchClause {
+  VarDecl* var = nullptr;
+  Stmt* body = nullptr;
+  SourceRange range;
+};
+
+/// `do { ... } catch (e : E1) { ... } catch (e : E2) { ... }`: errors of a clause's type
+/// thrown in the body (by `throw` or an uncaught `try`) run that clause.
+struct DoCatchStmt : Stmt {
+  Stmt* body;
+  std::vector<CatchClause> clauses;
+  DoCatchStmt(SourceRange r, Stmt* b) : Stmt(StmtKind::DoCatch, r), body(b) {}
+};
+
+/// `defer stmt;`: `body` runs when the enclosing block is left, on every path out of it,
+/// after the statements that follow (deferred bodies in reverse order).
+struct DeferStmt : Stmt {
+  Stmt* body;
+  DeferStmt(SourceRange r, Stmt* b) : Stmt(StmtKind::Defer, r), body(b) {}
 };
 
 // ---------------------------------------------------------------------------------------
@@ -666,6 +701,8 @@ struct FuncDecl : Decl {
   std::vector<VarDecl*> params;
   BlockStmt* body = nullptr;  ///< null for a declaration without body
   std::string return_semantic;  ///< `float4 f() : SV_Target`
+  TypeExpr* throws_type_expr = nullptr;     ///< `int f() throws MyError`, or null
+  const sema::Type* throws_type = nullptr;  ///< sema: the error type it throws, or null
   std::vector<WhereClause> where_clauses;
   const sema::Type* result_type = nullptr;  ///< filled by sema
   const sema::Type* owner = nullptr;  ///< sema: the struct of a method or `__init`

@@ -284,6 +284,23 @@ void Dumper::Stmt(int depth, const ast::Stmt* s) {
       Line(depth, c->value != nullptr ? "Case " + DumpExpr(c->value) : "Default");
       return;
     }
+    case StmtKind::Throw:
+      Line(depth, "Throw " + DumpExpr(static_cast<const ThrowStmt*>(s)->value));
+      return;
+    case StmtKind::DoCatch: {
+      auto* d = static_cast<const DoCatchStmt*>(s);
+      Line(depth, "Do" + attrs);
+      Stmt(depth + 1, d->body);
+      for (const CatchClause& c : d->clauses) {
+        Line(depth, "Catch " + DumpVar(c.var));
+        Stmt(depth + 1, c.body);
+      }
+      return;
+    }
+    case StmtKind::Defer:
+      Line(depth, "Defer");
+      Stmt(depth + 1, static_cast<const DeferStmt*>(s)->body);
+      return;
   }
 }
 

@@ -657,6 +657,10 @@ void Lowerer::LowerFunction(const ast::FuncDecl* decl, ir::Function* f) {
   decl_ = decl;
   locals_.clear();
   pack_locals_.clear();
+  defer_scopes_.clear();
+  catches_.clear();
+  throw_flag_ = nullptr;
+  throw_err_ = nullptr;
   Place(NewBlock());
   Loc(decl->name_range);
   // While the body is lowered, the entry block holds only the variables and a branch to
@@ -723,6 +727,7 @@ void Lowerer::LowerFunction(const ast::FuncDecl* decl, ir::Function* f) {
     b_.Store(slot, p);
     locals_[param] = slot;
   }
+  AddErrorParams(decl, f);
   if (f->is_entry) InitializeStatics();
   if (is_init) {
     // `__init` builds its object in a local that starts at the default value.
@@ -863,7 +868,7 @@ void Lowerer::LowerStmt(const ast::Stmt* stmt) {
   if (ice_ != nullptr) ice_->Update(sources_.Describe(stmt->range.begin));
   switch (stmt->kind) {
     case ast::StmtKind::Block:
-      for (const ast::Stmt* s : static_cast<const ast::BlockStmt*>(stmt)->stmts) LowerStmt(s);
+      LowerBlock(static_cast<const ast::BlockStmt*>(stmt)->stmts);
       return;
     case ast::StmtKind::Decl:
       for (const ast::VarDecl* v : static_cast<const ast::DeclStmt*>(stmt)->vars) LowerLocal(v);
@@ -896,20 +901,9 @@ void Lowerer::LowerStmt(const ast::Stmt* stmt) {
       LowerLoop(nullptr, s->cond, nullptr, s->body, false, LoopImmsOf(*stmt));
       return;
     }
-    case ast::StmtKind::Return: {
-      auto* s = static_cast<const ast::ReturnStmt*>(stmt);
-      if (decl_->func_kind == ast::FuncKind::Init) {
-        b_.Return(b_.Load(locals_.at(decl_->this_param)));
-      } else if (s->value != nullptr) {
-        Value* v = LowerExpr(s->value);
-        Loc(stmt->range);
-        b_.Return(v);
-      } else {
-        b_.Return();
-      }
-      StartDeadBlock();
+    case ast::StmtKind::Return:
+      LowerReturn(static_cast<const ast::ReturnStmt*>(stmt));
       return;
-    }
     case ast::StmtKind::Break:
     case ast::StmtKind::Continue: {
       bool is_continue = stmt->kind == ast::StmtKind::Continue;
@@ -917,10 +911,23 @@ void Lowerer::LowerStmt(const ast::Stmt* stmt) {
         LowerLabeledExit(label, is_continue);
         return;
       }
-      b_.Br(is_continue ? loops_.back().continue_target : loops_.back().break_target);
-      StartDeadBlock();
+      LowerJump(is_continue, true);
       return;
     }
+    case ast::StmtKind::Throw: {
+      auto* s = static_cast<const ast::ThrowStmt*>(stmt);
+      Value* v = LowerExpr(s->value);
+      Loc(stmt->range);
+      LowerThrow(s->value->type, v);
+      return;
+    }
+    case ast::StmtKind::DoCatch:
+      LowerDoCatch(static_cast<const ast::DoCatchStmt*>(stmt));
+      return;
+    case ast::StmtKind::Defer:
+      // Not directly in a block (`if (c) defer f();`): its scope ends at once.
+      LowerStmt(static_cast<const ast::DeferStmt*>(stmt)->body);
+      return;
     case ast::StmtKind::Empty:
       return;
     case ast::StmtKind::Switch:
@@ -1007,13 +1014,25 @@ void Lowerer::LowerSwitch(const ast::SwitchStmt* s) {
   Loc(s->range);
   b_.Switch(selector, default_block, cases, merge);
   loops_.push_back({merge, loops_.empty() ? nullptr : loops_.back().continue_target});
+  loops_.back().defer_depth = defer_scopes_.size();
+  loops_.back().is_switch = true;
   for (size_t i = 0; i < clauses.size(); ++i) {
     Place(clauses[i].block);
     // The clause's own block is a target of the switch; only the blocks its statements
     // end in need the (whole-function) reachability test.
+    // Each clause is a scope for `defer`.
+    defer_scopes_.emplace_back();
     for (size_t j = i; j < clauses.size() && (j == i || !InsertBlockUnreachable()); ++j) {
-      for (const ast::Stmt* stmt : clauses[j].stmts) LowerStmt(stmt);
+      for (const ast::Stmt* stmt : clauses[j].stmts) {
+        if (stmt->kind == ast::StmtKind::Defer) {
+          defer_scopes_.back().push_back(static_cast<const ast::DeferStmt*>(stmt)->body);
+        } else {
+          LowerStmt(stmt);
+        }
+      }
     }
+    if (!b_.IsTerminated()) RunDefers(defer_scopes_.size() - 1);
+    defer_scopes_.pop_back();
     if (!b_.IsTerminated()) b_.Br(merge);
   }
   std::vector<size_t> pending = std::move(loops_.back().pending);
@@ -1026,6 +1045,7 @@ void Lowerer::LowerLabeledExit(const std::string& label, bool is_continue) {
   size_t k = loops_.size() - 1;
   while (k > 0 && loops_[k].label != label) --k;
   if (loops_[k].label != label) SLOPE_ICE("a labeled exit without its loop reached lowering");
+  RunDefers(loops_[k].defer_depth);
   if (k + 1 == loops_.size()) {  // the innermost construct: an ordinary break or continue
     b_.Br(is_continue ? loops_[k].continue_target : loops_[k].break_target);
     StartDeadBlock();
@@ -1047,9 +1067,12 @@ void Lowerer::ExitPending(const std::vector<size_t>& pending) {
   for (size_t k : pending) {
     const LoopTargets& target = loops_[k];
     bool arrived = k + 1 == loops_.size();
+    // A `do`/`catch` loop keeps its flag: its end reads it to choose a clause.
+    bool catch_arrived = arrived && target.is_catch;
     // In the labeled loop itself: flag 1 breaks it, 2 continues it (the flag cleared
     // first); deeper, any exit leaves the enclosing construct too.
-    for (int64_t code : arrived ? std::vector<int64_t>{1, 2} : std::vector<int64_t>{0}) {
+    for (int64_t code :
+         arrived && !catch_arrived ? std::vector<int64_t>{1, 2} : std::vector<int64_t>{0}) {
       Value* flag = b_.Load(target.exit_flag);
       Value* zero = module_->ConstInt(int_type, 0);
       Value* cond = code == 0 ? b_.Compare(ir::Op::Ne, flag, zero)
@@ -1058,7 +1081,9 @@ void Lowerer::ExitPending(const std::vector<size_t>& pending) {
       ir::Block* stay = NewBlock();
       b_.If(cond, leave, stay, stay);
       Place(leave);
-      if (code == 0) {
+      if (catch_arrived) {
+        b_.Br(target.break_target);
+      } else if (code == 0) {
         std::vector<size_t>& outer = loops_.back().pending;
         if (std::find(outer.begin(), outer.end(), k) == outer.end()) outer.push_back(k);
         b_.Br(loops_.back().break_target);
@@ -1091,16 +1116,17 @@ void Lowerer::LowerLoop(const ast::Stmt* init, const ast::Expr* cond, const ast:
   ir::Inst* loop = b_.Loop(first, exit, cont);
   loop->imms = std::move(imms);
   Place(first);
+  // The loop is entered before its condition and left after its step: an error thrown
+  // there (`while (try f(i))`) leaves the loop like a `break outer;`.
+  loops_.push_back({exit, cont, label, exit_flag});
+  loops_.back().defer_depth = defer_scopes_.size();
   if (test_first && cond != nullptr) {
     Value* c = LowerExpr(cond);
     ir::Block* body_block = NewBlock();
     b_.CondBr(c, body_block, exit);
     Place(body_block);
   }
-  loops_.push_back({exit, cont, label, exit_flag});
   LowerStmt(body);
-  std::vector<size_t> pending = std::move(loops_.back().pending);
-  loops_.pop_back();
   if (!b_.IsTerminated()) b_.Br(cont);
   Place(cont);
   if (step != nullptr) LowerExpr(step);
@@ -1110,6 +1136,8 @@ void Lowerer::LowerLoop(const ast::Stmt* init, const ast::Expr* cond, const ast:
   } else {
     b_.Br(header);
   }
+  std::vector<size_t> pending = std::move(loops_.back().pending);
+  loops_.pop_back();
   Place(exit);
   ExitPending(pending);
 }

@@ -217,16 +217,30 @@ std::vector<Value*> Lowerer::LowerArgs(const ast::CallExpr* call, std::vector<Ou
     args.push_back(slot);
     outs->push_back({place, slot});
   }
+  const sema::Type* err = call->func != nullptr ? call->func->throws_type : nullptr;
+  if (err != nullptr && !err->IsError()) {
+    // A call that may throw: the callee's hidden flag and error slots (lower_errors.cpp).
+    Value* flag = b_.Var(func_, LowerType(types_.Bool()));
+    b_.Store(flag, module_->ConstBool(false));
+    Value* err_slot = b_.Var(func_, LowerType(Concrete(err)));
+    args.push_back(flag);
+    args.push_back(err_slot);
+    outs->push_back({LValue{}, flag, nullptr, err, err_slot});
+  }
   return args;
 }
 
 void Lowerer::CopyBack(const std::vector<OutArg>& outs) {
   for (const OutArg& out : outs) {
+    if (out.thrown != nullptr) continue;
     if (out.writeback != nullptr) {
       StoreThroughSetter(out.writeback, b_.Load(out.slot));
     } else {
       StoreLValue(out.place, b_.Load(out.slot));
     }
+  }
+  for (const OutArg& out : outs) {
+    if (out.thrown != nullptr) LowerCallError(out);
   }
 }
 

@@ -57,6 +57,10 @@ struct OutArg {
   Value* slot;
   /// For a property or subscript argument: the setter's call storing `slot` back.
   const ast::CallExpr* writeback = nullptr;
+  /// For the hidden error result of a call that may throw: the error type; `slot` is
+  /// then the callee's "threw" flag and `err_slot` its error value.
+  const sema::Type* thrown = nullptr;
+  Value* err_slot = nullptr;
 };
 
 struct LoopTargets {
@@ -69,6 +73,13 @@ struct LoopTargets {
   ir::Value* exit_flag = nullptr;
   /// Indices in `loops_` of labeled loops that an exit from inside this one is heading to.
   std::vector<size_t> pending = {};
+  /// How many `defer` scopes were open outside the construct (a jump out of it runs the
+  /// deferred bodies of the ones above).
+  size_t defer_depth = 0;
+  /// The one-iteration loop of a `do`/`catch` (`exit_flag` says which clause runs; see
+  /// lower_errors.cpp), or a switch: neither is what an unlabeled break or continue leaves.
+  bool is_catch = false;
+  bool is_switch = false;
 };
 
 class Lowerer {
@@ -152,6 +163,42 @@ class Lowerer {
 
   // Statements.
   void LowerStmt(const ast::Stmt* stmt);
+
+  // lower_errors.cpp: blocks with `defer`, `return`, break/continue, error handling.
+  /// A block: its statements, then (if it ends normally) its deferred bodies.
+  void LowerBlock(const std::vector<ast::Stmt*>& stmts);
+  /// Lowers the deferred bodies of the scopes from the innermost down to `down_to`
+  /// (excluded below), last deferred first: code leaving those scopes runs them.
+  void RunDefers(size_t down_to);
+  void LowerReturn(const ast::ReturnStmt* s);
+  /// An unlabeled `break` or `continue`; `run_defers` is false when a `do`/`catch` passes
+  /// on one that already ran them.
+  void LowerJump(bool is_continue, bool run_defers);
+  /// Leaves for the end of the `do`/`catch` loop `loops_[index]` with `code` in its flag.
+  void JumpToCatch(size_t index, int64_t code);
+  void LowerDoCatch(const ast::DoCatchStmt* s);
+  /// An error `value` of type `err` leaving here: to the innermost `catch` of its type,
+  /// else out of the function through its hidden error result.
+  void LowerThrow(const sema::Type* err, Value* value);
+  /// After a call that may throw: passes its error on when its flag is set.
+  void LowerCallError(const OutArg& out);
+  /// A throwing function's hidden parameters: `ptr<function, bool>` set when it throws,
+  /// and `ptr<function, E>` receiving the error.
+  void AddErrorParams(const ast::FuncDecl* decl, ir::Function* f);
+  /// The `defer` bodies of the blocks being lowered, innermost last.
+  std::vector<std::vector<const ast::Stmt*>> defer_scopes_;
+  /// The `do` bodies being lowered, innermost last: their clauses' types and error slots.
+  struct CatchTarget {
+    size_t loop_index = 0;
+    size_t defer_depth = 0;
+    std::vector<const sema::Type*> types;
+    std::vector<Value*> slots;
+    bool uses_break = false;
+    bool uses_continue = false;
+  };
+  std::vector<CatchTarget> catches_;
+  Value* throw_flag_ = nullptr;  ///< the function's hidden "threw" parameter, or null
+  Value* throw_err_ = nullptr;   ///< the function's hidden error parameter, or null
   void LowerIf(const ast::IfStmt* s);
   /// A loop; `imms` are its `loop`'s: the unrolling hint (an ir::LoopControl) and the
   /// [MaxIters] bound, or none.

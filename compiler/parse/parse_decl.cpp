@@ -239,11 +239,9 @@ bool Parser::ParseParams(std::vector<ast::VarDecl*>& params) {
 ast::FuncDecl* Parser::ParseFunctionRest(ast::FuncDecl* func) {
   if (!ParseParams(func->params)) return func;
   if (AtIdent("throws") && Peek(1).Is(TokenKind::Identifier)) {
-    // `int f() throws MyError`: Slang's error handling (`throw`, `try`, `do`/`catch`).
-    source::SourceLoc at = Cur().loc;
+    // `int f() throws MyError`: the error type its `throw`s and uncaught `try`s carry.
     Advance();
-    ParseType();
-    Unsupported(From(at), "error handling constructs ('throws')");
+    func->throws_type_expr = ParseType();
   }
   if (At(TokenKind::Colon)) {
     // A return semantic (`: SV_Target`): kept for graphics stages.

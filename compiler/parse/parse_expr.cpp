@@ -268,6 +268,19 @@ ast::Expr* Parser::ParseUnary() {
       prefixes.push_back({begin, op_range, Prefix::kOp, op, nullptr});
       continue;
     }
+    if (AtIdent("try") && (Peek(1).Is(TokenKind::Identifier) || Peek(1).Is(TokenKind::LParen))) {
+      // `try f(x)`: a call that may throw; the operand must be a call.
+      Advance();
+      ast::Expr* operand = ParseUnary();
+      if (operand != nullptr && operand->kind == ast::ExprKind::Call) {
+        auto* call = static_cast<ast::CallExpr*>(operand);
+        call->is_try = true;
+        call->try_range = op_range;
+      } else if (operand != nullptr) {
+        Error(DiagId::TryNotCall, op_range);
+      }
+      return apply(operand);
+    }
     if (AtIdent("no_diff")) {
       Advance();
       prefixes.push_back({begin, op_range, Prefix::kNoDiff, {}, nullptr});
@@ -444,12 +457,6 @@ ast::Expr* Parser::ParsePrimary() {
       if (tok.text == "true" || tok.text == "false") {
         Advance();
         return ctx_.New<ast::BoolLiteralExpr>(tok.Range(), tok.text == "true");
-      }
-      if (tok.text == "try" && Peek(1).Is(TokenKind::Identifier)) {
-        // `try f()`: Slang's error handling; the call is read on.
-        Unsupported(tok.Range(), "error handling constructs ('try')");
-        Advance();
-        return ParsePrimary();
       }
       bool fwd = tok.text == "fwd_diff" || tok.text == "__fwd_diff";
       bool bwd = tok.text == "bwd_diff" || tok.text == "__bwd_diff";

@@ -116,25 +116,26 @@ ast::Stmt* Parser::ParseStmt() {
     return nullptr;
   } else if (AtIdent("throw") && !Peek(1).Is(TokenKind::Semicolon) &&
              !Peek(1).Is(TokenKind::Equal) && !Peek(1).Is(TokenKind::LParen)) {
-    source::SourceLoc at = Cur().loc;
-    while (!At(TokenKind::Semicolon) && !At(TokenKind::EndOfFile)) Advance();
-    Unsupported(From(at), "error handling constructs ('throw')");
+    // `throw MyError.Failure;`
     Advance();
-    return nullptr;
+    ast::Expr* value = ParseExpr();
+    Expect(TokenKind::Semicolon);
+    stmt = ctx_.New<ast::ThrowStmt>(From(begin), value);
   } else if (AtIdent("defer") &&
              (Peek(1).Is(TokenKind::LBrace) || Peek(1).Is(TokenKind::Identifier))) {
-    // `defer stmt;`: Slang runs it when the scope ends. Read whole, not compiled yet.
-    const Token& kw = Advance();
-    ParseStmt();
-    Unsupported(kw.Range(), "'defer' statements");
-    return nullptr;
+    // `defer stmt;`: runs when the enclosing block is left.
+    Advance();
+    ast::Stmt* body = ParseStmt();
+    if (body == nullptr) return nullptr;
+    stmt = ctx_.New<ast::DeferStmt>(From(begin), body);
   } else if (AtIdent("discard") || AtIdent("goto")) {
     Error(DiagId::UnsupportedConstruct, Cur().Range(),
           "'" + std::string(Cur().text) + "' statements", "are");
     return nullptr;
   } else if (AtIdent("var") || AtIdent("let")) {
     stmt = ParseVarDeclStmt(true);
-  } else if (LooksLikeTypedDecl()) {
+  } else if (!(AtIdent("try") && Peek(1).Is(TokenKind::Identifier)) && LooksLikeTypedDecl()) {
+    // (`try f();` is a call, not a variable `f` of type `try`.)
     stmt = ParseVarDeclStmt(false);
   } else if (At(TokenKind::RBrace) || At(TokenKind::EndOfFile)) {
     Error(DiagId::ExpectedStatement, Cur().Range(), Describe(Cur()));
@@ -296,17 +297,27 @@ ast::Stmt* Parser::ParseDoWhile() {
   source::SourceLoc begin = Advance().loc;
   ast::Stmt* body = ParseStmt();
   if (AtIdent("catch")) {
-    // `do { ... } catch (err : MyError) { ... }`: Slang's error handling.
-    source::SourceLoc at = Cur().loc;
-    Advance();
-    if (At(TokenKind::LParen)) {
-      while (!At(TokenKind::RParen) && !At(TokenKind::EndOfFile)) Advance();
-      Advance();
+    // `do { ... } catch (err : MyError) { ... } catch (e2 : Other) { ... }`
+    auto* stmt = ctx_.New<ast::DoCatchStmt>(From(begin), body);
+    while (AtIdent("catch")) {
+      ast::CatchClause clause;
+      source::SourceLoc at = Advance().loc;
+      if (!Expect(TokenKind::LParen)) return nullptr;
+      const Token* name = ExpectName("an error variable name");
+      if (name == nullptr) return nullptr;
+      clause.var =
+          ctx_.New<ast::VarDecl>(ast::VarRole::Local, std::string(name->text), name->Range());
+      clause.var->is_let = true;
+      if (!Expect(TokenKind::Colon)) return nullptr;
+      clause.var->type_expr = ParseType();
+      if (clause.var->type_expr == nullptr || !Expect(TokenKind::RParen)) return nullptr;
+      clause.range = From(at);
+      clause.body = ParseStmt();
+      if (clause.body == nullptr) return nullptr;
+      stmt->clauses.push_back(clause);
     }
-    source::SourceRange range = From(at);
-    SkipBraced();
-    Unsupported(range, "error handling constructs ('do' with 'catch')");
-    return nullptr;
+    stmt->range = From(begin);
+    return stmt;
   }
   if (!ConsumeIdent("while")) {
     Error(DiagId::ExpectedToken, Cur().Range(), "'while'", Describe(Cur()));

@@ -477,6 +477,13 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
       }
     } else {
       CheckEntryPoint(func);
+      if (func->throws_type != nullptr && !func->throws_type->IsError()) {
+        // Named by -entry without [shader]: no caller can catch what it throws.
+        diags_.Report(DiagId::ThrowsUnsupported, func->throws_type_expr->range,
+                      "entry point '" + func->name + "'",
+                      "(an entry point has no caller to catch its errors)");
+        func->throws_type = types_.Error();
+      }
       out->entry_points.push_back(func);
       for (ast::VarDecl* param : func->params) {
         if (param->is_uniform && param->role == ast::VarRole::Global) {
@@ -780,6 +787,7 @@ void Checker::CheckFunctionSignature(ast::FuncDecl* func) {
   }
   func->own_generic_begin = func->generic_context.size();
   func->result_type = ResolveType(func->return_type);
+  if (func->throws_type_expr != nullptr) CheckThrowsClause(func);
   for (ast::VarDecl* param : func->params) {
     CheckGroupSharedPlacement(param, "a parameter");
     allow_pack_type_ = true;
@@ -812,6 +820,8 @@ void Checker::CheckFunctionSignature(ast::FuncDecl* func) {
 void Checker::CheckFunctionBody(ast::FuncDecl* func) {
   base::IceLocationScope ice(diags_.Sources().Describe(func->name_range.begin));
   current_function_ = func;
+  std::vector<ErrorScope> outer_error_scopes = std::move(error_scopes_);
+  error_scopes_.clear();
   NamespaceScope ns(*this, func);
   ContextScope outer(*this, func->parent);
   ContextScope inner(*this, func);
@@ -829,6 +839,7 @@ void Checker::CheckFunctionBody(ast::FuncDecl* func) {
     if (end.offset > 0) --end.offset;  // point at the closing brace
     diags_.Report(DiagId::MissingReturn, source::SourceRange(end), func->name);
   }
+  error_scopes_ = std::move(outer_error_scopes);
   current_function_ = nullptr;
 }
 
@@ -1209,7 +1220,9 @@ bool Checker::CheckStmt(ast::Stmt* stmt) {
       ScopeGuard scope(*this);
       CheckStmt(s->init);
       if (s->cond != nullptr) s->cond = CoerceToBool(CheckExpr(s->cond));
+      in_loop_continue_ = true;  // see CheckTryCall
       if (s->step != nullptr) s->step = CheckExpr(s->step);
+      in_loop_continue_ = false;
       CheckLoopBody(s->body);
       return true;
     }
@@ -1222,11 +1235,14 @@ bool Checker::CheckStmt(ast::Stmt* stmt) {
     case ast::StmtKind::DoWhile: {
       auto* s = static_cast<ast::DoWhileStmt*>(stmt);
       CheckLoopBody(s->body);
+      in_loop_continue_ = true;
       s->cond = CoerceToBool(CheckExpr(s->cond));
+      in_loop_continue_ = false;
       return true;
     }
     case ast::StmtKind::Return: {
       auto* s = static_cast<ast::ReturnStmt*>(stmt);
+      CheckJumpFromDefer(stmt);
       // An `__init` returns the object it builds; its `return` statements take no value.
       const Type* expected = current_function_->func_kind == ast::FuncKind::Init
                                  ? types_.Void()
@@ -1258,6 +1274,7 @@ bool Checker::CheckStmt(ast::Stmt* stmt) {
       return false;
     }
     case ast::StmtKind::Break:
+      CheckJumpFromDefer(stmt);
       // `break outer;` leaves the labeled loop (the parser checked that one encloses it).
       for (const ast::Attribute& a : stmt->attributes) {
         if (a.name == "__label") return false;
@@ -1270,6 +1287,7 @@ bool Checker::CheckStmt(ast::Stmt* stmt) {
       }
       return false;
     case ast::StmtKind::Continue:
+      CheckJumpFromDefer(stmt);
       if (loop_depth_ == 0) {
         diags_.Report(DiagId::BreakOutsideLoop, stmt->range, "continue", "a loop");
       }
@@ -1283,6 +1301,12 @@ bool Checker::CheckStmt(ast::Stmt* stmt) {
       diags_.Report(DiagId::CaseOutsideSwitch, stmt->range,
                     static_cast<ast::CaseStmt*>(stmt)->value != nullptr ? "case" : "default");
       return true;
+    case ast::StmtKind::Throw:
+      return CheckThrow(static_cast<ast::ThrowStmt*>(stmt));
+    case ast::StmtKind::DoCatch:
+      return CheckDoCatch(static_cast<ast::DoCatchStmt*>(stmt));
+    case ast::StmtKind::Defer:
+      return CheckDefer(static_cast<ast::DeferStmt*>(stmt));
   }
   return true;
 }

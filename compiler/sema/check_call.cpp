@@ -80,6 +80,7 @@ ast::Expr* Checker::CheckGenericConversion(ast::CallExpr* call, const Type* type
 ast::Expr* Checker::CheckCall(ast::CallExpr* call) {
   uint32_t errors = diags_.ErrorCount();
   ast::Expr* checked = CheckCallArgsAndCallee(call);
+  CheckTryCall(call, checked);
   // An initializer-list argument takes its type from the parameter overload resolution
   // chose; one that no parameter typed (a built-in, a constructor) cannot stand alone.
   for (ast::Expr* arg : call->args) {

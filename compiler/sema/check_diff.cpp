@@ -757,6 +757,11 @@ class DiffBodyChecker {
         WalkStmt(sw->body);
         return;
       }
+      case ast::StmtKind::Defer:
+        WalkStmt(static_cast<const ast::DeferStmt*>(s)->body);
+        return;
+      case ast::StmtKind::Throw:
+      case ast::StmtKind::DoCatch:  // sema rejected these in differentiable functions
       case ast::StmtKind::Break:
       case ast::StmtKind::Continue:
       case ast::StmtKind::Empty:

@@ -79,6 +79,16 @@ bool AssignsName(const ast::Stmt* s, const std::string& name) {
       return AssignsName(static_cast<const ast::DoWhileStmt*>(s)->body, name);
     case ast::StmtKind::Switch:
       return AssignsName(static_cast<const ast::SwitchStmt*>(s)->body, name);
+    case ast::StmtKind::Defer:
+      return AssignsName(static_cast<const ast::DeferStmt*>(s)->body, name);
+    case ast::StmtKind::DoCatch: {
+      auto* d = static_cast<const ast::DoCatchStmt*>(s);
+      if (AssignsName(d->body, name)) return true;
+      for (const ast::CatchClause& c : d->clauses) {
+        if (AssignsName(c.body, name)) return true;
+      }
+      return false;
+    }
     default:
       return false;
   }

@@ -834,6 +834,33 @@ class Checker {
   bool CheckBlock(ast::BlockStmt* block);
   /// Checks a loop body in its own scope, with break/continue allowed.
   void CheckLoopBody(ast::Stmt* body);
+  // check_errors.cpp
+  /// `throws E` of a function's signature: E must be an enum; requirements, accessors,
+  /// constructors and differentiable functions cannot throw.
+  void CheckThrowsClause(ast::FuncDecl* func);
+  /// After a call is resolved: a call of a throwing function needs `try` (and its error
+  /// must be caught or rethrown); `try` on a call that cannot throw is a warning.
+  void CheckTryCall(ast::CallExpr* call, const ast::Expr* checked);
+  /// An error of type `err` leaving `at` (`what` is "'throw'" or "'try'"): a `catch` of
+  /// that type encloses it (not across a `defer` body), or the function throws it.
+  void CheckErrorHandled(const Type* err, source::SourceRange at, const char* what);
+  bool CheckThrow(ast::ThrowStmt* s);
+  bool CheckDoCatch(ast::DoCatchStmt* s);
+  bool CheckDefer(ast::DeferStmt* s);
+  /// A `break`, `continue` or `return` that would leave the `defer` body it is in.
+  void CheckJumpFromDefer(const ast::Stmt* stmt);
+  /// The `do` bodies and `defer` bodies being checked, innermost last: the error types
+  /// a `do`'s clauses catch; a `defer` body stops errors, and jumps, from leaving it.
+  struct ErrorScope {
+    std::vector<const Type*> catches;
+    bool is_defer = false;
+    int loop_depth = 0;       ///< defer: the loop depth outside the body
+    size_t switch_count = 0;  ///< defer: the switches open outside the body
+  };
+  std::vector<ErrorScope> error_scopes_;
+  /// While a `for` step or a `do`-`while` condition is checked: code that runs as the
+  /// loop continues, where lowering cannot leave the loop for a `catch` yet.
+  bool in_loop_continue_ = false;
   // check_switch.cpp
   /// Checks a switch: an integer selector, constant and distinct case values (each
   /// replaced by a literal of the selector's type), no fall-through out of a non-empty

@@ -77,7 +77,8 @@ struct TypeExpr {
   X(NoDiff)                     \
   X(TypeTest)                   \
   X(Lambda)                     \
-  X(Pack)
+  X(Pack)                       \
+  X(SpirvAsm)
 
 enum class ExprKind : uint8_t {
 #define X(name) name,
@@ -389,6 +390,51 @@ struct PackExpr : Expr {
                                      ///< kSizeOf, kAlignOf: the type asked about;
                                      ///< kValueOf: the value (a sema IntExpr)
   PackExpr(SourceRange r, Form f, Expr* e) : Expr(ExprKind::Pack, r), form(f), operand(e) {}
+};
+
+/// One operand of an instruction of a `spirv_asm` block.
+struct SpirvAsmOperand {
+  enum class Kind : uint8_t {
+    Value,    ///< `$x` or `$(expr)`: a Slang value
+    Type,     ///< `$$T`: a Slang type
+    Local,    ///< `%name`: an id of the block
+    Result,   ///< `result`: the block's value
+    Int,      ///< an integer literal
+    String,   ///< a string literal
+    Name,     ///< an enumerant by name (`Device`)
+    Builtin,  ///< `builtin(Name:type)` (not supported yet)
+    Address,  ///< `&lvalue` (not supported yet)
+  };
+  Kind kind = Kind::Int;
+  SourceRange range;
+  Expr* value = nullptr;     ///< Value, Address
+  TypeExpr* type = nullptr;  ///< Type
+  std::string text;          ///< Local, String, Name
+  uint64_t number = 0;       ///< Int
+};
+
+/// One instruction of a `spirv_asm` block: `[def : $$T =] OpName operands...`.
+struct SpirvAsmInst {
+  SourceRange range;
+  SourceRange opcode_range;
+  std::string opcode;
+  bool has_def = false;
+  SpirvAsmOperand def;                    ///< Local or Result, when has_def
+  TypeExpr* def_type = nullptr;           ///< the type after `:`, or null
+  std::vector<SpirvAsmOperand> operands;  ///< as written
+  /// sema: the operands in the grammar's order, the result type and id first when the
+  /// instruction has them (from the `def : $$T =` form or as written).
+  std::vector<SpirvAsmOperand> checked;
+};
+
+/// `spirv_asm { inst; inst; ... }`: inline SPIR-V; its type is that of the instruction
+/// defining `result`, else void.
+struct SpirvAsmExpr : Expr {
+  std::vector<SpirvAsmInst> insts;
+  /// sema: every instruction only computes a value and the block has one (it may be
+  /// removed when unused).
+  bool pure = false;
+  explicit SpirvAsmExpr(SourceRange r) : Expr(ExprKind::SpirvAsm, r) {}
 };
 
 /// A conversion sema inserted; `type` is the target type.

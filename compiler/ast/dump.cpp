@@ -422,6 +422,44 @@ std::string DumpExpr(const Expr* e) {
       auto* t = static_cast<const TypeTestExpr*>(e);
       return "(" + DumpExpr(t->operand) + (t->is_cast ? " as " : " is ") + DumpType(t->target) + ")";
     }
+    case ExprKind::SpirvAsm: {
+      auto operand = [](const SpirvAsmOperand& op) -> std::string {
+        switch (op.kind) {
+          case SpirvAsmOperand::Kind::Value:
+            return "$(" + DumpExpr(op.value) + ")";
+          case SpirvAsmOperand::Kind::Type:
+            return "$$" + DumpType(op.type);
+          case SpirvAsmOperand::Kind::Local:
+            return "%" + op.text;
+          case SpirvAsmOperand::Kind::Result:
+            return "result";
+          case SpirvAsmOperand::Kind::Int:
+            return std::to_string(op.number);
+          case SpirvAsmOperand::Kind::String:
+            return "\"" + op.text + "\"";
+          case SpirvAsmOperand::Kind::Name:
+            return op.text;
+          case SpirvAsmOperand::Kind::Builtin:
+            return "builtin(...)";
+          case SpirvAsmOperand::Kind::Address:
+            return "&" + DumpExpr(op.value);
+        }
+        return "?";
+      };
+      std::vector<std::string> insts;
+      for (const SpirvAsmInst& inst : static_cast<const SpirvAsmExpr*>(e)->insts) {
+        std::string s;
+        if (inst.has_def) {
+          s += operand(inst.def);
+          if (inst.def_type != nullptr) s += " : $$" + DumpType(inst.def_type);
+          s += " = ";
+        }
+        s += inst.opcode;
+        for (const SpirvAsmOperand& op : inst.operands) s += " " + operand(op);
+        insts.push_back(s);
+      }
+      return "(spirv_asm " + Join(insts, "; ") + ")";
+    }
   }
   return "?";
 }

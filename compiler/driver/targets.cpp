@@ -127,6 +127,24 @@ bool RejectTextures(EmitRequest& r, const char* target) {
   return ok;
 }
 
+/// Inline SPIR-V on a target that is not SPIR-V: an error at each `spirv_asm` block the
+/// entry points reach (one in a `__target_switch` case for another target never is).
+/// True when there is none.
+bool RejectSpirvAsm(EmitRequest& r, const char* target) {
+  bool ok = true;
+  for (const ir::Function* f : r.module.functions) {
+    for (const ir::Block* b : f->blocks) {
+      for (const ir::Inst* inst : b->insts) {
+        if (inst->GetOp() != ir::Op::SpirvAsm && inst->GetOp() != ir::Op::SpirvAsmValue) continue;
+        r.diags.Report(diag::DiagId::SpirvAsmTarget, source::SourceRange(inst->loc, inst->loc),
+                       target);
+        ok = false;
+      }
+    }
+  }
+  return ok;
+}
+
 /// Calls `report` with each function and its first instruction that `refused` holds
 /// for. True when there is none.
 bool RejectInsts(EmitRequest& r, const std::function<bool(const ir::Inst*)>& refused,
@@ -299,7 +317,10 @@ void EmitGlsl(EmitRequest& r) {
     r.diags.Report(diag::DiagId::GlslOneEntryPoint, source::SourceRange(), std::to_string(chosen));
     return;
   }
-  if (!RejectColumnRowPointers(r, "glsl") || !RejectCubeArrayComparisons(r)) return;
+  if (!RejectSpirvAsm(r, "glsl") || !RejectColumnRowPointers(r, "glsl") ||
+      !RejectCubeArrayComparisons(r)) {
+    return;
+  }
   targets::glsl::WriterOptions glsl_options;
   if (!options.entries.empty()) glsl_options.entry_point = options.entries.front();
   glsl_options.layout = r.layout;
@@ -335,8 +356,8 @@ bool RejectWaveSizes(EmitRequest& r, const char* target, bool up_to_32) {
 
 /// Every chosen entry point as an `extern "C" __global__` kernel of CUDA C++.
 void EmitCuda(EmitRequest& r) {
-  if (!RejectTextures(r, "cuda") || !RejectColumnRowPointers(r, "cuda") ||
-      !RejectWaveSizes(r, "cuda", false)) {
+  if (!RejectSpirvAsm(r, "cuda") || !RejectTextures(r, "cuda") ||
+      !RejectColumnRowPointers(r, "cuda") || !RejectWaveSizes(r, "cuda", false)) {
     return;
   }
   targets::cuda::WriterOptions cuda_options;
@@ -361,6 +382,7 @@ void EmitLlvm(EmitRequest& r) {
                                                      : kNames[1];
   // The host targets call the CPU runtime's slope_cpu_texture (cpu_abi.h); PTX has no
   // texture or surface objects yet.
+  if (!RejectSpirvAsm(r, name)) return;
   if (target_kind == Target::Ptx && !RejectTextures(r, name)) return;
   if (!RejectWaveSizes(r, name, target_kind != Target::Ptx)) return;
   std::string why;

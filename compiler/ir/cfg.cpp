@@ -28,6 +28,8 @@ size_t EdgeCount(const Inst& term) {
     case Op::Atomic: case Op::Barrier: case Op::Wave: case Op::Printf: case Op::BufferInfo:
     case Op::PtrOffset: case Op::PtrCast:
     case Op::Texture:
+    case Op::SpirvAsm:
+    case Op::SpirvAsmValue:
       return 0;
   }
   return 0;

@@ -934,9 +934,11 @@ bool Parser::ParseInst() {
   const OpInfo& info = GetOpInfo(*op);
   bool makes_value =
       !info.is_terminator && *op != Op::Store && *op != Op::Barrier && *op != Op::Printf;
+  // A spirv_asm block has a result only when it defines `result`.
+  bool maybe_value = *op == Op::Call || *op == Op::Texture || *op == Op::SpirvAsm;
   if (named && !makes_value)
     return Fail(DiagId::IrUnexpectedResult, result, std::string(mnemonic.text));
-  if (!named && makes_value && *op != Op::Call && *op != Op::Texture) {
+  if (!named && makes_value && !maybe_value) {
     return Fail(DiagId::IrMissingResult, mnemonic, std::string(mnemonic.text));
   }
   // The instruction is made with a placeholder type and rebuilt once the type is read.
@@ -1082,6 +1084,8 @@ bool Parser::ParseInstBody(Inst* inst) {
     case Op::Store: case Op::ElementPtr: case Op::MakeStruct: case Op::MakeArray: case Op::MakeMatrix:
     case Op::MemberPtr: case Op::Printf: case Op::BufferInfo: case Op::Texture: case Op::PtrOffset:
     case Op::PtrCast:
+    case Op::SpirvAsm:
+    case Op::SpirvAsmValue:
       break;
   }
   // Operands, then immediates in brackets: "extract %v, [1]", "shuffle %a, %b, [0, 2]".

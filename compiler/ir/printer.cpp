@@ -268,6 +268,11 @@ void Printer::PrintInst(const Inst& inst) {
   }
   if (has_result) out_ += " : " + inst.GetType()->Name();
   std::string format;
+  bool is_asm = inst.GetOp() == Op::SpirvAsm || inst.GetOp() == Op::SpirvAsmValue;
+  if (is_asm && UnpackString(inst.imms, &format)) {
+    // The instructions, for the reader (the parser skips comments).
+    out_ += "  // " + format;
+  }
   if (inst.GetOp() == Op::Printf && UnpackString(inst.imms, &format)) {
     // The format, for the reader (the parser skips comments).
     out_ += "  // \"";

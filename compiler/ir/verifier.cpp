@@ -9,6 +9,7 @@
 #include "compiler/base/pointer_hash.h"
 #include "compiler/ir/cfg.h"
 #include "compiler/ir/printer.h"
+#include "compiler/ir/spirv_asm.h"
 #include "compiler/ir/verify_diff.h"
 
 namespace slope::ir {
@@ -162,6 +163,45 @@ bool PointsIntoReadOnlyBuffer(const Value* ptr) {
   return ptr->VKind() == ValueKind::Inst &&
          static_cast<const Inst*>(ptr)->GetOp() == Op::ElementPtr &&
          !static_cast<const Inst*>(ptr)->operands[0]->GetType()->IsWritable();
+}
+
+/// What is wrong with `spirv_asm` instruction `inst`, or null: its text must parse, match
+/// the grammar and name operands it has; a result is defined by one instruction, whose
+/// result type is the instruction's type.
+const char* SpirvAsmError(const Inst& inst) {
+  std::string text;
+  std::vector<AsmInst> insts;
+  if (!UnpackString(inst.imms, &text) || !ParseAsm(text, &insts)) return "bad spirv_asm text";
+  const Type* defined = nullptr;
+  int results = 0;
+  for (const AsmInst& a : insts) {
+    std::vector<AsmSlot> slots;
+    std::string error;
+    size_t bad = 0;
+    if (!AsmMatch(a, &slots, &error, &bad))
+      return "spirv_asm instruction does not match the grammar";
+    for (size_t i = 0; i < a.operands.size(); ++i) {
+      const AsmOperand& op = a.operands[i];
+      bool indexed = op.kind == AsmOperand::Kind::Value || op.kind == AsmOperand::Kind::Type;
+      if (indexed && op.index >= inst.operands.size())
+        return "spirv_asm operand index out of range";
+      if (slots[i].kind == "IdResult" && op.kind == AsmOperand::Kind::Result) {
+        ++results;
+        const AsmOperand& type = a.operands[0];
+        if (i == 1 && type.kind == AsmOperand::Kind::Type && type.index < inst.operands.size()) {
+          defined = inst.operands[type.index]->GetType();
+        }
+      }
+    }
+  }
+  if (results > 1) return "spirv_asm defines result twice";
+  if (inst.GetOp() == Op::SpirvAsmValue && inst.GetType()->IsVoid()) {
+    return "spirv_asm_value has a result";
+  }
+  if (!inst.GetType()->IsVoid() && defined != inst.GetType()) {
+    return "spirv_asm result type is the type of the instruction defining result";
+  }
+  return nullptr;
 }
 
 /// What is wrong with `texture` instruction `inst`, or null (ir.h's TextureOp says what
@@ -685,6 +725,10 @@ void Verifier::VerifyInst(const Function& f, const Inst& inst) {
       }
       break;
     }
+    case Op::SpirvAsm:
+    case Op::SpirvAsmValue:
+      if (const char* error = SpirvAsmError(inst)) need(false, error);
+      break;
     case Op::Barrier:
       arity(0);
       need(inst.imms.size() == 1 && inst.imms[0] < kBarrierKindCount, "bad barrier kind");

@@ -184,6 +184,8 @@ Value* Lowerer::LowerExpr(const ast::Expr* e) {
       return LowerTypeTest(static_cast<const ast::TypeTestExpr*>(e));
     case ast::ExprKind::Pack:
       return LowerPackExpr(static_cast<const ast::PackExpr*>(e));
+    case ast::ExprKind::SpirvAsm:
+      return LowerSpirvAsm(static_cast<const ast::SpirvAsmExpr*>(e));
     case ast::ExprKind::Diff:
     case ast::ExprKind::Lambda:
       SLOPE_ICE("expression kind rejected by sema reached lowering");

@@ -4,6 +4,8 @@
 // exact arithmetic they stand for.
 
 #include "compiler/base/ice.h"
+#include "compiler/ir/cfg.h"
+#include "compiler/ir/spirv_asm.h"
 #include "compiler/lower/lowerer.h"
 
 namespace slope::lower {
@@ -82,6 +84,56 @@ Value* Lowerer::LowerPrintf(const ast::CallExpr* call) {
   Loc(call->range);
   return b_.Emit(Op::Printf, module_->Types().Void(), std::move(args),
                  ir::PackString(format->value));
+}
+
+Value* Lowerer::LowerSpirvAsm(const ast::SpirvAsmExpr* e) {
+  using Kind = ast::SpirvAsmOperand::Kind;
+  std::vector<Value*> operands;
+  std::vector<ir::AsmInst> insts;
+  for (const ast::SpirvAsmInst& inst : e->insts) {
+    ir::AsmInst out;
+    out.opcode = inst.opcode;
+    for (const ast::SpirvAsmOperand& op : inst.checked) {
+      ir::AsmOperand o;
+      o.number = op.number;
+      o.text = op.text;
+      switch (op.kind) {
+        case Kind::Value:
+          o.kind = ir::AsmOperand::Kind::Value;
+          o.index = static_cast<uint32_t>(operands.size());
+          operands.push_back(LowerExpr(op.value));
+          break;
+        case Kind::Type:
+          o.kind = ir::AsmOperand::Kind::Type;
+          o.index = static_cast<uint32_t>(operands.size());
+          operands.push_back(ir::ZeroValue(*module_, *func_, LowerType(op.type->resolved)));
+          break;
+        case Kind::Local:
+          o.kind = ir::AsmOperand::Kind::Local;
+          break;
+        case Kind::Result:
+          o.kind = ir::AsmOperand::Kind::Result;
+          break;
+        case Kind::Int:
+          o.kind = ir::AsmOperand::Kind::Int;
+          break;
+        case Kind::String:
+          o.kind = ir::AsmOperand::Kind::String;
+          break;
+        case Kind::Name:
+          o.kind = ir::AsmOperand::Kind::Name;
+          break;
+        case Kind::Builtin:
+        case Kind::Address:
+          SLOPE_ICE("spirv_asm operand rejected by sema reached lowering");
+      }
+      out.operands.push_back(std::move(o));
+    }
+    insts.push_back(std::move(out));
+  }
+  Loc(e->range);
+  return b_.Emit(e->pure ? Op::SpirvAsmValue : Op::SpirvAsm, LowerType(e->type),
+                 std::move(operands), ir::PackString(ir::PrintAsm(insts)));
 }
 
 Value* Lowerer::LowerIntrinsicCall(const ast::CallExpr* call) {

@@ -236,6 +236,10 @@ class Lowerer {
   /// instruction; an atomic takes a pointer to its destination, not a copy.
   Value* LowerSyncCall(const ast::CallExpr* call);
   Value* LowerPrintf(const ast::CallExpr* call);
+  /// A `spirv_asm` block: one `spirv_asm` (or, computing a value only, `spirv_asm_value`)
+  /// instruction whose operands are the block's values and, for each `$$T`, a zero of T
+  /// standing for the type.
+  Value* LowerSpirvAsm(const ast::SpirvAsmExpr* e);
   /// A buffer method call (lower_resources.cpp).
   Value* LowerBufferMethod(const ast::CallExpr* call);
   /// Texture methods and `tex[coord]` reads (lower_texture.cpp).

@@ -1,7 +1,7 @@
-// Slang constructs Slope does not compile yet, recognized where they start so that the
-// error names the construct at its position instead of a parse error further on:
-// `spirv_asm { ... }`. Also the lookahead that finds a lambda `(params) => body` (parsed
-// by ParseLambda).
+// Constructs recognized by their first tokens in primary position: `spirv_asm { ... }`
+// (parsed by ParseSpirvAsm) and the lookahead that finds a lambda `(params) => body`
+// (parsed by ParseLambda). Also the helpers that report a construct Slope does not
+// compile yet at its position, instead of a parse error further on.
 
 #include "compiler/parse/parser_impl.h"
 
@@ -53,13 +53,7 @@ bool Parser::AtLambda() const {
 }
 
 ast::Expr* Parser::ParseUnsupportedPrimary() {
-  source::SourceLoc begin = Cur().loc;
-  if (AtIdent("spirv_asm") && Peek(1).Is(TokenKind::LBrace)) {
-    Unsupported(Cur().Range(), "'spirv_asm' blocks");
-    Advance();
-    SkipBraced();
-    return ErrorExpr(From(begin));
-  }
+  if (AtIdent("spirv_asm") && Peek(1).Is(TokenKind::LBrace)) return ParseSpirvAsm();
   if (At(TokenKind::LParen) && AtLambda()) return ParseLambda();
   return nullptr;
 }

@@ -203,8 +203,16 @@ class Parser {
   /// At '(': whether its matching ')' comes before any ';', '{' or the end, followed by
   /// `=>`. Linear over a whole parse: the matches are found once (`paren_close_`).
   bool AtLambda() const;
-  /// `spirv_asm { ... }` or a lambda: reports it and returns a stand-in; else null.
+  /// `spirv_asm { ... }` or a lambda: the expression; else null.
   ast::Expr* ParseUnsupportedPrimary();
+
+  // ---- parse_spirv_asm.cpp
+  /// `spirv_asm { ... }`, at `spirv_asm`.
+  ast::Expr* ParseSpirvAsm();
+  /// One instruction of a spirv_asm block; false after a diagnostic.
+  bool ParseSpirvAsmInst(ast::SpirvAsmInst* inst);
+  /// One operand of a spirv_asm instruction; false after a diagnostic.
+  bool ParseSpirvAsmOperand(ast::SpirvAsmOperand* op);
   /// At `each T` / `expand T`: reports it, consumes the keyword and returns true.
 
   const std::vector<Token>& tokens_;

@@ -317,6 +317,8 @@ Value* State::Fold(Inst* inst, std::vector<Inst*>* before) {
     case Op::Atomic: case Op::Barrier: case Op::Wave: case Op::Printf: case Op::BufferInfo:
     case Op::PtrOffset: case Op::PtrCast:
     case Op::Texture:
+    case Op::SpirvAsm:
+    case Op::SpirvAsmValue:
       return nullptr;
   }
   return nullptr;
@@ -379,6 +381,8 @@ const ir::Constant* FoldScalarOp(ir::Module& module, ir::Op op, const ir::Type* 
     case Op::Atomic: case Op::Barrier: case Op::Wave: case Op::Printf: case Op::BufferInfo:
     case Op::PtrOffset: case Op::PtrCast:
     case Op::Texture:
+    case Op::SpirvAsm:
+    case Op::SpirvAsmValue:
       return nullptr;
   }
   ir::Function scratch("", module.Types().Void());  // FoldScalar uses no function

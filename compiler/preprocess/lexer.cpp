@@ -195,8 +195,22 @@ Token Lexer::Next() {
       }
     }
     tok.text = text_.substr(start, pos_ - start);
+    TrackAsmBlock(tok);
     return tok;
   }
+}
+
+void Lexer::TrackAsmBlock(const Token& tok) {
+  if (asm_state_ >= 2) {
+    if (tok.kind == TokenKind::LBrace) ++asm_state_;
+    if (tok.kind == TokenKind::RBrace && --asm_state_ == 1) asm_state_ = 0;
+    return;
+  }
+  if (asm_state_ == 1 && tok.kind == TokenKind::LBrace) {
+    asm_state_ = 3;
+    return;
+  }
+  asm_state_ = tok.kind == TokenKind::Identifier && tok.text == "spirv_asm" ? 1 : 0;
 }
 
 void Lexer::LexNumber(Token& tok) {
@@ -368,6 +382,10 @@ void Lexer::LexPunctuation(Token& tok) {
     case '.': return take(TokenKind::Dot, 1);
     case '?': return take(TokenKind::Question, 1);
     case '#': return take(TokenKind::Hash, 1);
+    case '$':
+      // Anti-quotes of Slang values and types exist only inside `spirv_asm` blocks.
+      if (asm_state_ >= 2) take(TokenKind::Dollar, 1);
+      return;
     case '~': return take(TokenKind::Tilde, 1);
     case ':': return n1 == ':' ? take(TokenKind::ColonColon, 2) : take(TokenKind::Colon, 1);
     case '+':

@@ -84,6 +84,11 @@ class Lexer {
   size_t pos_ = 0;
   bool at_line_start_ = true;
   bool quiet_ = false;
+  /// `spirv_asm` blocks, where `$` is a token: 1 right after the keyword, then 2 + the
+  /// depth of braces inside the block; 0 elsewhere.
+  int asm_state_ = 0;
+  /// Follows `spirv_asm {` ... `}` across the tokens returned.
+  void TrackAsmBlock(const Token& tok);
 };
 
 /// Splits one file into tokens, reporting lexical errors to `diags`.

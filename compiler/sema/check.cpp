@@ -647,6 +647,7 @@ bool Checker::CheckConstantExpr(const ast::Expr* e) {
     case ast::ExprKind::Member:
     case ast::ExprKind::Index:
     case ast::ExprKind::Assign:
+    case ast::ExprKind::SpirvAsm:
       return false;
   }
   return false;

@@ -90,6 +90,8 @@ ast::Expr* Checker::CheckExpr(ast::Expr* expr) {
       return CheckLambda(static_cast<ast::LambdaExpr*>(expr));
     case ast::ExprKind::Pack:
       return CheckPackExpr(static_cast<ast::PackExpr*>(expr), false);
+    case ast::ExprKind::SpirvAsm:
+      return CheckSpirvAsm(static_cast<ast::SpirvAsmExpr*>(expr));
   }
   return expr;
 }

@@ -321,6 +321,9 @@ class Checker {
   ast::Expr* CheckDetach(ast::CallExpr* call);
   /// `printf("format", values...)` (check_printf.cpp).
   ast::Expr* CheckPrintf(ast::CallExpr* call);
+  /// `spirv_asm { ... }` (check_spirv_asm.cpp): values and types, the instructions
+  /// against the SPIR-V grammar, the ids; its type is `result`'s, else void.
+  ast::Expr* CheckSpirvAsm(ast::SpirvAsmExpr* expr);
   /// A method call on a buffer (sema/check_resources.cpp); callee->base is checked.
   ast::Expr* CheckBufferMethod(ast::CallExpr* call, ast::MemberExpr* callee);
   /// Whether Load<T>/Store<T> of a byte address buffer can move a `t`.

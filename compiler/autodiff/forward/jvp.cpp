@@ -286,10 +286,13 @@ void Transcriber::Transcribe(Inst& inst) {
 void Transcriber::AtomicRule(Inst& inst) {
   // Memory other invocations update concurrently has no tangent to follow: a float
   // atomic in differentiated code needs a custom derivative (integers carry none).
+  // Inline SPIR-V is opaque: its float result has no derivative either.
   if (Diff(inst.GetType()) == nullptr) return;
-  passes::ReportError(ctx_.options, diag::DiagId::NoForwardDerivative, inst.loc,
-                      SourceName(*f_),
-                      std::string("this atomic operation on '") + inst.GetType()->Name() + "'");
+  bool inline_asm = inst.GetOp() == Op::SpirvAsm || inst.GetOp() == Op::SpirvAsmValue;
+  passes::ReportError(
+      ctx_.options, diag::DiagId::NoForwardDerivative, inst.loc, SourceName(*f_),
+      std::string(inline_asm ? "this spirv_asm block of type '" : "this atomic operation on '") +
+          inst.GetType()->Name() + "'");
 }
 
 void Transcriber::WaveRule(Inst& inst) {

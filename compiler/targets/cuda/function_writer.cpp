@@ -420,6 +420,10 @@ Expr FunctionWriter::InstExpr(const ir::Inst& inst) {
     case Op::Texture:
       // driver/targets.cpp refuses modules with textures before this writer runs.
       SLOPE_ICE("cuda: texture instruction reached the writer");
+    case Op::SpirvAsm:
+    case Op::SpirvAsmValue:
+      // driver/targets.cpp refuses modules with inline SPIR-V before this writer runs.
+      SLOPE_ICE("cuda: spirv_asm instruction reached the writer");
     case Op::Printf: {
       std::string format;
       if (!ir::UnpackString(inst.imms, &format)) SLOPE_ICE("printf without a format");

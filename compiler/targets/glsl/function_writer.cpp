@@ -428,6 +428,10 @@ Expr FunctionWriter::InstExpr(const ir::Inst& inst) {
                                                           context_.options_.layout,
                                                           context_.options_.matrix_layout)) +
                   "u");
+    case Op::SpirvAsm:
+    case Op::SpirvAsmValue:
+      // driver/targets.cpp refuses modules with inline SPIR-V before this writer runs.
+      SLOPE_ICE("glsl: spirv_asm instruction reached the writer");
     case Op::Printf: {
       // GL_EXT_debug_printf: the format as a string literal, then the values.
       context_.Require("GL_EXT_debug_printf");

@@ -1310,6 +1310,9 @@ void Writer::WriteInst(const ir::Inst& inst) {
     case Op::Barrier: return WriteBarrier(inst);
     case Op::Wave: return WriteWave(inst);
     case Op::Printf: return WritePrintf(inst);
+    case Op::SpirvAsm:
+    case Op::SpirvAsmValue:
+      return WriteSpirvAsm(inst);
     case Op::Texture: return WriteTexture(inst);
     case Op::BufferInfo: {
       // legalize-resources traced every buffer value back to its global.

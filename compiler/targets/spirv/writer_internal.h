@@ -194,6 +194,8 @@ class Writer {
   /// OpControlBarrier / OpMemoryBarrier with the scopes and semantics HLSL's barriers have.
   void WriteBarrier(const ir::Inst& inst);
   void WritePrintf(const ir::Inst& inst);
+  /// A `spirv_asm` block's instructions (inline_asm.cpp).
+  void WriteSpirvAsm(const ir::Inst& inst);
   /// OpGroupNonUniform* at subgroup scope.
   void WriteWave(const ir::Inst& inst);
   /// A signed integer remainder, truncating toward zero as HLSL requires.
@@ -247,6 +249,8 @@ class Writer {
   uint32_t glsl_ext_ = 0;
   uint32_t printf_ext_ = 0;  ///< NonSemantic.DebugPrintf, once a printf is written
   std::set<spv::Capability> capabilities_used_;
+  /// The extensions spirv_asm blocks declared, each written once.
+  std::set<std::string> asm_extensions_;
   /// Float widths tested by isnan/isinf: their entry points get SignedZeroInfNanPreserve,
   /// so that drivers which assume no NaNs or infinities (NVIDIA's) keep the test.
   std::set<uint32_t> nan_preserve_widths_;

@@ -607,6 +607,9 @@ ast::Expr* Checker::CheckUnary(ast::UnaryExpr* expr) {
     expr->type = t;
     return expr;
   }
+  if (ast::Expr* atomic = CheckAtomicOperator(expr->operand, expr->op, nullptr, expr->range)) {
+    return atomic;
+  }
   if (t->IsPointer() && (expr->op == ast::OpKind::PreInc || expr->op == ast::OpKind::PreDec ||
                          expr->op == ast::OpKind::PostInc || expr->op == ast::OpKind::PostDec)) {
     return CheckPointerIncDec(expr);
@@ -810,6 +813,9 @@ ast::Expr* Checker::CheckAssign(ast::AssignExpr* expr) {
   if (expr->op != ast::OpKind::Assign) {
     if (CheckPointerCompoundAssign(expr)) return expr;
     if (ast::Expr* user = CheckUserCompoundAssign(expr)) return user;
+    if (ast::Expr* atomic = CheckAtomicOperator(expr->lhs, expr->op, expr->rhs, expr->range)) {
+      return atomic;
+    }
   }
   if (!CheckAssignable(expr->lhs)) return expr;
   NoteWritten(expr->lhs);

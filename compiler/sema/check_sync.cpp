@@ -222,6 +222,50 @@ ast::Expr* Checker::CheckAtomicMethod(ast::CallExpr* call) {
   return call;
 }
 
+ast::Expr* Checker::CheckAtomicOperator(ast::Expr* target, ast::OpKind op, ast::Expr* value,
+                                        source::SourceRange range) {
+  const Type* t = target->type;
+  if (!t->IsStruct() || t->Info()->name != "Atomic" || t->Info()->fields.size() != 1 ||
+      t->Info()->fields[0]->name != "__value") {
+    return nullptr;
+  }
+  const char* method = nullptr;
+  switch (op) {
+    case ast::OpKind::Add:
+      method = "add";
+      break;
+    case ast::OpKind::Sub:
+      method = "sub";
+      break;
+    case ast::OpKind::BitAnd:
+      method = "and";
+      break;
+    case ast::OpKind::BitOr:
+      method = "or";
+      break;
+    case ast::OpKind::BitXor:
+      method = "xor";
+      break;
+    case ast::OpKind::PreInc:
+    case ast::OpKind::PostInc:
+      method = "increment";
+      break;
+    case ast::OpKind::PreDec:
+    case ast::OpKind::PostDec:
+      method = "decrement";
+      break;
+    default:
+      return nullptr;
+  }
+  auto* callee = ctx_.New<ast::MemberExpr>(range, target, method, range);
+  std::vector<ast::Expr*> args;
+  if (value != nullptr) args.push_back(value);
+  auto* call = ctx_.New<ast::CallExpr>(range, callee, std::move(args));
+  call->type = types_.Error();
+  std::vector<ast::Expr*> no_values;
+  return CheckMethodCallOn(call, t, target, method, range, {}, &no_values);
+}
+
 void Checker::CheckBitCast(const ast::CallExpr* call) {
   const Type* from = call->args[0]->type;
   const Type* to = call->type;

@@ -648,6 +648,10 @@ class Checker {
   /// `a.add(v)` on an `Atomic<T>` (receiver set): the atomic of the method's intrinsic on
   /// `a`'s value in place, as CheckSyncCall checks it; only MemoryOrder.Relaxed is taken.
   ast::Expr* CheckAtomicMethod(ast::CallExpr* call);
+  /// `a += v`, `a -= v`, `a &= v`, `a |= v`, `a ^= v`, `++a`, `a--` on an `Atomic<T>` `a`
+  /// (`value` null for the increments): its method's atomic; null for anything else.
+  ast::Expr* CheckAtomicOperator(ast::Expr* target, ast::OpKind op, ast::Expr* value,
+                                 source::SourceRange range);
   /// `bit_cast<T>(x)`: numeric scalars or vectors of one size (E3627).
   void CheckBitCast(const ast::CallExpr* call);
   // check_pack.cpp: variadic generics.

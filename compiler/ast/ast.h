@@ -640,6 +640,9 @@ struct Decl {
   SourceRange name_range;
   std::vector<Attribute> attributes;
   uint32_t modifiers = 0;  ///< Modifier bits
+  /// Inside a `__file_decl { ... }` block: one more than the offset of its keyword in the
+  /// declaration's file (blocks of one file differ); 0 outside any.
+  uint32_t file_block = 0;
   Decl(DeclKind k, std::string n, SourceRange r) : kind(k), name(std::move(n)), name_range(r) {}
 
   /// The attribute called `attr_name`, or nullptr.

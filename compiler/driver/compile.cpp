@@ -28,6 +28,34 @@
 namespace slope::driver {
 namespace {
 
+/// The user-defined attributes sema recorded, as reflection shows them.
+std::vector<UserAttributeInfo> UserAttributes(const sema::CheckedModule& checked) {
+  std::vector<UserAttributeInfo> out;
+  for (const sema::UserAttributeUse& use : checked.user_attributes) {
+    UserAttributeInfo info{use.name, use.target_kind, use.target, {}};
+    for (const ast::Expr* e : use.args) {
+      AttributeArg arg;
+      if (e->kind == ast::ExprKind::IntLiteral) {
+        auto* lit = static_cast<const ast::IntLiteralExpr*>(e);
+        arg.kind = lit->is_unsigned ? AttributeArg::Kind::UInt : AttributeArg::Kind::Int;
+        arg.int_value = static_cast<int64_t>(lit->value);
+      } else if (e->kind == ast::ExprKind::FloatLiteral) {
+        arg.kind = AttributeArg::Kind::Float;
+        arg.float_value = static_cast<const ast::FloatLiteralExpr*>(e)->value;
+      } else if (e->kind == ast::ExprKind::BoolLiteral) {
+        arg.kind = AttributeArg::Kind::Bool;
+        arg.int_value = static_cast<const ast::BoolLiteralExpr*>(e)->value ? 1 : 0;
+      } else {
+        arg.kind = AttributeArg::Kind::String;
+        arg.string_value = static_cast<const ast::StringLiteralExpr*>(e)->value;
+      }
+      info.args.push_back(std::move(arg));
+    }
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
 /// Replaces every use of a specialization constant by its default value.
 void BindSpecConstantDefaults(ir::Module& module) {
   if (module.spec_constants.empty()) return;
@@ -190,6 +218,7 @@ CompileResult CompileOnThisThread(const CompileOptions& options) {
       result.reflection.entry_points.push_back(
           {f->name, sema::NumThreadsOf(*f), sema::WaveSizeOf(*f)});
     }
+    result.reflection.user_attributes = UserAttributes(checked);
     return finish();
   }
 
@@ -217,6 +246,7 @@ CompileResult CompileOnThisThread(const CompileOptions& options) {
   const ir::MatrixLayout matrices =
       options.column_major ? ir::MatrixLayout::ColumnMajor : ir::MatrixLayout::RowMajor;
   result.reflection = Reflect(*ir_module, entries, rules, matrices);
+  result.reflection.user_attributes = UserAttributes(checked);
   if (options.stop_after == StopAfter::Ir && options.dump_ir_after.empty()) {
     result.text = ir::PrintModule(*ir_module);
     return finish();

@@ -168,11 +168,29 @@ struct SpecConstantInfo {
   uint32_t value_bits = 0;
 };
 
+/// One argument of a user-defined attribute, of its field's type.
+struct AttributeArg {
+  enum class Kind : uint8_t { Int, UInt, Float, Bool, String };
+  Kind kind = Kind::Int;
+  int64_t int_value = 0;  ///< Int and UInt (and Bool as 0 or 1)
+  double float_value = 0;
+  std::string string_value{};
+};
+
+/// A user-defined attribute on a declaration (`[MaxValue(12, "scale")] uniform int s;`).
+struct UserAttributeInfo {
+  std::string name;         ///< "MaxValue"
+  std::string target_kind;  ///< "var", "field", "function", "param" or "struct"
+  std::string target;       ///< "s", "S.radius", "main", "main.x", "S"
+  std::vector<AttributeArg> args;
+};
+
 /// Everything the host needs to run a compiled module.
 struct Reflection {
   std::vector<EntryPointInfo> entry_points;
   std::vector<BindingInfo> bindings;
   std::vector<SpecConstantInfo> spec_constants;
+  std::vector<UserAttributeInfo> user_attributes;
 
   /// Returns the binding named `name`, or nullptr.
   const BindingInfo* FindBinding(const std::string& name) const {

@@ -173,6 +173,43 @@ class Reader {
 
 }  // namespace
 
+constexpr const char* kArgKinds[] = {"int", "uint", "float", "bool", "string"};
+
+/// `[{"name": "MaxValue", "target_kind": "var", "target": "s", "arguments":
+/// [{"type": "int", "value": 12}, {"type": "string", "value": "scale"}]}]`.
+json UserAttributesJson(const std::vector<UserAttributeInfo>& attributes) {
+  json out = json::array();
+  for (const UserAttributeInfo& a : attributes) {
+    json args = json::array();
+    for (const AttributeArg& arg : a.args) {
+      json value;
+      switch (arg.kind) {
+        case AttributeArg::Kind::Int:
+          value = arg.int_value;
+          break;
+        case AttributeArg::Kind::UInt:
+          value = static_cast<uint64_t>(arg.int_value);
+          break;
+        case AttributeArg::Kind::Float:
+          value = arg.float_value;
+          break;
+        case AttributeArg::Kind::Bool:
+          value = arg.int_value != 0;
+          break;
+        case AttributeArg::Kind::String:
+          value = arg.string_value;
+          break;
+      }
+      args.push_back({{"type", kArgKinds[static_cast<int>(arg.kind)]}, {"value", value}});
+    }
+    out.push_back({{"name", a.name},
+                   {"target_kind", a.target_kind},
+                   {"target", a.target},
+                   {"arguments", std::move(args)}});
+  }
+  return out;
+}
+
 std::string ReflectionToJson(const Reflection& reflection) {
   json entries = json::array();
   for (const EntryPointInfo& e : reflection.entry_points) {
@@ -211,6 +248,9 @@ std::string ReflectionToJson(const Reflection& reflection) {
     parameters.push_back(std::move(p));
   }
   json doc{{"entry_points", std::move(entries)}, {"parameters", std::move(parameters)}};
+  if (!reflection.user_attributes.empty()) {
+    doc["user_attributes"] = UserAttributesJson(reflection.user_attributes);
+  }
   if (!reflection.spec_constants.empty()) {
     json specs = json::array();
     for (const SpecConstantInfo& s : reflection.spec_constants) {
@@ -236,6 +276,64 @@ std::string ReflectionToJson(const Reflection& reflection) {
   }
   return doc.dump(2) + "\n";
 }
+
+namespace {
+/// Reads UserAttributesJson's array, when the document has one.
+bool ReadUserAttributes(const json& doc, Reader& r, Reflection* out) {
+  auto attrs = doc.find("user_attributes");
+  if (attrs == doc.end()) return true;
+  if (!attrs->is_array()) return r.Fail("reflection", "\"user_attributes\" must be an array");
+  for (size_t i = 0; i < attrs->size(); ++i) {
+    const json& a = (*attrs)[i];
+    std::string at = "user_attributes[" + std::to_string(i) + "]";
+    if (!a.is_object()) return r.Fail(at, "must be an object");
+    UserAttributeInfo info;
+    if (!r.String(a, "name", at, &info.name) ||
+        !r.String(a, "target_kind", at, &info.target_kind) ||
+        !r.String(a, "target", at, &info.target)) {
+      return false;
+    }
+    auto args = a.find("arguments");
+    if (args == a.end() || !args->is_array()) return r.Fail(at, "missing array \"arguments\"");
+    for (const json& arg : *args) {
+      std::string type;
+      if (!arg.is_object() || !r.String(arg, "type", at, &type)) {
+        return r.Fail(at, "each argument must be an object with a \"type\"");
+      }
+      auto value = arg.find("value");
+      AttributeArg out_arg;
+      bool ok = value != arg.end();
+      if (ok && type == "int") {
+        out_arg.kind = AttributeArg::Kind::Int;
+        ok = value->is_number_integer();
+        if (ok) out_arg.int_value = value->get<int64_t>();
+      } else if (ok && type == "uint") {
+        out_arg.kind = AttributeArg::Kind::UInt;
+        ok = value->is_number_unsigned();
+        if (ok) out_arg.int_value = value->get<int64_t>();
+      } else if (ok && type == "float") {
+        out_arg.kind = AttributeArg::Kind::Float;
+        ok = value->is_number();
+        if (ok) out_arg.float_value = value->get<double>();
+      } else if (ok && type == "bool") {
+        out_arg.kind = AttributeArg::Kind::Bool;
+        ok = value->is_boolean();
+        if (ok) out_arg.int_value = value->get<bool>() ? 1 : 0;
+      } else if (ok && type == "string") {
+        out_arg.kind = AttributeArg::Kind::String;
+        ok = value->is_string();
+        if (ok) out_arg.string_value = value->get<std::string>();
+      } else {
+        ok = false;
+      }
+      if (!ok) return r.Fail(at, "an argument's \"value\" must be a value of its \"type\"");
+      info.args.push_back(std::move(out_arg));
+    }
+    out->user_attributes.push_back(std::move(info));
+  }
+  return true;
+}
+}  // namespace
 
 bool ReflectionFromJson(std::string_view text, Reflection* out, std::string* error) {
   *out = Reflection{};
@@ -337,6 +435,7 @@ bool ReflectionFromJson(std::string_view text, Reflection* out, std::string* err
     if (!r.Element(p, at, &b.element)) return false;
     out->bindings.push_back(std::move(b));
   }
+  if (!ReadUserAttributes(doc, r, out)) return false;
   auto specs = doc.find("specialization_constants");
   if (specs == doc.end()) return true;
   if (!specs->is_array())

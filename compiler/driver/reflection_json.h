@@ -19,7 +19,10 @@
 // elements; "fields" lists a struct's members flattened ("inner.x", "w[1]", a matrix row
 // by row), each with its type, its byte offset in the element and, for the columns of a
 // column-major matrix row, "component_stride". A matrix element has "rows", "row_step"
-// and "component_stride".
+// and "component_stride". A module using user-defined attributes also has
+// "user_attributes": [ { "name": "MaxValue", "target_kind": "var", "target": "s",
+// "arguments": [ { "type": "int", "value": 12 }, { "type": "string", "value": "x" } ] } ]
+// ("target_kind" var, field, function, param or struct).
 
 #include <string>
 #include <string_view>

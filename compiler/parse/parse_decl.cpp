@@ -46,6 +46,7 @@ void Parser::ParseDeclInto(std::vector<ast::Decl*>& out, DeclContext context) {
   }
   auto finish = [&](ast::Decl* d) {
     if (d == nullptr) return;
+    d->file_block = file_block_;
     d->attributes = std::move(attrs);
     d->modifiers |= mods;
     out.push_back(d);
@@ -73,6 +74,10 @@ void Parser::ParseDeclInto(std::vector<ast::Decl*>& out, DeclContext context) {
     var->is_const = true;
     mods |= ast::kModStatic | ast::kModConst;
     return finish(var);
+  }
+  if ((kw == "__ignored_block" || kw == "__transparent_block" || kw == "__file_decl") &&
+      Peek(1).Is(TokenKind::LBrace)) {
+    return ParseScopingBlock(out, context, !attrs.empty() || mods != 0 || !generics.empty());
   }
   if (kw == "struct" || kw == "class") return finish(ParseAggregate(ast::DeclKind::Struct, generics));
   if (kw == "interface") return finish(ParseAggregate(ast::DeclKind::Interface, generics));
@@ -310,6 +315,37 @@ bool Parser::ParseMembers(std::vector<ast::Decl*>& members, DeclContext context)
     if (pos_ == before) Advance();
   }
   return Expect(TokenKind::RBrace);
+}
+
+void Parser::ParseScopingBlock(std::vector<ast::Decl*>& out, DeclContext context, bool decorated) {
+  const Token& keyword = Advance();
+  if (decorated) diags_.Report(DiagId::ScopingBlockModifiers, keyword.Range(), keyword.text);
+  if (keyword.text == "__ignored_block") {
+    // Skipped unread, like a comment; its braces must balance.
+    int depth = 0;
+    do {
+      if (At(TokenKind::LBrace)) ++depth;
+      if (At(TokenKind::RBrace)) --depth;
+      Advance();
+    } while (depth > 0 && !At(TokenKind::EndOfFile));
+    if (depth > 0) Error(DiagId::ExpectedToken, Cur().Range(), "'}'", Describe(Cur()));
+    return;
+  }
+  if (keyword.text == "__transparent_block") {
+    ParseMembers(out, context);
+    return;
+  }
+  if (context != DeclContext::TopLevel || file_block_ != 0) {
+    const char* where = file_block_ != 0                    ? "another '__file_decl'"
+                        : context == DeclContext::Namespace ? "a namespace"
+                                                            : "a type";
+    diags_.Report(DiagId::FileDeclNotAtFileScope, keyword.Range(), where);
+    SkipBraced();
+    return;
+  }
+  file_block_ = keyword.loc.offset + 1;
+  ParseMembers(out, context);
+  file_block_ = 0;
 }
 
 ast::Decl* Parser::ParseAggregate(ast::DeclKind kind, std::vector<ast::GenericParamDecl*> generics) {

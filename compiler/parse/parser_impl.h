@@ -193,6 +193,10 @@ class Parser {
   void Unsupported(source::SourceRange range, const std::string& what);
   /// At '{': skips past its matching '}'.
   void SkipBraced();
+  /// At `__ignored_block`, `__transparent_block` or `__file_decl` before '{': skips the
+  /// first; the members of the others go to `out` as if written in place, those of a
+  /// `__file_decl` marked with its block (`ast::Decl::file_block`).
+  void ParseScopingBlock(std::vector<ast::Decl*>& out, DeclContext context, bool decorated);
   /// `__target_switch { case spirv: ... default: ... }`: the statements of the case the
   /// compile's target takes, as a block; the other cases are skipped unread, as `#if`
   /// skips (they may use another target's constructs).
@@ -228,6 +232,8 @@ class Parser {
   bool branch_reported_ = false;
   bool depth_reported_ = false;
   bool panic_ = false;
+  /// The `ast::Decl::file_block` of declarations parsed now (0 outside `__file_decl`).
+  uint32_t file_block_ = 0;
   /// Labels of the loops enclosing the current statement (`outer: for ...`), innermost
   /// last, for `break outer;` and `continue outer;`.
   std::vector<std::string> loop_labels_;

@@ -335,6 +335,8 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
   for (ast::Decl* decl : module.decls) {
     if (const char* what = UnsupportedDeclName(decl)) {
       diags_.Report(DiagId::UnsupportedConstruct, decl->name_range, what, "are");
+    } else if (DeclareUserAttribute(decl)) {
+      // an attribute's declaration, not a type
     } else if (decl->kind == ast::DeclKind::BufferBlock) {
       // A cbuffer's members are globals whose names are visible unqualified.
       DeclareBufferBlock(static_cast<ast::AggregateDecl*>(decl), &decls);
@@ -358,9 +360,11 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
            "ForwardDifferentiable", "BackwardDifferentiable", "TreatAsDifferentiable",
            "ForwardDerivative", "ForwardDerivativeOf", "BackwardDerivative", "BackwardDerivativeOf",
            "PrimalSubstitute", "PrimalSubstituteOf", "__intrinsic_op"},
-          "a function");
+          "a function", func->name);
       CheckIntrinsicAttribute(func);
-      for (ast::VarDecl* p : func->params) CheckAttributes(p->attributes, {}, "a parameter");
+      for (ast::VarDecl* p : func->params) {
+        CheckAttributes(p->attributes, {}, "a parameter", func->name + "." + p->name);
+      }
     } else {
       // `format` / `vk::image_format`: CheckTextureFormat allows them on RW textures only.
       if (decl->kind == ast::DeclKind::Var) {
@@ -368,7 +372,7 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
             decl->attributes,
             {"vk::binding", "vk::push_constant", "format", "vk::image_format", "vk::constant_id",
              "SpecializationConstant", "vk::specialization_constant", "vk::counter_binding"},
-            "this declaration");
+            "this declaration", decl->name);
         // `[[vk::counter_binding(n)]]`: the binding of an Append/Consume buffer's counter.
         auto* var = static_cast<ast::VarDecl*>(decl);
         if (const ast::Attribute* a = var->FindAttribute("vk::counter_binding");
@@ -380,9 +384,10 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
                         "ConsumeStructuredBuffer");
         }
       } else {
+        bool is_struct = decl->kind == ast::DeclKind::Struct;
         CheckAttributes(decl->attributes,
                         {"vk::binding", "vk::push_constant", "format", "vk::image_format"},
-                        "this declaration");
+                        is_struct ? "a struct" : "this declaration", decl->name);
       }
     }
   }

@@ -17,6 +17,18 @@
 namespace slope::sema {
 
 /// What lowering needs from a checked module.
+/// A use of a user-defined attribute (`[MaxValue(12, "scale")]`, declared by a struct
+/// `MaxValueAttribute` marked `[__AttributeUsage(...)]`), for reflection.
+struct UserAttributeUse {
+  std::string name;         ///< "MaxValue": the struct's name without "Attribute"
+  std::string target_kind;  ///< "var", "field", "function", "param" or "struct"
+  std::string target;       ///< "scaleFactor", "S.radius", "main", "main.x", "S"
+  /// One literal per field of the attribute struct, in field order: an IntLiteralExpr
+  /// (an int field's value as the bits of an int64), FloatLiteralExpr, BoolLiteralExpr
+  /// or StringLiteralExpr.
+  std::vector<const ast::Expr*> args;
+};
+
 struct CheckedModule {
   std::vector<ast::FuncDecl*> functions;     ///< every function with a body, in source order
   /// Functions marked [shader("compute")] and those named by the EntryRequest.
@@ -38,6 +50,8 @@ struct CheckedModule {
   /// before lowering any function, so that only the bodies a compile uses are checked.
   /// Valid while the AstContext, TypeContext and DiagEngine of the check live.
   std::function<bool(const ast::FuncDecl* f)> check_deferred_body;
+  /// Uses of user-defined attributes, in the order they were checked.
+  std::vector<UserAttributeUse> user_attributes;
 };
 
 /// The modules whose declarations were merged into one ast::Module (the core library,

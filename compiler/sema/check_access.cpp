@@ -1,7 +1,8 @@
 // Access control across imported modules: a declaration without `public` belongs to its
 // module (`internal` is the default, for struct members too; `private` is no wider),
 // unless its module uses no visibility modifier at all, in which case every declaration
-// is public. Requirements of an interface take the interface's visibility.
+// is public. Requirements of an interface take the interface's visibility. A declaration
+// of a `__file_decl` block is hidden from the code of the file's other such blocks.
 
 #include <algorithm>
 
@@ -40,6 +41,16 @@ bool Checker::IsAccessible(const ast::Decl* decl, source::SourceRange use) const
 }
 
 bool Checker::CheckAccess(const ast::Decl* decl, source::SourceRange use) {
+  // `__file_decl { ... }`: its declarations are global, but code in another such block
+  // of the same file does not see them.
+  const ast::FuncDecl* user = current_function_;
+  if (decl != nullptr && decl->file_block != 0 && user != nullptr && user->file_block != 0 &&
+      user->file_block != decl->file_block &&
+      user->name_range.begin.file == decl->name_range.begin.file) {
+    diags_.Report(DiagId::FileDeclHidden, use, decl->name)
+        .Note(DiagId::DeclaredHere, decl->name_range, decl->name);
+    return false;
+  }
   if (IsAccessible(decl, use)) return true;
   const ModuleMap::Unit& owner =
       modules_->units[static_cast<size_t>(modules_->UnitOf(decl->name_range.begin.file))];

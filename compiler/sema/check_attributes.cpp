@@ -106,7 +106,8 @@ constexpr std::string_view kMeaningful[] = {"shader",
                                             "NumThreads",
                                             "EntryPoint",
                                             "ForwardDerivativeOf",
-                                            "Differential"};
+                                            "Differential",
+                                            "__AttributeUsage"};
 
 bool Contains(const auto& list, std::string_view name) {
   return std::find(std::begin(list), std::end(list), name) != std::end(list);
@@ -114,14 +115,23 @@ bool Contains(const auto& list, std::string_view name) {
 
 }  // namespace
 
+/// "S.m" for a method of S, else the function's name: how reflection names it.
+std::string Checker::MemberTarget(const ast::FuncDecl* f) {
+  return f->parent != nullptr ? f->parent->name + "." + f->name : f->name;
+}
+
 bool IsSlangHintAttribute(std::string_view name) { return Contains(kHints, name); }
 
 void Checker::CheckAttributes(const std::vector<ast::Attribute>& attrs,
                               std::initializer_list<std::string_view> known,
-                              std::string_view position) {
+                              std::string_view position, const std::string& target) {
   for (const ast::Attribute& a : attrs) {
     if (!Contains(known, a.name)) {
       if (Contains(kHints, a.name)) continue;
+      if (user_attributes_.contains(a.name)) {
+        CheckUserAttribute(a, position, target);
+        continue;
+      }
       if (Contains(kMeaningful, a.name)) {
         diags_.Report(DiagId::AttributeNotSupportedHere, a.range, a.name, position);
       } else {
@@ -134,15 +144,17 @@ void Checker::CheckAttributes(const std::vector<ast::Attribute>& attrs,
 }
 
 void Checker::CheckMethodAttributes(ast::FuncDecl* f) {
-  CheckAttributes(
-      f->attributes,
-      {"mutating", "nonmutating", "ForceInline", "Differentiable", "ForwardDifferentiable",
-       "BackwardDifferentiable", "TreatAsDifferentiable", "NoDiffThis", "ForwardDerivative",
-       "ForwardDerivativeOf", "BackwardDerivative", "BackwardDerivativeOf", "PrimalSubstitute",
-       "PrimalSubstituteOf", "__intrinsic_op"},
-      "a method");
+  CheckAttributes(f->attributes,
+                  {"mutating", "nonmutating", "ForceInline", "Differentiable",
+                   "ForwardDifferentiable", "BackwardDifferentiable", "TreatAsDifferentiable",
+                   "NoDiffThis", "ForwardDerivative", "ForwardDerivativeOf", "BackwardDerivative",
+                   "BackwardDerivativeOf", "PrimalSubstitute", "PrimalSubstituteOf",
+                   "__intrinsic_op"},
+                  "a method", MemberTarget(f));
   CheckIntrinsicAttribute(f);  // the core library's `Atomic<T>` methods
-  for (ast::VarDecl* p : f->params) CheckAttributes(p->attributes, {}, "a parameter");
+  for (ast::VarDecl* p : f->params) {
+    CheckAttributes(p->attributes, {}, "a parameter", MemberTarget(f) + "." + p->name);
+  }
 }
 
 bool Checker::FoldAttributeConstant(ast::Expr*& arg) {

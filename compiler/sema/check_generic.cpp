@@ -277,7 +277,10 @@ void Checker::DeclareInterfaces(const std::vector<ast::Decl*>& decls) {
                           {"mutating", "Differentiable", "ForwardDifferentiable",
                            "BackwardDifferentiable", "TreatAsDifferentiable", "NoDiffThis"},
                           "an interface requirement");
-          for (ast::VarDecl* p : f->params) CheckAttributes(p->attributes, {}, "a parameter");
+          for (ast::VarDecl* p : f->params) {
+            CheckAttributes(p->attributes, {}, "a parameter",
+                            agg->name + "." + f->name + "." + p->name);
+          }
           f->parent = agg;
           info->methods.push_back(f);
           break;

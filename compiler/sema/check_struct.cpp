@@ -215,7 +215,8 @@ void Checker::CheckStructMembers() {
     NamespaceScope ns(*this, info->decl);
     for (ast::VarDecl* constant : info->constants) CheckGlobalVar(constant, nullptr);
     for (ast::VarDecl* field : info->fields) {
-      CheckAttributes(field->attributes, {"DerivativeMember"}, "a field");
+      CheckAttributes(field->attributes, {"DerivativeMember"}, "a field",
+                      info->name + "." + field->name);
       if ((field->modifiers & (ast::kModRowMajor | ast::kModColumnMajor)) != 0 &&
           field->type != nullptr && !field->type->IsError()) {
         const Type* inner = field->type;

@@ -795,9 +795,30 @@ class Checker {
   /// Checks the arguments of the attributes in `known` (those `position` honours); of
   /// the others, accepts Slang's optimization hints, reports other attributes Slang
   /// defines as errors (ignoring them could change results) and warns about the rest.
+  /// A user-defined attribute (check_user_attributes.cpp) is checked against the
+  /// `target` it decorates ("main", "S.radius") as `position` names its kind.
   void CheckAttributes(const std::vector<ast::Attribute>& attrs,
                        std::initializer_list<std::string_view> known,
-                       std::string_view position = "this declaration");
+                       std::string_view position = "this declaration",
+                       const std::string& target = "");
+  /// A struct marked `[__AttributeUsage(_AttributeTargets.X)]` declares the attribute
+  /// named as the struct without its `Attribute` suffix: records it and returns true
+  /// (the struct is no value type); false for any other declaration.
+  bool DeclareUserAttribute(ast::Decl* decl);
+  /// "S.m" for a method of S, else the function's name (for reflection).
+  static std::string MemberTarget(const ast::FuncDecl* f);
+  /// Checks a use of a declared user attribute on a `position` (its target and its
+  /// arguments against the struct's fields) and records it for reflection.
+  void CheckUserAttribute(const ast::Attribute& a, std::string_view position,
+                          const std::string& target);
+  /// A user-defined attribute: its struct, the targets it allows (kAttr* bits) and its
+  /// fields' names and types ("int", "uint", "float", "bool", "string").
+  struct UserAttributeDef {
+    const ast::AggregateDecl* decl = nullptr;
+    uint32_t targets = 0;
+    std::vector<std::pair<std::string, std::string>> fields;
+  };
+  std::map<std::string, UserAttributeDef> user_attributes_;
   /// The attributes of a method of a struct or an extension, and of its parameters.
   void CheckMethodAttributes(ast::FuncDecl* f);
   /// Checks the arguments of an attribute its position honours.

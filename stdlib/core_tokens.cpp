@@ -33,8 +33,11 @@ std::vector<preprocess::Token> CoreLibraryTokens(source::SourceManager& sources,
     t.loc = source::SourceLoc{*file, r.loc_offset};
     const std::string_view from = (r.flags & detail::kExtraText) != 0 ? extra : text;
     t.text = r.text_length == 0 ? std::string_view() : from.substr(r.text_offset, r.text_length);
-    t.int_value = r.int_value;
-    t.float_value = r.float_value;
+    if (t.kind == preprocess::TokenKind::FloatLiteral) {
+      t.float_value = r.float_value;
+    } else {
+      t.int_value = r.int_value;
+    }
   }
   return tokens;
 }

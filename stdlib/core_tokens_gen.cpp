@@ -82,11 +82,13 @@ int main(int argc, char** argv) {
       text_offset = extra.size();
       extra += t.text;
     }
+    // One member of the token's value union is meaningful, as its kind says.
+    const bool is_float = t.kind == preprocess::TokenKind::FloatLiteral;
     char line[160];
     std::snprintf(line, sizeof(line), "{%u,%u,%u,%" PRIu32 ",%zu,%zu,UINT64_C(%" PRIu64 "),%a},\n",
                   static_cast<unsigned>(t.kind), static_cast<unsigned>(t.literal_type),
                   static_cast<unsigned>(flags), t.loc.offset, text_offset, t.text.size(),
-                  t.int_value, t.float_value);
+                  is_float ? uint64_t{0} : t.int_value, is_float ? t.float_value : 0.0);
     table << line;
   }
   std::ofstream out(argv[2], std::ios::binary);

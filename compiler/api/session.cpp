@@ -3,18 +3,19 @@
 // it found, and each Compile is one driver::Compile that keeps diagnostics structured and
 // turns an internal error into a result.
 
-#include "slope/slope.hpp"
-
 #include <cstring>
 #include <exception>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <mutex>
 #include <sstream>
 
 #include "compiler/base/ice.h"
 #include "compiler/diag/diag.h"
 #include "compiler/driver/compile.h"
 #include "compiler/driver/reflection_json.h"
+#include "slope/slope.hpp"
 
 namespace slope {
 namespace detail {
@@ -32,6 +33,10 @@ struct ModuleState {
   std::vector<Diagnostic> diagnostics;
   std::vector<std::string> dependencies;
   std::string internal_error;
+  /// The module checked for each target and entry-point list it was compiled for: a
+  /// compile runs only the back end after the first.
+  mutable std::mutex programs_mutex;
+  mutable std::map<std::string, std::shared_ptr<driver::CheckedProgram>> programs;
 };
 
 }  // namespace detail
@@ -98,6 +103,7 @@ driver::CompileOptions BaseOptions(const detail::ModuleState& module) {
   o.source_text = module.text;
   o.include_paths = s.search_paths;
   for (const Macro& m : s.macros) o.defines.push_back(m.name + "=" + m.value);
+  o.language_version = s.language_version;
   o.optimization_level = s.optimization_level;
   o.column_major = s.matrix_layout == MatrixLayout::ColumnMajor;
   o.scalar_layout = s.scalar_layout;
@@ -118,16 +124,17 @@ driver::CompileOptions BaseOptions(const detail::ModuleState& module) {
   return o;
 }
 
-/// One driver::Compile with structured diagnostics. An internal error (or any other
-/// exception, such as running out of memory) becomes Status::InternalError with its
-/// report in `*internal_error`; nothing escapes.
+/// One compile (`run` on options whose diagnostics are structured). An internal error
+/// (or any other exception, such as running out of memory) becomes Status::InternalError
+/// with its report in `*internal_error`; nothing escapes.
+template <typename Run>
 Status RunCompile(driver::CompileOptions options, driver::CompileResult* result,
-                  std::vector<Diagnostic>* diagnostics, std::string* internal_error) {
+                  std::vector<Diagnostic>* diagnostics, std::string* internal_error, Run run) {
   std::vector<diag::Record> records;
   options.diagnostics = &records;
   Status status = Status::Error;
   try {
-    *result = driver::Compile(options);
+    *result = run(options);
     status = result->ok ? Status::Ok : Status::Error;
   } catch (const base::InternalError& error) {
     *internal_error = error.Report();
@@ -149,7 +156,8 @@ std::shared_ptr<const detail::ModuleState> Load(std::shared_ptr<const detail::Se
   driver::CompileOptions options = BaseOptions(*state);
   options.stop_after = driver::StopAfter::Check;
   driver::CompileResult result;
-  state->status = RunCompile(options, &result, &state->diagnostics, &state->internal_error);
+  state->status =
+      RunCompile(options, &result, &state->diagnostics, &state->internal_error, driver::Compile);
   for (const driver::EntryPointInfo& e : result.reflection.entry_points) {
     state->entry_points.push_back({e.name, "compute", e.numthreads});
   }
@@ -206,7 +214,32 @@ Artifact Module::Compile(Target target, const std::vector<std::string>& entries)
   options.target = DriverTarget(target);
   options.entries = entries;
   driver::CompileResult result;
-  artifact.status = RunCompile(options, &result, &artifact.diagnostics, &artifact.internal_error);
+  // The front end runs once per target and entry-point list; a compile after an
+  // internal error checks the module again.
+  std::string key(TargetName(target));
+  for (const std::string& e : entries) key += "\n" + e;
+  auto compile = [&](const driver::CompileOptions& o) {
+    std::shared_ptr<driver::CheckedProgram> program;
+    {
+      std::lock_guard<std::mutex> lock(state_->programs_mutex);
+      auto it = state_->programs.find(key);
+      if (it != state_->programs.end()) program = it->second;
+    }
+    if (program == nullptr) {
+      program = driver::CheckProgram(o);
+      std::lock_guard<std::mutex> lock(state_->programs_mutex);
+      program = state_->programs.emplace(key, program).first->second;
+    }
+    try {
+      return driver::CompileChecked(*program, o);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(state_->programs_mutex);
+      state_->programs.erase(key);
+      throw;
+    }
+  };
+  artifact.status =
+      RunCompile(options, &result, &artifact.diagnostics, &artifact.internal_error, compile);
   artifact.dependencies = std::move(result.files_read);
   if (artifact.status != Status::Ok) return artifact;
   artifact.reflection = std::move(result.reflection);

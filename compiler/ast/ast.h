@@ -50,6 +50,10 @@ struct TypeExpr {
   /// type packs as `each T`) or `each T` (kEach: this names the pack T).
   enum PackForm : uint8_t { kNoPack, kExpand, kEach };
   PackForm pack = kNoPack;
+  /// `some IFoo` (kSome) or `dyn IFoo` (kDyn), Slang 2025's spellings of an interface
+  /// type used statically or dynamically: the interface type, which must be one.
+  enum Existential : uint8_t { kPlain, kSome, kDyn };
+  Existential existential = kPlain;
   SourceRange range;
   const sema::Type* resolved = nullptr;  ///< filled by sema
 };
@@ -506,6 +510,7 @@ struct ForStmt : Stmt {
   Expr* cond;  ///< may be null (loops forever)
   Expr* step;  ///< may be null
   Stmt* body;
+  bool step_throws = false;  ///< the step holds a `try` (sema sets it)
   ForStmt(SourceRange r, Stmt* i, Expr* c, Expr* s, Stmt* b)
       : Stmt(StmtKind::For, r), init(i), cond(c), step(s), body(b) {}
 };
@@ -519,6 +524,7 @@ struct WhileStmt : Stmt {
 struct DoWhileStmt : Stmt {
   Stmt* body;
   Expr* cond;
+  bool cond_throws = false;  ///< the condition holds a `try` (sema sets it)
   DoWhileStmt(SourceRange r, Stmt* b, Expr* c) : Stmt(StmtKind::DoWhile, r), body(b), cond(c) {}
 };
 
@@ -707,6 +713,8 @@ struct GenericParamDecl : Decl {
   TypeExpr* constraint = nullptr; ///< the interface (type params) or the value's type
   /// Further interfaces the parameter conforms to: `T : IA & IB`, `where T : IC`.
   std::vector<TypeExpr*> more_constraints;
+  /// `where optional T : IFoo`: interfaces the parameter may conform to.
+  std::vector<TypeExpr*> optional_constraints;
   TypeExpr* default_type = nullptr;
   Expr* default_value = nullptr;
   /// `where T.Assoc : IFoo`: an associated type of the parameter and an interface it
@@ -734,6 +742,10 @@ struct WhereClause {
   TypeExpr* subject = nullptr;
   std::vector<TypeExpr*> constraints;
   TypeExpr* equals = nullptr;  ///< `where T.Assoc == float`: the type (no constraints)
+  /// `where optional T : IFoo`: T need not conform; code uses the conformance only
+  /// inside `if (T is IFoo)` / `if (let v = t as IFoo)`. The range is the keyword's.
+  bool optional = false;
+  SourceRange optional_range;
 };
 
 /// `T.maxValue` reads a `static const` member required by an interface through the static
@@ -860,6 +872,9 @@ struct SubscriptDecl : Decl {
 /// One parsed file.
 struct Module {
   std::vector<Decl*> decls;
+  /// The Slang language version the file was read as (`#language`, slopec -std): 2018
+  /// (legacy), 2025, 2026 or 2027 (202c).
+  int language_version = 2018;
 };
 
 /// Owns every node of one compile session. Nodes are placed in large chunks (one

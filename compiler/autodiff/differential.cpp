@@ -82,6 +82,7 @@ ir::Value* ZeroOf(ir::Builder& b, ir::Function& f, const ir::Type* type) {
 }
 
 std::string SourceName(const ir::Function& f) {
+  if (f.autodiff.ptr_lifted_from != nullptr) return SourceName(*f.autodiff.ptr_lifted_from);
   if (f.autodiff.fwd_diff_of != nullptr)
     return "fwd_diff(" + SourceName(*f.autodiff.fwd_diff_of) + ")";
   if (f.autodiff.bwd_diff_of != nullptr)

@@ -32,4 +32,16 @@ ir::Value* ZeroOf(ir::Builder& b, ir::Function& f, const ir::Type* type);
 /// operators that denote it (`fwd_diff(bwd_diff(f))`).
 std::string SourceName(const ir::Function& f);
 
+/// A copy of `inst` appended to `into`: its op, type, immediates, callee and location,
+/// without operands (the caller maps them once every value has its copy).
+inline ir::Inst* AppendInstCopy(ir::Module& module, const ir::Inst& inst, ir::Block* into) {
+  ir::Inst* copy = module.NewInst(inst.GetOp(), inst.GetType());
+  copy->imms = inst.imms;
+  copy->callee = inst.callee;
+  copy->loc = inst.loc;
+  copy->block = into;
+  into->insts.push_back(copy);
+  return copy;
+}
+
 }  // namespace slope::autodiff

@@ -14,6 +14,10 @@ passes::Result ForwardDiff(ir::Module& module, const passes::Options& options);
 /// what it calls.
 passes::Result BackwardDiff(ir::Module& module, const passes::Options& options);
 
+/// Gives each function with `ptr_params` a copy taking DifferentialPtrPairs instead,
+/// which derivatives differentiate (autodiff/ptr_params.cpp); both passes run it first.
+void LiftPtrParams(ir::Module& module);
+
 /// Adds `fwd-diff` and `bwd-diff` to the pass table (passes::RegisterPass); later calls
 /// do nothing.
 void RegisterPasses();

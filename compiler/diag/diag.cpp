@@ -67,16 +67,62 @@ DiagBuilder::~DiagBuilder() {
 DiagEngine::DiagEngine(const source::SourceManager& sources, std::ostream& out, Options options)
     : sources_(sources), out_(out), options_(options) {}
 
+std::optional<WarningPragma::Action> DiagEngine::PragmaState(source::SourceLoc at,
+                                                             int number) const {
+  if (!at.IsValid()) return std::nullopt;
+  auto it = pragmas_.find(at.file);
+  if (it == pragmas_.end()) return std::nullopt;
+  // The state of each number, with `push` saving the whole state and `pop` restoring it.
+  using State = std::optional<WarningPragma::Action>;
+  State state;
+  std::vector<State> saved;
+  for (const WarningPragma& p : it->second) {
+    if (p.at.offset > at.offset) break;
+    switch (p.action) {
+      case WarningPragma::Action::Push:
+        saved.push_back(state);
+        break;
+      case WarningPragma::Action::Pop:
+        if (!saved.empty()) {
+          state = saved.back();
+          saved.pop_back();
+        }
+        break;
+      default:
+        if (std::find(p.numbers.begin(), p.numbers.end(), number) != p.numbers.end()) {
+          state = p.action == WarningPragma::Action::Default ? State() : State(p.action);
+        }
+        break;
+    }
+  }
+  return state;
+}
+
+void DiagEngine::Restart(std::vector<Record>* records) {
+  options_.records = records;
+  error_count_ = 0;
+  warning_count_ = 0;
+  limit_reached_ = false;
+  shown_.clear();
+  once_shown_.clear();
+}
+
 void DiagEngine::Emit(const Diagnostic& diag) {
   if (limit_reached_) return;
   Severity severity = GetDiagInfo(diag.id).severity;
   if (severity == Severity::Warning) {
+    const int number = GetDiagInfo(diag.id).number;
     auto listed = [&](const std::vector<int>& numbers) {
-      return std::find(numbers.begin(), numbers.end(), GetDiagInfo(diag.id).number) !=
-             numbers.end();
+      return std::find(numbers.begin(), numbers.end(), number) != numbers.end();
     };
-    if (listed(options_.disabled_warnings)) return;
-    if (options_.all_warnings_are_errors || listed(options_.error_warnings)) {
+    // A `#pragma warning` in the source overrides the command line from its line on.
+    std::optional<WarningPragma::Action> pragma = PragmaState(diag.range.begin, number);
+    using Action = WarningPragma::Action;
+    if (pragma == Action::Disable) return;
+    if (pragma == Action::Once && !once_shown_.insert(number).second) return;
+    if (!pragma.has_value() && listed(options_.disabled_warnings)) return;
+    if (pragma == Action::Error || (!pragma.has_value() && (options_.all_warnings_are_errors ||
+                                                            listed(options_.error_warnings)))) {
       severity = Severity::Error;
     }
   }
@@ -139,24 +185,46 @@ Record DiagEngine::MakeRecord(const Diagnostic& diag, Severity shown) const {
 }
 
 namespace {
+/// Source lines longer than this are shown in part.
+constexpr size_t kMaxShownLine = 240;
+
 void RenderOne(const Record& r, std::string* out) {
   if (r.line != 0) *out += r.file + ":" + std::to_string(r.line) + ":" + std::to_string(r.column) + ": ";
   *out += std::string(SeverityName(r.severity)) + ' ' + r.code + ": " + r.message + '\n';
   if (r.line == 0) return;
   // The source line, then a caret under the start and '~' under the rest of the range
-  // (clipped to the line). Tabs are copied so the caret lines up.
-  const std::string& line = r.source_line;
-  *out += line + '\n';
-  std::string marker;
-  for (uint32_t i = 0; i + 1 < r.column && i < line.size(); ++i) {
+  // (clipped to the line). Tabs are copied so the caret lines up. A line longer than
+  // kMaxShownLine is shown as the part around the caret, "..." marking what is left out
+  // (a generated line can be megabytes long).
+  std::string_view line = r.source_line;
+  uint32_t column = r.column;
+  uint32_t end_col = column + 1;
+  if (r.end_line >= r.line && r.end_line != 0) {
+    uint32_t line_end_col = static_cast<uint32_t>(line.size()) + 1;
+    end_col = r.end_line == r.line ? std::min(r.end_column, line_end_col) : line_end_col;
+  }
+  std::string_view before, after;
+  if (line.size() > kMaxShownLine) {
+    const size_t at = std::min<size_t>(column - 1, line.size());
+    const size_t begin = at > kMaxShownLine / 2 ? at - kMaxShownLine / 2 : 0;
+    const size_t end = std::min(line.size(), begin + kMaxShownLine);
+    if (begin > 0) before = "...";
+    if (end < line.size()) after = "...";
+    line = line.substr(begin, end - begin);
+    column = static_cast<uint32_t>(column - begin + before.size());
+    end_col =
+        static_cast<uint32_t>(std::min<size_t>(end_col - begin, line.size() + 1) + before.size());
+  }
+  *out += before;
+  *out += line;
+  *out += after;
+  *out += '\n';
+  std::string marker(before.size(), ' ');
+  for (uint32_t i = 0; i + 1 + before.size() < column && i < line.size(); ++i) {
     marker += line[i] == '\t' ? '\t' : ' ';
   }
   marker += '^';
-  if (r.end_line >= r.line && r.end_line != 0) {
-    uint32_t line_end_col = static_cast<uint32_t>(line.size()) + 1;
-    uint32_t end_col = r.end_line == r.line ? std::min(r.end_column, line_end_col) : line_end_col;
-    for (uint32_t c = r.column + 1; c < end_col; ++c) marker += '~';
-  }
+  for (uint32_t c = column + 1; c < end_col; ++c) marker += '~';
   *out += marker + '\n';
 }
 }  // namespace

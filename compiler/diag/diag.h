@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -87,6 +89,14 @@ struct Options {
   std::vector<Record>* records = nullptr;
 };
 
+/// What a `#pragma warning` does from its position to the end of its file.
+struct WarningPragma {
+  enum class Action : uint8_t { Disable, Default, Error, Once, Push, Pop };
+  source::SourceLoc at;
+  Action action = Action::Disable;
+  std::vector<int> numbers;  ///< W numbers (Disable, Default, Error, Once)
+};
+
 /// A fully formed diagnostic, before rendering.
 struct Diagnostic {
   DiagId id;
@@ -156,6 +166,15 @@ class DiagEngine {
     return Report(id, source::SourceRange(loc), args...);
   }
 
+  /// Records a `#pragma warning`: warnings reported later in the file, past `p.at`, are
+  /// shown, hidden or made errors as it says. Pragmas of one file come in order.
+  void AddWarningPragma(WarningPragma p) { pragmas_[p.at.file].push_back(std::move(p)); }
+
+  /// Starts another request on the same sources (a checked module compiled again):
+  /// counts, the error limit and the repeated-diagnostic filter start over, and records
+  /// go to `records`.
+  void Restart(std::vector<Record>* records);
+
   /// Renders one diagnostic now (used by DiagBuilder).
   void Emit(const Diagnostic& diag);
 
@@ -179,6 +198,10 @@ class DiagEngine {
   void RenderText(const Diagnostic& diag, Severity shown);
   void RenderJson(const Diagnostic& diag, Severity shown);
 
+  /// How the `#pragma warning`s before `at` in its file treat warning `number`: nullopt
+  /// when none names it, else Disable, Default, Error or Once.
+  std::optional<WarningPragma::Action> PragmaState(source::SourceLoc at, int number) const;
+
   const source::SourceManager& sources_;
   std::ostream& out_;
   Options options_;
@@ -189,6 +212,8 @@ class DiagEngine {
   /// visits for two callers, such as a function's forward and backward derivatives, or
   /// a conformance checked for two uses) is shown once. A repeated error still counts.
   std::set<std::tuple<DiagId, uint32_t, uint32_t, std::string>> shown_;
+  std::map<source::FileId, std::vector<WarningPragma>> pragmas_;
+  std::set<int> once_shown_;  ///< warnings a `#pragma warning(once: ...)` has shown
 };
 
 }  // namespace slope::diag

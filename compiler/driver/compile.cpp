@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <iostream>
+#include <memory>
+#include <mutex>
 #include <unordered_map>
 
 #include "compiler/ast/ast.h"
@@ -50,6 +52,23 @@ std::vector<UserAttributeInfo> UserAttributes(const sema::CheckedModule& checked
         arg.string_value = static_cast<const ast::StringLiteralExpr*>(e)->value;
       }
       info.args.push_back(std::move(arg));
+    }
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
+/// The interfaces with [anyValueSize] and their conformance ids, as reflection shows them.
+std::vector<DynamicInterfaceInfo> DynamicInterfaces(const sema::CheckedModule& checked) {
+  std::vector<DynamicInterfaceInfo> out;
+  for (const sema::InterfaceInfo* iface : checked.dynamic_interfaces) {
+    DynamicInterfaceInfo info;
+    info.name = iface->name;
+    info.any_value_size = static_cast<uint32_t>(iface->any_value_size);
+    info.element_size = 16 + (info.any_value_size + 3) / 4 * 4;
+    for (size_t id = 0; id < iface->dynamic_types.size(); ++id) {
+      info.conformances.push_back({iface->dynamic_types[id]->Name(), static_cast<uint32_t>(id),
+                                   iface->dynamic_payload_bytes[id]});
     }
     out.push_back(std::move(info));
   }
@@ -107,11 +126,40 @@ bool ValidateOutput(const std::vector<uint32_t>& words, diag::DiagEngine& diags,
   return false;
 }
 
-namespace {
-CompileResult CompileOnThisThread(const CompileOptions& options) {
-  CompileResult result;
-  std::ostream& diag_out = options.diag_out != nullptr ? *options.diag_out : std::cerr;
+/// A module after the front end: everything the back end reads, and the state it
+/// changes (core-library bodies parsed and checked on first use, types interned by
+/// lowering). Compiles of one program are serialized by `mutex`.
+struct CheckedProgram {
+  std::mutex mutex;
   source::SourceManager sources;
+  std::vector<diag::Record> front_records;  ///< diagnostics of the front end (records mode)
+  std::unique_ptr<diag::DiagEngine> diags;
+  ast::AstContext ast_ctx;
+  ModuleGraph graph;
+  std::vector<preprocess::Token> core_tokens;
+  std::unordered_map<const ast::BlockStmt*, size_t> core_bodies;
+  sema::TypeContext types;
+  sema::CheckedModule checked;
+  source::FileId file = 0;
+  /// The front end's result: files read, and what a stop_after mode before lowering
+  /// asked for; `ok` false when it reported an error.
+  CompileResult front;
+  bool ready = false;  ///< the front end succeeded and the back end may run
+};
+
+namespace {
+
+CompileResult& Finish(CheckedProgram& p, CompileResult& result) {
+  result.error_count = p.diags->ErrorCount();
+  result.warning_count = p.diags->WarningCount();
+  result.ok = !p.diags->HasErrors();
+  return result;
+}
+
+/// Preprocesses, parses, resolves imports and checks `options`' module into `p`.
+void RunFrontEnd(CheckedProgram& p, const CompileOptions& options) {
+  CompileResult& result = p.front;
+  std::ostream& diag_out = options.diag_out != nullptr ? *options.diag_out : std::cerr;
   diag::Options diag_options;
   diag_options.format = options.diag_format == DiagFormat::Json ? diag::Format::Json : diag::Format::Text;
   diag_options.error_limit = options.error_limit;
@@ -122,27 +170,25 @@ CompileResult CompileOnThisThread(const CompileOptions& options) {
   if (options.report_checkpoint_intermediates) {
     diag_options.remarks.push_back(diag::Remark::CheckpointIntermediates);
   }
-  diag::DiagEngine diags(sources, diag_out, diag_options);
-  auto finish = [&]() -> CompileResult& {
-    result.error_count = diags.ErrorCount();
-    result.warning_count = diags.WarningCount();
-    result.ok = !diags.HasErrors();
-    return result;
-  };
-  base::IceLocationScope ice(options.input_path);
+  p.diags = std::make_unique<diag::DiagEngine>(p.sources, diag_out, diag_options);
+  diag::DiagEngine& diags = *p.diags;
+  source::SourceManager& sources = p.sources;
+  ast::AstContext& ast_ctx = p.ast_ctx;
+  auto finish = [&] { Finish(p, result); };
 
   source::FileId file = options.source_text.has_value()
                             ? sources.AddFile(options.input_path, *options.source_text)
                             : sources.LoadFile(options.input_path);
+  p.file = file;
   if (file == 0) {
     diags.Report(diag::DiagId::CannotOpenFile, source::SourceRange(), options.input_path);
     return finish();
   }
-
   // Front end.
   preprocess::PreprocessOptions pp_options;
   pp_options.include_paths = options.include_paths;
   pp_options.defines = options.defines;
+  pp_options.language_version = options.language_version;
   preprocess::PreprocessResult pp_result;
   std::vector<preprocess::Token> tokens =
       preprocess::Preprocess(sources, file, pp_options, diags, &pp_result);
@@ -152,10 +198,10 @@ CompileResult CompileOnThisThread(const CompileOptions& options) {
     result.text = preprocess::PrintTokens(tokens, sources);
     return finish();
   }
-  ast::AstContext ast_ctx;
   const TargetInfo& target = TargetOf(options.target);
   parse::ParseOptions parse_options;
   parse_options.target_cases.emplace_back(target.switch_case);
+  parse_options.language_version = pp_result.language_version;
   ast::Module* module = parse::ParseModule(tokens, ast_ctx, diags, parse_options);
   if (options.stop_after == StopAfter::Ast) {
     result.text = ast::DumpModule(*module);
@@ -169,7 +215,7 @@ CompileResult CompileOnThisThread(const CompileOptions& options) {
   std::vector<preprocess::Token>().swap(tokens);
   // Imported modules' declarations come before the file's, each module's after those
   // of the modules it imports (modules.cpp).
-  ModuleGraph graph;
+  ModuleGraph& graph = p.graph;
   if (!ImportModules(sources, ast_ctx, diags, pp_options, parse_options, file, module,
                      &result.files_read, &graph)) {
     return finish();
@@ -177,55 +223,68 @@ CompileResult CompileOnThisThread(const CompileOptions& options) {
   // The core library's declarations come first, as if the module began with them.
   // Its tokens were made at build time (stdlib/core_tokens_gen.cpp).
   source::FileId core = 0;
-  std::vector<preprocess::Token> core_tokens = stdlib::CoreLibraryTokens(sources, &core);
+  p.core_tokens = stdlib::CoreLibraryTokens(sources, &core);
   // Its function bodies are parsed, as they are checked, when lowering first needs one.
-  std::unordered_map<const ast::BlockStmt*, size_t> core_bodies;
   parse::ParseOptions core_options;
-  core_options.deferred_bodies = &core_bodies;
-  ast::Module* core_module = parse::ParseModule(core_tokens, ast_ctx, diags, core_options);
+  core_options.deferred_bodies = &p.core_bodies;
+  ast::Module* core_module = parse::ParseModule(p.core_tokens, ast_ctx, diags, core_options);
   if (diags.HasErrors()) SLOPE_ICE("the core library does not parse");
   module->decls = core_module->decls;
   module->decls.insert(module->decls.end(), graph.decls.begin(), graph.decls.end());
   graph.map.file_starts.emplace_back(core, static_cast<uint32_t>(graph.map.units.size()));
   graph.map.units.push_back({"core", true});
   graph.map.deferred_bodies_file = core;
-  graph.map.prepare_deferred_body = [&](const ast::FuncDecl* f) {
-    auto it = core_bodies.find(f->body);
-    if (it == core_bodies.end()) return;
+  graph.map.prepare_deferred_body = [&p](const ast::FuncDecl* f) {
+    auto it = p.core_bodies.find(f->body);
+    if (it == p.core_bodies.end()) return;
     size_t at = it->second;
-    core_bodies.erase(it);
-    parse::ParseDeferredBody(core_tokens, at, f->body, ast_ctx, diags, parse::ParseOptions{});
+    p.core_bodies.erase(it);
+    parse::ParseDeferredBody(p.core_tokens, at, f->body, p.ast_ctx, *p.diags,
+                             parse::ParseOptions{});
   };
   std::sort(graph.map.file_starts.begin(), graph.map.file_starts.end());
-  sema::TypeContext types;
-  sema::CheckedModule checked;
   sema::EntryRequest entry_request;
   entry_request.names = options.entries;
   entry_request.stage = options.stage;
   const bool codegen = options.stop_after == StopAfter::Nothing;
   entry_request.require_one = codegen;
   entry_request.file = file;
-  if (!sema::CheckModule(*module, ast_ctx, types, diags, &checked, &graph.map, &entry_request)) {
+  if (!sema::CheckModule(*module, ast_ctx, p.types, diags, &p.checked, &graph.map,
+                         &entry_request)) {
     return finish();
   }
 
   // Which entry points to emit: those -entry names (sema checked they exist), else all.
-  const std::vector<std::string>& entries = options.entries;
   if (options.stop_after == StopAfter::Check) {
     // A check gives what the module offers: its entry points (the embedded API lists
     // them for a loaded module).
-    for (const ast::FuncDecl* f : checked.entry_points) {
+    for (const ast::FuncDecl* f : p.checked.entry_points) {
       result.reflection.entry_points.push_back(
           {f->name, sema::NumThreadsOf(*f), sema::WaveSizeOf(*f)});
     }
-    result.reflection.user_attributes = UserAttributes(checked);
+    result.reflection.user_attributes = UserAttributes(p.checked);
+    result.reflection.dynamic_interfaces = DynamicInterfaces(p.checked);
     return finish();
   }
 
   if (codegen && (options.target == Target::SpirV || options.target == Target::SpirVAsm) &&
-      !CheckGlobalCount(checked, diags)) {
+      !CheckGlobalCount(p.checked, diags)) {
     return finish();
   }
+  finish();
+  p.ready = true;
+}
+
+/// Lowers `p`'s checked module, runs the target's passes and writes its code.
+void RunBackEnd(CheckedProgram& p, const CompileOptions& options, CompileResult& result) {
+  diag::DiagEngine& diags = *p.diags;
+  const source::SourceManager& sources = p.sources;
+  const sema::CheckedModule& checked = p.checked;
+  const source::FileId file = p.file;
+  const TargetInfo& target = TargetOf(options.target);
+  const bool codegen = options.stop_after == StopAfter::Nothing;
+  const std::vector<std::string>& entries = options.entries;
+  auto finish = [&] { Finish(p, result); };
 
   // Middle.
   // Code for entry points, and the target's passes that -dump-ir-after shows: functions
@@ -247,6 +306,7 @@ CompileResult CompileOnThisThread(const CompileOptions& options) {
       options.column_major ? ir::MatrixLayout::ColumnMajor : ir::MatrixLayout::RowMajor;
   result.reflection = Reflect(*ir_module, entries, rules, matrices);
   result.reflection.user_attributes = UserAttributes(checked);
+  result.reflection.dynamic_interfaces = DynamicInterfaces(checked);
   if (options.stop_after == StopAfter::Ir && options.dump_ir_after.empty()) {
     result.text = ir::PrintModule(*ir_module);
     return finish();
@@ -290,14 +350,48 @@ CompileResult CompileOnThisThread(const CompileOptions& options) {
                       sources,    file,     diags,                       result};
   request.release_module = [&ir_module] { ir_module.reset(); };
   target.emit(request);
-  return finish();
+  finish();
 }
 }  // namespace
 
 CompileResult Compile(const CompileOptions& options) {
   // On a stack sized for the parser's limits, whatever stack the caller runs on.
   CompileResult result;
-  base::RunWithStack(base::kCompileStackBytes, [&] { result = CompileOnThisThread(options); });
+  base::RunWithStack(base::kCompileStackBytes, [&] {
+    base::IceLocationScope ice(options.input_path);
+    auto program = std::make_unique<CheckedProgram>();
+    RunFrontEnd(*program, options);
+    result = std::move(program->front);
+    if (program->ready) RunBackEnd(*program, options, result);
+    if (options.keep_state != nullptr) options.keep_state->push_back(std::move(program));
+  });
+  return result;
+}
+
+std::shared_ptr<CheckedProgram> CheckProgram(const CompileOptions& options) {
+  auto program = std::make_shared<CheckedProgram>();
+  CompileOptions front = options;
+  front.diagnostics = &program->front_records;
+  base::RunWithStack(base::kCompileStackBytes, [&] {
+    base::IceLocationScope ice(options.input_path);
+    RunFrontEnd(*program, front);
+  });
+  return program;
+}
+
+CompileResult CompileChecked(CheckedProgram& program, const CompileOptions& options) {
+  SLOPE_ASSERT(options.diagnostics != nullptr);
+  std::lock_guard<std::mutex> lock(program.mutex);
+  CompileResult result = program.front;
+  options.diagnostics->insert(options.diagnostics->end(), program.front_records.begin(),
+                              program.front_records.end());
+  if (!program.ready) return result;
+  program.diags->Restart(options.diagnostics);
+  base::RunWithStack(base::kCompileStackBytes, [&] {
+    base::IceLocationScope ice(options.input_path);
+    RunBackEnd(program, options, result);
+  });
+  result.warning_count += program.front.warning_count;
   return result;
 }
 

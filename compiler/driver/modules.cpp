@@ -90,7 +90,10 @@ class Loader {
       }
     }
     for (uint32_t unit = 0; unit < units_.size(); ++unit) {
-      out->map.units.push_back({units_[unit].name, !UsesVisibilityModifiers(*units_[unit].ast)});
+      // A legacy module (before Slang 2025) without visibility modifiers is all public.
+      const ast::Module& m = *units_[unit].ast;
+      bool all_public = m.language_version < 2025 && !UsesVisibilityModifiers(m);
+      out->map.units.push_back({units_[unit].name, all_public});
       out->map.file_starts.emplace_back(units_[unit].first_file, unit);
     }
     // A file `__include`d is part of the module that includes it.
@@ -178,7 +181,9 @@ class Loader {
     for (std::string& included : pp_result.included_files) {
       files_read_->push_back(std::move(included));
     }
-    return parse::ParseModule(tokens, ctx_, diags_, parse_options_);
+    parse::ParseOptions options = parse_options_;
+    options.language_version = pp_result.language_version;
+    return parse::ParseModule(tokens, ctx_, diags_, options);
   }
 
   /// The unit `decl` imports, loading (and visiting) it the first time; nullopt after

@@ -185,12 +185,29 @@ struct UserAttributeInfo {
   std::vector<AttributeArg> args;
 };
 
+/// An interface with [anyValueSize(N)]: how a host writes its values into a buffer. An
+/// element is `element_size` bytes: a type id word (not read), 0, the conformance id of
+/// the value's type, 0, then the payload (the value's 32-bit fields in order).
+struct DynamicInterfaceInfo {
+  std::string name;
+  uint32_t any_value_size = 0;
+  uint32_t element_size = 0;
+  /// The conforming types, each with its conformance id and payload bytes.
+  struct Conformance {
+    std::string type;
+    uint32_t id = 0;
+    uint32_t payload_size = 0;
+  };
+  std::vector<Conformance> conformances;
+};
+
 /// Everything the host needs to run a compiled module.
 struct Reflection {
   std::vector<EntryPointInfo> entry_points;
   std::vector<BindingInfo> bindings;
   std::vector<SpecConstantInfo> spec_constants;
   std::vector<UserAttributeInfo> user_attributes;
+  std::vector<DynamicInterfaceInfo> dynamic_interfaces;
 
   /// Returns the binding named `name`, or nullptr.
   const BindingInfo* FindBinding(const std::string& name) const {

@@ -251,6 +251,20 @@ std::string ReflectionToJson(const Reflection& reflection) {
   if (!reflection.user_attributes.empty()) {
     doc["user_attributes"] = UserAttributesJson(reflection.user_attributes);
   }
+  if (!reflection.dynamic_interfaces.empty()) {
+    json ifaces = json::array();
+    for (const DynamicInterfaceInfo& d : reflection.dynamic_interfaces) {
+      json conformances = json::array();
+      for (const DynamicInterfaceInfo::Conformance& c : d.conformances) {
+        conformances.push_back({{"type", c.type}, {"id", c.id}, {"payload_size", c.payload_size}});
+      }
+      ifaces.push_back({{"name", d.name},
+                        {"any_value_size", d.any_value_size},
+                        {"element_size", d.element_size},
+                        {"conformances", std::move(conformances)}});
+    }
+    doc["dynamic_interfaces"] = std::move(ifaces);
+  }
   if (!reflection.spec_constants.empty()) {
     json specs = json::array();
     for (const SpecConstantInfo& s : reflection.spec_constants) {
@@ -330,6 +344,40 @@ bool ReadUserAttributes(const json& doc, Reader& r, Reflection* out) {
       info.args.push_back(std::move(out_arg));
     }
     out->user_attributes.push_back(std::move(info));
+  }
+  return true;
+}
+}  // namespace
+
+namespace {
+/// Reads the "dynamic_interfaces" array, when the document has one.
+bool ReadDynamicInterfaces(const json& doc, Reader& r, Reflection* out) {
+  auto list = doc.find("dynamic_interfaces");
+  if (list == doc.end()) return true;
+  if (!list->is_array()) return r.Fail("reflection", "\"dynamic_interfaces\" must be an array");
+  for (size_t i = 0; i < list->size(); ++i) {
+    const json& d = (*list)[i];
+    std::string at = "dynamic_interfaces[" + std::to_string(i) + "]";
+    if (!d.is_object()) return r.Fail(at, "must be an object");
+    DynamicInterfaceInfo info;
+    if (!r.String(d, "name", at, &info.name) ||
+        !r.UInt(d, "any_value_size", at, &info.any_value_size) ||
+        !r.UInt(d, "element_size", at, &info.element_size)) {
+      return false;
+    }
+    auto conformances = d.find("conformances");
+    if (conformances == d.end() || !conformances->is_array()) {
+      return r.Fail(at, "missing array \"conformances\"");
+    }
+    for (const json& c : *conformances) {
+      DynamicInterfaceInfo::Conformance conf;
+      if (!c.is_object() || !r.String(c, "type", at, &conf.type) ||
+          !r.UInt(c, "id", at, &conf.id) || !r.UInt(c, "payload_size", at, &conf.payload_size)) {
+        return c.is_object() ? false : r.Fail(at, "each conformance must be an object");
+      }
+      info.conformances.push_back(std::move(conf));
+    }
+    out->dynamic_interfaces.push_back(std::move(info));
   }
   return true;
 }
@@ -436,6 +484,7 @@ bool ReflectionFromJson(std::string_view text, Reflection* out, std::string* err
     out->bindings.push_back(std::move(b));
   }
   if (!ReadUserAttributes(doc, r, out)) return false;
+  if (!ReadDynamicInterfaces(doc, r, out)) return false;
   auto specs = doc.find("specialization_constants");
   if (specs == doc.end()) return true;
   if (!specs->is_array())

@@ -529,6 +529,14 @@ struct AutodiffInfo {
   /// `no_diff` parameters (and `this` of a [NoDiffThis] method), by index: their
   /// derivatives are not followed into the function (a JVP reads them as zero).
   std::vector<uint32_t> no_diff_params;
+  /// Parameters of a type conforming to IDifferentiablePtrType (locations; not
+  /// `no_diff`), by index, each with its `DifferentialPtrPair` type: derivatives take the
+  /// pair in the parameter's place, as an input in both modes (autodiff/ptr_params.cpp).
+  std::vector<std::pair<uint32_t, const Type*>> ptr_params;
+  /// For a function with `ptr_params`: its copy taking the pairs, once the autodiff
+  /// passes made it; on that copy, the function it was made from.
+  Function* ptr_lifted = nullptr;
+  Function* ptr_lifted_from = nullptr;
   /// `[PrimalSubstitute(g)]`: `g` (same type) replaces this function in derivatives:
   /// a JVP calls g's JVP, and `fwd_diff` of this function is `fwd_diff(g)`.
   Function* primal_substitute = nullptr;
@@ -540,8 +548,9 @@ struct AutodiffInfo {
   Function* custom_bwd = nullptr;
 
   /// The functions named above, for passes that replace or remove functions.
-  std::array<Function**, 5> Links() {
-    return {&fwd_diff_of, &bwd_diff_of, &custom_fwd, &custom_bwd, &primal_substitute};
+  std::array<Function**, 7> Links() {
+    return {&fwd_diff_of,       &bwd_diff_of, &custom_fwd,     &custom_bwd,
+            &primal_substitute, &ptr_lifted,  &ptr_lifted_from};
   }
 };
 

@@ -850,6 +850,17 @@ bool Parser::ParseFunction() {
     } while (Accept(","));
     if (!Expect(")")) return false;
   }
+  if (IsIdent("ptr_pair")) {
+    Next();
+    if (!Expect("(")) return false;
+    do {
+      uint32_t index = 0;
+      const Type* pair = nullptr;
+      if (!ParseUint(&index) || !Expect(":") || !ParseType(&pair)) return false;
+      f->autodiff.ptr_params.push_back({index, pair});
+    } while (Accept(","));
+    if (!Expect(")")) return false;
+  }
   for (const ParamText& p : params) {
     if (p.type->IsVoid())
       return Fail(DiagId::IrInvalidType, p.name, "a parameter cannot have type 'void'");

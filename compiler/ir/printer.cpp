@@ -180,6 +180,14 @@ void Printer::PrintFunction(const Function& f) {
     }
     out_ += ")";
   }
+  if (!f.autodiff.ptr_params.empty()) {
+    out_ += " ptr_pair(";
+    for (size_t i = 0; i < f.autodiff.ptr_params.size(); ++i) {
+      const auto& [index, pair] = f.autodiff.ptr_params[i];
+      out_ += (i == 0 ? "" : ", ") + std::to_string(index) + ": " + pair->Name();
+    }
+    out_ += ")";
+  }
   out_ += " {\n";
   for (const Block* b : f.blocks) {
     out_ += BlockRef(b);

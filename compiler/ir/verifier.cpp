@@ -394,6 +394,14 @@ void Verifier::VerifyFunction(const Function& f) {
   for (uint32_t i : f.autodiff.no_diff_params) {
     if (i >= f.params.size()) Fail(f, "no_diff names a parameter the function does not have");
   }
+  for (const auto& [i, pair] : f.autodiff.ptr_params) {
+    if (i >= f.params.size()) {
+      Fail(f, "ptr_pair names a parameter the function does not have");
+    } else if (!pair->IsStruct() || pair->Members().size() != 2 ||
+               pair->Members()[0] != f.params[i]->GetType()) {
+      Fail(f, "ptr_pair's type is not a pair of the parameter's type and its differential");
+    }
+  }
   if (f.blocks.empty()) {
     // A derivative waits for the forward- or reverse-mode pass to write its body.
     if (f.autodiff.fwd_diff_of == nullptr && f.autodiff.bwd_diff_of == nullptr)

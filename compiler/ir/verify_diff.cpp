@@ -169,6 +169,14 @@ class FormChecker {
     }
   }
 
+  /// Whether parameter `i` of `f` is a location its derivatives take as the pair `t`.
+  static bool IsPtrPair(const Function& f, size_t i, const Type* t) {
+    for (const auto& [index, pair] : f.autodiff.ptr_params) {
+      if (index == i && pair == t) return true;
+    }
+    return false;
+  }
+
   /// Whether `t` is a pair struct {p, dp}.
   bool IsPair(const Type* t, const Type* p) {
     return t->IsStruct() && t->Members().size() == 2 && t->Members()[0] == p &&
@@ -194,7 +202,7 @@ class FormChecker {
     for (size_t i = 0; i < f.params.size(); ++i) {
       const Type* pt = f.params[i]->GetType();
       const Type* t = form.params[i]->GetType();
-      if (t == pt) continue;
+      if (t == pt || IsPtrPair(f, i, t)) continue;
       std::string expected = pt->Name();
       if (diffs_.Carries(pt)) {
         bool pointer = pt->IsPointer();
@@ -249,7 +257,7 @@ class FormChecker {
     for (size_t i = 0; i < n; ++i) {
       const Type* pt = f.params[i]->GetType();
       const Type* t = form.params[i]->GetType();
-      if (t == pt) continue;
+      if (t == pt || IsPtrPair(f, i, t)) continue;
       std::string expected = pt->Name();
       if (diffs_.Carries(pt)) {
         bool pointer = pt->IsPointer();

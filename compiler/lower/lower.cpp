@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <map>
 #include <set>
 #include <unordered_set>
@@ -208,7 +209,7 @@ ir::Function* Lowerer::Callee(const ast::CallExpr* call) {
     // the tag of an interface-typed value.
     SLOPE_ASSERT(owner != nullptr && call->via_interface != nullptr);
     const sema::Type* iface = Concrete(call->via_interface);
-    if (owner->IsInterface()) return Dispatcher(owner, f, iface);
+    if (owner->IsInterface()) return Dispatcher(owner, f, iface, call);
     return WitnessInstance(owner, f, iface, call);
   }
   sema::Subst context;
@@ -221,7 +222,8 @@ ir::Function* Lowerer::Callee(const ast::CallExpr* call) {
 }
 
 ir::Function* Lowerer::WitnessInstance(const sema::Type* owner, const ast::FuncDecl* req,
-                                       const sema::Type* iface, const ast::CallExpr* call) {
+                                       const sema::Type* iface, const ast::CallExpr* call,
+                                       const std::vector<const sema::Type*>* own) {
   sema::Subst context;
   const ast::FuncDecl* f = types_.FindWitness(owner, req, iface, &context);
   if (f == nullptr && (owner->IsStruct() || owner->IsArray()) &&
@@ -232,15 +234,23 @@ ir::Function* Lowerer::WitnessInstance(const sema::Type* owner, const ast::FuncD
     return SynthesizedDiffOp(owner, req, iface);  // IDefaultInitializable's `__init()`
   }
   if (f == nullptr) SLOPE_ICE("no implementation of '" + req->name + "' for '" + owner->Name() + "'");
+  if (own != nullptr) return InstanceWith(f, std::move(context), *own);
   return InstanceIn(f, std::move(context), call);
 }
 
 ir::Function* Lowerer::InstanceIn(const ast::FuncDecl* f, sema::Subst context,
                                   const ast::CallExpr* call) {
+  std::vector<const sema::Type*> own;
   if (call != nullptr) {
-    for (size_t i = 0; i < call->generic_args.size(); ++i) {
-      context[f->generic_context[f->own_generic_begin + i]] = Concrete(call->generic_args[i]);
-    }
+    for (const sema::Type* a : call->generic_args) own.push_back(Concrete(a));
+  }
+  return InstanceWith(f, std::move(context), own);
+}
+
+ir::Function* Lowerer::InstanceWith(const ast::FuncDecl* f, sema::Subst context,
+                                    const std::vector<const sema::Type*>& own) {
+  for (size_t i = 0; i < own.size(); ++i) {
+    context[f->generic_context[f->own_generic_begin + i]] = own[i];
   }
   std::vector<const sema::Type*> args;
   for (const sema::Type* p : f->generic_context) {
@@ -264,7 +274,12 @@ const ir::Type* Lowerer::LowerType(const sema::Type* t) {
     case sema::TypeKind::UInt: result = types.Int(t->Width(), false); break;
     case sema::TypeKind::Float: result = types.Float(t->Width()); break;
     case sema::TypeKind::Vector: result = types.Vector(LowerType(t->Element()), t->Count()); break;
-    case sema::TypeKind::Buffer: result = types.Buffer(LowerType(t->Element()), t->IsWritable()); break;
+    case sema::TypeKind::Buffer:
+      // `StructuredBuffer<IFoo>` holds IFoo's stored form (lower_dynamic.cpp).
+      result = types.Buffer(Concrete(t->Element())->IsInterface() ? StoredType(t->Element())
+                                                                  : LowerType(t->Element()),
+                            t->IsWritable());
+      break;
     case sema::TypeKind::Texture:
       result = types.Texture(LowerType(t->Element()), static_cast<ir::TextureDim>(t->TextureDim()),
                              t->IsTextureArray(), t->IsWritable(), t->IsCombinedSampler(),
@@ -516,10 +531,11 @@ void Lowerer::DeclareResourceStruct(const ast::VarDecl* var,
         for (size_t i = 0; i < s->Members().size(); ++i) {
           const ir::Type* member = s->Members()[i];
           std::string name = prefix + s->MemberNames()[i];
+          size_t index = info != nullptr ? FieldOfMember(Concrete(type), i) : i;
           const ast::VarDecl* field =
-              info != nullptr && i < info->fields.size() ? info->fields[i] : nullptr;
+              info != nullptr && index < info->fields.size() ? info->fields[index] : nullptr;
           if (member->IsStruct() && ir::ContainsResource(member)) {
-            walk(types_.FieldType(Concrete(type), i), name + ".");
+            walk(types_.FieldType(Concrete(type), index), name + ".");
           } else {
             leaves.push_back({member, name, field});
           }
@@ -826,7 +842,9 @@ std::string LoopLabelOf(const ast::Stmt& loop) {
 
 /// The immediates of a loop statement's `loop`: its unrolling hint, then the bound of
 /// `[MaxIters(n)]` when it has one; empty for neither.
-std::vector<uint32_t> LoopImmsOf(const ast::Stmt& loop) {
+/// `value_of` gives the value of a generic value parameter `[MaxIters(N)]` names.
+std::vector<uint32_t> LoopImmsOf(const ast::Stmt& loop,
+                                 const std::function<int64_t(const ast::Expr*)>& value_of) {
   auto control = ir::LoopControl::None;
   int64_t max_iters = -1;  // none
   for (const ast::Attribute& a : loop.attributes) {
@@ -835,6 +853,10 @@ std::vector<uint32_t> LoopImmsOf(const ast::Stmt& loop) {
     if (a.name == "MaxIters" && a.args.size() == 1 && a.args[0]->kind == ast::ExprKind::IntLiteral) {
       uint64_t n = static_cast<const ast::IntLiteralExpr*>(a.args[0])->value;
       max_iters = static_cast<int64_t>(std::min<uint64_t>(n, UINT32_MAX));
+    } else if (a.name == "MaxIters" && a.args.size() == 1 &&
+               a.args[0]->kind == ast::ExprKind::Name) {
+      int64_t n = value_of(a.args[0]);
+      if (n >= 0) max_iters = std::min<int64_t>(n, UINT32_MAX);
     }
   }
   std::vector<uint32_t> imms;
@@ -866,6 +888,11 @@ void Lowerer::LowerStmt(const ast::Stmt* stmt) {
   if (stmt == nullptr) return;
   Loc(stmt->range);
   if (ice_ != nullptr) ice_->Update(sources_.Describe(stmt->range.begin));
+  auto max_iters_of = [&](const ast::Expr* e) -> int64_t {
+    const auto* decl = static_cast<const ast::NameExpr*>(e)->decl;
+    const sema::Type* value = Concrete(static_cast<const ast::GenericParamDecl*>(decl)->type);
+    return value->Kind() == sema::TypeKind::IntValue ? value->Value() : -1;
+  };
   switch (stmt->kind) {
     case ast::StmtKind::Block:
       LowerBlock(static_cast<const ast::BlockStmt*>(stmt)->stmts);
@@ -886,19 +913,21 @@ void Lowerer::LowerStmt(const ast::Stmt* stmt) {
     case ast::StmtKind::For: {
       auto* s = static_cast<const ast::ForStmt*>(stmt);
       next_loop_label_ = LoopLabelOf(*stmt);
-      LowerLoop(s->init, s->cond, s->step, s->body, true, LoopImmsOf(*stmt));
+      LowerLoop(s->init, s->cond, s->step, s->body, true, LoopImmsOf(*stmt, max_iters_of),
+                s->step_throws);
       return;
     }
     case ast::StmtKind::While: {
       auto* s = static_cast<const ast::WhileStmt*>(stmt);
       next_loop_label_ = LoopLabelOf(*stmt);
-      LowerLoop(nullptr, s->cond, nullptr, s->body, true, LoopImmsOf(*stmt));
+      LowerLoop(nullptr, s->cond, nullptr, s->body, true, LoopImmsOf(*stmt, max_iters_of));
       return;
     }
     case ast::StmtKind::DoWhile: {
       auto* s = static_cast<const ast::DoWhileStmt*>(stmt);
       next_loop_label_ = LoopLabelOf(*stmt);
-      LowerLoop(nullptr, s->cond, nullptr, s->body, false, LoopImmsOf(*stmt));
+      LowerLoop(nullptr, s->cond, nullptr, s->body, false, LoopImmsOf(*stmt, max_iters_of),
+                s->cond_throws);
       return;
     }
     case ast::StmtKind::Return:
@@ -1097,7 +1126,8 @@ void Lowerer::ExitPending(const std::vector<size_t>& pending) {
 }
 
 void Lowerer::LowerLoop(const ast::Stmt* init, const ast::Expr* cond, const ast::Expr* step,
-                        const ast::Stmt* body, bool test_first, std::vector<uint32_t> imms) {
+                        const ast::Stmt* body, bool test_first, std::vector<uint32_t> imms,
+                        bool continue_throws) {
   std::string label = std::move(next_loop_label_);
   next_loop_label_.clear();
   if (init != nullptr) LowerStmt(init);
@@ -1125,6 +1155,24 @@ void Lowerer::LowerLoop(const ast::Stmt* init, const ast::Expr* cond, const ast:
     ir::Block* body_block = NewBlock();
     b_.CondBr(c, body_block, exit);
     Place(body_block);
+  }
+  if (continue_throws) {
+    // The step or condition runs in the body, where an error may leave for a catch.
+    LowerBodyBeforeThrowingStep(body);
+    if (step != nullptr) LowerExpr(step);
+    if (!test_first) {
+      Value* c = LowerExpr(cond);
+      b_.CondBr(c, cont, exit);
+    } else {
+      b_.Br(cont);
+    }
+    Place(cont);
+    b_.Br(header);
+    std::vector<size_t> pending = std::move(loops_.back().pending);
+    loops_.pop_back();
+    Place(exit);
+    ExitPending(pending);
+    return;
   }
   LowerStmt(body);
   if (!b_.IsTerminated()) b_.Br(cont);

@@ -174,6 +174,11 @@ Value* Lowerer::LowerInitList(const ast::InitListExpr* e) {
   }
   const auto& fields = type->Info()->fields;
   for (size_t i = 0; i < fields.size(); ++i) {
+    if (types_.FieldIsAbsent(type, i)) {
+      // No storage: an element given is still evaluated, for its effects.
+      if (i < e->elements.size()) LowerExpr(e->elements[i]);
+      continue;
+    }
     if (i < e->elements.size()) {
       parts.push_back(LowerExpr(e->elements[i]));
     } else if (fields[i]->init != nullptr) {

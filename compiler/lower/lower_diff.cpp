@@ -33,6 +33,26 @@ void Lowerer::MarkDifferentiable(const ast::FuncDecl* decl, ir::Function* f,
       f->autodiff.no_diff_params.push_back(first + static_cast<uint32_t>(i));
     }
   }
+  // Locations (IDifferentiablePtrType): derivatives take a DifferentialPtrPair instead.
+  bool derivable = f->autodiff.differentiable || f->autodiff.custom_fwd != nullptr ||
+                   f->autodiff.custom_bwd != nullptr;
+  if (!derivable) return;
+  sema::Subst subst;
+  for (size_t k = 0; k < args.size() && k < decl->generic_context.size(); ++k) {
+    subst[decl->generic_context[k]] = args[k];
+  }
+  if (first == 1 && !decl->is_mutating && decl->FindAttribute("NoDiffThis") == nullptr) {
+    // `this` of a method of a location, as sema types it: a pair unless [NoDiffThis].
+    const sema::Type* pair = types_.PtrPairOf(types_.Substitute(decl->owner, subst));
+    if (pair != nullptr) f->autodiff.ptr_params.push_back({0, LowerType(pair)});
+  }
+  for (size_t i = 0; i < decl->params.size(); ++i) {
+    const ast::VarDecl* p = decl->params[i];
+    if ((p->modifiers & ast::kModNoDiff) != 0 || p->direction != ast::ParamDirection::In) continue;
+    const sema::Type* pair = types_.PtrPairOf(types_.Substitute(p->type, subst));
+    if (pair == nullptr) continue;
+    f->autodiff.ptr_params.push_back({first + static_cast<uint32_t>(i), LowerType(pair)});
+  }
 }
 
 namespace {

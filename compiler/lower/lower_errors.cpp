@@ -102,19 +102,10 @@ void Lowerer::JumpToCatch(size_t index, int64_t code) {
   StartDeadBlock();
 }
 
-void Lowerer::LowerDoCatch(const ast::DoCatchStmt* s) {
-  const ir::Type* int_type = LowerType(types_.Int());
-  Value* which = b_.Var(func_, int_type);
-  b_.Store(which, module_->ConstInt(int_type, 0));
-  CatchTarget target;
+Lowerer::CatchTarget Lowerer::LowerOnceLoop(const ast::Stmt* body, Value* which,
+                                            CatchTarget target) {
   target.loop_index = loops_.size();
   target.defer_depth = defer_scopes_.size();
-  for (const ast::CatchClause& c : s->clauses) {
-    Value* slot = b_.Var(func_, LowerType(c.var->type));
-    locals_[c.var] = slot;
-    target.types.push_back(Concrete(c.var->type));
-    target.slots.push_back(slot);
-  }
   ir::Block* header = NewBlock();
   ir::Block* first = NewBlock();
   ir::Block* cont = NewBlock();
@@ -126,9 +117,9 @@ void Lowerer::LowerDoCatch(const ast::DoCatchStmt* s) {
   loops_.push_back({exit, cont, std::string(), which});
   loops_.back().defer_depth = defer_scopes_.size();
   loops_.back().is_catch = true;
-  catches_.push_back(target);
-  LowerStmt(s->body);
-  target = catches_.back();
+  catches_.push_back(std::move(target));
+  LowerStmt(body);
+  target = std::move(catches_.back());
   catches_.pop_back();
   std::vector<size_t> pending = std::move(loops_.back().pending);
   loops_.pop_back();
@@ -137,22 +128,53 @@ void Lowerer::LowerDoCatch(const ast::DoCatchStmt* s) {
   b_.Br(header);  // never taken: the back edge a loop needs
   Place(exit);
   ExitPending(pending);
-  // The clause the flag names, or the break/continue the body passed on.
-  auto when = [&](int64_t code, const std::function<void()>& body) {
-    Value* cond = b_.Compare(ir::Op::Eq, b_.Load(which), module_->ConstInt(int_type, code));
-    ir::Block* then_block = NewBlock();
-    ir::Block* merge = NewBlock();
-    b_.If(cond, then_block, merge, merge);
-    Place(then_block);
-    body();
-    if (!b_.IsTerminated()) b_.Br(merge);
-    Place(merge);
-  };
-  for (size_t i = 0; i < s->clauses.size(); ++i) {
-    when(static_cast<int64_t>(i) + 1, [&] { LowerStmt(s->clauses[i].body); });
+  return target;
+}
+
+void Lowerer::WhenFlag(Value* which, int64_t code, const std::function<void()>& body) {
+  const ir::Type* int_type = LowerType(types_.Int());
+  Value* cond = b_.Compare(ir::Op::Eq, b_.Load(which), module_->ConstInt(int_type, code));
+  ir::Block* then_block = NewBlock();
+  ir::Block* merge = NewBlock();
+  b_.If(cond, then_block, merge, merge);
+  Place(then_block);
+  body();
+  if (!b_.IsTerminated()) b_.Br(merge);
+  Place(merge);
+}
+
+Value* Lowerer::NewExitFlag() {
+  const ir::Type* int_type = LowerType(types_.Int());
+  Value* which = b_.Var(func_, int_type);
+  b_.Store(which, module_->ConstInt(int_type, 0));
+  return which;
+}
+
+void Lowerer::LowerDoCatch(const ast::DoCatchStmt* s) {
+  Value* which = NewExitFlag();
+  CatchTarget target;
+  for (const ast::CatchClause& c : s->clauses) {
+    Value* slot = b_.Var(func_, LowerType(c.var->type));
+    locals_[c.var] = slot;
+    target.types.push_back(Concrete(c.var->type));
+    target.slots.push_back(slot);
   }
-  if (target.uses_break) when(-1, [&] { LowerJump(false, false); });
-  if (target.uses_continue) when(-2, [&] { LowerJump(true, false); });
+  target = LowerOnceLoop(s->body, which, std::move(target));
+  // The clause the flag names, or the break/continue the body passed on.
+  for (size_t i = 0; i < s->clauses.size(); ++i) {
+    WhenFlag(which, static_cast<int64_t>(i) + 1, [&] { LowerStmt(s->clauses[i].body); });
+  }
+  if (target.uses_break) WhenFlag(which, -1, [&] { LowerJump(false, false); });
+  if (target.uses_continue) WhenFlag(which, -2, [&] { LowerJump(true, false); });
+}
+
+void Lowerer::LowerBodyBeforeThrowingStep(const ast::Stmt* body) {
+  // As a `do` with no catch clause: a `continue` of the loop leaves this one-iteration
+  // loop with -2 in its flag, a `break` with -1; after it, -1 breaks the loop and
+  // anything else falls through to the step.
+  Value* which = NewExitFlag();
+  CatchTarget target = LowerOnceLoop(body, which, CatchTarget());
+  if (target.uses_break) WhenFlag(which, -1, [&] { LowerJump(false, false); });
 }
 
 void Lowerer::LowerThrow(const sema::Type* err, Value* value) {

@@ -63,16 +63,23 @@ size_t Lowerer::TagOf(Existential& e, const sema::Type* from) {
 
 Value* Lowerer::LowerTypeTest(const ast::TypeTestExpr* e) {
   if (e->operand_type != nullptr) {
-    return module_->ConstBool(Concrete(e->operand_type) == Concrete(e->target_type));
+    const sema::Type* tested = Concrete(e->operand_type);
+    const sema::Type* target = Concrete(e->target_type);
+    // `T is IFoo` (`where optional T : IFoo`): whether this specialization conforms.
+    return module_->ConstBool(target->IsInterface() ? types_.Conforms(tested, target)
+                                                    : tested == target);
   }
   Value* value = LowerExpr(e->operand);
   const sema::Type* from = Concrete(e->operand->type);
   const sema::Type* target = Concrete(e->target_type);
   if (!from->IsInterface()) {
-    // A value whose type is known here (an interface-typed local or parameter).
-    Value* same = module_->ConstBool(from == target);
+    // A value whose type is known here (an interface-typed local or parameter), or
+    // `t as IFoo` of a generic parameter's value: an Optional holding t itself.
+    bool conformance = target->IsInterface();
+    bool same_type = conformance ? types_.Conforms(from, target) : from == target;
+    Value* same = module_->ConstBool(same_type);
     if (!e->is_cast) return same;
-    Value* held = from == target ? value : Zero(LowerType(target));
+    Value* held = conformance || from == target ? value : Zero(LowerType(target));
     return b_.MakeStruct(LowerType(e->type), {same, held});
   }
   Existential& ex = ExistentialOf(from);
@@ -104,14 +111,22 @@ Value* Lowerer::ZeroExistential(const ir::Type* type) {
 }
 
 ir::Function* Lowerer::Dispatcher(const sema::Type* iface, const ast::FuncDecl* req,
-                                  const sema::Type* via) {
+                                  const sema::Type* via, const ast::CallExpr* call) {
   Existential& e = ExistentialOf(iface);
+  // A generic requirement has one dispatcher per list of its own generic arguments.
+  std::vector<const sema::Type*> own;
+  if (call != nullptr) {
+    for (const sema::Type* a : call->generic_args) own.push_back(Concrete(a));
+  }
   for (const Dispatch& d : e.dispatchers) {
-    if (d.req == req && d.via == via) return d.function;
+    if (d.req == req && d.via == via && d.own == own) return d.function;
   }
   // The requirement's signature with `This` bound to the interface type itself (sema
   // allows dispatch only when no parameter or result depends on it).
   sema::Subst s = types_.RequirementSubst(via, iface);
+  for (size_t i = 0; i < own.size(); ++i) {
+    s[req->generic_context[req->own_generic_begin + i]] = own[i];
+  }
   std::string name = UniqueFunctionName(MangledTypeName(iface) + "." + req->name + ".dispatch");
   ir::Function* f = module_->AddFunction(name, LowerType(types_.Substitute(req->result_type, s)));
   // A [Differentiable] requirement's dispatch is differentiated like any function: its
@@ -126,7 +141,7 @@ ir::Function* Lowerer::Dispatcher(const sema::Type* iface, const ast::FuncDecl* 
     if (p->direction != ast::ParamDirection::In) t = types.Pointer(ir::AddressSpace::Function, t);
     f->params.push_back(module_->AddParam(t, nullptr));
   }
-  e.dispatchers.push_back({req, via, f, {}});
+  e.dispatchers.push_back({req, via, f, {}, own});
   return f;
 }
 
@@ -139,7 +154,8 @@ bool Lowerer::ExpandDispatchers() {
       while (e.dispatchers[d].targets.size() < e.concrete.size()) {
         Dispatch& dispatch = e.dispatchers[d];
         const sema::Type* owner = e.concrete[dispatch.targets.size()];
-        ir::Function* target = WitnessInstance(owner, dispatch.req, dispatch.via, nullptr);
+        ir::Function* target =
+            WitnessInstance(owner, dispatch.req, dispatch.via, nullptr, &dispatch.own);
         e.dispatchers[d].targets.push_back(target);
         added = true;
       }
@@ -207,6 +223,7 @@ void Lowerer::FinishExistentials() {
       }
     }
     for (const Dispatch& d : e->dispatchers) WriteDispatcher(*e, d);
+    WriteStoredConversions(*e);
   }
   func_ = nullptr;
 }
@@ -223,9 +240,10 @@ void Lowerer::WriteDispatcher(const Existential& e, const Dispatch& d) {
   Value* self = f->params[0];
   bool by_pointer = d.req->is_mutating;
   Value* tag = by_pointer ? b_.Load(b_.MemberPtr(self, 0)) : b_.Extract(self, 0);
-  // The last type is the default: every tag a packed value can hold has a case.
-  CaseSwitch sw = SwitchOver(tag, d.targets.size(), result);
-  for (size_t k = 0; k < sw.cases.size(); ++k) {
+  // The last type is the default: every tag a packed value can hold has a case. A value
+  // read from memory may hold no type (kNoTag): then the default does nothing.
+  CaseSwitch sw = SwitchOver(tag, d.targets.size() + (e.dynamic ? 1 : 0), result);
+  for (size_t k = 0; k < d.targets.size(); ++k) {
     Place(sw.cases[k]);
     const auto member = static_cast<uint32_t>(k + 1);
     std::vector<Value*> args;
@@ -241,6 +259,11 @@ void Lowerer::WriteDispatcher(const Existential& e, const Dispatch& d) {
     Value* r = b_.Call(d.targets[k], args);
     if (by_pointer) b_.Store(b_.MemberPtr(self, member), b_.Load(slot));
     b_.Br(sw.merge, sw.merged != nullptr ? std::vector<Value*>{r} : std::vector<Value*>{});
+  }
+  if (e.dynamic) {
+    Place(sw.cases.back());
+    b_.Br(sw.merge,
+          sw.merged != nullptr ? std::vector<Value*>{Zero(result)} : std::vector<Value*>{});
   }
   Place(sw.merge);
   b_.Return(sw.merged);

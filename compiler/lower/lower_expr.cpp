@@ -139,12 +139,19 @@ Value* Lowerer::LowerExpr(const ast::Expr* e) {
     }
     case ast::ExprKind::Member: {
       auto* m = static_cast<const ast::MemberExpr*>(e);
-      if (IsCoreAtomic(Concrete(m->base->type))) return LowerExpr(m->base);  // its value
+      const sema::Type* owner = Concrete(m->base->type);
+      if (IsCoreAtomic(owner)) return LowerExpr(m->base);  // its value
+      if (m->field_index >= 0 && types_.FieldIsAbsent(owner, m->field_index)) {
+        LowerExpr(m->base);               // for its effects
+        return Zero(LowerType(e->type));  // a field without storage reads as zero
+      }
       // A member of device memory is loaded alone, not with the whole struct around it.
       if (m->field_index >= 0 && IsThroughPointer(e)) return LoadLValue(LowerLValue(e));
       Value* base = LowerExpr(m->base);
       Loc(e->range);
-      if (m->field_index >= 0) return b_.Extract(base, static_cast<uint32_t>(m->field_index));
+      if (m->field_index >= 0) {
+        return b_.Extract(base, static_cast<uint32_t>(MemberIndex(owner, m->field_index)));
+      }
       if (base->GetType()->IsMatrix()) return MatrixElements(base, m->swizzle);
       if (base->GetType()->IsScalar()) {
         return m->swizzle.size() == 1 ? base : b_.Splat(base, static_cast<uint32_t>(m->swizzle.size()));
@@ -480,12 +487,15 @@ LValue Lowerer::LowerLValue(const ast::Expr* e) {
     case ast::ExprKind::Member: {
       auto* m = static_cast<const ast::MemberExpr*>(e);
       LValue base = LowerLValue(m->base);
-      if (IsCoreAtomic(Concrete(m->base->type))) return base;  // `Atomic<T>` is its value
+      const sema::Type* owner = Concrete(m->base->type);
+      if (IsCoreAtomic(owner)) return base;  // `Atomic<T>` is its value
       if (m->field_index >= 0) {
         SLOPE_ASSERT(base.texture == nullptr);
         SLOPE_ASSERT(base.swizzle.empty() && base.dynamic_index == nullptr);
+        if (types_.FieldIsAbsent(owner, m->field_index)) return AbsentFieldPlace(e->type);
         Loc(e->range);
-        return LValue{b_.MemberPtr(base.ptr, static_cast<uint32_t>(m->field_index)), {}, nullptr};
+        uint32_t member = static_cast<uint32_t>(MemberIndex(owner, m->field_index));
+        return LValue{b_.MemberPtr(base.ptr, member), {}, nullptr};
       }
       // `.x` of a scalar (such as v[i].x) names the scalar itself.
       if (m->base->type->IsScalar()) return base;
@@ -514,6 +524,8 @@ LValue Lowerer::LowerLValue(const ast::Expr* e) {
 
 Value* Lowerer::LoadLValue(const LValue& lv) {
   Value* whole = lv.texture != nullptr ? LoadTexel(lv) : b_.Load(lv.ptr);
+  // An element of `StructuredBuffer<IFoo>`: its stored form, read as an IFoo value.
+  if (ExistentialByStored(whole->GetType()) != nullptr) return LoadStored(whole);
   if (lv.dynamic_index != nullptr) {
     return b_.Emit(Op::ExtractDynamic, whole->GetType()->Element(), {whole, lv.dynamic_index});
   }
@@ -536,6 +548,10 @@ void Lowerer::StoreLValue(const LValue& lv, Value* value) {
       b_.Store(lv.ptr, whole);
     }
   };
+  if (ExistentialByStored(pointee) != nullptr) {
+    store_whole(StoreStored(value, pointee));
+    return;
+  }
   if (lv.dynamic_index != nullptr) {
     Value* whole = load_whole();
     store_whole(b_.Emit(Op::InsertDynamic, pointee, {whole, value, lv.dynamic_index}));

@@ -138,6 +138,7 @@ Value* Lowerer::LowerSpirvAsm(const ast::SpirvAsmExpr* e) {
 
 Value* Lowerer::LowerIntrinsicCall(const ast::CallExpr* call) {
   if (call->func->intrinsic_inst >= 0) return LowerSyncCall(call);
+  if (call->func->name == "createDynamicObject") return LowerDynamicObject(call);
   std::vector<Value*> args;
   for (const ast::Expr* a : call->args) args.push_back(LowerExpr(a));
   Loc(call->range);

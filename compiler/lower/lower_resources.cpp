@@ -49,7 +49,9 @@ Value* Lowerer::AssembleWords(const ir::Type* t, const std::function<Value*()>& 
   uint32_t n = t->IsVector() ? t->Count() : 1;
   for (uint32_t i = 0; i < n; ++i) {
     Value* bits = next();
-    if (bits->GetType() != scalar) {
+    if (scalar->IsBool()) {  // a payload word of an interface value (lower_dynamic.cpp)
+      bits = b_.Compare(Op::Ne, bits, module_->ConstInt(bits->GetType(), 0));
+    } else if (bits->GetType() != scalar) {
       bits = b_.CallIntrinsic(ir::Intrinsic::Bitcast, scalar, {bits});
     }
     lanes.push_back(bits);
@@ -69,7 +71,11 @@ void Lowerer::DisassembleWords(Value* value, const std::function<void(Value*)>& 
   uint32_t n = t->IsVector() ? t->Count() : 1;
   for (uint32_t i = 0; i < n; ++i) {
     Value* lane = t->IsVector() ? b_.Extract(value, i) : value;
-    if (lane->GetType() != u32) lane = b_.CallIntrinsic(ir::Intrinsic::Bitcast, u32, {lane});
+    if (lane->GetType()->IsBool()) {
+      lane = b_.Convert(lane, u32);
+    } else if (lane->GetType() != u32) {
+      lane = b_.CallIntrinsic(ir::Intrinsic::Bitcast, u32, {lane});
+    }
     sink(lane);
   }
 }

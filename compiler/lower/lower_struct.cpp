@@ -28,6 +28,7 @@ const ir::Type* Lowerer::LowerStructType(const sema::Type* t) {
   std::vector<ir::MatrixLayout> layouts;
   bool any_layout = false;
   for (size_t i = 0; i < t->Info()->fields.size(); ++i) {
+    if (types_.FieldIsAbsent(t, i)) continue;  // `Conditional<T, false>`: no storage
     members.push_back(LowerType(types_.FieldType(t, i)));
     const ast::VarDecl* field = t->Info()->fields[i];
     names.push_back(field->name);
@@ -56,16 +57,42 @@ const ir::Type* Lowerer::LowerStructType(const sema::Type* t) {
   }
   // A Differential other than the members' own (sema chose it): the forward-mode pass
   // needs its layout.
-  const std::vector<int>& map = t->Info()->derivative_members;
+  const std::vector<int>& fields_map = t->Info()->derivative_members;
   for (const ast::Decl* m : t->Info()->type_members) {
-    if (map.empty() || m->name != "Differential") continue;
+    if (fields_map.empty() || m->name != "Differential") continue;
     // A generic struct's Differential is written over its parameters.
     const sema::Type* differential =
         types_.Substitute(types_.AliasTypes().at(m), types_.StructSubst(t));
     if (differential == t) continue;  // its own differential, as the IR assumes
+    // Per IR member: fields without storage have no member on either side.
+    std::vector<int> map;
+    for (size_t i = 0; i < fields_map.size(); ++i) {
+      if (types_.FieldIsAbsent(t, i)) continue;
+      int to = fields_map[i];
+      map.push_back(to < 0 || !differential->IsStruct() ? to : MemberIndex(differential, to));
+    }
     module_->Types().SetDifferential(made, {LowerType(differential), map});
   }
   return made;
+}
+
+int Lowerer::MemberIndex(const sema::Type* t, size_t field) {
+  if (types_.FieldIsAbsent(t, field)) return -1;
+  int member = 0;
+  for (size_t i = 0; i < field; ++i) member += types_.FieldIsAbsent(t, i) ? 0 : 1;
+  return member;
+}
+
+size_t Lowerer::FieldOfMember(const sema::Type* t, size_t member) {
+  for (size_t i = 0; i < t->Info()->fields.size(); ++i) {
+    if (types_.FieldIsAbsent(t, i)) continue;
+    if (member-- == 0) return i;
+  }
+  SLOPE_ICE("no field holds this IR member");
+}
+
+LValue Lowerer::AbsentFieldPlace(const sema::Type* field_type) {
+  return LValue{b_.Var(func_, LowerType(field_type)), {}, nullptr};
 }
 
 std::string Lowerer::FunctionName(const ast::FuncDecl* decl) const {
@@ -108,6 +135,10 @@ Value* Lowerer::DefaultValue(const sema::Type* t) {
   for (size_t i = 0; i < t->Info()->fields.size(); ++i) {
     const ast::VarDecl* field = t->Info()->fields[i];
     const sema::Type* field_type = types_.FieldType(t, i);
+    if (types_.FieldIsAbsent(t, i)) {
+      if (field->init != nullptr) LowerExpr(field->init);  // for its effects
+      continue;
+    }
     if (field->init != nullptr) {
       members.push_back(LowerExpr(field->init));
     } else if (field_type->IsStruct()) {
@@ -141,8 +172,16 @@ Value* Lowerer::LowerStructConstructor(const ast::CallExpr* call) {
     CopyBack(outs);
     return result;
   }
-  if (args.empty()) return DefaultValue(Concrete(call->constructed));
-  return b_.MakeStruct(LowerType(call->constructed), args);
+  const sema::Type* t = Concrete(call->constructed);
+  if (args.empty()) return DefaultValue(t);
+  // Member-wise: one argument per field, those of fields without storage dropped.
+  std::vector<Value*> members;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (!t->IsStruct() || i >= t->Info()->fields.size() || !types_.FieldIsAbsent(t, i)) {
+      members.push_back(args[i]);
+    }
+  }
+  return b_.MakeStruct(LowerType(t), members);
 }
 
 Value* Lowerer::LowerMethodCall(const ast::CallExpr* call) {

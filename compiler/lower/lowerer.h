@@ -20,12 +20,7 @@
 
 namespace slope::lower {
 
-/// The core library's `Atomic<T>`: lowered as T itself (its only field, `__value`; names
-/// that start with two underscores are the implementation's).
-inline bool IsCoreAtomic(const sema::Type* t) {
-  return t->IsStruct() && t->Info()->name == "Atomic" && t->Args().size() == 1 &&
-         t->Info()->fields.size() == 1 && t->Info()->fields[0]->name == "__value";
-}
+using sema::IsCoreAtomic;
 
 using ir::Op;
 using ir::Value;
@@ -108,6 +103,9 @@ class Lowerer {
   /// The instance of `f` with its generic parameters bound by `context` and, for its
   /// own parameters, by the generic arguments of `call` (when given).
   ir::Function* InstanceIn(const ast::FuncDecl* f, sema::Subst context, const ast::CallExpr* call);
+  /// As InstanceIn, with f's own generic parameters bound to `own` (concrete types).
+  ir::Function* InstanceWith(const ast::FuncDecl* f, sema::Subst context,
+                             const std::vector<const sema::Type*>& own);
   /// Buffers, cbuffers and ConstantBuffer<T> globals (sema's `resources`, in source
   /// order): explicit bindings first (`[[vk::binding(b, s)]]`, `register(xN, spaceM)`),
   /// then the next free binding of set 0 for the rest.
@@ -207,8 +205,22 @@ class Lowerer {
   /// After a loop or switch ends: continues the multi-level exits that crossed it.
   void ExitPending(const std::vector<size_t>& pending);
   std::string next_loop_label_;  ///< the label of the loop LowerLoop lowers next
+  /// `continue_throws`: the step (or a do-while's condition) holds a `try`, so it is
+  /// evaluated at the end of the body, which is wrapped in a one-iteration loop that
+  /// `continue` leaves (the continue construct of SPIR-V cannot branch to a catch).
   void LowerLoop(const ast::Stmt* init, const ast::Expr* cond, const ast::Expr* step,
-                 const ast::Stmt* body, bool test_first, std::vector<uint32_t> imms = {});
+                 const ast::Stmt* body, bool test_first, std::vector<uint32_t> imms = {},
+                 bool continue_throws = false);
+  /// `body` in a loop that runs once (a `do`/`catch`, or a loop body before a throwing
+  /// step), with `target` (its clauses' types and slots) as the innermost catch and
+  /// `which` as its flag; returns the target with what the body used (uses_break, ...).
+  CatchTarget LowerOnceLoop(const ast::Stmt* body, Value* which, CatchTarget target);
+  /// Runs `body` when the flag `which` holds `code`.
+  void WhenFlag(Value* which, int64_t code, const std::function<void()>& body);
+  /// A new int variable set to 0: a one-iteration loop's flag.
+  Value* NewExitFlag();
+  /// The body of a loop whose step throws, in its one-iteration loop (LowerLoop).
+  void LowerBodyBeforeThrowingStep(const ast::Stmt* body);
   void LowerLocal(const ast::VarDecl* var);
   /// A `switch`: one block per clause (labels without statements share the next one's).
   void LowerSwitch(const ast::SwitchStmt* s);
@@ -369,6 +381,13 @@ class Lowerer {
 
   // Structs (lower_struct.cpp).
   const ir::Type* LowerStructType(const sema::Type* t);
+  /// The IR member holding field `field` of the concrete struct `t`: fields that take no
+  /// storage (TypeContext::FieldIsAbsent) have none, and -1 is returned for them.
+  int MemberIndex(const sema::Type* t, size_t field);
+  /// The field of the concrete struct `t` that IR member `member` holds.
+  size_t FieldOfMember(const sema::Type* t, size_t member);
+  /// A place for a field that takes no storage: a fresh variable, whose stores go nowhere.
+  LValue AbsentFieldPlace(const sema::Type* field_type);
   /// The default value of any type: DefaultValue for structs, per element for arrays,
   /// zero otherwise (IDefaultInitializable's synthesized `__init()`).
   Value* DefaultOf(const sema::Type* t);
@@ -395,6 +414,7 @@ class Lowerer {
     const sema::Type* via;                 ///< the interface `req` belongs to
     ir::Function* function;
     std::vector<ir::Function*> targets;    ///< one per concrete type, by tag
+    std::vector<const sema::Type*> own;    ///< a generic requirement's own arguments
   };
   struct Existential {
     const sema::Type* iface;
@@ -406,7 +426,30 @@ class Lowerer {
     std::vector<ir::Function*> tests, unpacks;
     std::vector<Dispatch> dispatchers;
     ir::Function* zero = nullptr;
+    /// With [anyValueSize]: the stored form (lower_dynamic.cpp), the functions that
+    /// convert to and from it, and whether a value may hold no type (kNoTag), as one read
+    /// from memory with an id of no conforming type does.
+    const ir::Type* stored = nullptr;
+    ir::Function* load = nullptr;
+    ir::Function* store = nullptr;
+    bool dynamic = false;
   };
+  /// The tag of an existential that holds no value: requirement calls on it return zero.
+  static constexpr uint32_t kNoTag = 0xffffffffu;
+  /// The id of no conforming type, which stored values of no type hold.
+  static constexpr uint32_t kNoConformance = 0xffffffffu;
+  /// The stored form of `iface` (with [anyValueSize]): a struct of 32-bit words, the
+  /// header (type id, its high word, conformance id, its high word) then the payload.
+  const ir::Type* StoredType(const sema::Type* iface);
+  /// The existential whose stored form is `type`, or null.
+  Existential* ExistentialByStored(const ir::Type* type);
+  /// The existential a stored value holds, and the stored form of an existential.
+  Value* LoadStored(Value* stored);
+  Value* StoreStored(Value* value, const ir::Type* stored);
+  /// `createDynamicObject<IFoo>(id, data)`.
+  Value* LowerDynamicObject(const ast::CallExpr* call);
+  /// The bodies of the load and store functions of `e`.
+  void WriteStoredConversions(Existential& e);
   Existential& ExistentialOf(const sema::Type* iface);
   /// The existential whose IR struct is `type`, or null.
   Existential* ExistentialByType(const ir::Type* type);
@@ -418,8 +461,8 @@ class Lowerer {
   size_t TagOf(Existential& e, const sema::Type* from);
   /// The function that calls requirement `req` (of interface `via`) on the concrete
   /// value inside an existential of `iface`, chosen by its tag.
-  ir::Function* Dispatcher(const sema::Type* iface, const ast::FuncDecl* req,
-                           const sema::Type* via);
+  ir::Function* Dispatcher(const sema::Type* iface, const ast::FuncDecl* req, const sema::Type* via,
+                           const ast::CallExpr* call);
   /// A zero existential (the tag of the first type, zero members).
   Value* ZeroExistential(const ir::Type* type);
   /// Adds each concrete type's implementation to every dispatcher; false when nothing
@@ -431,7 +474,8 @@ class Lowerer {
   void WriteDispatcher(const Existential& e, const Dispatch& d);
   /// The specialized implementation of requirement `req` of `iface` for `owner`.
   ir::Function* WitnessInstance(const sema::Type* owner, const ast::FuncDecl* req,
-                                const sema::Type* iface, const ast::CallExpr* call);
+                                const sema::Type* iface, const ast::CallExpr* call,
+                                const std::vector<const sema::Type*>* own = nullptr);
   /// `S.dzero()`, `S.dadd(a, b)` or `S.dmul(s, a)` of a struct whose IDifferentiable
   /// conformance sema synthesized: a function made once per struct type and operation.
   ir::Function* SynthesizedDiffOp(const sema::Type* owner, const ast::FuncDecl* req,

@@ -259,6 +259,12 @@ ast::FuncDecl* Parser::ParseFunctionRest(ast::FuncDecl* func) {
     Error(DiagId::ExpectedToken, Cur().Range(), "'{' or ';'", Describe(Cur()));
     return func;
   }
+  if (++functions_ > kMaxFunctions) {
+    Error(DiagId::TooManyFunctions, func->name_range, kMaxFunctions);
+    pos_ = tokens_.size() - 1;  // the end of the file: nothing after it is read
+    has_split_ = false;
+    return func;
+  }
   if (options_.deferred_bodies != nullptr) {
     // Left for ParseDeferredBody: an empty block over the braces.
     source::SourceLoc begin = Cur().loc;

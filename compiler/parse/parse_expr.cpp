@@ -159,7 +159,9 @@ ast::Expr* Parser::ParseConditional() {
 ast::Expr* Parser::ParseBinary(int min_prec) {
   source::SourceLoc begin = Cur().loc;
   ast::Expr* lhs = ParseUnary();
-  while (true) {
+  // After an error (an operand that could not be read, a chain past kMaxExprHeight) the
+  // statement is skipped to its end: the rest of a chain of 10^6 operators is not built.
+  while (!panic_) {
     if ((AtIdent("is") || AtIdent("as")) && kTypeTestPrecedence >= min_prec) {
       // `value is T`, `value as T`: a type on the right, at the relational operators' level.
       bool cast = AtIdent("as");
@@ -179,6 +181,7 @@ ast::Expr* Parser::ParseBinary(int min_prec) {
     ast::Expr* rhs = ParseBinary(prec + 1);  // left associative
     lhs = Grow(ctx_.New<ast::BinaryExpr>(From(begin), op, lhs, rhs, op_range), {lhs, rhs}, op_range);
   }
+  return lhs;
 }
 
 bool Parser::LooksLikeSizeOfType() const {
@@ -501,6 +504,23 @@ ast::Expr* Parser::ParsePrimary() {
     }
     case TokenKind::LParen: {
       source::SourceLoc begin = Advance().loc;
+      if (options_.language_version >= 2026) {
+        // Slang 2026: `(a, b)` is makeTuple(a, b); `(a)` stays a parenthesized a.
+        ast::Expr* first = ParseAssignment();
+        if (panic_ || !At(TokenKind::Comma)) {
+          Expect(TokenKind::RParen);
+          first->range = From(begin);
+          return first;
+        }
+        std::vector<ast::Expr*> items{first};
+        while (!panic_ && Consume(TokenKind::Comma)) items.push_back(ParseAssignment());
+        Expect(TokenKind::RParen);
+        uint32_t below = 0;
+        for (const ast::Expr* e : items) below = std::max(below, e->height);
+        auto* callee = ctx_.New<ast::NameExpr>(From(begin), "makeTuple");
+        auto* tuple = ctx_.New<ast::CallExpr>(From(begin), callee, std::move(items));
+        return SetHeight(tuple, below, From(begin));
+      }
       ast::Expr* inner = ParseExpr();
       Expect(TokenKind::RParen);
       inner->range = From(begin);

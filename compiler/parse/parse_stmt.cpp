@@ -24,6 +24,17 @@ using diag::DiagId;
 ast::BlockStmt* Parser::ParseBlock() {
   source::SourceLoc begin = Cur().loc;
   auto* block = ctx_.New<ast::BlockStmt>(Cur().Range());
+  // The outermost block of a body counts the statements of the whole body; once past
+  // kMaxBodyStatements it reports the statement that passed the limit and skips the rest.
+  const bool body = block_depth_ == 0;
+  const size_t open = pos_;
+  const uint32_t errors = diags_.ErrorCount();
+  if (body) {
+    body_stmts_ = 0;
+    body_loops_ = 0;
+    body_over_ = false;
+  }
+  ++block_depth_;
   Expect(TokenKind::LBrace);
   while (!At(TokenKind::RBrace) && !At(TokenKind::EndOfFile) && !diags_.LimitReached()) {
     size_t before = pos_;
@@ -31,15 +42,41 @@ ast::BlockStmt* Parser::ParseBlock() {
     if (stmt != nullptr) block->stmts.push_back(stmt);
     if (panic_) SyncToStatementEnd();
     if (pos_ == before) Advance();
+    if (body && body_over_) {
+      // A body that already has an error (a chain past its limit) is skipped silently.
+      panic_ = false;
+      if (diags_.ErrorCount() == errors) {
+        Error(body_over_diag_, body_over_at_, body_over_limit_);
+      }
+      panic_ = false;
+      --block_depth_;
+      pos_ = open;
+      has_split_ = false;
+      SkipBraced();
+      block->range = From(begin);
+      return block;
+    }
   }
+  --block_depth_;
   Expect(TokenKind::RBrace);
   block->range = From(begin);
   return block;
 }
 
+void Parser::PassBodyLimit(DiagId id, size_t limit) {
+  if (body_over_) return;
+  body_over_ = true;
+  body_over_at_ = Cur().Range();
+  body_over_diag_ = id;
+  body_over_limit_ = limit;
+}
+
 ast::Stmt* Parser::ParseStmt() {
   DepthGuard guard(*this);
   if (!guard.Ok()) return nullptr;
+  if (++body_stmts_ == kMaxBodyStatements + 1) {
+    PassBodyLimit(DiagId::BodyTooManyStatements, kMaxBodyStatements);
+  }
   source::SourceLoc begin = Cur().loc;
   std::vector<ast::Attribute> attrs;
   if (At(TokenKind::LBracket)) {
@@ -261,6 +298,7 @@ ast::Stmt* Parser::ParseIf() {
 }
 
 ast::Stmt* Parser::ParseFor() {
+  if (++body_loops_ == kMaxBodyLoops + 1) PassBodyLimit(DiagId::BodyTooManyLoops, kMaxBodyLoops);
   source::SourceLoc begin = Advance().loc;
   Expect(TokenKind::LParen);
   ast::Stmt* init = nullptr;
@@ -285,6 +323,7 @@ ast::Stmt* Parser::ParseFor() {
 }
 
 ast::Stmt* Parser::ParseWhile() {
+  if (++body_loops_ == kMaxBodyLoops + 1) PassBodyLimit(DiagId::BodyTooManyLoops, kMaxBodyLoops);
   source::SourceLoc begin = Advance().loc;
   Expect(TokenKind::LParen);
   ast::Expr* cond = ParseExpr();
@@ -294,6 +333,7 @@ ast::Stmt* Parser::ParseWhile() {
 }
 
 ast::Stmt* Parser::ParseDoWhile() {
+  if (++body_loops_ == kMaxBodyLoops + 1) PassBodyLimit(DiagId::BodyTooManyLoops, kMaxBodyLoops);
   source::SourceLoc begin = Advance().loc;
   ast::Stmt* body = ParseStmt();
   if (AtIdent("catch")) {

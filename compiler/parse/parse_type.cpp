@@ -30,6 +30,17 @@ ast::TypeExpr* Parser::ParseType() {
     type->range = From(begin);
     return type;
   }
+  // `some IFoo`, `dyn IFoo`: an interface type, written as Slang 2025 asks.
+  if ((AtIdent("some") || AtIdent("dyn")) &&
+      (Peek(1).Is(TokenKind::Identifier) || Peek(1).Is(TokenKind::ColonColon))) {
+    source::SourceLoc begin = Cur().loc;
+    bool some = Advance().text == "some";
+    ast::TypeExpr* inner = ParseType();
+    if (inner == nullptr) return nullptr;
+    inner->existential = some ? ast::TypeExpr::kSome : ast::TypeExpr::kDyn;
+    inner->range = From(begin);
+    return inner;
+  }
   // `::ns::T`: looked up from the global scope.
   bool global = At(TokenKind::ColonColon) && Peek(1).Is(TokenKind::Identifier);
   const Token& first = Cur();
@@ -163,6 +174,12 @@ void Parser::ParseWhereClauses(std::vector<ast::WhereClause>& out) {
     Advance();
     do {
       ast::WhereClause clause;
+      // `where optional T : IFoo`: `optional` followed by the subject's name.
+      if (AtIdent("optional") && pos_ + 1 < tokens_.size() &&
+          tokens_[pos_ + 1].Is(TokenKind::Identifier)) {
+        clause.optional = true;
+        clause.optional_range = Advance().Range();
+      }
       clause.subject = ParseType();
       if (clause.subject != nullptr && At(TokenKind::EqualEqual)) {
         // `where T.Element == float`: Slang's type equality constraint.
@@ -180,6 +197,10 @@ void Parser::ParseWhereClauses(std::vector<ast::WhereClause>& out) {
       // `where T : IA, IB`: a further constraint of T unless a new `U :` (or `U ==`)
       // follows.
       while (At(TokenKind::Comma)) {
+        if (pos_ + 2 < tokens_.size() && tokens_[pos_ + 1].Is(TokenKind::Identifier) &&
+            tokens_[pos_ + 1].text == "optional" && tokens_[pos_ + 2].Is(TokenKind::Identifier)) {
+          break;  // `, optional U : IBar`: the next clause
+        }
         size_t end = ScanType(pos_ + 1);
         if (end != 0 && end < tokens_.size() &&
             (tokens_[end].Is(TokenKind::Colon) || tokens_[end].Is(TokenKind::EqualEqual))) {
@@ -248,6 +269,10 @@ size_t Parser::ScanGenericArgs(size_t at) const {
 
 size_t Parser::ScanType(size_t at) const {
   if (at >= tokens_.size() || !tokens_[at].Is(TokenKind::Identifier)) return 0;
+  if ((tokens_[at].text == "some" || tokens_[at].text == "dyn") && at + 1 < tokens_.size() &&
+      tokens_[at + 1].Is(TokenKind::Identifier)) {
+    ++at;  // `some IFoo`, `dyn IFoo`
+  }
   size_t i = at + 1;
   while (true) {
     if (i < tokens_.size() && tokens_[i].Is(TokenKind::Less)) {

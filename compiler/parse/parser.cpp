@@ -230,7 +230,9 @@ uint32_t Parser::ParseModifiers() {
 
 ast::Module* ParseModule(const std::vector<Token>& tokens, ast::AstContext& ctx,
                          diag::DiagEngine& diags, const ParseOptions& options) {
-  return Parser(tokens, ctx, diags, options).ParseModule();
+  ast::Module* module = Parser(tokens, ctx, diags, options).ParseModule();
+  module->language_version = options.language_version;
+  return module;
 }
 
 void ParseDeferredBody(const std::vector<Token>& tokens, size_t at, ast::BlockStmt* block,

@@ -23,6 +23,23 @@ inline constexpr int kMaxNestingDepth = 256;
 /// recursively, so the height of the whole tree is bounded here, with its own diagnostic.
 inline constexpr uint32_t kMaxExprHeight = 4096;
 
+/// Most statements one function body may hold, nested ones included: every later stage
+/// (checking, lowering, the passes, the SPIR-V validator) handles a body as one unit, and
+/// past this a body takes seconds and hundreds of MiB to compile. The statement that passes
+/// it gets the error (E0700); the rest of the body is skipped.
+inline constexpr size_t kMaxBodyStatements = 65536;
+
+/// Most loops (`for`, `while`, `do`) one function body may hold, nested ones included:
+/// the SPIR-V validator and optimizer take time quadratic in the loops of a function (each
+/// check walks the dominator tree, as deep as the loops in sequence), 2 s at 2,000 loops.
+/// The loop that passes it gets the error (E0704); the rest of the body is skipped.
+inline constexpr size_t kMaxBodyLoops = 1024;
+
+/// Most function definitions (methods included) one module may hold: 10^5 of them take
+/// over a second and 300 MiB before any is checked. The one that passes it gets the error
+/// (E0701) and the rest of the file is not read.
+inline constexpr size_t kMaxFunctions = 65536;
+
 /// Longest chain of `else if` or `?:` branches, the branches of all enclosing chains
 /// counted together: each branch becomes a selection nested in the previous one, and
 /// SPIR-V allows 1023 levels of structured control flow.
@@ -37,6 +54,9 @@ struct ParseOptions {
   /// block covering its braces, recorded here with the index of its '{', for
   /// ParseDeferredBody to fill when the body is needed (the core library's).
   std::unordered_map<const ast::BlockStmt*, size_t>* deferred_bodies = nullptr;
+  /// The language version (preprocess::PreprocessResult::language_version): from 2026 on,
+  /// `(a, b)` is a tuple rather than the comma operator.
+  int language_version = 2018;
 };
 
 /// The `__target_switch` case names a Slang program may use.

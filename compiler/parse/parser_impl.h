@@ -232,6 +232,19 @@ class Parser {
   bool branch_reported_ = false;
   bool depth_reported_ = false;
   bool panic_ = false;
+  /// The function body being parsed: how deep its blocks are open now, how many
+  /// statements it has so far (kMaxBodyStatements), and where it passed the limit.
+  int block_depth_ = 0;
+  size_t functions_ = 0;  ///< function definitions so far (kMaxFunctions)
+  size_t body_stmts_ = 0;
+  size_t body_loops_ = 0;  ///< loops of the body so far (kMaxBodyLoops)
+  bool body_over_ = false;
+  source::SourceRange body_over_at_;
+  /// The limit the body passed: E0700 (statements) or E0704 (loops), and its value.
+  diag::DiagId body_over_diag_ = diag::DiagId::BodyTooManyStatements;
+  size_t body_over_limit_ = 0;
+  /// Marks the body as past a limit at the current token (the first limit passed wins).
+  void PassBodyLimit(diag::DiagId id, size_t limit);
   /// The `ast::Decl::file_block` of declarations parsed now (0 outside `__file_decl`).
   uint32_t file_block_ = 0;
   /// Labels of the loops enclosing the current statement (`outer: for ...`), innermost

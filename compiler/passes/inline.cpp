@@ -119,7 +119,15 @@ class State {
   struct Deferred {
     std::map<const Value*, Value*> uses;
     std::map<const Block*, std::vector<Block*>> after;
+    std::vector<Inst*> vars;
   };
+  /// Places `vars` after the variables at the start of `entry`.
+  static void JoinVars(Block* entry, const std::vector<Inst*>& vars) {
+    size_t pos = 0;
+    while (pos < entry->insts.size() && entry->insts[pos]->GetOp() == Op::Var) ++pos;
+    entry->insts.insert(entry->insts.begin() + static_cast<std::ptrdiff_t>(pos), vars.begin(),
+                        vars.end());
+  }
   /// Inlines `call`. The uses of its result are replaced and the new blocks placed at
   /// once or, when `deferred` is given, recorded there (FinishDeferred does the rest);
   /// the calls of the copied body are then appended to `copied_calls`.
@@ -235,11 +243,13 @@ void State::InlineCall(Function& f, Inst* call, Deferred* deferred,
       if (it != values.end()) v = it->second;
     }
   }
-  // The callee's variables join the caller's, first in the entry block.
-  size_t pos = 0;
-  while (pos < entry->insts.size() && entry->insts[pos]->GetOp() == Op::Var) ++pos;
-  entry->insts.insert(entry->insts.begin() + static_cast<std::ptrdiff_t>(pos), vars.begin(),
-                      vars.end());
+  // The callee's variables join the caller's, first in the entry block (once per caller
+  // when deferred: finding the end of the entry's variables at each call is quadratic).
+  if (deferred != nullptr) {
+    deferred->vars.insert(deferred->vars.end(), vars.begin(), vars.end());
+  } else {
+    JoinVars(entry, vars);
+  }
 
   // Enter the copy, directly or through a loop that runs once.
   std::vector<Block*> placed;
@@ -270,6 +280,7 @@ void State::InlineCall(Function& f, Inst* call, Deferred* deferred,
 }
 
 void State::FinishDeferred(Function& f, Deferred& deferred) {
+  if (!deferred.vars.empty()) JoinVars(f.blocks.front(), deferred.vars);
   if (!deferred.after.empty()) {
     // Each block, then what was placed after it (each of those followed by its own).
     std::vector<Block*> order;
@@ -420,7 +431,10 @@ bool State::RunCallChains() {
   };
   size_t depth = 0;
   for (const Function* f : module_.functions) depth += measure(f);
-  if (depth <= options_.call_chain_budget) return false;
+  if (depth <= options_.call_chain_budget &&
+      module_.functions.size() <= options_.call_graph_most_functions) {
+    return false;
+  }
 
   auto single = [&](const Function* f) { return !f->is_entry && sites[f] == 1; };
   std::set<const Function*> inlined;

@@ -24,6 +24,9 @@ struct Options {
   /// inline-call-chains: how deep the call graph may be, as the sum over functions of
   /// the longest chain of calls below each, before single-call functions are inlined.
   size_t call_chain_budget = 100000;
+  /// inline-call-chains: how many functions the module may have before single-call
+  /// functions are inlined whatever the depth of the call graph.
+  size_t call_graph_most_functions = 2000;
   /// Where passes report user errors that only show once the IR is transformed (a
   /// resource that no global can be found for, a [ForceUnroll] loop of unknown trip
   /// count). slopec and slope-opt set it; a pass that reports leaves the IR valid.

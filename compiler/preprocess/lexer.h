@@ -24,15 +24,18 @@ const char* TokenKindSpelling(TokenKind kind);
 /// The type a numeric literal's suffix selects.
 enum class LiteralType : uint8_t { Int, UInt, Int64, UInt64, Half, Float, Double };
 
-/// One token. `text` points into the SourceManager's copy of the file.
+/// One token. `text` points into the SourceManager's copy of the file. A source may
+/// hold 2^21 of them at once (kMaxSourceTokens), so they are kept small: 40 bytes.
 struct Token {
   TokenKind kind = TokenKind::EndOfFile;
-  source::SourceLoc loc;
-  std::string_view text;
   LiteralType literal_type = LiteralType::Int;
-  uint64_t int_value = 0;   ///< IntLiteral
-  double float_value = 0;   ///< FloatLiteral
   bool at_line_start = false;
+  source::SourceLoc loc;
+  union {
+    uint64_t int_value = 0;  ///< IntLiteral (and the other kinds: 0)
+    double float_value;      ///< FloatLiteral
+  };
+  std::string_view text;
 
   source::SourceRange Range() const {
     return {loc, source::SourceLoc{loc.file, loc.offset + static_cast<uint32_t>(text.size())}};
@@ -42,6 +45,7 @@ struct Token {
     return kind == TokenKind::Identifier && text == spelling;
   }
 };
+static_assert(sizeof(Token) <= 40, "a token's size multiplies by 2^21");
 
 /// Produces the tokens of one file one at a time. The preprocessor drives it so that
 /// text in skipped `#if` blocks is lexed quietly (no diagnostics) and so that it can tell

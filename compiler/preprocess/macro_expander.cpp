@@ -165,9 +165,15 @@ void Preprocessor::HandleDefine(FileState& f, const Token& name) {
                   macro.body.front().paste ? "start" : "end", macro.name);
     return;
   }
-  if (Macro* old = FindMacro(macro.name); old != nullptr && !SameDefinition(*old, macro)) {
+  Macro* old = FindMacro(macro.name);
+  if (old != nullptr && !SameDefinition(*old, macro)) {
     diags_.Report(DiagId::MacroRedefined, macro.def_range, macro.name)
         .Note(DiagId::MacroDefinedHere, old->def_range, macro.name);
+  }
+  if (old == nullptr && macro_table_.size() >= kMaxMacros) {
+    diags_.Report(DiagId::TooManyMacros, macro.def_range, kMaxMacros);
+    Abort();
+    return;
   }
   std::string key = macro.name;
   macro_table_.insert_or_assign(std::move(key), std::move(macro));

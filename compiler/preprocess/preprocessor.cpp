@@ -2,6 +2,7 @@
 // stack of open files), directive dispatch, #include, #line, #pragma, #error/#warning.
 // Conditionals are in pp_conditional.cpp, macros in macro_expander.cpp.
 
+#include <algorithm>
 #include <filesystem>
 #include <system_error>
 
@@ -26,7 +27,9 @@ std::string DescribeToken(const Token& t) {
 
 Preprocessor::Preprocessor(source::SourceManager& sources, const PreprocessOptions& options,
                            diag::DiagEngine& diags, PreprocessResult* result)
-    : sources_(sources), options_(options), diags_(diags), result_(result) {}
+    : sources_(sources), options_(options), diags_(diags), result_(result) {
+  if (result_ != nullptr) result_->language_version = options.language_version;
+}
 
 std::vector<Token> Preprocessor::Run(source::FileId main) {
   main_end_.kind = TokenKind::EndOfFile;
@@ -45,10 +48,18 @@ std::vector<Token> Preprocessor::Run(source::FileId main) {
     files_.push_back(std::move(defines));
   }
   std::vector<Token> out;
-  out.reserve(sources_.Text(main).size() / 4);  // about one token per four characters
+  // At most one token per character (more only from macros and includes): reserving
+  // that, up to the limit, costs address space but no memory until tokens are stored,
+  // and spares the copies (and the old and new buffers held at once) of growing.
+  out.reserve(std::min(sources_.Text(main).size() + 1, kMaxSourceTokens + 1));
   while (true) {
     PpToken t = Next();
     if (t.tok.Is(TokenKind::EndOfFile)) break;
+    if (out.size() == kMaxSourceTokens) {
+      diags_.Report(DiagId::TooManyTokens, t.tok.Range(), kMaxSourceTokens);
+      aborted_ = true;
+      break;
+    }
     out.push_back(t.tok);
   }
   if (Stopped()) out.clear();
@@ -164,6 +175,8 @@ void Preprocessor::HandleDirective(const Token& hash) {
     HandlePragma(f, name);
   } else if (n == "error" || n == "warning") {
     HandleMessage(f, name);
+  } else if (n == "language") {
+    HandleLanguage(f, name);
   } else {
     diags_.Report(DiagId::UnknownDirective, name.Range(), name.text);
     bool quiet = f.lexer->IsQuiet();
@@ -353,6 +366,10 @@ void Preprocessor::HandlePragma(FileState& f, const Token& name) {
     CheckLineEnd(line, 1, name);
     return;
   }
+  if (!line.empty() && line[0].IsIdent("warning")) {
+    HandleWarningPragma(line, name);
+    return;
+  }
   // `#pragma slope __debug ice`: an internal compiler error on purpose, so that tests
   // can check how the tools and the embedded API report one (as clang's
   // `#pragma clang __debug crash`).
@@ -362,6 +379,39 @@ void Preprocessor::HandlePragma(FileState& f, const Token& name) {
   }
   source::SourceRange at = line.empty() ? name.Range() : line[0].Range();
   diags_.Report(DiagId::UnknownPragma, at, line.empty() ? std::string_view() : line[0].text);
+}
+
+void Preprocessor::HandleLanguage(FileState& f, const Token& name) {
+  // `#language slang 2026`: the version is read as raw text ("202a" is no number).
+  bool quiet = f.lexer->IsQuiet();
+  f.lexer->SetQuiet(true);
+  std::vector<Token> line = ReadLine(f);
+  f.lexer->SetQuiet(quiet);
+  if (line.empty() || !line[0].IsIdent("slang")) {
+    diags_.Report(DiagId::LanguageDirectiveSyntax, line.empty() ? name.Range() : line[0].Range(),
+                  line.empty() ? std::string("the end of the line") : DescribeToken(line[0]));
+    return;
+  }
+  if (line.size() < 2) {
+    diags_.Report(DiagId::LanguageVersionUnknown, line[0].Range(), "nothing");
+    return;
+  }
+  int version = ParseLanguageVersion(line[1].text);
+  if (version == 0) {
+    diags_.Report(DiagId::LanguageVersionUnknown, line[1].Range(),
+                  "'" + std::string(line[1].text) + "'");
+    return;
+  }
+  CheckLineEnd(line, 2, name);
+  if (language_seen_ && version != result_version_) {
+    diags_.Report(DiagId::LanguageVersionConflict, line[1].Range(), line[1].text)
+        .Note(DiagId::PreviousDefinition, language_range_, "#language");
+    return;
+  }
+  if (!language_seen_) language_range_ = line[1].Range();
+  language_seen_ = true;
+  result_version_ = version;
+  if (result_ != nullptr) result_->language_version = version;
 }
 
 void Preprocessor::HandleMessage(FileState& f, const Token& name) {
@@ -389,12 +439,122 @@ void Preprocessor::HandleMessage(FileState& f, const Token& name) {
   diags_.Report(name.text == "error" ? DiagId::ErrorDirective : DiagId::WarningDirective, at, text);
 }
 
+namespace {
+
+/// Whether `number` names a Slope warning (a W code).
+bool IsSlopeWarning(int64_t number) {
+  for (diag::DiagId id : diag::AllDiagIds()) {
+    const diag::DiagInfo& info = diag::GetDiagInfo(id);
+    if (info.number == number && info.severity == diag::Severity::Warning) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+/// `#pragma warning(disable : 1127 2006; error : 3102)`, `(once : n)`, `(default : n)`,
+/// `(push)`, `(push, n)` and `(pop)`, as HLSL compilers take them: from the pragma to the
+/// end of its file. Numbers are Slope's W codes; five-digit numbers (slangc's, as 39001)
+/// name diagnostics Slope never reports under them and are accepted with no effect.
+void Preprocessor::HandleWarningPragma(const std::vector<Token>& line, const Token& name) {
+  size_t at = 1;
+  auto found = [&]() -> std::string {
+    return at < line.size() ? "'" + std::string(line[at].text) + "'" : "the end of the line";
+  };
+  auto expect = [&](TokenKind kind, const char* what) {
+    if (at < line.size() && line[at].Is(kind)) {
+      ++at;
+      return true;
+    }
+    source::SourceRange where = at < line.size() ? line[at].Range() : line.back().Range();
+    diags_.Report(DiagId::PragmaWarningSyntax, where, what, found());
+    return false;
+  };
+  if (!expect(TokenKind::LParen, "'('")) return;
+  std::vector<diag::WarningPragma> pragmas;
+  while (true) {
+    if (at >= line.size() || !line[at].Is(TokenKind::Identifier)) {
+      expect(TokenKind::Identifier, "disable, default, error, once, push or pop");
+      return;
+    }
+    const Token& word = line[at++];
+    diag::WarningPragma p;
+    p.at = word.loc;
+    if (word.text == "push" || word.text == "pop") {
+      p.action = word.text == "push" ? diag::WarningPragma::Action::Push
+                                     : diag::WarningPragma::Action::Pop;
+      // `push, n` (a warning level) is accepted; Slope has one level.
+      if (p.action == diag::WarningPragma::Action::Push && at < line.size() &&
+          line[at].Is(TokenKind::Comma)) {
+        ++at;
+        if (!expect(TokenKind::IntLiteral, "a warning level")) return;
+      }
+    } else {
+      using Action = diag::WarningPragma::Action;
+      const std::pair<std::string_view, Action> kActions[] = {{"disable", Action::Disable},
+                                                              {"default", Action::Default},
+                                                              {"error", Action::Error},
+                                                              {"once", Action::Once}};
+      auto it = std::find_if(std::begin(kActions), std::end(kActions),
+                             [&](const auto& a) { return a.first == word.text; });
+      if (it == std::end(kActions)) {
+        --at;
+        expect(TokenKind::Colon, "disable, default, error, once, push or pop");
+        return;
+      }
+      p.action = it->second;
+      if (!expect(TokenKind::Colon, "':'")) return;
+      if (at >= line.size() || !line[at].Is(TokenKind::IntLiteral)) {
+        expect(TokenKind::IntLiteral, "a warning number");
+        return;
+      }
+      while (at < line.size() && line[at].Is(TokenKind::IntLiteral)) {
+        const Token& n = line[at++];
+        const auto number = static_cast<int64_t>(n.int_value);
+        if (IsSlopeWarning(number)) {
+          p.numbers.push_back(static_cast<int>(number));
+        } else if (number < 10000 || number > 99999) {
+          diags_.Report(DiagId::PragmaWarningUnknownId, n.Range(), n.text);
+        }
+      }
+    }
+    pragmas.push_back(std::move(p));
+    if (at < line.size() && line[at].Is(TokenKind::Semicolon)) {
+      ++at;
+      continue;
+    }
+    if (!expect(TokenKind::RParen, "';' or ')'")) return;
+    break;
+  }
+  CheckLineEnd(line, at, name);
+  for (diag::WarningPragma& p : pragmas) {
+    int& pushes = warning_pushes_[p.at.file];
+    if (p.action == diag::WarningPragma::Action::Push) ++pushes;
+    if (p.action == diag::WarningPragma::Action::Pop) {
+      if (pushes == 0) {
+        diags_.Report(DiagId::PragmaWarningPopWithoutPush, source::SourceRange(p.at));
+        continue;
+      }
+      --pushes;
+    }
+    diags_.AddWarningPragma(std::move(p));
+  }
+}
+
 }  // namespace detail
 
 std::vector<Token> Preprocess(source::SourceManager& sources, source::FileId file,
                               const PreprocessOptions& options, diag::DiagEngine& diags,
                               PreprocessResult* result) {
   return detail::Preprocessor(sources, options, diags, result).Run(file);
+}
+
+int ParseLanguageVersion(std::string_view name) {
+  if (name == "legacy" || name == "default" || name == "2018") return 2018;
+  if (name == "2025" || name == "202a") return 2025;
+  if (name == "2026" || name == "202b" || name == "latest") return 2026;
+  if (name == "202c" || name == "next") return 2027;
+  return 0;
 }
 
 }  // namespace slope::preprocess

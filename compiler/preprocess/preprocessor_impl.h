@@ -110,7 +110,9 @@ class Preprocessor {
   void HandleEndif(FileState& f, const Token& name);
   void HandleLine(FileState& f, const Token& name);
   void HandlePragma(FileState& f, const Token& name);
+  void HandleWarningPragma(const std::vector<Token>& line, const Token& name);
   void HandleMessage(FileState& f, const Token& name);
+  void HandleLanguage(FileState& f, const Token& name);
   /// Reads (quietly) until a branch of the innermost conditional becomes active or its
   /// #endif; leaves EndOfFile put back when the file ends first.
   void SkipBlock(FileState& f);
@@ -161,6 +163,10 @@ class Preprocessor {
   const PreprocessOptions& options_;
   diag::DiagEngine& diags_;
   PreprocessResult* result_;
+  // `#language`: whether a line chose a version, where, and which.
+  bool language_seen_ = false;
+  source::SourceRange language_range_;
+  int result_version_ = 0;
 
   std::vector<FileState> files_;
   std::vector<MacroContext> macros_;
@@ -171,6 +177,8 @@ class Preprocessor {
   /// Including file + spelling of an #include -> the path found ("" when none).
   std::unordered_map<std::string, std::string> resolved_;
   std::unordered_set<source::FileId> pragma_once_;
+  /// Open `#pragma warning(push)`es of each file.
+  std::unordered_map<source::FileId, int> warning_pushes_;
   source::FileId command_line_file_ = 0;
   uint32_t files_entered_ = 0;
   uint32_t arg_depth_ = 0;

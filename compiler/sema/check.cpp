@@ -105,6 +105,24 @@ bool LiteralUInt(const ast::Expr* e, uint32_t* out) {
   *out = static_cast<uint32_t>(static_cast<const ast::IntLiteralExpr*>(e)->value);
   return true;
 }
+
+/// A field of interface type inside struct `t` (through nested structs and arrays):
+/// "'v' of 'Wrap', an 'IV'"; empty when none.
+std::string InterfaceField(TypeContext& types, const Type* t, int depth = 0) {
+  if (depth > 64) return "";
+  if (t->IsArray()) return InterfaceField(types, t->Element(), depth + 1);
+  if (!t->IsStruct()) return "";
+  for (size_t i = 0; i < t->Info()->fields.size(); ++i) {
+    const Type* f = types.FieldType(t, i);
+    if (f->IsArray()) f = f->Element();
+    if (f->IsInterface()) {
+      return "'" + t->Info()->fields[i]->name + "' of '" + t->Name() + "', an '" + f->Name() + "'";
+    }
+    std::string inner = InterfaceField(types, f, depth + 1);
+    if (!inner.empty()) return inner;
+  }
+  return "";
+}
 }  // namespace
 
 const Type* Checker::ResolveType(ast::TypeExpr* te) {
@@ -116,6 +134,13 @@ const Type* Checker::ResolveType(ast::TypeExpr* te) {
     diags_.Report(DiagId::PackTypeNotHere, te->range, type->Name());
     type = types_.Error();
     if (te != nullptr) te->resolved = type;
+  }
+  if (te != nullptr && te->existential != ast::TypeExpr::kPlain && !type->IsError() &&
+      !type->IsInterface()) {
+    diags_.Report(DiagId::ExistentialNeedsInterface, te->range,
+                  te->existential == ast::TypeExpr::kSome ? "some" : "dyn", type->Name());
+    type = types_.Error();
+    te->resolved = type;
   }
   RecordGenericUse(type);
   return type;
@@ -184,6 +209,13 @@ const Type* Checker::ResolveTypeExpr(ast::TypeExpr* te) {
     } else if (ContainsResource(element)) {
       // Resources are bindings, not memory: a buffer cannot hold one.
       diags_.Report(DiagId::ResourceInBufferElement, te->type_args[0]->range, element->Name());
+      result = types_.Error();
+    } else if (element->IsInterface()) {
+      result = CheckInterfaceElement(te, element);
+    } else if (std::string field = InterfaceField(types_, element); !field.empty()) {
+      // Only a whole element has the stored form of an interface value.
+      diags_.Report(DiagId::UnsupportedConstruct, te->type_args[0]->range,
+                    "a field of interface type in a buffer element (" + field + ")", "is");
       result = types_.Error();
     } else if (!IsBufferElement(element) || element->IsArray()) {
       diags_.Report(DiagId::UnsupportedBufferElement, te->type_args[0]->range, element->Name());
@@ -385,9 +417,13 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
         }
       } else {
         bool is_struct = decl->kind == ast::DeclKind::Struct;
-        CheckAttributes(decl->attributes,
-                        {"vk::binding", "vk::push_constant", "format", "vk::image_format"},
-                        is_struct ? "a struct" : "this declaration", decl->name);
+        if (decl->kind == ast::DeclKind::Interface) {
+          CheckAttributes(decl->attributes, {"anyValueSize"}, "an interface", decl->name);
+        } else {
+          CheckAttributes(decl->attributes,
+                          {"vk::binding", "vk::push_constant", "format", "vk::image_format"},
+                          is_struct ? "a struct" : "this declaration", decl->name);
+        }
       }
     }
   }
@@ -402,6 +438,12 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
     };
     types_.SetDefaultInitializableInterface(core_interface("IDefaultInitializable"));
     types_.SetEnumInterface(core_interface("__EnumType"));
+    const Type* ptr_pair = nullptr;
+    if (auto it = scopes_.front().find("DifferentialPtrPair"); it != scopes_.front().end()) {
+      auto st = struct_types_.find(it->second);
+      if (st != struct_types_.end()) ptr_pair = st->second;
+    }
+    types_.SetDifferentiablePtr(DifferentiablePtrInterface(), ptr_pair);
   }
   ResolveAliasesAndEnums();
   ResolveStructFields();
@@ -463,6 +505,7 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
   CheckAccessorSignatures();
   CheckOperatorDecls(decls);
   CheckConformances();
+  CheckDynamicConformances(decls);
   CheckStructBodies(out);
   CheckExtensionBodies(out);
   CheckCustomDerivatives(decls);
@@ -1150,6 +1193,13 @@ void Checker::CheckLocalVar(ast::VarDecl* var) {
     if (var->init == nullptr && var->type->IsStruct()) var->init = DefaultConstruction(var);
   } else if (var->init != nullptr) {
     var->init = CheckExpr(var->init);
+    // `if (let x = c)` on a `Conditional<T, b>` tests its Optional<T> (parse_stmt.cpp
+    // names the value the statement holds `x$opt`).
+    if (var->name.ends_with("$opt") && TypeContext::IsCoreConditional(var->init->type) &&
+        core_yielding_.contains("Conditional") &&
+        var->init->type->Info()->decl == core_yielding_.at("Conditional")) {
+      var->init = ConditionalGet(var->init);
+    }
     var->type = var->init->type;
     if (var->type->IsVoid()) {
       diags_.Report(DiagId::VoidValue, var->init->range);
@@ -1186,6 +1236,19 @@ bool Checker::CheckStmt(ast::Stmt* stmt) {
     // Loop hints are accepted; they do not change the meaning of the loop ([unroll] and
     // [ForceUnroll] reach the IR's `loop` for the unroll pass, [MaxIters(n)] as the
     // bound reverse-mode differentiation will size per-iteration storage by).
+    // `[MaxIters(N)]` names a generic value parameter (its value once specialized) or a
+    // constant (folded to a literal here).
+    for (ast::Attribute& a : stmt->attributes) {
+      if (a.name != "MaxIters" || a.args.size() != 1 ||
+          a.args[0]->kind == ast::ExprKind::IntLiteral) {
+        continue;
+      }
+      if (a.args[0]->kind == ast::ExprKind::Name) {
+        a.args[0] = CheckExpr(a.args[0]);
+        if (IsGenericValueName(a.args[0])) continue;
+      }
+      FoldAttributeConstant(a.args[0]);
+    }
     CheckAttributes(stmt->attributes, {"unroll", "loop", "ForceUnroll", "MaxIters", "__label"},
                     "a loop");
   } else if (stmt->kind == ast::StmtKind::Break || stmt->kind == ast::StmtKind::Continue) {
@@ -1213,7 +1276,11 @@ bool Checker::CheckStmt(ast::Stmt* stmt) {
       bool then_falls, else_falls = true;
       {
         ScopeGuard scope(*this);
+        // `if (T is IFoo)`: the branch may use T's optional conformance (check_optional.cpp).
+        auto [param, iface] = ConformanceGuard(s);
+        if (param != nullptr) GrantConformance(param, iface);
         then_falls = CheckStmt(s->then_stmt);
+        if (param != nullptr) RevokeConformance(param);
       }
       if (s->else_stmt != nullptr) {
         ScopeGuard scope(*this);
@@ -1226,9 +1293,9 @@ bool Checker::CheckStmt(ast::Stmt* stmt) {
       ScopeGuard scope(*this);
       CheckStmt(s->init);
       if (s->cond != nullptr) s->cond = CoerceToBool(CheckExpr(s->cond));
-      in_loop_continue_ = true;  // see CheckTryCall
+      in_loop_continue_ = &s->step_throws;  // see CheckTryCall
       if (s->step != nullptr) s->step = CheckExpr(s->step);
-      in_loop_continue_ = false;
+      in_loop_continue_ = nullptr;
       CheckLoopBody(s->body);
       return true;
     }
@@ -1241,9 +1308,9 @@ bool Checker::CheckStmt(ast::Stmt* stmt) {
     case ast::StmtKind::DoWhile: {
       auto* s = static_cast<ast::DoWhileStmt*>(stmt);
       CheckLoopBody(s->body);
-      in_loop_continue_ = true;
+      in_loop_continue_ = &s->cond_throws;
       s->cond = CoerceToBool(CheckExpr(s->cond));
-      in_loop_continue_ = false;
+      in_loop_continue_ = nullptr;
       return true;
     }
     case ast::StmtKind::Return: {

@@ -52,6 +52,9 @@ struct CheckedModule {
   std::function<bool(const ast::FuncDecl* f)> check_deferred_body;
   /// Uses of user-defined attributes, in the order they were checked.
   std::vector<UserAttributeUse> user_attributes;
+  /// Interfaces with [anyValueSize], in source order: their conforming types by
+  /// conformance id (InterfaceInfo::dynamic_types), which reflection lists for the host.
+  std::vector<const InterfaceInfo*> dynamic_interfaces;
 };
 
 /// The modules whose declarations were merged into one ast::Module (the core library,

@@ -30,6 +30,7 @@ constexpr std::string_view kHints[] = {
 /// Attributes Slang defines whose meaning a program may depend on.
 constexpr std::string_view kMeaningful[] = {"shader",
                                             "numthreads",
+                                            "anyValueSize",
                                             "WaveSize",
                                             "ForceInline",
                                             "unroll",
@@ -97,7 +98,6 @@ constexpr std::string_view kMeaningful[] = {"shader",
                                             "payload",
                                             "OverloadRank",
                                             "KnownBuiltin",
-                                            "anyValueSize",
                                             "open",
                                             "__extern_cpp",
                                             "NonUniformResourceIndex",
@@ -187,6 +187,13 @@ void Checker::CheckWaveSize(ast::FuncDecl* func) {
   }
 }
 
+bool Checker::IsGenericValueName(const ast::Expr* e) {
+  if (e->kind != ast::ExprKind::Name || e->type == nullptr || e->type->IsError()) return false;
+  const ast::Decl* decl = static_cast<const ast::NameExpr*>(e)->decl;
+  return decl != nullptr && decl->kind == ast::DeclKind::GenericParam && e->type->IsScalar() &&
+         e->type != types_.Bool();
+}
+
 void Checker::CheckAttributeArgs(const ast::Attribute& a) {
   auto int_literals = [&](size_t min, size_t max) {
     bool ok = a.args.size() >= min && a.args.size() <= max;
@@ -213,8 +220,9 @@ void Checker::CheckAttributeArgs(const ast::Attribute& a) {
       diags_.Report(DiagId::InvalidAttributeArgs, a.range, a.name, "at most one integer literal");
     }
   } else if (a.name == "MaxIters") {
-    if (!int_literals(1, 1)) {
-      diags_.Report(DiagId::InvalidAttributeArgs, a.range, a.name, "one integer literal");
+    if (!int_literals(1, 1) && !(a.args.size() == 1 && IsGenericValueName(a.args[0]))) {
+      diags_.Report(DiagId::InvalidAttributeArgs, a.range, a.name,
+                    "one integer constant or generic value parameter");
     }
   } else if (a.name == "mutating" || a.name == "nonmutating" || a.name == "NoDiffThis" ||
              a.name == "TreatAsDifferentiable" || a.name == "ForceInline") {

@@ -4,7 +4,8 @@
 // has type `void (inout DifferentialPair<T0>, inout DifferentialPair<T1>,
 // T2.Differential, U, R.Differential)`: each differentiable input is a pair whose `.d`
 // receives its gradient, each differentiable `out` parameter becomes the gradient of
-// that output, and the gradient of the result comes last. `fwd_diff` and `bwd_diff`
+// that output, and the gradient of the result comes last. A location (a type conforming
+// to IDifferentiablePtrType P) becomes an `in DifferentialPtrPair<P>`. `fwd_diff` and `bwd_diff`
 // nest, with one `bwd_diff` at most: each applies its rule to the type of its operand
 // (`fwd_diff(bwd_diff(f))` is the forward derivative of the backward one). A function named by
 // `[BackwardDerivative(g)]` (or carrying `[BackwardDerivativeOf(f)]`) must have exactly
@@ -30,6 +31,8 @@ FwdSignature Checker::ApplyDiffLevel(const FwdSignature& sig, std::vector<bool>*
     for (size_t i = 0; i < sig.params.size(); ++i) {
       if (!(*no_diff)[i] && IsDifferentiableType(sig.params[i])) {
         out.params[i] = DifferentialPairOf(sig.params[i]);
+      } else if (!(*no_diff)[i] && IsDifferentiablePtrType(sig.params[i])) {
+        out.params[i] = DifferentialPtrPairOf(sig.params[i]);
       }
     }
     if (IsDifferentiableType(sig.result)) out.result = DifferentialPairOf(sig.result);
@@ -39,7 +42,11 @@ FwdSignature Checker::ApplyDiffLevel(const FwdSignature& sig, std::vector<bool>*
   for (size_t i = 0; i < sig.params.size(); ++i) {
     const Type* t = sig.params[i];
     out_no_diff.push_back((*no_diff)[i]);
-    if ((*no_diff)[i] || !IsDifferentiableType(t)) {
+    if (!(*no_diff)[i] && IsDifferentiablePtrType(t)) {
+      // A location: its derivative's location is an input, nothing is written back.
+      out.params.push_back(DifferentialPtrPairOf(t));
+      out.directions.push_back(ast::ParamDirection::In);
+    } else if ((*no_diff)[i] || !IsDifferentiableType(t)) {
       out.params.push_back(t);
       out.directions.push_back(sig.directions[i]);
     } else if (sig.directions[i] == ast::ParamDirection::Out) {

@@ -235,6 +235,9 @@ ast::Expr* Checker::CheckCallArgsAndCallee(ast::CallExpr* call) {
           (call->func->name == "bit_cast" || call->func->name == "reinterpret")) {
         CheckBitCast(call);
       }
+      if (call->func->intrinsic_op >= 0 && call->func->name == "createDynamicObject") {
+        CheckDynamicObject(call);
+      }
     }
     return call;
   }
@@ -249,6 +252,11 @@ ast::Expr* Checker::CheckCallArgsAndCallee(ast::CallExpr* call) {
       this_type_->Kind() == TypeKind::GenericParam && name->generic_args.empty()) {
     // `This(x)` in an interface or its extension: the conforming type built from x.
     return CheckGenericConversion(call, this_type_, "This");
+  }
+  if (decl == nullptr && name->name == "This" && this_type_ != nullptr && this_type_->IsStruct() &&
+      name->generic_args.empty()) {
+    // `This(x, y)` in a struct or its extension: the struct's constructor.
+    return CheckStructConstructor(call, this_type_);
   }
   if (decl == nullptr && (name->name == "vector" || name->name == "matrix")) {
     // `vector<float, 3>(1, 2, 3)`, `matrix<T, 2, 2>(...)`: the constructor of the type named.

@@ -124,6 +124,29 @@ const Type* Checker::DifferentiableInterface() {
   return idifferentiable_;
 }
 
+const Type* Checker::DifferentiablePtrInterface() {
+  if (idifferentiable_ptr_ == nullptr && !scopes_.empty()) {
+    auto it = scopes_.front().find("IDifferentiablePtrType");
+    if (it != scopes_.front().end() && interfaces_.count(it->second) != 0) {
+      idifferentiable_ptr_ = types_.InterfaceOf(interfaces_.at(it->second), {});
+    }
+  }
+  return idifferentiable_ptr_;
+}
+
+bool Checker::IsDifferentiablePtrType(const Type* t) {
+  if (t == nullptr || t->IsError() || (!t->IsStruct() && !t->IsDependent())) return false;
+  const Type* iface = DifferentiablePtrInterface();
+  return iface != nullptr && types_.Conforms(t, iface);
+}
+
+const Type* Checker::DifferentialPtrPairOf(const Type* t) {
+  auto it = scopes_.front().find("DifferentialPtrPair");
+  if (it == scopes_.front().end()) return nullptr;
+  auto st = struct_types_.find(it->second);
+  return st == struct_types_.end() ? nullptr : types_.StructOf(st->second->Info(), {t});
+}
+
 bool Checker::IsDifferentiableType(const Type* t) {
   if (t == nullptr || t->IsError()) return false;
   // `vector<T, N>` / `matrix<T, R, C>` of a generic T: differentiable when T is.
@@ -361,6 +384,12 @@ void Checker::SynthesizeDifferentials() {
       if (field->type != nullptr && field->type->IsStruct()) synthesize(field->type);
     }
     if (!declares(t)) return;
+    for (const ast::VarDecl* field : info->fields) {
+      if ((field->modifiers & ast::kModNoDiff) == 0 && IsDifferentiablePtrType(field->type)) {
+        diags_.Report(DiagId::DiffPtrField, field->name_range, field->name, info->name,
+                      field->type->Name());
+      }
+    }
     ast::Decl* alias = DifferentialAlias(t);
     if (alias != nullptr) {
       // Written by hand: fields map to it by [DerivativeMember] or by name.
@@ -789,6 +818,18 @@ void Checker::CheckDifferentiableBody(ast::FuncDecl* func) {
     // derivatives of its methods.
     any = any || (!HasNoDiff(p) && (IsDifferentiableType(p->type) ||
                                     (p->type->IsStruct() && ContainsResource(p->type))));
+  }
+  // A location (IDifferentiablePtrType) is an input of the derivative: its derivative's
+  // location comes with it as a DifferentialPtrPair, which nothing writes back.
+  if (IsDifferentiablePtrType(func->result_type)) {
+    diags_.Report(DiagId::DiffPtrResult, func->name_range, func->name, func->result_type->Name());
+  }
+  for (const ast::VarDecl* p : func->params) {
+    if (HasNoDiff(p) || !IsDifferentiablePtrType(p->type)) continue;
+    any = true;
+    if (p->direction != ast::ParamDirection::In) {
+      diags_.Report(DiagId::DiffPtrNotInput, p->name_range, p->name, func->name, p->type->Name());
+    }
   }
   if (!any) diags_.Report(DiagId::NothingToDifferentiate, func->name_range, func->name, attr->name);
   DiffBodyChecker(*this, func).Run();

@@ -85,11 +85,7 @@ void Checker::CheckTryCall(ast::CallExpr* call, const ast::Expr* checked) {
     diags_.Report(DiagId::CallNeedsTry, call->range, f->name, err->Name(), f->name);
     return;
   }
-  if (in_loop_continue_) {
-    diags_.Report(DiagId::UnsupportedConstruct, call->try_range,
-                  "'try' in a 'for' step or a 'do'-'while' condition", "is");
-    return;
-  }
+  if (in_loop_continue_ != nullptr) *in_loop_continue_ = true;
   CheckErrorHandled(err, call->try_range, "'try'");
 }
 

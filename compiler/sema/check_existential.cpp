@@ -135,10 +135,6 @@ bool Checker::CheckDispatchable(const ast::CallExpr* call, const ast::FuncDecl* 
   const char* why = nullptr;
   if ((req->modifiers & ast::kModStatic) != 0) {
     why = "it is a static requirement, which needs a concrete type";
-  } else if (req->own_generic_begin != req->generic_context.size()) {
-    why = "it is generic, and its generic arguments select code at compile time while the "
-          "concrete type behind an interface-typed value is known only at run time; take the "
-          "value as a generic parameter ('T : Interface') instead";
   } else if (MentionsSelf(req->result_type, self)) {
     why = "its result type depends on the concrete type ('This' or an associated type)";
   } else {

@@ -342,6 +342,13 @@ ast::Expr* Checker::CheckMember(ast::MemberExpr* expr) {
   if (base->IsStruct()) return CheckStructMember(expr);
   if (base->IsMatrix()) return CheckMatrixElements(expr);
   if (!base->IsNumericLike()) {
+    // A property of an interface T may conform to (`where optional`): E3742.
+    std::string getter = expr->member + ".get";
+    auto offers = [&](const Type* iface) { return !FindMethods(iface, getter).empty(); };
+    if (ReportOptionalUse(base, "'" + expr->member + "'", offers, expr->member_range)) {
+      expr->type = types_.Error();
+      return expr;
+    }
     diags_.Report(DiagId::NoSuchMember, expr->member_range, base->Name(), expr->member);
     expr->type = types_.Error();
     return expr;

@@ -3,7 +3,8 @@
 // For `[Differentiable] R f(T0 a, inout T1 b, out T2 c, no_diff U u)`, `fwd_diff(f)`
 // has type `DifferentialPair<R> (DifferentialPair<T0>, inout DifferentialPair<T1>,
 // out DifferentialPair<T2>, U)`: parameters and results of differentiable types (not
-// `no_diff`) become pairs. `fwd_diff(fwd_diff(f))` applies the rule twice. A function
+// `no_diff`) become pairs; a location (IDifferentiablePtrType P) becomes an `in`
+// `DifferentialPtrPair<P>`. `fwd_diff(fwd_diff(f))` applies the rule twice. A function
 // named by `[ForwardDerivative(g)]` (or carrying `[ForwardDerivativeOf(f)]`) must have
 // exactly that type.
 
@@ -83,6 +84,8 @@ FwdSignature Checker::FwdDiffSignature(const ast::FuncDecl* f, size_t order,
     for (size_t i = 0; i < sig.params.size(); ++i) {
       if (!no_diff[i] && IsDifferentiableType(sig.params[i])) {
         sig.params[i] = DifferentialPairOf(sig.params[i]);
+      } else if (!no_diff[i] && IsDifferentiablePtrType(sig.params[i])) {
+        sig.params[i] = DifferentialPtrPairOf(sig.params[i]);  // an input in both modes
       }
     }
     if (IsDifferentiableType(sig.result)) sig.result = DifferentialPairOf(sig.result);

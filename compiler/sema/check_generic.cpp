@@ -169,6 +169,11 @@ void Checker::ResolveConstraints(const std::vector<const Type*>& params) {
       const Type* d = ResolveType(decl->default_type);
       if (!d->IsError()) p->Generic()->default_arg = d;
     }
+    for (ast::TypeExpr* optional :
+         decl != nullptr ? decl->optional_constraints : std::vector<ast::TypeExpr*>{}) {
+      const Type* o = ResolveInterface(optional);
+      if (o != nullptr) p->Generic()->optional_constraints.push_back(o);
+    }
     if (decl == nullptr || decl->constraint == nullptr) continue;
     const Type* c = ResolveInterface(decl->constraint);
     if (c != nullptr) p->Generic()->constraints.push_back(c);
@@ -256,6 +261,7 @@ void Checker::DeclareInterfaces(const std::vector<ast::Decl*>& decls) {
       }
     }
     info->capabilities = CapabilitiesOfCoreInterface(agg->name);
+    ReadAnyValueSize(agg, info);
     info->params = MakeGenericParams(agg->generic_params, "interfaces");
     auto this_info = std::make_unique<GenericParamInfo>();
     this_info->name = "This";
@@ -632,6 +638,8 @@ bool Checker::CheckConstraintsOf(const Type* p, const Type* bound, const Subst& 
     if (types_.Conforms(bound, required)) continue;
     ok = false;
     if (!report) return false;
+    auto offers = [&](const Type* iface) { return types_.Inherits(iface, required); };
+    if (ReportOptionalUse(bound, "'" + owner + "'", offers, range)) continue;
     auto builder = diags_.Report(DiagId::ConstraintNotSatisfied, range, bound->Name(),
                                  required->Name(), p->Generic()->name, owner);
     note(builder);

@@ -98,6 +98,19 @@ void Checker::CheckOperatorDecls(const std::vector<ast::Decl*>& decls) {
   }
 }
 
+const Checker::NamespaceInfo* Checker::TypeNamespace(const Type* t) const {
+  const ast::Decl* decl = nullptr;
+  if (t->IsStruct()) {
+    decl = t->Info()->decl;
+  } else if (t->IsEnum()) {
+    for (const auto& [d, type] : enum_types_) {
+      if (type == t) decl = d;
+    }
+  }
+  auto it = decl != nullptr ? decl_ns_.find(decl) : decl_ns_.end();
+  return it != decl_ns_.end() ? it->second : nullptr;
+}
+
 ast::Expr* Checker::CheckUserOperator(const std::string& name,
                                       const std::vector<ast::Expr*>& args,
                                       source::SourceRange range, source::SourceRange op_range,
@@ -117,6 +130,29 @@ ast::Expr* Checker::CheckUserOperator(const std::string& name,
   auto global = functions_.find(name);
   if (global != functions_.end()) {
     for (ast::FuncDecl* f : global->second) {
+      free.push_back({f, {}});
+      owners.push_back(nullptr);
+    }
+  }
+  // Operators declared in namespaces: the one being checked and its parents, those
+  // `using` makes visible, and the namespace of each operand's type (as C++ finds them).
+  std::vector<const NamespaceInfo*> spaces;
+  for (const NamespaceInfo* ns = current_ns_; ns != nullptr; ns = ns->parent) {
+    spaces.push_back(ns);
+    spaces.insert(spaces.end(), ns->used.begin(), ns->used.end());
+  }
+  spaces.insert(spaces.end(), global_used_.begin(), global_used_.end());
+  for (const ast::Expr* a : args) {
+    if (const NamespaceInfo* ns = TypeNamespace(a->type)) spaces.push_back(ns);
+  }
+  for (size_t i = 0; i < spaces.size(); ++i) {
+    if (std::find(spaces.begin(), spaces.begin() + static_cast<long>(i), spaces[i]) !=
+        spaces.begin() + static_cast<long>(i)) {
+      continue;
+    }
+    auto found = spaces[i]->functions.find(name);
+    if (found == spaces[i]->functions.end()) continue;
+    for (ast::FuncDecl* f : found->second) {
       free.push_back({f, {}});
       owners.push_back(nullptr);
     }

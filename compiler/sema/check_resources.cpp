@@ -242,7 +242,7 @@ bool Checker::RejectUnsupportedType(ast::TypeExpr* te) {
       "RasterizerOrderedByteAddressBuffer", "RaytracingAccelerationStructure"};
   const std::string& name = te->name;
   // Every name above starts with one of these letters; most type names do not.
-  if (name.empty() || std::string_view("ABCFNRST").find(name.front()) == std::string_view::npos) {
+  if (name.empty() || std::string_view("ABFNRST").find(name.front()) == std::string_view::npos) {
     return false;
   }
   std::string what;
@@ -252,8 +252,6 @@ bool Checker::RejectUnsupportedType(ast::TypeExpr* te) {
     what = "samplers";
   } else if (kOtherResources.contains(name)) {
     what = "resources of this kind";
-  } else if (name == "Conditional") {
-    what = "conditional fields";
   } else if (name == "String" || name == "NativeString") {
     // printf's format is read from its literal; a string held in a variable or passed
     // through a parameter has no value on the GPU targets yet.

@@ -195,9 +195,10 @@ bool Checker::IsBufferElement(const Type* type) const {
   if (type->IsError()) return true;
   if (type->IsStruct()) {
     for (size_t i = 0; i < type->Info()->fields.size(); ++i) {
+      if (types_.FieldIsAbsent(type, i)) continue;  // `Conditional<T, false>`: no storage
       if (!IsBufferElement(types_.FieldType(type, i))) return false;
     }
-    return !type->Info()->fields.empty();
+    return !type->Info()->fields.empty() && !types_.TakesNoStorage(type);
   }
   if (type->IsDependent()) return true;  // checked when specialized
   if (type->IsEnum()) return true;         // stored as its underlying integer
@@ -407,6 +408,13 @@ ast::Expr* Checker::CheckStructMember(ast::MemberExpr* expr) {
     expr->type = types_.Error();
     return expr;
   }
+  if (TypeContext::IsCoreConditional(base) && info->decl != nullptr &&
+      expr->member_range.begin.file != info->decl->name_range.begin.file) {
+    // Only the core library's own methods reach a Conditional's value directly.
+    diags_.Report(DiagId::ConditionalStorage, expr->member_range, expr->member, base->Name());
+    expr->type = types_.Error();
+    return expr;
+  }
   expr->field_index = index;
   expr->type = CheckAccess(info->fields[static_cast<size_t>(index)], expr->member_range)
                    ? types_.FieldType(base, static_cast<size_t>(index))
@@ -573,6 +581,8 @@ ast::Expr* Checker::CheckMethodCallOn(ast::CallExpr* call, const Type* owner, as
                              generic_values);
   }
   if (candidates.empty()) {
+    auto offers = [&](const Type* iface) { return !FindMethods(iface, name).empty(); };
+    if (ReportOptionalUse(owner, "'" + name + "'", offers, name_range)) return call;
     if (owner->IsStruct() && owner->Info()->FieldIndex(name) >= 0) {
       diags_.Report(DiagId::NotCallable, name_range, name);
     } else {

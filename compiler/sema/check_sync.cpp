@@ -225,10 +225,7 @@ ast::Expr* Checker::CheckAtomicMethod(ast::CallExpr* call) {
 ast::Expr* Checker::CheckAtomicOperator(ast::Expr* target, ast::OpKind op, ast::Expr* value,
                                         source::SourceRange range) {
   const Type* t = target->type;
-  if (!t->IsStruct() || t->Info()->name != "Atomic" || t->Info()->fields.size() != 1 ||
-      t->Info()->fields[0]->name != "__value") {
-    return nullptr;
-  }
+  if (!IsCoreAtomic(t)) return nullptr;
   const char* method = nullptr;
   switch (op) {
     case ast::OpKind::Add:

@@ -21,7 +21,9 @@ ast::Expr* Checker::CheckTypeTest(ast::TypeTestExpr* expr) {
       expr->type = types_.Error();
       return expr;
     }
-    expr->type = target->IsError() ? types_.Error() : types_.Bool();
+    bool ok =
+        !target->IsError() && (!target->IsInterface() || CheckConformanceTest(expr, named, target));
+    expr->type = ok ? types_.Bool() : types_.Error();
     return expr;
   }
   expr->operand = CheckExpr(expr->operand);
@@ -38,6 +40,22 @@ ast::Expr* Checker::CheckTypeTest(ast::TypeTestExpr* expr) {
   if (!from->IsInterface() && !from->IsStruct() && !generic) {
     diags_.Report(DiagId::TypeTestNeedsInterface, expr->operand->range,
                   expr->is_cast ? "as" : "is", from->Name());
+    return expr;
+  }
+  if (generic && target->IsInterface()) {
+    // `t is IFoo` / `t as IFoo` of a parameter that may conform (check_optional.cpp):
+    // a bool, or an Optional holding t itself.
+    if (!CheckConformanceTest(expr, from, target)) return expr;
+    if (!expr->is_cast) {
+      expr->type = types_.Bool();
+      return expr;
+    }
+    auto core = core_yielding_.find("Optional");
+    if (core == core_yielding_.end() || core->second->kind != ast::DeclKind::Struct) {
+      diags_.Report(DiagId::OptionalHidden, expr->range);
+      return expr;
+    }
+    expr->type = types_.StructOf(StructTypeOf(core->second)->Info(), {from});
     return expr;
   }
   std::vector<const Type*> ifaces;

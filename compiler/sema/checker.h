@@ -82,6 +82,8 @@ class Checker {
   int InitListCost(const ast::InitListExpr* list, const Type* to) const;
   /// Wraps `expr` in an ImplicitCastExpr to `to` (reporting when impossible).
   ast::Expr* Coerce(ast::Expr* expr, const Type* to);
+  /// `c.get()` of a `Conditional<T, b>` value `c` (checked): its `Optional<T>`.
+  ast::Expr* ConditionalGet(ast::Expr* expr);
   /// Converts explicitly (casts, constructors): lossy conversions without a warning.
   ast::Expr* ExplicitConvert(ast::Expr* expr, const Type* to);
   /// Converts to bool for a condition.
@@ -203,6 +205,18 @@ class Checker {
   /// Reports a call of requirement `req` through a value of interface type `iface` that
   /// cannot be dispatched at run time; false then.
   bool CheckDispatchable(const ast::CallExpr* call, const ast::FuncDecl* req, const Type* iface);
+  // Interface-typed values in memory (check_dynamic.cpp).
+  /// `[anyValueSize(N)]` on an interface declaration.
+  void ReadAnyValueSize(const ast::AggregateDecl* decl, InterfaceInfo* info);
+  /// The 32-bit words a value of `t` takes in a payload, or -1 (with `why`).
+  int64_t PayloadWords(const Type* t, std::string* why);
+  /// Each interface with anyValueSize: its conforming types (their conformance ids), and
+  /// those too large for the payload or not storable as words (E3750, E3752).
+  void CheckDynamicConformances(const std::vector<ast::Decl*>& decls);
+  /// `StructuredBuffer<IFoo>`: a buffer of stored interface values (E3751 without size).
+  const Type* CheckInterfaceElement(const ast::TypeExpr* te, const Type* element);
+  /// `createDynamicObject<IFoo>(id, data)` (E3753).
+  void CheckDynamicObject(const ast::CallExpr* call);
   /// A generic parameter bound to the interface type `iface` (an existential argument):
   /// every requirement must be dispatchable and there may be no associated types.
   bool CheckExistentialArgument(const ast::CallExpr* call, const Type* iface);
@@ -254,6 +268,13 @@ class Checker {
   /// Whether values of `t` can carry derivatives: float scalars and vectors, arrays of
   /// differentiable elements, and types conforming to IDifferentiable.
   bool IsDifferentiableType(const Type* t);
+  /// The core library's IDifferentiablePtrType, or null when it is not declared.
+  const Type* DifferentiablePtrInterface();
+  /// Whether `t` is a location derivatives flow through: a struct (or generic
+  /// parameter) conforming to IDifferentiablePtrType.
+  bool IsDifferentiablePtrType(const Type* t);
+  /// `DifferentialPtrPair<t>`, or null when the core library has none.
+  const Type* DifferentialPtrPairOf(const Type* t);
   /// A constructor of a differentiable type taking a differentiable parameter is
   /// differentiated through its body, as if marked [Differentiable] (check_diff.cpp).
   void MarkConstructorDifferentiable(ast::FuncDecl* init);
@@ -287,6 +308,27 @@ class Checker {
   ast::Expr* CheckGenericConversion(ast::CallExpr* call, const Type* type, const std::string& shown);
   /// `value is T` / `value as T` (sema/check_type_test.cpp).
   ast::Expr* CheckTypeTest(ast::TypeTestExpr* expr);
+
+  // check_optional.cpp: `where optional T : IFoo`.
+  /// Whether generic parameter `param` declares (optionally or not) a conformance that
+  /// gives `iface`.
+  bool DeclaresConformance(const Type* param, const Type* iface);
+  /// `T is IFoo`, `t is IFoo` or `t as IFoo` of an interface `target`: E3743 unless the
+  /// tested type is concrete or a parameter declaring the conformance; false then.
+  bool CheckConformanceTest(ast::TypeTestExpr* expr, const Type* tested, const Type* target);
+  /// For an `if` whose (checked) condition tests a generic parameter's conformance to an
+  /// interface, `if (T is IFoo)` or the `if (let v = t as IFoo)` that the parser wrote
+  /// out (whose condition becomes `T is IFoo`): the parameter and the interface; nulls
+  /// otherwise.
+  std::pair<const Type*, const Type*> ConformanceGuard(ast::IfStmt* s);
+  /// While checking a guarded branch: `param` conforms to `iface` (pushed on its
+  /// constraints, popped by RevokeConformance).
+  void GrantConformance(const Type* param, const Type* iface);
+  void RevokeConformance(const Type* param);
+  /// E3742 when `owner` is a generic parameter with an optional conformance for which
+  /// `offers` holds (the interface has the member used); `what` names the use. True then.
+  bool ReportOptionalUse(const Type* owner, const std::string& what,
+                         const std::function<bool(const Type*)>& offers, source::SourceRange range);
   // Lambdas and functional values (sema/check_lambda.cpp).
   /// `(params) => body`: a synthesized struct with the captured variables as fields and
   /// an `operator()`, conforming to `IFunc<R, P...>`; returns the struct's construction
@@ -844,10 +886,12 @@ class Checker {
   void CheckFunctionSignature(ast::FuncDecl* func);
   void CheckFunctionBody(ast::FuncDecl* func);
   void CheckEntryPoint(ast::FuncDecl* func);
-  /// An entry point's [WaveSize(n)]: one constant, a power of two from 4 to 128.
   /// An attribute argument naming a constant (`[numthreads(kGroup, 1, 1)]`): checked and,
   /// when it is a non-negative integer constant, replaced by its literal (true).
   bool FoldAttributeConstant(ast::Expr*& arg);
+  /// A name of a generic value parameter (`[MaxIters(N)]`), checked.
+  bool IsGenericValueName(const ast::Expr* e);
+  /// An entry point's [WaveSize(n)]: one constant, a power of two from 4 to 128.
   void CheckWaveSize(ast::FuncDecl* func);
   /// Whether `func` is an entry point: marked [shader], or named by -entry.
   bool IsEntryPoint(const ast::FuncDecl& func) const;
@@ -888,7 +932,9 @@ class Checker {
   std::vector<ErrorScope> error_scopes_;
   /// While a `for` step or a `do`-`while` condition is checked: code that runs as the
   /// loop continues, where lowering cannot leave the loop for a `catch` yet.
-  bool in_loop_continue_ = false;
+  /// While a `for` step or a `do`-`while` condition is checked: its loop's flag that it
+  /// holds a `try` (lowering then evaluates it in the loop body; see LowerLoop).
+  bool* in_loop_continue_ = nullptr;
   // check_switch.cpp
   /// Checks a switch: an integer selector, constant and distinct case values (each
   /// replaced by a literal of the selector's type), no fall-through out of a non-empty
@@ -1007,6 +1053,7 @@ class Checker {
   std::vector<InterfaceInfo*> interface_list_;
   std::vector<ExtensionInfo*> extension_list_;
   const Type* idifferentiable_ = nullptr;  ///< cached by DifferentiableInterface()
+  const Type* idifferentiable_ptr_ = nullptr;  ///< cached by DifferentiablePtrInterface()
   const Type* this_type_ = nullptr;  ///< `This` where it is in scope
   bool headers_resolved_ = false;    ///< constraints of generic types can be checked
 
@@ -1048,6 +1095,8 @@ class Checker {
   /// parents') before the global scope.
   const NamespaceInfo* current_ns_ = nullptr;
   std::vector<std::unique_ptr<NamespaceInfo>> namespace_list_;
+  /// The namespace declaring the struct or enum `t`; null for a global or built-in type.
+  const NamespaceInfo* TypeNamespace(const Type* t) const;
   std::map<const ast::Decl*, NamespaceInfo*> namespaces_;  ///< namespace decl -> info
   std::map<const ast::Decl*, NamespaceInfo*> decl_ns_;     ///< member decl -> its namespace
   std::map<const ast::Decl*, const Type*> enum_types_;     ///< enum decl -> its type

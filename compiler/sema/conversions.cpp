@@ -71,6 +71,13 @@ bool IsCoreStruct(const std::map<std::string, ast::Decl*>& core, const Type* t, 
   return decl != nullptr && t->IsStruct() && !t->IsDependent() && t->Info()->decl == decl;
 }
 
+/// Whether `t` is the core library's struct `name` applied to any arguments (generic
+/// ones too).
+bool IsCoreGeneric(const std::map<std::string, ast::Decl*>& core, const Type* t, const char* name) {
+  const ast::Decl* decl = CoreStruct(core, name);
+  return decl != nullptr && t->IsStruct() && t->Info()->decl == decl;
+}
+
 /// Above every numeric conversion: an overload taking T wins over one taking Optional<T>.
 constexpr int kOptionalCost = 200;
 /// An initializer list argument initializing a parameter: costlier than numeric
@@ -84,6 +91,17 @@ int Checker::ConversionCost(const Type* from, const Type* to) const {
   if (from->Kind() == TypeKind::InitList) {
     bool aggregate = to->IsStruct() || to->IsArray() || to->IsVector() || to->IsMatrix();
     return aggregate && !to->IsDependent() ? kInitListCost : kNoConversion;
+  }
+  // `Conditional<T, b>` converts to `Optional<T>` (none when b is false), and a T (or a
+  // value converting to T) to `Conditional<T, b>`, as in Slang.
+  if (IsCoreGeneric(core_yielding_, from, "Conditional")) {
+    bool optional = IsCoreGeneric(core_yielding_, to, "Optional") &&
+                    types_.FieldType(to, 1) == types_.FieldType(from, 0);
+    return optional ? kOptionalCost : kNoConversion;
+  }
+  if (IsCoreGeneric(core_yielding_, to, "Conditional")) {
+    int cost = ConversionCost(from, types_.FieldType(to, 0));
+    return cost >= kNoConversion ? kNoConversion : cost + kOptionalCost;
   }
   // `none` converts to every Optional<T>, and a value to the Optional of its type (or of
   // a type it converts to), as in Slang.
@@ -188,6 +206,14 @@ ast::Expr* Checker::Coerce(ast::Expr* expr, const Type* to) {
     expr->type = to;  // `nullptr` takes the pointer type it converts to
     return expr;
   }
+  if (IsCoreGeneric(core_yielding_, from, "Conditional")) return ConditionalGet(expr);
+  if (IsCoreGeneric(core_yielding_, to, "Conditional")) {
+    // Conditional<T, b>{value}: lowering drops the value when b is false.
+    auto* list = ctx_.New<ast::InitListExpr>(expr->range);
+    list->elements.push_back(Coerce(expr, types_.FieldType(to, 0)));
+    list->type = to;
+    return list;
+  }
   if (IsCoreStruct(core_yielding_, to, "Optional")) {
     // Optional<T>{true, value} or, for `none`, Optional<T>{false} (the value zeroed).
     bool none = IsCoreStruct(core_yielding_, from, "__NoneType");
@@ -274,6 +300,16 @@ const Type* Checker::CommonType(const Type* a, const Type* b) {
     count = b->Count();
   }
   return types_.Vector(scalar, count);
+}
+
+ast::Expr* Checker::ConditionalGet(ast::Expr* expr) {
+  // `c.get()`: the Optional<T> of the Conditional's value.
+  auto* callee = ctx_.New<ast::NameExpr>(expr->range, "get");
+  auto* call = ctx_.New<ast::CallExpr>(expr->range, callee, std::vector<ast::Expr*>{});
+  call->type = types_.Error();
+  if (!ResolveCall(call, FindMethods(expr->type, "get"), "get", {})) return call;
+  call->receiver = expr;
+  return call;
 }
 
 }  // namespace slope::sema

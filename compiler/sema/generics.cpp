@@ -290,6 +290,29 @@ const Type* TypeContext::FieldType(const Type* t, size_t index) {
   return Substitute(declared, StructSubst(t));
 }
 
+bool TypeContext::IsCoreConditional(const Type* t) {
+  // `__storage`: names that start with two underscores are the implementation's.
+  return t->IsStruct() && t->Info()->name == "Conditional" && t->Args().size() == 2 &&
+         t->Info()->fields.size() == 1 && t->Info()->fields[0]->name == "__storage";
+}
+
+bool TypeContext::FieldIsAbsent(const Type* t, size_t index) {
+  if (!t->IsStruct() || t->IsDependent()) return false;
+  if (IsCoreConditional(t)) {
+    const Type* has = t->Args()[1];
+    return has->Kind() == TypeKind::IntValue && has->Value() == 0;
+  }
+  return TakesNoStorage(FieldType(t, index));
+}
+
+bool TypeContext::TakesNoStorage(const Type* t) {
+  if (!t->IsStruct() || t->IsDependent() || t->Info()->fields.empty()) return false;
+  for (size_t i = 0; i < t->Info()->fields.size(); ++i) {
+    if (!FieldIsAbsent(t, i)) return false;
+  }
+  return true;
+}
+
 const Type* TypeContext::NaturalLayout(const Type* t, int64_t* size, int64_t* align) {
   // Slang's natural layout: each part at the next multiple of its alignment, no padding
   // after the last one (the stride of an array element is its size rounded up).
@@ -325,6 +348,7 @@ const Type* TypeContext::NaturalLayout(const Type* t, int64_t* size, int64_t* al
       *size = 0;
       *align = 1;
       for (size_t i = 0; i < t->Info()->fields.size(); ++i) {
+        if (FieldIsAbsent(t, i)) continue;  // `Conditional<T, false>` takes no storage
         int64_t field_size = 0, field_align = 1;
         if (const Type* culprit = NaturalLayout(FieldType(t, i), &field_size, &field_align)) {
           return culprit;

@@ -5,6 +5,11 @@
 
 namespace slope::sema {
 
+bool IsCoreAtomic(const Type* t) {
+  return t->IsStruct() && t->Info()->name == "Atomic" && t->Args().size() == 1 &&
+         t->Info()->fields.size() == 1 && t->Info()->fields[0]->name == "__value";
+}
+
 namespace {
 std::string AssocName(const ast::AssociatedTypeDecl* assoc) { return assoc->name; }
 
@@ -64,8 +69,18 @@ std::string Type::Name() const {
     case TypeKind::Interface: {
       std::string name = DisplayedName(kind_ == TypeKind::Struct ? info_->name : iface_->name);
       if (args_.empty()) return name;
+      const std::vector<const Type*>& params =
+          kind_ == TypeKind::Struct ? info_->params : iface_->params;
       name += "<";
-      for (size_t i = 0; i < args_.size(); ++i) name += (i != 0 ? ", " : "") + args_[i]->Name();
+      for (size_t i = 0; i < args_.size(); ++i) {
+        // The argument of a `bool` parameter reads `true` / `false` (`Vertex<false>`).
+        bool is_bool = i < params.size() && params[i]->Kind() == TypeKind::GenericParam &&
+                       params[i]->Generic()->value_type != nullptr &&
+                       params[i]->Generic()->value_type->Kind() == TypeKind::Bool &&
+                       args_[i]->Kind() == TypeKind::IntValue;
+        std::string arg = is_bool ? (args_[i]->Value() != 0 ? "true" : "false") : args_[i]->Name();
+        name += (i != 0 ? ", " : "") + arg;
+      }
       return name + ">";
     }
     case TypeKind::GenericParam: return (generic_->is_pack ? "each " : "") + generic_->name;
@@ -197,6 +212,14 @@ const Type* TypeContext::Struct(std::unique_ptr<StructInfo> info) {
   struct_infos_.push_back(std::move(info));
   raw->self = StructOf(raw, raw->params);
   return raw->self;
+}
+
+const Type* TypeContext::PtrPairOf(const Type* t) {
+  if (differentiable_ptr_ == nullptr || ptr_pair_ == nullptr || t == nullptr || !t->IsStruct() ||
+      !Conforms(t, differentiable_ptr_)) {
+    return nullptr;
+  }
+  return StructOf(ptr_pair_->Info(), {t});
 }
 
 const Type* TypeContext::StructOf(StructInfo* info, const std::vector<const Type*>& args) {

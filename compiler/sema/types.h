@@ -66,6 +66,10 @@ struct GenericParamInfo {
   ast::GenericParamDecl* decl = nullptr;  ///< null for `This`
   std::string name;
   std::vector<const Type*> constraints;   ///< Interface types it conforms to
+  /// `where optional T : IFoo`: interfaces it may conform to. Code uses one only inside
+  /// `if (T is IFoo)` or `if (let v = t as IFoo)`, whose branch then sees it among
+  /// `constraints`; the branch is compiled only for specializations that conform.
+  std::vector<const Type*> optional_constraints;
   /// `where T.Assoc : IFoo`: an associated type of the parameter and an interface.
   std::vector<std::pair<const ast::AssociatedTypeDecl*, const Type*>> assoc_constraints;
   /// `where T.Assoc == float`: T.Assoc is that type wherever T is in scope (AssocOf).
@@ -90,6 +94,13 @@ struct InterfaceInfo {
   /// Operators generic code may use on a conforming type: 'a' arithmetic, 'c'
   /// comparison, 'i' integer bit operations, 'f' floating-point built-ins, 'l' logic.
   std::string capabilities;
+  /// `[anyValueSize(N)]`: the bytes of payload an interface-typed value stored in memory
+  /// holds; -1 when the interface has none.
+  int64_t any_value_size = -1;
+  /// With anyValueSize: the program's non-generic types that conform, in declaration
+  /// order; a type's conformance id (the id a stored value names it by) is its index.
+  std::vector<const Type*> dynamic_types;
+  std::vector<uint32_t> dynamic_payload_bytes;  ///< per dynamic type, the bytes it takes
 };
 
 /// An extension: methods and conformances added to every type matching `target`.
@@ -316,6 +327,11 @@ class Type {
   std::vector<const Type*> args_;
 };
 
+/// The core library's `Atomic<T>`: a struct whose only field is `__value` (names that
+/// start with two underscores are the implementation's). Lowered as T itself; its
+/// operators are rewritten to atomic calls on that field.
+bool IsCoreAtomic(const Type* t);
+
 /// Interns every type of a compile session.
 class TypeContext {
  public:
@@ -326,6 +342,14 @@ class TypeContext {
   /// built-in numbers, vectors and matrices conform, a sized array when its element does,
   /// and a struct with an `__init()` or whose fields all have a default value.
   void SetDefaultInitializableInterface(const Type* iface) { default_initializable_ = iface; }
+  /// The core library's IDifferentiablePtrType and `DifferentialPtrPair<P>` (lowering
+  /// marks the parameters of those types that derivatives take as pairs).
+  void SetDifferentiablePtr(const Type* iface, const Type* pair) {
+    differentiable_ptr_ = iface;
+    ptr_pair_ = pair;
+  }
+  /// `DifferentialPtrPair<t>` when `t` conforms to IDifferentiablePtrType, else null.
+  const Type* PtrPairOf(const Type* t);
   /// The core library's `__EnumType`, which every enum type conforms to.
   void SetEnumInterface(const Type* iface) { enum_interface_ = iface; }
   bool DefaultInitializable(const Type* t);
@@ -418,6 +442,15 @@ class TypeContext {
   Subst StructSubst(const Type* struct_type) const;
   /// The type of field `index` of struct type `t`.
   const Type* FieldType(const Type* t, size_t index);
+  /// Whether `t` is the core library's `Conditional<T, hasValue>` (any arguments).
+  static bool IsCoreConditional(const Type* t);
+  /// Whether field `index` of the concrete struct type `t` takes no storage: the value
+  /// of a `Conditional<T, false>`, or a field whose type takes none. Lowering leaves such
+  /// fields out of the struct; reads give a zero value and writes do nothing.
+  bool FieldIsAbsent(const Type* t, size_t index);
+  /// Whether a value of `t` takes no storage: `Conditional<T, false>`, or a struct with
+  /// fields none of which takes any (an empty struct written as such takes storage).
+  bool TakesNoStorage(const Type* t);
   /// `sizeof(t)` and `alignof(t)` in Slang's natural layout: a scalar aligned to its
   /// size (`bool` is 1 byte, a pointer 8), a vector, matrix or array to its element, a
   /// struct to its most aligned field, each part at the next multiple of its alignment
@@ -507,6 +540,8 @@ class TypeContext {
   const Type* half_;
   const Type* double_;
   const Type* differentiable_ = nullptr;  ///< see SetDifferentiableInterface
+  const Type* differentiable_ptr_ = nullptr;     ///< see SetDifferentiablePtr
+  const Type* ptr_pair_ = nullptr;               ///< see SetDifferentiablePtr
   const Type* default_initializable_ = nullptr;  ///< see SetDefaultInitializableInterface
   const Type* enum_interface_ = nullptr;         ///< see SetEnumInterface
 };

@@ -27,10 +27,26 @@ FileId SourceManager::AddFile(std::string path, std::string text) {
 FileId SourceManager::LoadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return 0;
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
+  // Read straight into a string of the file's size: a stream buffer that grows by
+  // doubling and is then copied out holds a 50 MB source three times over.
+  std::string text;
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  in.seekg(0, std::ios::beg);
+  if (size > 0 && in) {
+    text.resize(static_cast<size_t>(size));
+    in.read(text.data(), size);
+    text.resize(static_cast<size_t>(in.gcount()));
+  }
   if (in.bad()) return 0;
-  return AddFile(path, buffer.str());
+  // A file that grew while being read, or one whose size is not known (a pipe): the rest.
+  if (size <= 0 || in.good()) {
+    in.clear();
+    std::ostringstream rest;
+    rest << in.rdbuf();
+    text += rest.str();
+  }
+  return AddFile(path, std::move(text));
 }
 
 const SourceManager::File& SourceManager::Get(FileId file) const {

@@ -17,9 +17,12 @@
 //
 // Thread safety: the library holds no process-wide mutable state. Independent Sessions
 // may be used concurrently from any threads, and so may one Session and its Modules:
-// LoadModule, LoadModuleFromSource and Module::Compile are const, keep nothing between
-// calls and may run on several threads at once on the same objects. An Artifact is a
-// plain value: share one between threads as any std:: container.
+// LoadModule, LoadModuleFromSource and Module::Compile are const and may run on several
+// threads at once on the same objects. A Module keeps what checking it for a target
+// found, so its later compiles for that target run only the back end; compiles of one
+// module for one target and entry-point list take turns (other targets, other modules
+// and other sessions run in parallel). An Artifact is a plain value: share one between
+// threads as any std:: container.
 //
 // Each compile runs on a thread of its own with a 512 MiB reserved stack (only touched
 // pages are used), so deeply nested sources cannot overflow the caller's stack.
@@ -98,6 +101,9 @@ struct RegisterShift {
 struct SessionOptions {
   std::vector<std::string> search_paths;  ///< for #include and import, as `-I`, in order
   std::vector<Macro> macros;              ///< as `-D`, in order
+  /// The Slang language version for files without `#language slang V`, as `-std`:
+  /// 2018 (legacy), 2025, 2026 or 2027 (202c).
+  int language_version = 2018;
   uint32_t optimization_level = 1;        ///< 0..3, as `-O0`..`-O3`
   MatrixLayout matrix_layout = MatrixLayout::RowMajor;
   bool scalar_layout = false;  ///< buffers by the scalar block layout (else std430)
@@ -179,8 +185,10 @@ class Module {
   const std::string& InternalError() const;
 
   /// Compiles the module for `target`: the `entries` named (which need only
-  /// [numthreads]), or every entry point when empty. Imported and #included files are
-  /// read again, so the artifact reflects them as they are now.
+  /// [numthreads]), or every entry point when empty. The first compile for a target and
+  /// entry-point list reads imported and #included files and checks the module for
+  /// that target (`__target_switch`); later ones reuse that check and run only the
+  /// back end. Load the module again to see edits of the files it reads.
   Artifact Compile(Target target, const std::vector<std::string>& entries = {}) const;
 
  private:

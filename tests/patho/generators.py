@@ -49,12 +49,12 @@ def _(n):
     return one(HEAD + kernel("  int a = inBuf[0];\n  outBuf[0] = " + "(" * n + "a" + ")" * n + ";"))
 
 
-@generator("expr_add_long")
+@generator("expr_add_long", ci_size=10**5)
 def _(n):
     return one(HEAD + kernel("  int a = inBuf[0];\n  outBuf[0] = " + " + ".join(["a"] * n) + ";"))
 
 
-@generator("expr_mixed_long")
+@generator("expr_mixed_long", ci_size=10**5)
 def _(n):
     ops = ["+", "*", "-", "^", "|", "&"]
     terms = "a"
@@ -69,36 +69,36 @@ def _(n):
     return one(HEAD + kernel("  int a = inBuf[0];\n  outBuf[0] = " + chain + ";"))
 
 
-@generator("expr_calls_deep")
+@generator("expr_calls_deep", ci_size=10**5)
 def _(n):
     return one(HEAD + "int f(int x) { return x * 3 + 1; }\n" +
                kernel("  outBuf[0] = " + "f(" * n + "inBuf[0]" + ")" * n + ";"))
 
 
-@generator("expr_unary_long")
+@generator("expr_unary_long", ci_size=10**5)
 def _(n):
     return one(HEAD + kernel("  int a = inBuf[0];\n  outBuf[0] = " + "- " * n + "a;"))
 
 
-@generator("expr_members_long")
+@generator("expr_members_long", ci_size=10**5)
 def _(n):
     return one(HEAD + kernel("  int2 v = int2(inBuf[0], 1);\n  outBuf[0] = v" + ".x" * n + ";"))
 
 
-@generator("expr_index_deep")
+@generator("expr_index_deep", ci_size=10**5)
 def _(n):
     return one(HEAD + kernel("  outBuf[0] = " + "inBuf[" * n + "0" + "]" * n + ";"))
 
 
 # ---- statements ----------------------------------------------------------------------
 
-@generator("stmt_blocks_deep")
+@generator("stmt_blocks_deep", ci_size=10**5)
 def _(n):
     return one(HEAD + kernel("  int a = inBuf[0];\n  " + "{ " * n + "a = a + 1; " + "} " * n +
                              "\n  outBuf[0] = a;"))
 
 
-@generator("stmt_ifs_deep")
+@generator("stmt_ifs_deep", ci_size=10**5)
 def _(n):
     return one(HEAD + kernel("  int a = inBuf[0];\n  " +
                              "".join("if (a > %d) { " % (i - n) for i in range(n)) +
@@ -130,14 +130,14 @@ def _(n):
                              arms + "\n    a += j;\n  }\n  outBuf[0] = a;"))
 
 
-@generator("stmt_loops_deep")
+@generator("stmt_loops_deep", ci_size=10**4)
 def _(n):
     loops = "".join("for (int i%d = 0; i%d < 2; i%d++) { " % (i, i, i) for i in range(n))
     return one(HEAD + kernel("  int a = inBuf[0];\n  " + loops + "a = a + 1; " + "} " * n +
                              "\n  outBuf[0] = a;"))
 
 
-@generator("stmt_many", ci_size=10**4)
+@generator("stmt_many", ci_size=10**5)
 def _(n):
     body = "".join("  a = a * 3 + %d;\n" % (i % 7) for i in range(n))
     return one(HEAD + kernel("  int a = inBuf[0];\n" + body + "  outBuf[0] = a;"))
@@ -157,7 +157,7 @@ def _(n):
                              "    default: a = 0; break;\n  }\n  outBuf[0] = a;"))
 
 
-@generator("switch_fallthrough")
+@generator("switch_fallthrough", ci_size=10**5)
 def _(n):
     cases = "".join("    case %d:\n" % i for i in range(n))
     return one(HEAD + kernel("  int a = inBuf[0];\n  switch (a) {\n" + cases +
@@ -166,7 +166,7 @@ def _(n):
 
 # ---- declarations --------------------------------------------------------------------
 
-@generator("locals_many", ci_size=10**4)
+@generator("locals_many", ci_size=10**5)
 def _(n):
     decls = "".join("  int v%d = a + %d;\n" % (i, i) for i in range(n))
     total = "  int s = 0;\n" + "".join("  s += v%d;\n" % i for i in range(n))
@@ -252,14 +252,14 @@ def _(n):
     return one(text)
 
 
-@generator("generic_instances_many", max_size=10**5)
+@generator("generic_instances_many", max_size=10**5, ci_size=10**4)
 def _(n):
     calls = " + ".join("f<%d>()" % i for i in range(n))
     return one(HEAD + "int f<let N : int>() { return N * 2; }\n" +
                kernel("  outBuf[0] = inBuf[0] + " + calls + ";"))
 
 
-@generator("generic_args_deep")
+@generator("generic_args_deep", ci_size=10**5)
 def _(n):
     # Generic functions calling each other with a growing value argument.
     return one(HEAD + "int f<let N : int>(int x) { return x + N; }\n" +
@@ -277,7 +277,7 @@ def _(n):
                kernel("  int a = inBuf[0];\n" + calls + "  outBuf[0] = a;"))
 
 
-@generator("typedef_chain")
+@generator("typedef_chain", ci_size=10**4)
 def _(n):
     decls = "typedef int T0;\n" + "".join("typedef T%d T%d;\n" % (i - 1, i) for i in range(1, n))
     return one(HEAD + decls + kernel("  T%d a = inBuf[0];\n  outBuf[0] = a;" % (n - 1)))
@@ -285,64 +285,64 @@ def _(n):
 
 # ---- arrays and literals -------------------------------------------------------------
 
-@generator("array_large")
+@generator("array_large", ci_size=10**5)
 def _(n):
     return one(HEAD + kernel("  int a[%d];\n  a[inBuf[1] %% %d] = inBuf[0];\n  outBuf[0] = a[inBuf[2] %% %d];" % (n, n, n)))
 
 
-@generator("array_dims_many")
+@generator("array_dims_many", ci_size=10**5)
 def _(n):
     dims = "[2]" * n
     return one(HEAD + kernel("  int a%s;\n  outBuf[0] = inBuf[0];" % dims))
 
 
-@generator("array_init_list")
+@generator("array_init_list", ci_size=10**5)
 def _(n):
     values = ", ".join(str(i % 100) for i in range(n))
     return one(HEAD + kernel("  int a[%d] = { %s };\n  outBuf[0] = a[inBuf[0] %% %d];" % (n, values, n)))
 
 
-@generator("const_array_init_list")
+@generator("const_array_init_list", ci_size=10**5)
 def _(n):
     values = ", ".join(str(i % 100) for i in range(n))
     return one(HEAD + "static const int table[%d] = { %s };\n" % (n, values) +
                kernel("  outBuf[0] = table[inBuf[0] %% %d];" % n))
 
 
-@generator("init_list_nested")
+@generator("init_list_nested", ci_size=10**5)
 def _(n):
     return one(HEAD + kernel("  int a[1] = " + "{" * n + "1" + "}" * n + ";\n  outBuf[0] = a[0];"))
 
 
-@generator("literal_digits")
+@generator("literal_digits", ci_size=10**5)
 def _(n):
     return one(HEAD + kernel("  outBuf[0] = inBuf[0] + " + "9" * n + ";"))
 
 
-@generator("literal_float_digits")
+@generator("literal_float_digits", ci_size=10**5)
 def _(n):
     return one(FHEAD + kernel("  outBuf[0] = inBuf[0] + 0." + "3" * n + "e" + "1" * min(n, 50) + ";"))
 
 
-@generator("literal_string", max_size=10**5)
+@generator("literal_string", max_size=10**5, ci_size=10**5)
 def _(n):
     return one(HEAD + kernel('  printf("' + "x" * n + '%d\\n", inBuf[0]);\n  outBuf[0] = 1;'))
 
 
-@generator("identifier_long")
+@generator("identifier_long", ci_size=10**5)
 def _(n):
     name = "v" * n
     return one(HEAD + kernel("  int %s = inBuf[0];\n  outBuf[0] = %s;" % (name, name)))
 
 
-@generator("comment_long")
+@generator("comment_long", ci_size=10**5)
 def _(n):
     return one(HEAD + "/*" + " c" * n + " */\n// " + "x" * n + "\n" + kernel("  outBuf[0] = inBuf[0];"))
 
 
 # ---- preprocessor --------------------------------------------------------------------
 
-@generator("macro_nested_args")
+@generator("macro_nested_args", ci_size=10**5)
 def _(n):
     return one("#define ID(x) x\n" + HEAD + kernel("  outBuf[0] = " + "ID(" * n + "inBuf[0]" + ")" * n + ";"))
 
@@ -360,12 +360,12 @@ def _(n):
     return one(defs + HEAD + kernel("  int x = inBuf[0];\n  outBuf[0] = D%d;" % (n - 1)))
 
 
-@generator("macro_ifs_deep")
+@generator("macro_ifs_deep", ci_size=10**5)
 def _(n):
     return one("#define A 1\n" + "#if A\n" * n + HEAD + "#endif\n" * n + kernel("  outBuf[0] = inBuf[0];"))
 
 
-@generator("macro_defines_many")
+@generator("macro_defines_many", ci_size=10**4)
 def _(n):
     defs = "".join("#define K%d %d\n" % (i, i) for i in range(n))
     return one(defs + HEAD + kernel("  outBuf[0] = inBuf[0] + K%d;" % (n - 1)))
@@ -388,14 +388,14 @@ def _(n):
     return Case(files)
 
 
-@generator("include_repeated", max_size=10**5)
+@generator("include_repeated", max_size=10**5, ci_size=10**5)
 def _(n):
     files = {"main.slang": '#include "once.h"\n' * n + HEAD + kernel("  outBuf[0] = inBuf[0] + K;"),
              "once.h": "#pragma once\nstatic const int K = 3;\n"}
     return Case(files)
 
 
-@generator("include_self")
+@generator("include_self", ci_size=10**5)
 def _(n):
     # A file that includes itself: the depth limit, not a hang.
     return Case({"main.slang": '#include "main.slang"\n' * min(n, 3) + HEAD + kernel("  outBuf[0] = inBuf[0];")})
@@ -430,7 +430,7 @@ def _(n):
                kernel("  var p = diffPair(inBuf[0]);\n  bwd_diff(f%d)(p, 1.0);\n  outBuf[0] = p.d;" % (n - 1)))
 
 
-@generator("autodiff_loop_bound")
+@generator("autodiff_loop_bound", ci_size=10**5)
 def _(n):
     return one(FHEAD + "[Differentiable] float f(float x) {\n  float y = x;\n"
                "  [MaxIters(%d)]\n  for (int i = 0; i < int(x); i++) { y = y * x + 1.0; }\n  return y;\n}\n" % n +

@@ -57,11 +57,21 @@ driver::Target TargetKind(const std::string& target) {
 }
 
 /// The options every compile of this command line shares.
+/// The compiles' state, kept to the end of the process and never freed: the process
+/// exits right after, and its memory goes faster with it than one allocation at a time.
+/// Reachable from here, so leak checkers do not report it.
+std::vector<std::shared_ptr<void>>* KeptState() {
+  static auto* kept = new std::vector<std::shared_ptr<void>>;
+  return kept;
+}
+
 driver::CompileOptions BaseOptions(const CommandLine& cl) {
   driver::CompileOptions o;
+  o.keep_state = KeptState();
   o.input_path = cl.inputs[0];
   o.include_paths = cl.include_paths;
   o.defines = cl.defines;
+  o.language_version = cl.language_version;
   o.stage = cl.stage;
   o.validate_spirv = !cl.skip_validation;
   o.scalar_layout = cl.scalar_layout;

@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "compiler/diag/diag.h"
+#include "compiler/preprocess/preprocessor.h"
 
 namespace slope::tools::slopec {
 namespace {
@@ -415,8 +416,15 @@ const std::vector<Flag>& Flags() {
        OneOf({"slang"}, {"hlsl", "glsl", "c", "C", "cpp", "c++", "C++", "cxx", "cu", "cuda"},
              "Slope reads Slang source only")},
       {{"-std"}, "<version>", Group::General,
-       "the language version: legacy, 2025, 2026, latest (Slope has one set of rules)",
-       OneOf({"legacy", "default", "2018", "2025", "2026", "latest"}, {}, "")},
+       "the Slang language version files are read as unless a '#language slang V' line says "
+       "otherwise: legacy (2018, default), 2025 (202a), 2026 (202b, latest), 202c (next)",
+       [](CommandLine& cl, const std::string& v, const std::string&, std::string* error) {
+         cl.language_version = preprocess::ParseLanguageVersion(v);
+         if (cl.language_version != 0) return true;
+         *error = "unknown language version '" + v +
+                  "'; expected legacy, 2018, 2025, 202a, 2026, 202b, latest, 202c or next";
+         return false;
+       }},
       {{"-ignore-capabilities"}, "", Group::General,
        "do not check capabilities (Slope has no capability checks to skip)", NoEffect()},
       {{"-preserve-params"}, "", Group::General,

@@ -65,6 +65,7 @@ struct CommandLine {
   // Preprocessor.
   std::vector<std::string> include_paths;
   std::vector<std::string> defines;
+  int language_version = 2018;      ///< -std (preprocess::ParseLanguageVersion)
 
   // Side outputs.
   std::string reflection_json;

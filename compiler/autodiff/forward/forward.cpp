@@ -35,6 +35,7 @@ class State {
         context_{module, options, [this](Function* f) { return Jvp(f); }} {}
 
   bool Run() {
+    LiftPtrParams(module_);
     std::vector<Function*> pending;
     for (Function* f : module_.functions) {
       if (f->autodiff.fwd_diff_of != nullptr && f->blocks.empty()) pending.push_back(f);

@@ -471,6 +471,21 @@ void Transcriber::CallRule(Inst& inst) {
   Function* callee = inst.callee->autodiff.primal_substitute != nullptr
                          ? inst.callee->autodiff.primal_substitute
                          : inst.callee;
+  if (!callee->autodiff.ptr_params.empty()) {
+    // A location whose derivative's location is unknown (LiftPtrParams passed the pairs
+    // it could trace to the copy of the callee): an error unless no derivative flows
+    // from the call (`no_diff f(p)`).
+    if (!inst.GetType()->IsVoid() && used_attached_.count(&inst) == 0) {
+      Clone(inst);
+      return;
+    }
+    const ir::Type* t = inst.operands.at(callee->autodiff.ptr_params.front().first)->GetType();
+    passes::ReportError(ctx_.options, diag::DiagId::DiffPtrUnknownDerivative, inst.loc,
+                        SourceName(*f_), t->IsStruct() ? t->StructName() : t->Name(),
+                        SourceName(*callee));
+    Clone(inst);
+    return;
+  }
   if (callee->autodiff.custom_fwd != nullptr && !ctx_.for_reverse)
     return CallCustom(inst, callee->autodiff.custom_fwd);
   bool custom = callee->autodiff.custom_fwd != nullptr || callee->autodiff.custom_bwd != nullptr;

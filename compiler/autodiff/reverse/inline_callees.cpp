@@ -30,7 +30,8 @@ bool Inlinable(const Function& callee) {
          callee.autodiff.custom_bwd == nullptr && callee.autodiff.custom_fwd == nullptr &&
          callee.autodiff.primal_substitute == nullptr && callee.autodiff.fwd_diff_of == nullptr &&
          callee.autodiff.bwd_diff_of == nullptr && callee.autodiff.no_diff_params.empty() &&
-         !callee.autodiff.prefer_recompute && !callee.autodiff.zero_derivative && !callee.is_entry;
+         callee.autodiff.ptr_params.empty() && !callee.autodiff.prefer_recompute &&
+         !callee.autodiff.zero_derivative && !callee.is_entry;
 }
 
 }  // namespace

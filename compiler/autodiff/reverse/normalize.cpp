@@ -100,15 +100,7 @@ Function* CloneFunction(ir::Module& module, const Function& f) {
       nb->params.push_back(module.AddParam(p->GetType(), nb));
       values[p] = nb->params.back();
     }
-    for (Inst* inst : b->insts) {
-      Inst* copy = module.NewInst(inst->GetOp(), inst->GetType());
-      copy->imms = inst->imms;
-      copy->callee = inst->callee;
-      copy->loc = inst->loc;
-      copy->block = nb;
-      nb->insts.push_back(copy);
-      values[inst] = copy;
-    }
+    for (Inst* inst : b->insts) values[inst] = AppendInstCopy(module, *inst, nb);
   }
   for (Block* b : f.blocks) {
     for (size_t i = 0; i < b->insts.size(); ++i) {

@@ -104,6 +104,7 @@ const ir::Type* BackwardWriter::PairType(const ir::Type* t) {
 
 Result BackwardDiff(ir::Module& module, const Options& options) {
   Result result;
+  LiftPtrParams(module);
   result.changed = reverse::BackwardWriter(module, options).WriteAll();
   return result;
 }

@@ -728,6 +728,22 @@ template <typename T>
 __device__ inline T wave_or(T x) { return wave_fold(x, T(0), [](T a, T b) { return T(a | b); }, false); }
 template <typename T>
 __device__ inline T wave_xor(T x) { return wave_fold(x, T(0), [](T a, T b) { return T(a ^ b); }, false); }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+// 32-bit integer folds give the same result in any order: one warp reduction each
+// (redux.sync) instead of the lane-order loop, which floats keep.
+__device__ inline int wave_sum(int x) { return __reduce_add_sync(__activemask(), x); }
+__device__ inline uint wave_sum(uint x) { return __reduce_add_sync(__activemask(), x); }
+__device__ inline int wave_min(int x) { return __reduce_min_sync(__activemask(), x); }
+__device__ inline uint wave_min(uint x) { return __reduce_min_sync(__activemask(), x); }
+__device__ inline int wave_max(int x) { return __reduce_max_sync(__activemask(), x); }
+__device__ inline uint wave_max(uint x) { return __reduce_max_sync(__activemask(), x); }
+__device__ inline uint wave_and(uint x) { return __reduce_and_sync(__activemask(), x); }
+__device__ inline uint wave_or(uint x) { return __reduce_or_sync(__activemask(), x); }
+__device__ inline uint wave_xor(uint x) { return __reduce_xor_sync(__activemask(), x); }
+__device__ inline int wave_and(int x) { return int(__reduce_and_sync(__activemask(), uint(x))); }
+__device__ inline int wave_or(int x) { return int(__reduce_or_sync(__activemask(), uint(x))); }
+__device__ inline int wave_xor(int x) { return int(__reduce_xor_sync(__activemask(), uint(x))); }
+#endif
 template <typename T>
 __device__ inline T wave_read_lane(T x, uint lane) { return shuffle(__activemask(), x, int(lane)); }
 __device__ inline bool wave_is_first_lane() {

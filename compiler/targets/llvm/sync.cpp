@@ -102,6 +102,39 @@ L::Value* FunctionWriter::Wave(const ir::Inst& inst) {
   return Load(out, t);
 }
 
+L::Value* FunctionWriter::ReduxSync(W op, const ir::Type* operand, L::Value* mask, L::Value* x) {
+  // Integer sums, minima, maxima and bitwise folds give the same result in any order, so
+  // the hardware's warp reduction is exact; floats keep the lane-order fold below.
+  const std::string& arch = mw_.Options().gpu_arch;
+  int sm = arch.rfind("sm_", 0) == 0 ? std::atoi(arch.c_str() + 3) : 0;
+  if (sm < 80 || operand->IsVector() || !operand->IsInt() || operand->Width() != 32) return nullptr;
+  bool is_signed = operand->IsSigned();
+  L::Intrinsic::ID id;
+  switch (op) {
+    case W::Sum:
+      id = L::Intrinsic::nvvm_redux_sync_add;
+      break;
+    case W::Min:
+      id = is_signed ? L::Intrinsic::nvvm_redux_sync_min : L::Intrinsic::nvvm_redux_sync_umin;
+      break;
+    case W::Max:
+      id = is_signed ? L::Intrinsic::nvvm_redux_sync_max : L::Intrinsic::nvvm_redux_sync_umax;
+      break;
+    case W::BitAnd:
+      id = L::Intrinsic::nvvm_redux_sync_and;
+      break;
+    case W::BitOr:
+      id = L::Intrinsic::nvvm_redux_sync_or;
+      break;
+    case W::BitXor:
+      id = L::Intrinsic::nvvm_redux_sync_xor;
+      break;
+    default:
+      return nullptr;
+  }
+  return b_.CreateIntrinsic(id, {}, {x, mask});
+}
+
 L::Value* FunctionWriter::GpuWave(const ir::Inst& inst) {
   // A wave is a warp. Every operation folds the active lanes' values in lane order with
   // shuffles, as the CUDA C++ target's prelude does, so results are exact.
@@ -190,6 +223,7 @@ L::Value* FunctionWriter::GpuWave(const ir::Inst& inst) {
     L::Value* bits = b_.CreateIntrinsic(L::Intrinsic::nvvm_vote_ballot_sync, {}, {mask, same});
     return b_.CreateICmpEQ(bits, mask);
   }
+  if (L::Value* r = ReduxSync(op, operand, mask, x)) return r;
   // acc = fold over active lanes i (below this lane's for a prefix operation).
   L::Value* acc = nullptr;
   // Min, max, and, or start from the first active lane's value, which folding in again

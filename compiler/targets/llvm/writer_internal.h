@@ -178,6 +178,8 @@ class FunctionWriter {
   void Barrier(const ir::Inst& inst);
   L::Value* Wave(const ir::Inst& inst);
   L::Value* GpuWave(const ir::Inst& inst);
+  /// A 32-bit integer reduction as one `redux.sync` (sm_80 and later); null otherwise.
+  L::Value* ReduxSync(ir::WaveOp op, const ir::Type* operand, L::Value* mask, L::Value* x);
   void Printf(const ir::Inst& inst);
   L::Value* TypeCode(const ir::Type* t);
 

@@ -91,6 +91,7 @@ ModuleShape MeasureModule(const std::vector<uint32_t>& words) {
 }
 
 std::vector<std::string> OptimizerPassFlags(OptLevel level, const ModuleShape& shape) {
+  if (level == OptLevel::O1 && shape.words > kDefaultLevelMostWords) return {};
   std::vector<std::string> flags = LevelPassFlags(level);
   const bool large = shape.words > kFullListMostWords;
   std::erase_if(flags, [&](const std::string& flag) {
@@ -114,7 +115,8 @@ std::vector<std::string> OptimizerPassFlags(OptLevel level, const ModuleShape& s
 
 bool OptimizeSpirv(std::vector<uint32_t>* words, OptLevel level, bool scalar_layout,
                    std::string* message) {
-  if (level == OptLevel::O0) return true;
+  std::vector<std::string> flags = OptimizerPassFlags(level, MeasureModule(*words));
+  if (flags.empty()) return true;
   spvtools::Optimizer optimizer(SPV_ENV_VULKAN_1_1);
   std::string collected;
   optimizer.SetMessageConsumer([&](spv_message_level_t severity, const char*,
@@ -123,7 +125,7 @@ bool OptimizeSpirv(std::vector<uint32_t>* words, OptLevel level, bool scalar_lay
     if (!collected.empty()) collected += "; ";
     collected += text;
   });
-  if (!optimizer.RegisterPassesFromFlags(OptimizerPassFlags(level, MeasureModule(*words)))) {
+  if (!optimizer.RegisterPassesFromFlags(flags)) {
     *message = "the optimizer rejected its pass list: " + collected;
     return false;
   }

@@ -39,6 +39,14 @@ constexpr size_t kSsaRewriteLargestSwitch = 1000;
 /// On a function of 10^4 differentiated lines that takes 1.5 s of the optimizer's 2 s.
 constexpr size_t kFullListMostWords = size_t{1} << 18;
 
+/// Past this many words (32x the benchmark shader; 10^4 differentiated lines or
+/// 10^4 inlined generic calls) the default level, O1, runs no SPIRV-Tools pass: what it
+/// does (locals to SSA, constants, dead code and branches, block merging) Slope's own
+/// passes have done, and parsing the module into SPIRV-Tools' IR and the analyses each
+/// pass rebuilds take more time than the rest of the compile (autodiff_long_body 10^4:
+/// 1.3 s of 3.1 s). O2 and O3, which the user asks for, still run their cut list.
+constexpr size_t kDefaultLevelMostWords = size_t{1} << 19;
+
 /// The shape of the SPIR-V module `words`.
 ModuleShape MeasureModule(const std::vector<uint32_t>& words);
 

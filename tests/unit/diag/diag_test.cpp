@@ -1,9 +1,10 @@
+#include "compiler/diag/diag.h"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 #include <sstream>
-
-#include "compiler/diag/diag.h"
+#include <string>
 
 namespace slope::diag {
 namespace {
@@ -31,6 +32,22 @@ TEST_F(DiagTest, RangeGetsTildes) {
   DiagEngine engine(sources_, out_);
   engine.Report(DiagId::UndeclaredIdentifier, source::SourceRange(At(4), At(9)), "x = 1");
   EXPECT_NE(out_.str().find("\n    ^~~~~\n"), std::string::npos) << out_.str();
+}
+
+TEST_F(DiagTest, LongLinesShowThePartAroundTheCaret) {
+  // A generated line of megabytes is shown as 240 characters around the caret.
+  std::string line = std::string(1000, 'a') + "$$" + std::string(1000, 'b');
+  source::FileId file = sources_.AddFile("long.slang", line + "\n");
+  DiagEngine engine(sources_, out_);
+  engine.Report(DiagId::UnexpectedCharacter, source::SourceRange({file, 1000}, {file, 1002}), "$");
+  EXPECT_EQ(out_.str(), "long.slang:1:1001: error E1001: unexpected character '$'\n..." +
+                            std::string(120, 'a') + "$$" + std::string(118, 'b') + "...\n" +
+                            std::string(123, ' ') + "^~\n");
+  out_.str("");
+  // At the start of the line, nothing is left out before it.
+  engine.Report(DiagId::UnexpectedCharacter, source::SourceRange({file, 0}, {file, 1}), "a");
+  EXPECT_EQ(out_.str(), "long.slang:1:1: error E1001: unexpected character 'a'\n" +
+                            std::string(240, 'a') + "...\n^\n");
 }
 
 TEST_F(DiagTest, NotesFollowTheirDiagnostic) {

@@ -91,6 +91,43 @@ TEST(ReflectionJsonTest, RoundTripsACompiledModule) {
   }
 }
 
+TEST(ReflectionJsonTest, RoundTripsTheConformanceIds) {
+  // By hand: ids in declaration order; A takes 1 word, B 3 (int3); an element is a
+  // 16-byte header and the 12-byte payload.
+  CompileOptions options;
+  options.input_path = "reflection_dynamic.slang";
+  options.source_text = R"(
+[anyValueSize(12)] interface IV { int get(); }
+struct A : IV { int x; int get() { return x; } }
+struct B : IV { int3 v; int get() { return v.y; } }
+StructuredBuffer<IV> objs;
+RWStructuredBuffer<int> out;
+[shader("compute")] [numthreads(1, 1, 1)]
+void main() { out[0] = objs[0].get(); }
+)";
+  CompileResult compiled = Compile(options);
+  ASSERT_TRUE(compiled.ok);
+  ASSERT_EQ(compiled.reflection.dynamic_interfaces.size(), 1u);
+  const DynamicInterfaceInfo& d = compiled.reflection.dynamic_interfaces[0];
+  EXPECT_EQ(d.name, "IV");
+  EXPECT_EQ(d.any_value_size, 12u);
+  EXPECT_EQ(d.element_size, 28u);
+  ASSERT_EQ(d.conformances.size(), 2u);
+  EXPECT_EQ(d.conformances[0].type, "A");
+  EXPECT_EQ(d.conformances[0].id, 0u);
+  EXPECT_EQ(d.conformances[0].payload_size, 4u);
+  EXPECT_EQ(d.conformances[1].type, "B");
+  EXPECT_EQ(d.conformances[1].id, 1u);
+  EXPECT_EQ(d.conformances[1].payload_size, 12u);
+  std::string text = ReflectionToJson(compiled.reflection);
+  Reflection back;
+  std::string error;
+  ASSERT_TRUE(ReflectionFromJson(text, &back, &error)) << error;
+  ASSERT_EQ(back.dynamic_interfaces.size(), 1u);
+  EXPECT_EQ(back.dynamic_interfaces[0].conformances[1].type, "B");
+  EXPECT_EQ(ReflectionToJson(back), text);
+}
+
 TEST(ReflectionJsonTest, ReflectsTheLayoutRules) {
   // By hand. std140: scale @0, bias (float2) @8, 16 bytes; S: a @0, the rows of m
   // (row-major float3x3) @16, @32, @48, 64 bytes. Push constants (std430): k @0, 4 bytes.

@@ -64,6 +64,16 @@ TEST(OptimizerPassFlagsTest, ALargeModuleRunsEachCleanupOnce) {
   }
 }
 
+TEST(OptimizerPassFlagsTest, AHugeModuleRunsNoPassAtTheDefaultLevel) {
+  ModuleShape at_limit{1, 0, kDefaultLevelMostWords};
+  ModuleShape past{1, 0, kDefaultLevelMostWords + 1};
+  EXPECT_FALSE(OptimizerPassFlags(OptLevel::O1, at_limit).empty());
+  EXPECT_TRUE(OptimizerPassFlags(OptLevel::O1, past).empty());
+  // The levels the user asks for keep the list of a large module.
+  EXPECT_TRUE(Has(OptimizerPassFlags(OptLevel::O2, past), "--ssa-rewrite"));
+  EXPECT_TRUE(Has(OptimizerPassFlags(OptLevel::O3, past), "--eliminate-dead-code-aggressive"));
+}
+
 TEST(MeasureModuleTest, CountsFunctionsAndTheLargestSwitch) {
   // A header, then: OpFunction (5 words), an OpSwitch with a default and 3 cases
   // (3 + 2 * 3 words: 4 targets), an OpSwitch with only its default (3 words), and

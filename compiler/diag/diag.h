@@ -169,6 +169,11 @@ class DiagEngine {
   /// Records a `#pragma warning`: warnings reported later in the file, past `p.at`, are
   /// shown, hidden or made errors as it says. Pragmas of one file come in order.
   void AddWarningPragma(WarningPragma p) { pragmas_[p.at.file].push_back(std::move(p)); }
+  /// The `#pragma warning`s recorded for `file`, in order (for module files).
+  std::vector<WarningPragma> WarningPragmas(source::FileId file) const {
+    auto it = pragmas_.find(file);
+    return it == pragmas_.end() ? std::vector<WarningPragma>{} : it->second;
+  }
 
   /// Starts another request on the same sources (a checked module compiled again):
   /// counts, the error limit and the repeated-diagnostic filter start over, and records

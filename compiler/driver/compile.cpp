@@ -212,12 +212,21 @@ void RunFrontEnd(CheckedProgram& p, const CompileOptions& options) {
   // The syntax tree keeps what later stages read of the tokens (their text lives in the
   // source manager): release them now rather than through lowering, the passes and the
   // writer (10^6 tokens of a 10^5-line file hold 60-130 MiB).
+  ModulePart main_part;
+  std::vector<ModulePart> parts;
+  const bool emit_module = options.stop_after == StopAfter::Module;
+  if (emit_module) {
+    main_part.path = options.input_path;
+    main_part.language_version = pp_result.language_version;
+    main_part.files_read = result.files_read;
+    main_part.tokens = std::move(tokens);
+  }
   std::vector<preprocess::Token>().swap(tokens);
   // Imported modules' declarations come before the file's, each module's after those
   // of the modules it imports (modules.cpp).
   ModuleGraph& graph = p.graph;
   if (!ImportModules(sources, ast_ctx, diags, pp_options, parse_options, file, module,
-                     &result.files_read, &graph)) {
+                     &result.files_read, &graph, emit_module ? &parts : nullptr)) {
     return finish();
   }
   // The core library's declarations come first, as if the module began with them.
@@ -251,6 +260,17 @@ void RunFrontEnd(CheckedProgram& p, const CompileOptions& options) {
   entry_request.file = file;
   if (!sema::CheckModule(*module, ast_ctx, p.types, diags, &p.checked, &graph.map,
                          &entry_request)) {
+    return finish();
+  }
+  if (emit_module) {
+    // The module's files as preprocessed, its own first, once it checked cleanly.
+    parts.insert(parts.begin(), std::move(main_part));
+    std::string error;
+    if (!SerializeModuleFile(parts, options.module_path, sources, diags,
+                             ModuleOptionsKey(pp_options), &result.binary, &error)) {
+      diags.Report(diag::DiagId::ModuleFileUnusable, source::SourceRange(), options.module_path,
+                   error);
+    }
     return finish();
   }
 

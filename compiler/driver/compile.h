@@ -42,6 +42,9 @@ enum class StopAfter : uint8_t {
   /// -emit-ir / -dump-ir: `text` gets the Slope IR after lowering (every function), or
   /// with `dump_ir_after` after that pass of the target's list (what entry points reach)
   Ir,
+  /// -emit-module: check the module (no entry point needed); `binary` gets its module
+  /// file (module_file.h), to be written at CompileOptions::module_path
+  Module,
 };
 
 /// How diagnostics are written.
@@ -53,6 +56,9 @@ struct CompileOptions {
   std::optional<std::string> source_text;  ///< when set, compiled instead of reading the file
   std::vector<std::string> include_paths;  ///< -I: searched for #include after the includer's dir
   std::vector<std::string> defines;        ///< -D: "NAME" (as 1) or "NAME=VALUE", in order
+  /// StopAfter::Module: where the module file goes (the paths it keeps are relative to
+  /// its directory).
+  std::string module_path;
   /// -std: the Slang language version files are read as unless their `#language` line
   /// says otherwise (preprocess::ParseLanguageVersion).
   int language_version = 2018;

@@ -7,6 +7,7 @@
 #include <set>
 #include <system_error>
 
+#include "compiler/driver/module_file.h"
 #include "compiler/parse/parser.h"
 
 namespace slope::driver {
@@ -76,9 +77,15 @@ class Loader {
  public:
   Loader(source::SourceManager& sources, ast::AstContext& ctx, diag::DiagEngine& diags,
          const preprocess::PreprocessOptions& pp_options, const parse::ParseOptions& parse_options,
-         std::vector<std::string>* files_read)
-      : sources_(sources), ctx_(ctx), diags_(diags), pp_options_(pp_options),
-        parse_options_(parse_options), files_read_(files_read) {}
+         std::vector<std::string>* files_read, std::vector<ModulePart>* capture)
+      : sources_(sources),
+        ctx_(ctx),
+        diags_(diags),
+        pp_options_(pp_options),
+        parse_options_(parse_options),
+        files_read_(files_read),
+        capture_(capture),
+        options_key_(ModuleOptionsKey(pp_options)) {}
 
   void Run(source::FileId main_file, ast::Module* main, ModuleGraph* out) {
     const std::string& path = sources_.Path(main_file);
@@ -150,15 +157,29 @@ class Loader {
 
   /// The file `decl` (an import or an `__include`) names, searched next to its file
   /// (`dir`) and then on the include path; nullopt after reporting that it is nowhere.
-  std::optional<fs::path> Find(const ast::Decl* decl, const fs::path& dir) {
+  /// For an import (`modules`), a module file `NAME.slang-module` beside `NAME.slang` is
+  /// used when it is valid, and stands for the source when the source is not there; a
+  /// module file that is not valid where the source is missing is an error at `decl`.
+  std::optional<fs::path> Find(const ast::Decl* decl, const fs::path& dir, bool modules) {
     std::vector<fs::path> dirs{dir};
     for (const std::string& p : pp_options_.include_paths) dirs.emplace_back(p);
     std::string searched;
     for (const fs::path& d : dirs) {
       for (const fs::path& name : CandidateNames(decl->name)) {
         fs::path path = d / name;
+        if (parts_.count(Key(path)) != 0) return path;  // a part of a module file read
         std::error_code ec;
-        if (fs::is_regular_file(path, ec)) return path;
+        bool source = fs::is_regular_file(path, ec);
+        fs::path module = fs::path(path).replace_extension(kModuleFileExtension);
+        if (modules && fs::is_regular_file(module, ec)) {
+          if (UseModuleFile(module, path)) return path;
+          if (!source) {
+            diags_.Report(DiagId::ModuleFileUnusable, decl->name_range, module.string(),
+                          last_refusal_);
+            return std::nullopt;
+          }
+        }
+        if (source) return path;
         searched += (searched.empty() ? "'" : ", '") + path.string() + "'";
       }
     }
@@ -166,9 +187,39 @@ class Loader {
     return std::nullopt;
   }
 
+  /// Reads the module file `module` made from `source`; when it is valid, its parts
+  /// stand for their files from now on. Otherwise `last_refusal_` says why not.
+  bool UseModuleFile(const fs::path& module, const fs::path& source) {
+    std::string key = Key(module);
+    if (refused_.count(key) != 0) {
+      last_refusal_ = refused_[key];
+      return false;
+    }
+    LoadedModuleFile loaded = ReadModuleFile(module.string(), options_key_, sources_, diags_);
+    if (loaded.status != ModuleFileStatus::Valid) {
+      refused_[key] = last_refusal_ = loaded.why;
+      return false;
+    }
+    files_read_->push_back(module.string());
+    // The primary part answers to the path the import found; the others to their own.
+    for (size_t i = 0; i < loaded.parts.size(); ++i) {
+      std::string part_key = i == 0 ? Key(source) : Key(loaded.parts[i].path);
+      parts_.emplace(std::move(part_key), std::move(loaded.parts[i]));
+    }
+    return true;
+  }
+
   /// `path` read, preprocessed and parsed, its files listed as read; null after
   /// reporting that it cannot be read.
-  ast::Module* Parse(const ast::Decl* decl, const fs::path& path, source::FileId* file) {
+  ast::Module* Parse(const ast::Decl* decl, const fs::path& path, source::FileId* file,
+                     bool capture = false) {
+    auto part = parts_.find(Key(path));
+    if (part != parts_.end()) {
+      *file = part->second.file;
+      parse::ParseOptions options = parse_options_;
+      options.language_version = part->second.language_version;
+      return parse::ParseModule(part->second.tokens, ctx_, diags_, options);
+    }
     *file = sources_.LoadFile(path.string());
     if (*file == 0) {
       diags_.Report(DiagId::CannotOpenFile, decl->name_range, path.string());
@@ -178,18 +229,30 @@ class Loader {
     preprocess::PreprocessResult pp_result;
     std::vector<preprocess::Token> tokens =
         preprocess::Preprocess(sources_, *file, pp_options_, diags_, &pp_result);
-    for (std::string& included : pp_result.included_files) {
-      files_read_->push_back(std::move(included));
+    for (const std::string& included : pp_result.included_files) {
+      files_read_->push_back(included);
     }
     parse::ParseOptions options = parse_options_;
     options.language_version = pp_result.language_version;
-    return parse::ParseModule(tokens, ctx_, diags_, options);
+    ast::Module* module = parse::ParseModule(tokens, ctx_, diags_, options);
+    if (capture && capture_ != nullptr) {
+      ModulePart kept;
+      kept.path = path.string();
+      kept.language_version = pp_result.language_version;
+      kept.files_read.push_back(path.string());
+      for (std::string& included : pp_result.included_files) {
+        kept.files_read.push_back(std::move(included));
+      }
+      kept.tokens = std::move(tokens);
+      capture_->push_back(std::move(kept));
+    }
+    return module;
   }
 
   /// The unit `decl` imports, loading (and visiting) it the first time; nullopt after
   /// reporting that it cannot be found or read.
   std::optional<uint32_t> Import(const ast::Decl* decl, const fs::path& dir) {
-    std::optional<fs::path> path = Find(decl, dir);
+    std::optional<fs::path> path = Find(decl, dir, true);
     if (!path) return std::nullopt;
     auto known = by_key_.find(Key(*path));
     if (known != by_key_.end()) return known->second;
@@ -205,12 +268,12 @@ class Loader {
   /// null when it was included before (or is a module of its own), or after reporting
   /// that it cannot be found or read.
   ast::Module* Include(const ast::Decl* decl, const fs::path& dir, uint32_t unit) {
-    std::optional<fs::path> path = Find(decl, dir);
+    std::optional<fs::path> path = Find(decl, dir, false);
     if (!path) return nullptr;
     std::string key = Key(*path);
     if (by_key_.count(key) != 0 || !included_keys_.insert(key).second) return nullptr;
     source::FileId file = 0;
-    ast::Module* part = Parse(decl, *path, &file);
+    ast::Module* part = Parse(decl, *path, &file, unit == 0);
     if (part != nullptr) included_.emplace_back(file, unit);
     return part;
   }
@@ -231,6 +294,14 @@ class Loader {
   const preprocess::PreprocessOptions& pp_options_;
   const parse::ParseOptions& parse_options_;
   std::vector<std::string>* files_read_;
+  /// -emit-module: the `__include`d parts of the file compiled, as preprocessed.
+  std::vector<ModulePart>* capture_;
+  uint64_t options_key_;
+  /// The parts of module files read, by the canonical path of the file each stands for.
+  std::map<std::string, ModulePart> parts_;
+  /// Module files found unusable, with the reason; the last reason given.
+  std::map<std::string, std::string> refused_;
+  std::string last_refusal_;
   std::vector<Unit> units_;
   std::map<std::string, uint32_t> by_key_;  ///< canonical path -> unit
   std::vector<uint32_t> stack_;             ///< units being loaded, outermost first
@@ -247,9 +318,11 @@ bool UsesVisibilityModifiers(const ast::Module& module) { return UsesModifiers(m
 bool ImportModules(source::SourceManager& sources, ast::AstContext& ctx, diag::DiagEngine& diags,
                    const preprocess::PreprocessOptions& pp_options,
                    const parse::ParseOptions& parse_options, source::FileId main_file,
-                   ast::Module* main, std::vector<std::string>* files_read, ModuleGraph* out) {
+                   ast::Module* main, std::vector<std::string>* files_read, ModuleGraph* out,
+                   std::vector<ModulePart>* capture) {
   uint32_t errors = diags.ErrorCount();
-  Loader(sources, ctx, diags, pp_options, parse_options, files_read).Run(main_file, main, out);
+  Loader(sources, ctx, diags, pp_options, parse_options, files_read, capture)
+      .Run(main_file, main, out);
   return diags.ErrorCount() == errors;
 }
 

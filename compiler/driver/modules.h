@@ -7,6 +7,7 @@
 
 #include "compiler/ast/ast.h"
 #include "compiler/diag/diag.h"
+#include "compiler/driver/module_file.h"
 #include "compiler/parse/parser.h"
 #include "compiler/preprocess/preprocessor.h"
 #include "compiler/sema/check.h"
@@ -30,11 +31,15 @@ struct ModuleGraph {
 /// `pp_options` (the command line's -D and -I, nothing from the importer) and parsed.
 /// A module reached twice is loaded once; a cycle or a module not found is reported at
 /// the `import`. Appends each module file, then the files it #includes, to `files_read`.
+/// A module file (module_file.h) beside a module's primary file is read instead of its
+/// sources when it is valid, and stands for them when they are missing. With `capture`,
+/// each file `main` `__include`s is appended there as preprocessed (-emit-module).
 /// Returns false when an error was reported.
 bool ImportModules(source::SourceManager& sources, ast::AstContext& ctx, diag::DiagEngine& diags,
                    const preprocess::PreprocessOptions& pp_options,
                    const parse::ParseOptions& parse_options, source::FileId main_file,
-                   ast::Module* main, std::vector<std::string>* files_read, ModuleGraph* out);
+                   ast::Module* main, std::vector<std::string>* files_read, ModuleGraph* out,
+                   std::vector<ModulePart>* capture = nullptr);
 
 /// Whether any declaration of `module` (members included) carries `public`, `internal`
 /// or `private`. A module without any is a legacy module: all of it is public.

@@ -130,6 +130,12 @@ void SourceManager::AddLineMarker(FileId file, uint32_t physical_line, uint32_t 
   }
 }
 
+std::vector<SourceManager::LineMarkerInfo> SourceManager::LineMarkers(FileId file) const {
+  std::vector<LineMarkerInfo> out;
+  for (const LineMarker& m : Get(file).markers) out.push_back({m.physical_line, m.line, m.path});
+  return out;
+}
+
 std::string_view SourceManager::AddScratchText(std::string_view text) {
   constexpr size_t kBlockSize = 64 * 1024;
   if (scratch_.empty() ||

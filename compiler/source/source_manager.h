@@ -70,6 +70,14 @@ class SourceManager {
   /// `line`, and following lines count on from it. When `path` is non-empty it replaces
   /// the file's name from there on. A second marker for the same line replaces the first.
   void AddLineMarker(FileId file, uint32_t physical_line, uint32_t line, std::string path);
+  /// A `#line` of a file as AddLineMarker recorded it.
+  struct LineMarkerInfo {
+    uint32_t physical_line;
+    uint32_t line;
+    std::string path;
+  };
+  /// The `#line` markers of `file`, in the order of the lines they renumber.
+  std::vector<LineMarkerInfo> LineMarkers(FileId file) const;
 
   /// Stores text that has no file of its own (tokens made by `##`, `#`, `__FILE__`)
   /// and returns a view of it that stays valid as long as the SourceManager. Two stored

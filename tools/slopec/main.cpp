@@ -112,6 +112,9 @@ struct Output {
 bool WriteArtifact(const Output& out) {
   const driver::CompileResult& r = out.result;
   if (!out.Writes()) return true;
+  if (out.stop == driver::StopAfter::Module) {
+    return WriteFile(out.path, r.binary.data(), r.binary.size());
+  }
   if (out.stop != driver::StopAfter::Nothing)
     return WriteFile(out.path, r.text.data(), r.text.size());
   switch (out.kind) {
@@ -197,7 +200,7 @@ int Run(const CommandLine& cl) {
   }
   driver::CompileOptions base = BaseOptions(cl);
   bool codegen = !(cl.preprocess_only || cl.parse_only || cl.dump_ast || cl.no_codegen ||
-                   cl.dump_ir || cl.emit_ir || !cl.dump_ir_after.empty());
+                   cl.dump_ir || cl.emit_ir || cl.emit_module || !cl.dump_ir_after.empty());
   std::vector<Output> outputs;
   std::string error;
 
@@ -206,9 +209,10 @@ int Run(const CommandLine& cl) {
     if (cl.outputs.size() > 1) return Fail("several -o paths, but there is one output");
     if (!cl.reflection_json.empty()) {
       return Fail("-reflection-json needs code generation; drop -no-codegen, -E, -parse-only, "
-                  "-dump-ast, -dump-ir and -emit-ir");
+                  "-dump-ast, -dump-ir, -emit-ir and -emit-module");
     }
-    driver::StopAfter stop = cl.preprocess_only ? driver::StopAfter::Preprocess
+    driver::StopAfter stop = cl.emit_module       ? driver::StopAfter::Module
+                             : cl.preprocess_only ? driver::StopAfter::Preprocess
                              : cl.parse_only    ? driver::StopAfter::Parse
                              : cl.dump_ast      ? driver::StopAfter::Ast
                              : cl.no_codegen    ? driver::StopAfter::Check
@@ -219,6 +223,13 @@ int Run(const CommandLine& cl) {
     options.stop_after = stop;
     for (const auto& e : cl.entries) options.entries.push_back(e.value);
     std::string path = cl.outputs.empty() ? "-" : cl.outputs[0].value;
+    if (cl.emit_module) {
+      if (cl.outputs.empty() && !cl.inputs.empty()) {
+        path = std::filesystem::path(cl.inputs[0]).replace_extension(".slang-module").string();
+      }
+      if (path == "-") return Fail("-emit-module writes a file; name it with -o");
+      options.module_path = path;
+    }
     outputs.push_back({path, options.target, stop, RunCompile(options, true)});
   } else {
     std::vector<Job> jobs;

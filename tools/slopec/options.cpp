@@ -555,6 +555,10 @@ const std::vector<Flag>& Flags() {
       // Debugging.
       {{"-no-codegen", "-skip-codegen"}, "", Group::Debugging, "check the source only",
        Set(&CommandLine::no_codegen)},
+      {{"-emit-module"}, "", Group::General,
+       "write a module file for `import` (-o, else NAME.slang-module beside the source) "
+       "instead of target code",
+       Set(&CommandLine::emit_module)},
       {{"-emit-ir"}, "", Group::Debugging,
        "write Slope's IR after lowering (text slope-opt reads) instead of target code",
        Set(&CommandLine::emit_ir)},
@@ -573,7 +577,7 @@ const std::vector<Flag>& Flags() {
        Refuse("Slope compiles compute shaders only")},
       {{"-emit-spirv-via-glsl"}, "", Group::Slope, "",
        Refuse("Slope writes SPIR-V directly; -target glsl writes the GLSL")},
-      {{"-specialize", "-obfuscate", "-emit-module", "-r", "-source-embed-style",
+      {{"-specialize", "-obfuscate", "-r", "-source-embed-style",
         "-default-image-format-unknown", "-fspv-reflect", "-disable-specialization",
         "-disable-dynamic-dispatch", "-dump-intermediates", "-pass-through", "-incomplete-library",
         "-restrictive-capability-check", "-unscoped-enum", "-disable-short-circuit",

@@ -59,6 +59,7 @@ struct CommandLine {
   bool dump_ast = false;
   bool dump_ir = false;
   bool emit_ir = false;
+  bool emit_module = false;  ///< -emit-module
   bool preprocess_only = false;
   std::string dump_ir_after;
 

@@ -199,8 +199,12 @@ int Run(const CommandLine& cl) {
                 cl.inputs[1] + "'");
   }
   driver::CompileOptions base = BaseOptions(cl);
+  // As with slangc, `-o NAME.slang-module` without -target asks for a module file.
+  const bool emit_module =
+      cl.emit_module || (cl.targets.empty() && cl.outputs.size() == 1 &&
+                         std::filesystem::path(cl.outputs[0].value).extension() == ".slang-module");
   bool codegen = !(cl.preprocess_only || cl.parse_only || cl.dump_ast || cl.no_codegen ||
-                   cl.dump_ir || cl.emit_ir || cl.emit_module || !cl.dump_ir_after.empty());
+                   cl.dump_ir || cl.emit_ir || emit_module || !cl.dump_ir_after.empty());
   std::vector<Output> outputs;
   std::string error;
 
@@ -211,7 +215,7 @@ int Run(const CommandLine& cl) {
       return Fail("-reflection-json needs code generation; drop -no-codegen, -E, -parse-only, "
                   "-dump-ast, -dump-ir, -emit-ir and -emit-module");
     }
-    driver::StopAfter stop = cl.emit_module       ? driver::StopAfter::Module
+    driver::StopAfter stop = emit_module          ? driver::StopAfter::Module
                              : cl.preprocess_only ? driver::StopAfter::Preprocess
                              : cl.parse_only    ? driver::StopAfter::Parse
                              : cl.dump_ast      ? driver::StopAfter::Ast
@@ -223,7 +227,7 @@ int Run(const CommandLine& cl) {
     options.stop_after = stop;
     for (const auto& e : cl.entries) options.entries.push_back(e.value);
     std::string path = cl.outputs.empty() ? "-" : cl.outputs[0].value;
-    if (cl.emit_module) {
+    if (emit_module) {
       if (cl.outputs.empty() && !cl.inputs.empty()) {
         path = std::filesystem::path(cl.inputs[0]).replace_extension(".slang-module").string();
       }

@@ -221,8 +221,10 @@ bool Checker::CheckDiffOperand(ast::DiffExpr* expr) {
   name->decl = decl;
   bool intrinsic = false;
   for (const ast::FuncDecl* f : OverloadsOf(static_cast<ast::FuncDecl*>(decl))) {
-    // A built-in has no body to differentiate: its derivative rule applies to calls.
+    // A built-in math function of float values (`sin`, `pow`, `exp`): lowering wraps it
+    // in a function whose body is the call, differentiated by the intrinsic's rule.
     if (f->intrinsic_op >= 0 && f->body == nullptr) {
+      if (IsDifferentiableIntrinsic(f)) return true;
       intrinsic = true;
       continue;
     }
@@ -236,6 +238,19 @@ bool Checker::CheckDiffOperand(ast::DiffExpr* expr) {
   diags_.Report(DiagId::DiffOfNonDifferentiable, name->range, op, name->name)
       .Note(DiagId::DeclaredHere, decl->name_range, decl->name);
   return false;
+}
+
+bool Checker::IsDifferentiableIntrinsic(const ast::FuncDecl* f) {
+  // Math of floats only: not barriers, atomics, wave operations or constructors of
+  // objects, and a result of a float type (IFloat generics included).
+  if (f->intrinsic_inst >= 0 || f->name == "createDynamicObject" || f->result_type == nullptr ||
+      !IsDifferentiableType(f->result_type)) {
+    return false;
+  }
+  return std::all_of(f->params.begin(), f->params.end(), [&](const ast::VarDecl* p) {
+    return p->direction == ast::ParamDirection::In && p->type != nullptr &&
+           (IsDifferentiableType(p->type) || p->type->IsNumericLike());
+  });
 }
 
 bool Checker::CheckDiffMethodOperand(ast::DiffExpr* expr, ast::MemberExpr* member) {

@@ -392,6 +392,9 @@ class Checker {
   bool CheckDiffOperand(ast::DiffExpr* expr);
   /// The operand `S.method` or `obj.method` of `fwd_diff`: records the type or the
   /// receiver on `expr`; reports unless some overload is differentiable.
+  /// A built-in math function `fwd_diff(f)` / `bwd_diff(f)` may name: of float values,
+  /// whose derivative rule lowering applies to a function wrapping the call.
+  bool IsDifferentiableIntrinsic(const ast::FuncDecl* f);
   bool CheckDiffMethodOperand(ast::DiffExpr* expr, ast::MemberExpr* member);
   /// What the innermost operator of a checked `fwd_diff` names: the overloads (methods
   /// with their context), whether a type names them (`S.method`), the name to show and

@@ -374,9 +374,15 @@ const Type* Checker::DifferentialOf(const Type* t) {
 void Checker::SynthesizeDifferentials() {
   const Type* iface = DifferentiableInterface();
   if (iface == nullptr) return;
-  // `struct S : ILayer` with `interface ILayer : IDifferentiable` declares it too.
+  // `struct S : ILayer` with `interface ILayer : IDifferentiable` declares it too, and
+  // so does `extension S : IDifferentiable {}` (an existing struct made differentiable).
   auto declares = [&](const Type* t) {
     std::vector<const Type*> pending(t->Info()->bases.begin(), t->Info()->bases.end());
+    for (const ExtensionInfo* ext : extension_list_) {
+      if (ext->target != nullptr && ext->target->IsStruct() && ext->target->Info() == t->Info()) {
+        pending.insert(pending.end(), ext->bases.begin(), ext->bases.end());
+      }
+    }
     std::set<const InterfaceInfo*> seen;
     while (!pending.empty()) {
       const Type* b = pending.back();

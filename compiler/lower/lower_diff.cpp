@@ -14,6 +14,7 @@ void Lowerer::MarkDifferentiable(const ast::FuncDecl* decl, ir::Function* f,
   }
   if (decl->FindAttribute("TreatAsDifferentiable") != nullptr) f->autodiff.zero_derivative = true;
   if (decl->FindAttribute("PreferRecompute") != nullptr) f->autodiff.prefer_recompute = true;
+  if ((decl->modifiers & ast::kModNoDiff) != 0) f->autodiff.no_diff_result = true;
   f->loc = decl->name_range.begin;
   // A generic function's custom derivative has generic parameters matching its own
   // (sema checked them), so it takes the same arguments.

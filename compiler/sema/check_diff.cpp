@@ -576,6 +576,7 @@ class DiffBodyChecker {
             call->func->func_kind != ast::FuncKind::Init) {
           return false;  // reported where it is called
         }
+        if (call->func != nullptr && HasNoDiffResult(call->func)) return false;
         return CarryingArg(call) != nullptr;
       }
       case ast::ExprKind::Unary:

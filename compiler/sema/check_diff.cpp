@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <set>
 #include <string_view>
 
@@ -376,13 +377,7 @@ void Checker::SynthesizeDifferentials() {
   if (iface == nullptr) return;
   // `struct S : ILayer` with `interface ILayer : IDifferentiable` declares it too, and
   // so does `extension S : IDifferentiable {}` (an existing struct made differentiable).
-  auto declares = [&](const Type* t) {
-    std::vector<const Type*> pending(t->Info()->bases.begin(), t->Info()->bases.end());
-    for (const ExtensionInfo* ext : extension_list_) {
-      if (ext->target != nullptr && ext->target->IsStruct() && ext->target->Info() == t->Info()) {
-        pending.insert(pending.end(), ext->bases.begin(), ext->bases.end());
-      }
-    }
+  auto reaches = [&](std::vector<const Type*> pending) {
     std::set<const InterfaceInfo*> seen;
     while (!pending.empty()) {
       const Type* b = pending.back();
@@ -392,6 +387,21 @@ void Checker::SynthesizeDifferentials() {
       pending.insert(pending.end(), b->Iface()->bases.begin(), b->Iface()->bases.end());
     }
     return false;
+  };
+  // A generic extension that adds the conformance (`extension<A : IDifferentiable> S<A>
+  // : IDifferentiable`), for a diagnostic where its constraints would be needed.
+  std::map<const StructInfo*, const ExtensionInfo*> generic_ext;
+  auto declares = [&](const Type* t) {
+    if (reaches(t->Info()->bases)) return true;
+    bool found = false;
+    for (const ExtensionInfo* ext : extension_list_) {
+      if (ext->target != nullptr && ext->target->IsStruct() && ext->target->Info() == t->Info() &&
+          reaches(ext->bases)) {
+        found = true;
+        if (!ext->params.empty()) generic_ext.emplace(t->Info(), ext);
+      }
+    }
+    return found;
   };
   // Fields' struct types first: a struct's Differential is made of theirs.
   // A generic struct is synthesized once, over its own parameters: each specialization
@@ -440,6 +450,22 @@ void Checker::SynthesizeDifferentials() {
         info->derivative_members.push_back(index);
       }
       return;
+    }
+    if (auto ext = generic_ext.find(info); ext != generic_ext.end()) {
+      // The extension's constraints do not reach the struct's own fields: a field of a
+      // generic parameter's type would silently carry no derivative.
+      for (const ast::VarDecl* field : info->fields) {
+        if ((field->modifiers & ast::kModNoDiff) == 0 && field->type != nullptr &&
+            field->type->IsDependent() && DifferentialOf(field->type) == nullptr) {
+          diags_.Report(DiagId::UnsupportedConstruct, ext->second->decl->name_range,
+                        "IDifferentiable added by a generic extension to '" + info->name +
+                            "', whose field '" + field->name +
+                            "' has a generic type the struct does not constrain to "
+                            "IDifferentiable (constrain the struct's parameter instead)",
+                        "is");
+          return;
+        }
+      }
     }
     std::vector<ast::VarDecl*> kept;
     std::vector<const Type*> kept_types;

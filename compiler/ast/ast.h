@@ -340,6 +340,9 @@ struct DiffExpr : Expr {
   /// `bwd_diff(S.method)` does.
   const sema::Type* this_pair = nullptr;
   const sema::Type* differentiable = nullptr;
+  /// sema, `bwd_diff(f)` of `no_diff R f(...)`: R.Differential, the gradient of the
+  /// result the call leaves out (lowering passes zero there).
+  const sema::Type* dropped_result_diff = nullptr;
   DiffExpr(SourceRange r, bool bwd, Expr* e) : Expr(ExprKind::Diff, r), backward(bwd), operand(e) {}
 };
 

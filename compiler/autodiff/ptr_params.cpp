@@ -59,6 +59,7 @@ class Lifter {
     g->autodiff.differentiable = f->autodiff.differentiable;
     g->autodiff.prefer_recompute = f->autodiff.prefer_recompute;
     g->autodiff.zero_derivative = f->autodiff.zero_derivative;
+    g->autodiff.no_diff_result = f->autodiff.no_diff_result;
     g->autodiff.custom_fwd = f->autodiff.custom_fwd;
     g->autodiff.custom_bwd = f->autodiff.custom_bwd;
     g->autodiff.no_diff_params = f->autodiff.no_diff_params;

@@ -520,6 +520,9 @@ struct AutodiffInfo {
   /// `[TreatAsDifferentiable]` functions. Any other call without a derivative that a
   /// derivative would flow through is a compile error, never a silent zero.
   bool zero_derivative = false;
+  /// `no_diff R f(...)`: the result carries no derivative; `fwd_diff(f)` returns it
+  /// unpaired (its body returns detached values, so callers see a zero derivative).
+  bool no_diff_result = false;
   /// `fwd_diff(f)` in DifferentialPair form: the forward-mode pass (autodiff/forward)
   /// generates the body; until then the function has no blocks.
   Function* fwd_diff_of = nullptr;

@@ -820,6 +820,10 @@ bool Parser::ParseFunction() {
     Next();
     f->autodiff.prefer_recompute = true;
   }
+  if (IsIdent("no_diff_result")) {
+    Next();
+    f->autodiff.no_diff_result = true;
+  }
   if (IsIdent("fwd_diff")) {
     Next();
     if (!ParseFunctionRef(&f->autodiff.fwd_diff_of)) return false;

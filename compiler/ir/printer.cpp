@@ -163,6 +163,7 @@ void Printer::PrintFunction(const Function& f) {
   if (f.autodiff.differentiable) out_ += " differentiable";
   if (f.autodiff.zero_derivative) out_ += " zero_derivative";
   if (f.autodiff.prefer_recompute) out_ += " prefer_recompute";
+  if (f.autodiff.no_diff_result) out_ += " no_diff_result";
   if (f.autodiff.fwd_diff_of != nullptr)
     out_ += " fwd_diff(@" + f.autodiff.fwd_diff_of->Name() + ")";
   if (f.autodiff.custom_fwd != nullptr)

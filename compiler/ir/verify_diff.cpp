@@ -216,7 +216,7 @@ class FormChecker {
       return;
     }
     const Type* r = f.ResultType();
-    bool carries = diffs_.Carries(r);
+    bool carries = diffs_.Carries(r) && !f.autodiff.no_diff_result;
     if (carries ? !IsPair(form.ResultType(), r) : form.ResultType() != r) {
       Fail(named, head + "the result has type " + form.ResultType()->Name() + ", expected " +
                       (carries ? PairName(r) : r->Name()));

@@ -55,6 +55,7 @@ Value* Lowerer::LowerBwdDiffCall(const ast::CallExpr* call) {
     args.push_back(slot);
     outs.push_back({place, slot});
   }
+  if (diff->dropped_result_diff != nullptr) args.push_back(Zero(target->params.back()->GetType()));
   Loc(call->range);
   Value* result = b_.Call(target, std::move(args));
   CopyBack(outs);
@@ -115,6 +116,10 @@ ir::Function* Lowerer::BwdDiffFunction(const ast::DiffExpr* diff) {
       t = module_->Types().Pointer(ir::AddressSpace::Function, t);
     }
     f->params.push_back(module_->AddParam(t, nullptr));
+  }
+  if (diff->dropped_result_diff != nullptr) {
+    // `no_diff R f(...)`: the gradient of the result, which every call passes as zero.
+    f->params.push_back(module_->AddParam(LowerType(diff->dropped_result_diff), nullptr));
   }
   f->autodiff.bwd_diff_of = primal;
   bwd_functions_.emplace(primal, f);

@@ -14,6 +14,7 @@ void Lowerer::MarkDifferentiable(const ast::FuncDecl* decl, ir::Function* f,
   }
   if (decl->FindAttribute("TreatAsDifferentiable") != nullptr) f->autodiff.zero_derivative = true;
   if (decl->FindAttribute("PreferRecompute") != nullptr) f->autodiff.prefer_recompute = true;
+  if ((decl->modifiers & ast::kModNoDiff) != 0) f->autodiff.no_diff_result = true;
   f->loc = decl->name_range.begin;
   // A generic function's custom derivative has generic parameters matching its own
   // (sema checked them), so it takes the same arguments.
@@ -109,7 +110,39 @@ Value* Lowerer::LowerFwdDiffCall(const ast::CallExpr* call) {
   return result;
 }
 
+ir::Function* Lowerer::IntrinsicWrapper(const ast::DiffExpr* diff) {
+  // `fwd_diff(sin)`: a [Differentiable] function whose body is the intrinsic applied to
+  // its parameters, so the derivative passes apply the intrinsic's rule.
+  const ast::FuncDecl* decl = diff->func;
+  auto key = std::make_pair(decl, diff->generic_args);
+  auto it = intrinsic_wrappers_.find(key);
+  if (it != intrinsic_wrappers_.end()) return it->second;
+  sema::Subst subst;
+  for (size_t k = 0; k < diff->generic_args.size() && k < decl->generic_context.size(); ++k) {
+    subst[decl->generic_context[k]] = diff->generic_args[k];
+  }
+  const ir::Type* result = LowerType(types_.Substitute(decl->result_type, subst));
+  ir::Function* f = module_->AddFunction(UniqueFunctionName(decl->name), result);
+  f->autodiff.differentiable = true;
+  f->loc = diff->operand->range.begin;
+  std::vector<Value*> args;
+  for (const ast::VarDecl* p : decl->params) {
+    ir::Param* param = module_->AddParam(LowerType(types_.Substitute(p->type, subst)), nullptr);
+    f->params.push_back(param);
+    args.push_back(param);
+  }
+  ir::Builder b(*module_);
+  f->blocks.push_back(module_->AddBlock(f));
+  b.SetInsertBlock(f->blocks.front());
+  auto which = static_cast<ir::Intrinsic>(decl->intrinsic_op);
+  if (which == ir::Intrinsic::Length && args[0]->GetType()->IsScalar()) which = ir::Intrinsic::Abs;
+  b.Return(b.CallIntrinsic(which, result, std::move(args)));
+  intrinsic_wrappers_.emplace(key, f);
+  return f;
+}
+
 ir::Function* Lowerer::DiffOperandFunction(const ast::DiffExpr* diff) {
+  if (diff->func->intrinsic_op >= 0 && diff->func->body == nullptr) return IntrinsicWrapper(diff);
   // The function as a call of it would name it: specialized, a method in its struct's
   // context, a requirement through its witness or dispatcher.
   ast::CallExpr probe(diff->range, nullptr, {});

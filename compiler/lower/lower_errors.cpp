@@ -49,6 +49,8 @@ void Lowerer::LowerReturn(const ast::ReturnStmt* s) {
     b_.Return(b_.Load(locals_.at(decl_->this_param)));
   } else if (s->value != nullptr) {
     Value* v = LowerExpr(s->value);
+    // `no_diff R f(...)`: the result carries no derivative into differentiated callers.
+    if ((decl_->modifiers & ast::kModNoDiff) != 0) v = Detach(v);
     RunDefers(0);
     Loc(s->range);
     b_.Return(v);

@@ -507,6 +507,9 @@ class Lowerer {
   Value* LowerFwdDiffCall(const ast::CallExpr* call);
   /// The function a (non-nested) `fwd_diff`/`bwd_diff` operand names, as a call would.
   ir::Function* DiffOperandFunction(const ast::DiffExpr* diff);
+  /// `fwd_diff(sin)` / `bwd_diff(pow)` of a built-in: a [Differentiable] function
+  /// whose body applies the intrinsic to its parameters, one per instance.
+  ir::Function* IntrinsicWrapper(const ast::DiffExpr* diff);
   /// The IR function `diff` denotes: bodiless, marked `fwd_diff(@f)` for the forward-mode
   /// pass to write; one per differentiated function.
   ir::Function* FwdDiffFunction(const ast::DiffExpr* diff);
@@ -557,6 +560,8 @@ class Lowerer {
   /// primal -> its bwd_diff form.
   std::map<const ir::Function*, ir::Function*> bwd_functions_;
   std::map<const ir::Type*, ir::Function*> detach_functions_;   ///< type -> identity
+  std::map<std::pair<const ast::FuncDecl*, std::vector<const sema::Type*>>, ir::Function*>
+      intrinsic_wrappers_;  ///< built-in and generic arguments -> IntrinsicWrapper
   std::map<const ast::VarDecl*, ir::Global*> globals_;
   /// The counter of each Append/ConsumeStructuredBuffer global.
   std::map<const ast::VarDecl*, ir::Global*> counters_;

@@ -23,7 +23,7 @@ namespace slope::sema {
 using diag::DiagId;
 
 FwdSignature Checker::ApplyDiffLevel(const FwdSignature& sig, std::vector<bool>* no_diff,
-                                    bool backward) {
+                                     bool backward, bool no_diff_result) {
   FwdSignature out;
   std::vector<bool> out_no_diff;
   if (!backward) {
@@ -35,7 +35,9 @@ FwdSignature Checker::ApplyDiffLevel(const FwdSignature& sig, std::vector<bool>*
         out.params[i] = DifferentialPtrPairOf(sig.params[i]);
       }
     }
-    if (IsDifferentiableType(sig.result)) out.result = DifferentialPairOf(sig.result);
+    if (!no_diff_result && IsDifferentiableType(sig.result)) {
+      out.result = DifferentialPairOf(sig.result);
+    }
     return out;
   }
   out.result = types_.Void();
@@ -57,7 +59,7 @@ FwdSignature Checker::ApplyDiffLevel(const FwdSignature& sig, std::vector<bool>*
       out.directions.push_back(ast::ParamDirection::InOut);
     }
   }
-  if (IsDifferentiableType(sig.result)) {
+  if (!no_diff_result && IsDifferentiableType(sig.result)) {
     out.params.push_back(DifferentialOf(sig.result));
     out.directions.push_back(ast::ParamDirection::In);
     out_no_diff.push_back(false);
@@ -83,7 +85,8 @@ std::vector<bool> NoDiffParams(const ast::FuncDecl* f, bool explicit_this) {
 FwdSignature Checker::BwdDiffSignature(const ast::FuncDecl* f, const Subst* bindings,
                                        bool explicit_this) {
   std::vector<bool> no_diff = NoDiffParams(f, explicit_this);
-  return ApplyDiffLevel(FwdDiffSignature(f, 0, bindings, explicit_this), &no_diff, true);
+  return ApplyDiffLevel(FwdDiffSignature(f, 0, bindings, explicit_this), &no_diff, true,
+                        HasNoDiffResult(f));
 }
 
 std::vector<FwdSignature> Checker::DiffChainSignatures(const ast::FuncDecl* f,
@@ -93,7 +96,7 @@ std::vector<FwdSignature> Checker::DiffChainSignatures(const ast::FuncDecl* f,
   std::vector<FwdSignature> levels(chain.size());
   FwdSignature sig = FwdDiffSignature(f, 0, bindings, explicit_this);
   for (size_t i = chain.size(); i-- > 0;) {
-    sig = ApplyDiffLevel(sig, &no_diff, chain[i]->backward);
+    sig = ApplyDiffLevel(sig, &no_diff, chain[i]->backward, HasNoDiffResult(f));
     levels[i] = sig;
   }
   return levels;
@@ -114,7 +117,7 @@ FwdSignature Checker::BoundThisBwdSignature(const ast::FuncDecl* f, const Type* 
   primal.directions.insert(primal.directions.begin(),
                            f->is_mutating ? ast::ParamDirection::InOut : ast::ParamDirection::In);
   std::vector<bool> no_diff = NoDiffParams(f, true);
-  return ApplyDiffLevel(primal, &no_diff, true);
+  return ApplyDiffLevel(primal, &no_diff, true, HasNoDiffResult(f));
 }
 
 ast::Expr* Checker::CheckBwdDiffCall(ast::CallExpr* call) {
@@ -147,6 +150,12 @@ ast::Expr* Checker::CheckBwdDiffCall(ast::CallExpr* call) {
       !IsDifferentiableFunction(f->bwd_derivative)) {
     diags_.Report(DiagId::DiffOfNonDifferentiable, diff->range, shown, f->bwd_derivative->name)
         .Note(DiagId::DeclaredHere, f->bwd_derivative->name_range, f->bwd_derivative->name);
+    return call;
+  }
+  if (HasNoDiffResult(f) && chain.size() > 1) {
+    diags_.Report(DiagId::UnsupportedConstruct, diff->range,
+                  "'bwd_diff' nested with 'fwd_diff' over a function whose result is 'no_diff'",
+                  "is");
     return call;
   }
   // Nested operators over `obj.m` differentiate `S.m` with `this` first, given the
@@ -195,6 +204,13 @@ ast::Expr* Checker::CheckBwdDiffCall(ast::CallExpr* call) {
     inner->generic_args.push_back(bindings.at(f->generic_context[i]));
   }
   inner->via_interface = chosen->via_interface;
+  // `no_diff R f(...)`: the backward derivative lowering makes still takes the gradient
+  // of the result, which the call passes as zero.
+  inner->dropped_result_diff = nullptr;
+  if (HasNoDiffResult(f)) {
+    const Type* result = types_.Substitute(f->result_type, bindings);
+    if (IsDifferentiableType(result)) inner->dropped_result_diff = DifferentialOf(result);
+  }
   for (size_t i = 0; i < chain.size(); ++i) {
     ast::DiffExpr* d = chain[i];
     d->param_types = levels[i].params;
@@ -222,6 +238,13 @@ void Checker::LinkBackwardDerivatives(ast::FuncDecl* func) {
 
 bool Checker::LinkBackwardDerivative(ast::FuncDecl* primal, ast::FuncDecl* derivative,
                                      const ast::Attribute& attr, bool report) {
+  if (HasNoDiffResult(primal)) {
+    if (report) {
+      diags_.Report(DiagId::UnsupportedConstruct, attr.range,
+                    "custom derivatives of a function whose result is 'no_diff'", "are");
+    }
+    return false;
+  }
   // As for forward derivatives (LinkForwardDerivative): a generic derivative has the
   // primal's generic parameters, compared after renaming them to the primal's; methods
   // are compared as the functions they lower to, `this` first. An instance method's

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <set>
 #include <string_view>
 
@@ -221,8 +222,10 @@ bool Checker::CheckDiffOperand(ast::DiffExpr* expr) {
   name->decl = decl;
   bool intrinsic = false;
   for (const ast::FuncDecl* f : OverloadsOf(static_cast<ast::FuncDecl*>(decl))) {
-    // A built-in has no body to differentiate: its derivative rule applies to calls.
+    // A built-in math function of float values (`sin`, `pow`, `exp`): lowering wraps it
+    // in a function whose body is the call, differentiated by the intrinsic's rule.
     if (f->intrinsic_op >= 0 && f->body == nullptr) {
+      if (IsDifferentiableIntrinsic(f)) return true;
       intrinsic = true;
       continue;
     }
@@ -236,6 +239,19 @@ bool Checker::CheckDiffOperand(ast::DiffExpr* expr) {
   diags_.Report(DiagId::DiffOfNonDifferentiable, name->range, op, name->name)
       .Note(DiagId::DeclaredHere, decl->name_range, decl->name);
   return false;
+}
+
+bool Checker::IsDifferentiableIntrinsic(const ast::FuncDecl* f) {
+  // Math of floats only: not barriers, atomics, wave operations or constructors of
+  // objects, and a result of a float type (IFloat generics included).
+  if (f->intrinsic_inst >= 0 || f->name == "createDynamicObject" || f->result_type == nullptr ||
+      !IsDifferentiableType(f->result_type)) {
+    return false;
+  }
+  return std::all_of(f->params.begin(), f->params.end(), [&](const ast::VarDecl* p) {
+    return p->direction == ast::ParamDirection::In && p->type != nullptr &&
+           (IsDifferentiableType(p->type) || p->type->IsNumericLike());
+  });
 }
 
 bool Checker::CheckDiffMethodOperand(ast::DiffExpr* expr, ast::MemberExpr* member) {
@@ -359,9 +375,9 @@ const Type* Checker::DifferentialOf(const Type* t) {
 void Checker::SynthesizeDifferentials() {
   const Type* iface = DifferentiableInterface();
   if (iface == nullptr) return;
-  // `struct S : ILayer` with `interface ILayer : IDifferentiable` declares it too.
-  auto declares = [&](const Type* t) {
-    std::vector<const Type*> pending(t->Info()->bases.begin(), t->Info()->bases.end());
+  // `struct S : ILayer` with `interface ILayer : IDifferentiable` declares it too, and
+  // so does `extension S : IDifferentiable {}` (an existing struct made differentiable).
+  auto reaches = [&](std::vector<const Type*> pending) {
     std::set<const InterfaceInfo*> seen;
     while (!pending.empty()) {
       const Type* b = pending.back();
@@ -371,6 +387,21 @@ void Checker::SynthesizeDifferentials() {
       pending.insert(pending.end(), b->Iface()->bases.begin(), b->Iface()->bases.end());
     }
     return false;
+  };
+  // A generic extension that adds the conformance (`extension<A : IDifferentiable> S<A>
+  // : IDifferentiable`), for a diagnostic where its constraints would be needed.
+  std::map<const StructInfo*, const ExtensionInfo*> generic_ext;
+  auto declares = [&](const Type* t) {
+    if (reaches(t->Info()->bases)) return true;
+    bool found = false;
+    for (const ExtensionInfo* ext : extension_list_) {
+      if (ext->target != nullptr && ext->target->IsStruct() && ext->target->Info() == t->Info() &&
+          reaches(ext->bases)) {
+        found = true;
+        if (!ext->params.empty()) generic_ext.emplace(t->Info(), ext);
+      }
+    }
+    return found;
   };
   // Fields' struct types first: a struct's Differential is made of theirs.
   // A generic struct is synthesized once, over its own parameters: each specialization
@@ -419,6 +450,22 @@ void Checker::SynthesizeDifferentials() {
         info->derivative_members.push_back(index);
       }
       return;
+    }
+    if (auto ext = generic_ext.find(info); ext != generic_ext.end()) {
+      // The extension's constraints do not reach the struct's own fields: a field of a
+      // generic parameter's type would silently carry no derivative.
+      for (const ast::VarDecl* field : info->fields) {
+        if ((field->modifiers & ast::kModNoDiff) == 0 && field->type != nullptr &&
+            field->type->IsDependent() && DifferentialOf(field->type) == nullptr) {
+          diags_.Report(DiagId::UnsupportedConstruct, ext->second->decl->name_range,
+                        "IDifferentiable added by a generic extension to '" + info->name +
+                            "', whose field '" + field->name +
+                            "' has a generic type the struct does not constrain to "
+                            "IDifferentiable (constrain the struct's parameter instead)",
+                        "is");
+          return;
+        }
+      }
     }
     std::vector<ast::VarDecl*> kept;
     std::vector<const Type*> kept_types;
@@ -555,6 +602,7 @@ class DiffBodyChecker {
             call->func->func_kind != ast::FuncKind::Init) {
           return false;  // reported where it is called
         }
+        if (call->func != nullptr && HasNoDiffResult(call->func)) return false;
         return CarryingArg(call) != nullptr;
       }
       case ast::ExprKind::Unary:

@@ -88,7 +88,9 @@ FwdSignature Checker::FwdDiffSignature(const ast::FuncDecl* f, size_t order,
         sig.params[i] = DifferentialPtrPairOf(sig.params[i]);  // an input in both modes
       }
     }
-    if (IsDifferentiableType(sig.result)) sig.result = DifferentialPairOf(sig.result);
+    if (!HasNoDiffResult(f) && IsDifferentiableType(sig.result)) {
+      sig.result = DifferentialPairOf(sig.result);
+    }
   }
   return sig;
 }
@@ -394,6 +396,13 @@ bool Checker::MatchGenericDerivative(const ast::FuncDecl* primal, const ast::Fun
 
 bool Checker::LinkForwardDerivative(ast::FuncDecl* primal, ast::FuncDecl* derivative,
                                     const ast::Attribute& attr, bool report) {
+  if (HasNoDiffResult(primal)) {
+    if (report) {
+      diags_.Report(DiagId::UnsupportedConstruct, attr.range,
+                    "custom derivatives of a function whose result is 'no_diff'", "are");
+    }
+    return false;
+  }
   // A generic derivative has the primal's generic parameters (same kinds, same
   // constraints, in order); its signature is compared with them renamed to the primal's.
   Subst to_primal;

@@ -58,6 +58,12 @@ std::string Signature(const ast::FuncDecl* f);
 /// [ForwardDifferentiable], [BackwardDifferentiable], [TreatAsDifferentiable]) or has a
 /// custom derivative.
 bool IsDifferentiableFunction(const ast::FuncDecl* f);
+
+/// `no_diff R f(...)`: the result of `f` carries no derivative (`fwd_diff(f)` returns a
+/// plain R, `bwd_diff(f)` takes no gradient of it).
+inline bool HasNoDiffResult(const ast::FuncDecl* f) {
+  return (f->modifiers & ast::kModNoDiff) != 0;
+}
 /// `<T : IFloat, let N : int> ` for a function with generic parameters (its own and its
 /// type's), "" otherwise: how derivative mismatches show a generic type.
 std::string GenericHeader(const ast::FuncDecl* f);
@@ -392,6 +398,9 @@ class Checker {
   bool CheckDiffOperand(ast::DiffExpr* expr);
   /// The operand `S.method` or `obj.method` of `fwd_diff`: records the type or the
   /// receiver on `expr`; reports unless some overload is differentiable.
+  /// A built-in math function `fwd_diff(f)` / `bwd_diff(f)` may name: of float values,
+  /// whose derivative rule lowering applies to a function wrapping the call.
+  bool IsDifferentiableIntrinsic(const ast::FuncDecl* f);
   bool CheckDiffMethodOperand(ast::DiffExpr* expr, ast::MemberExpr* member);
   /// What the innermost operator of a checked `fwd_diff` names: the overloads (methods
   /// with their context), whether a type names them (`S.method`), the name to show and
@@ -473,7 +482,10 @@ class Checker {
   /// One operator applied to the type `sig` of its operand, whose parameters
   /// `*no_diff` marks (updated for the result): `fwd_diff` pairs each differentiable
   /// parameter and the result; `bwd_diff` as BwdDiffSignature.
-  FwdSignature ApplyDiffLevel(const FwdSignature& sig, std::vector<bool>* no_diff, bool backward);
+  /// One level of `fwd_diff` / `bwd_diff` applied to `sig`; `no_diff_result` keeps a
+  /// result declared `no_diff` unpaired (forward) and without a gradient (backward).
+  FwdSignature ApplyDiffLevel(const FwdSignature& sig, std::vector<bool>* no_diff, bool backward,
+                              bool no_diff_result = false);
   /// The type of each operator of `chain` (outermost first, innermost naming `f`),
   /// specialized by `bindings` (may be null), `this` first with `explicit_this`.
   std::vector<FwdSignature> DiffChainSignatures(const ast::FuncDecl* f,

@@ -151,7 +151,8 @@ void State::CallSplitForm(Function* pair_form, Function* primal, ir::Builder& b)
     Value* param = pair_form->params[i];
     b.Store(param, b.MakeStruct(param->GetType()->Element(), {b.Load(slots.first), b.Load(slots.second)}));
   }
-  if (result_slot != nullptr) {
+  // A result declared `no_diff` stays unpaired: its tangent is dropped.
+  if (result_slot != nullptr && !primal->autodiff.no_diff_result) {
     result = b.MakeStruct(pair_form->ResultType(), {result, b.Load(result_slot)});
   }
   b.Return(pair_form->ResultType()->IsVoid() ? nullptr : result);

@@ -81,6 +81,7 @@ Function* CloneFunction(ir::Module& module, const Function& f) {
   g->autodiff.differentiable = f.autodiff.differentiable;
   g->autodiff.prefer_recompute = f.autodiff.prefer_recompute;
   g->autodiff.zero_derivative = f.autodiff.zero_derivative;
+  g->autodiff.no_diff_result = f.autodiff.no_diff_result;
   g->precise = f.precise;
   g->loc = f.loc;
   g->autodiff.fwd_diff_of = f.autodiff.fwd_diff_of;

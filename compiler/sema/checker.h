@@ -607,6 +607,9 @@ class Checker {
   /// generic_const_values_); null when it has none.
   const Type* GenericConstValue(const ast::VarDecl* var, int depth);
   std::unordered_map<const ast::VarDecl*, const Type*> generic_const_values_;
+  /// While StaticConstValue reads a specialization's constant whose initializer names its
+  /// parameters' constants (`T.value + 1`): the specialization's bindings, else null.
+  const Subst* static_const_subst_ = nullptr;
   /// Walks `pattern` (a type in terms of generic parameters) under `subst`; reports an
   /// array whose generic size is out of range at `at`, naming `owner`. False once
   /// reported.

@@ -49,14 +49,15 @@ void Hoist(ast::AstContext& ctx, std::vector<ast::Decl*>& list) {
       n->name = outer->name + "$" + n->name;
       kept.push_back(AliasTo(ctx, n, short_names.back()));
     }
-    // Each nested struct sees its siblings by their short names too.
+    // Each nested struct sees itself and its siblings by their short names too
+    // (`struct Iterator { Iterator next() {...} }`).
     for (ast::Decl* n : nested) {
       if (n->kind != ast::DeclKind::Struct) continue;
       auto* inner = static_cast<ast::AggregateDecl*>(n);
       std::set<std::string> own;
       for (const ast::Decl* m : inner->members) own.insert(m->name);
       for (size_t k = 0; k < nested.size(); ++k) {
-        if (nested[k] == n || own.count(short_names[k]) != 0) continue;
+        if (own.count(short_names[k]) != 0) continue;
         inner->members.push_back(AliasTo(ctx, nested[k], short_names[k]));
       }
     }

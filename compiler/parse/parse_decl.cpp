@@ -143,7 +143,14 @@ void Parser::ParseDeclInto(std::vector<ast::Decl*>& out, DeclContext context) {
   }
   const Token& name = Advance();
   if (At(TokenKind::Less) || At(TokenKind::LParen)) {
-    auto* func = ctx_.New<ast::FuncDecl>(std::string(name.text), name.Range());
+    std::string func_name(name.text);
+    // A member `__call` (the spelling of IFunc's requirement in Slang's proposal) is the
+    // member `operator()`.
+    if (func_name == "__call" && context != DeclContext::TopLevel &&
+        context != DeclContext::Namespace) {
+      func_name = "operator()";
+    }
+    auto* func = ctx_.New<ast::FuncDecl>(func_name, name.Range());
     func->return_type = type;
     func->generic_params = std::move(generics);
     if (At(TokenKind::Less)) {

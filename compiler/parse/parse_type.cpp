@@ -197,6 +197,10 @@ void Parser::ParseWhereClauses(std::vector<ast::WhereClause>& out) {
       // `where T : IA, IB`: a further constraint of T unless a new `U :` (or `U ==`)
       // follows.
       while (At(TokenKind::Comma)) {
+        if (pos_ + 1 < tokens_.size() && tokens_[pos_ + 1].Is(TokenKind::Identifier) &&
+            tokens_[pos_ + 1].text == "where") {
+          break;  // `where T : IA, where U : IB`: the clauses separated by commas too
+        }
         if (pos_ + 2 < tokens_.size() && tokens_[pos_ + 1].Is(TokenKind::Identifier) &&
             tokens_[pos_ + 1].text == "optional" && tokens_[pos_ + 2].Is(TokenKind::Identifier)) {
           break;  // `, optional U : IBar`: the next clause
@@ -212,7 +216,7 @@ void Parser::ParseWhereClauses(std::vector<ast::WhereClause>& out) {
         clause.constraints.push_back(more);
       }
       out.push_back(std::move(clause));
-    } while (Consume(TokenKind::Comma));
+    } while (Consume(TokenKind::Comma) && !AtIdent("where"));
   }
 }
 

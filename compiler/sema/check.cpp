@@ -1191,6 +1191,9 @@ void Checker::CheckLocalVar(ast::VarDecl* var) {
     }
     if (var->init != nullptr) var->init = CheckAs(var->init, var->type);
     if (var->init == nullptr && var->type->IsStruct()) var->init = DefaultConstruction(var);
+    if (var->init == nullptr && var->type->IsGenericParam()) {
+      var->init = GenericDefaultConstruction(var);
+    }
   } else if (var->init != nullptr) {
     var->init = CheckExpr(var->init);
     // `if (let x = c)` on a `Conditional<T, b>` tests its Optional<T> (parse_stmt.cpp

@@ -140,6 +140,7 @@ ast::Expr* Checker::CheckCallArgsAndCallee(ast::CallExpr* call) {
   }
   for (size_t i = 0; i < call->args.size(); ++i) {
     ast::Expr*& arg = call->args[i];
+    arg = FunctionAsLambda(call, i, arg);
     if (arg->kind == ast::ExprKind::Lambda) {
       // `apply((x) => x * 2, 3)`: untyped parameters take the types the callee's
       // `IFunc<R, P...>` constraint names.
@@ -449,6 +450,41 @@ std::vector<const Type*> Checker::LambdaParamHint(ast::CallExpr* call, size_t in
     hint = found;
   }
   return hint;
+}
+
+ast::Expr* Checker::FunctionAsLambda(ast::CallExpr* call, size_t index, ast::Expr* arg) {
+  if (arg->kind != ast::ExprKind::Name) return arg;
+  auto* name = static_cast<ast::NameExpr*>(arg);
+  if (!name->generic_args.empty() || !name->generic_values.empty()) return arg;
+  ast::Decl* decl = Lookup(name->name);
+  if (decl == nullptr || decl->kind != ast::DeclKind::Func) return arg;
+  const std::vector<ast::FuncDecl*>& overloads = OverloadsOf(static_cast<ast::FuncDecl*>(decl));
+  if (overloads.size() != 1 || !overloads[0]->generic_params.empty()) return arg;
+  const ast::FuncDecl* func = overloads[0];
+  for (const ast::VarDecl* p : func->params) {
+    if (p->direction != ast::ParamDirection::In) return arg;
+  }
+  if (LambdaParamHint(call, index, func->params.size()).empty()) return arg;
+  // Untyped parameters (the parser's form of `(p0) => ...`): they take the types of the
+  // callee's IFunc, and the call below converts them to the function's parameters.
+  auto* lambda = ctx_.New<ast::LambdaExpr>(name->range);
+  std::vector<ast::Expr*> forwarded;
+  for (size_t k = 0; k < func->params.size(); ++k) {
+    std::string param_name = "p$" + std::to_string(k);
+    auto* param = ctx_.New<ast::VarDecl>(ast::VarRole::Param, "", name->range);
+    param->type_expr = ctx_.New<ast::TypeExpr>();
+    param->type_expr->name = param_name;
+    param->type_expr->range = name->range;
+    lambda->params.push_back(param);
+    forwarded.push_back(ctx_.New<ast::NameExpr>(name->range, param_name));
+  }
+  auto* callee = ctx_.New<ast::NameExpr>(name->range, name->name);
+  auto* body_call = ctx_.New<ast::CallExpr>(name->range, callee, std::move(forwarded));
+  lambda->body = ctx_.New<ast::BlockStmt>(name->range);
+  lambda->body->stmts.push_back(ctx_.New<ast::ReturnStmt>(name->range, body_call));
+  lambda->expression_body = true;
+  lambda->height = 2;
+  return lambda;
 }
 
 }  // namespace slope::sema

@@ -521,7 +521,16 @@ ast::Expr* Checker::CheckScopedMember(ast::MemberExpr* expr) {
       // read through the getter the parser made (parse/static_consts.cpp), whose call
       // binds them.
       std::string getter = expr->member + std::string(ast::kStaticConstGetterSuffix);
-      if (!FindMethods(s, getter).empty()) {
+      std::vector<Candidate> getters = FindMethods(s, getter);
+      for (const Candidate& c : getters) {
+        ast::FuncDecl* g = c.func;
+        // A global `static const` is checked before the methods of structs: its getter's
+        // signature is resolved here (again later, to the same types).
+        if (g->result_type != nullptr) continue;
+        CheckFunctionSignature(g);
+        g->owner = s;
+      }
+      if (!getters.empty()) {
         auto* callee =
             ctx_.New<ast::MemberExpr>(expr->range, expr->base, getter, expr->member_range);
         auto* call = ctx_.New<ast::CallExpr>(expr->range, callee, std::vector<ast::Expr*>{});

@@ -60,6 +60,11 @@ const Type* Checker::StaticConstValue(const ast::CallExpr* call, int depth) {
   const std::string& name = call->func->name;
   const std::string_view suffix = ast::kStaticConstGetterSuffix;
   const Type* owner = call->static_owner;
+  // `T.value` in the initializer of a specialization's constant being read: the constant
+  // of T's argument.
+  if (owner != nullptr && owner->IsDependent() && static_const_subst_ != nullptr) {
+    owner = types_.Substitute(owner, *static_const_subst_);
+  }
   if (owner == nullptr || !owner->IsStruct() || !call->args.empty() ||
       name.size() <= suffix.size() ||
       name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0 ||
@@ -70,7 +75,17 @@ const Type* Checker::StaticConstValue(const ast::CallExpr* call, int depth) {
   for (const ast::VarDecl* constant : owner->Info()->constants) {
     if (constant->name != constant_name) continue;
     const Type* value = GenericConstValue(constant, depth);
-    return value != nullptr ? types_.Substitute(value, types_.StructSubst(owner)) : nullptr;
+    Subst bindings = types_.StructSubst(owner);
+    if (value == nullptr && !owner->IsDependent() && !bindings.empty() &&
+        constant->init != nullptr && constant->init->type != nullptr) {
+      // `static const int value = T.value + 1;` read as `GetValuePlus1<MyObject2>.value`:
+      // the initializer with the parameters bound, so `T.value` is MyObject2's.
+      const Subst* outer = static_const_subst_;
+      static_const_subst_ = &bindings;
+      value = GenericIntValue(constant->init, depth + 1);
+      static_const_subst_ = outer;
+    }
+    return value != nullptr ? types_.Substitute(value, bindings) : nullptr;
   }
   return nullptr;
 }
@@ -84,6 +99,8 @@ const Type* Checker::GenericConstValue(const ast::VarDecl* var, int depth) {
   // while in progress (a cycle, reported elsewhere, has no value). A failure is not
   // remembered: a constant it names may be checked later. Failures stop at the first
   // operand that fails, so they cost no more than one expansion.
+  // Under a specialization's bindings the value is that specialization's: not remembered.
+  if (static_const_subst_ != nullptr) return GenericIntValue(var->init, depth + 1);
   auto [it, inserted] = generic_const_values_.emplace(var, nullptr);
   if (!inserted) return it->second;
   const Type* value = GenericIntValue(var->init, depth + 1);

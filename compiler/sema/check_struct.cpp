@@ -354,6 +354,24 @@ ast::Expr* Checker::CheckStructConstructor(ast::CallExpr* call, const Type* type
     diags_.Report(DiagId::BitFieldInitList, call->range, info->name, "member-wise construction");
     return call;
   }
+  const Type* base = BaseStructOf(type);
+  if (base != nullptr && base->Info()->inits.empty() && call->args.size() >= info->fields.size() &&
+      (call->args.size() > info->fields.size() ||
+       ConversionCost(call->args[0]->type, base) >= kNoConversion)) {
+    // `Derived(1, 2)` for `struct Derived : Base { int y; }` with `Base { int x; }`: the
+    // base's fields come first, as in the initializer that the base would take.
+    size_t own = info->fields.size() - 1;
+    std::vector<ast::Expr*> base_args(call->args.begin(),
+                                      call->args.end() - static_cast<std::ptrdiff_t>(own));
+    source::SourceRange range(base_args.front()->range.begin, base_args.back()->range.end);
+    auto* base_call = ctx_.New<ast::CallExpr>(range, ctx_.New<ast::NameExpr>(range, base->Name()),
+                                              std::move(base_args));
+    ast::Expr* built = CheckStructConstructor(base_call, base);
+    if (built->type == nullptr || built->type->IsError()) return call;
+    std::vector<ast::Expr*> args{built};
+    args.insert(args.end(), call->args.end() - static_cast<std::ptrdiff_t>(own), call->args.end());
+    call->args = std::move(args);
+  }
   if (!call->args.empty() && call->args.size() != info->fields.size()) {
     diags_.Report(DiagId::MemberwiseFieldCount, call->range, info->name, info->fields.size(),
                   call->args.size());
@@ -368,6 +386,24 @@ ast::Expr* Checker::CheckStructConstructor(ast::CallExpr* call, const Type* type
 
 ast::Expr* Checker::DefaultConstruction(ast::VarDecl* var) {
   return DefaultConstructionOf(var->type, var->name_range);
+}
+
+ast::Expr* Checker::GenericDefaultConstruction(ast::VarDecl* var) {
+  // `T obj;` where an interface of T requires `__init()`: that initializer of the type T
+  // stands for, as `T obj = T();` would call it.
+  std::vector<const Type*> work = types_.DirectConformances(var->type);
+  bool found = false;
+  for (size_t i = 0; i < work.size() && i < 256 && !found; ++i) {
+    if (!work[i]->IsInterface()) continue;
+    for (const ast::FuncDecl* req : work[i]->Iface()->methods) {
+      found = found || (req->func_kind == ast::FuncKind::Init && RequiredParams(req) == 0);
+    }
+    for (const Type* base : work[i]->Iface()->bases) work.push_back(base);
+  }
+  if (!found) return nullptr;
+  auto* callee = ctx_.New<ast::NameExpr>(var->name_range, var->type->Name());
+  auto* call = ctx_.New<ast::CallExpr>(var->name_range, callee, std::vector<ast::Expr*>{});
+  return CheckGenericConversion(call, var->type, var->type->Name());
 }
 
 ast::Expr* Checker::DefaultConstructionOf(const Type* type, source::SourceRange range) {

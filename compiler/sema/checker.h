@@ -117,6 +117,7 @@ class Checker {
   void CheckStructBodies(CheckedModule* out);
   /// `S s;`: a call of S's `__init()` when it has one, else null (the field defaults).
   ast::Expr* DefaultConstruction(ast::VarDecl* var);
+  ast::Expr* GenericDefaultConstruction(ast::VarDecl* var);
   /// The call of `type`'s `__init()` (all parameters defaulted), or null without one.
   ast::Expr* DefaultConstructionOf(const Type* type, source::SourceRange range);
   /// Whether buffers may hold `type`: numbers and vectors, and structs of them.
@@ -618,6 +619,9 @@ class Checker {
   /// generic_const_values_); null when it has none.
   const Type* GenericConstValue(const ast::VarDecl* var, int depth);
   std::unordered_map<const ast::VarDecl*, const Type*> generic_const_values_;
+  /// While StaticConstValue reads a specialization's constant whose initializer names its
+  /// parameters' constants (`T.value + 1`): the specialization's bindings, else null.
+  const Subst* static_const_subst_ = nullptr;
   /// Walks `pattern` (a type in terms of generic parameters) under `subst`; reports an
   /// array whose generic size is out of range at `at`, naming `owner`. False once
   /// reported.
@@ -1137,6 +1141,9 @@ class Checker {
   std::vector<const Type*> lambda_param_hint_;
   /// The parameter types a call's callee expects of the lambda argument `index`
   /// through an `IFunc`-like constraint; empty when it does not say.
+  /// `apply(myCondition, x)` where the callee takes an `IFunc<R, P...>` there: a lambda
+  /// `(p0, ...) => myCondition(p0, ...)` that calls the function; else `arg` itself.
+  ast::Expr* FunctionAsLambda(ast::CallExpr* call, size_t index, ast::Expr* arg);
   std::vector<const Type*> LambdaParamHint(ast::CallExpr* call, size_t index, size_t arity);
   /// `this.x` expressions standing for a captured `x`, and the variable captured.
   std::map<const ast::Expr*, const ast::VarDecl*> capture_refs_;

@@ -81,17 +81,55 @@ for var in ["HOME", "VK_ICD_FILENAMES", "VK_DRIVER_FILES", "XDG_RUNTIME_DIR", "S
 # The compiler verifies the IR after every pass of a target's list, not only at the end.
 config.environment["SLOPE_VERIFY_EACH"] = "1"
 
-# Execution tests need a device: probe each backend once.
-def backend_available(name):
-    if not os.path.exists(slope_run):
-        return False
+# Execution tests need a device: probe each backend, and the optional features of the
+# Vulkan device (a small kernel that needs the feature runs, or the device refuses it naming
+# the feature: exec/Inputs/probe_*.slang). ctest starts one lit per file: the answers are
+# kept next to the build, for as long as slope-run is the same binary and the driver
+# environment is the same.
+def slope_run_ok(args):
     try:
-        r = subprocess.run([slope_run, "-probe", "-backend=" + name],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60,
-                           env=dict(os.environ))
+        r = subprocess.run([slope_run] + args, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, timeout=60, env=dict(os.environ))
         return r.returncode == 0
     except Exception:
         return False
+
+def probe_devices():
+    if not os.path.exists(slope_run):
+        return {"backends": [], "features": []}
+    cache = os.path.join(site_dir, "device_features.json")
+    key = [os.path.getmtime(slope_run)] + [os.environ.get(var, "") for var in
+        ["VK_ICD_FILENAMES", "VK_DRIVER_FILES", "CUDA_VISIBLE_DEVICES", "SLOPE_LLVM_PLUGIN"]]
+    try:
+        with open(cache) as f:
+            saved = json.load(f)
+        if saved.get("key") == key:
+            return saved
+    except Exception:
+        pass
+    backends = [name for name in ["vulkan", "cuda", "cpu"]
+                if slope_run_ok(["-probe", "-backend=" + name])]
+    features = []
+    if "vulkan" in backends:
+        features = [feature for feature, probe in
+                    [("vulkan-int64-atomics", "probe_int64_atomics.slang"),
+                     ("vulkan-float-atomics", "probe_float_atomics.slang"),
+                     ("vulkan-waves", "probe_waves.slang"),
+                     ("wave-size-8", "probe_wave_size_8.slang"),
+                     ("vulkan-printf", "probe_printf.slang")]
+                    if slope_run_ok([os.path.join(config.test_source_root, "exec", "Inputs", probe),
+                                     "-backend=vulkan"])]
+    saved = {"key": key, "backends": backends, "features": features}
+    temp = "%s.%d" % (cache, os.getpid())
+    with open(temp, "w") as f:
+        json.dump(saved, f)
+    os.replace(temp, cache)
+    return saved
+
+devices = probe_devices()
+
+def backend_available(name):
+    return name in devices["backends"]
 
 # `structured-waves`: a wave operation acts only on the lanes at the same dynamic instance
 # of it (the same loop iteration), as SPIR-V says and the CPU scheduler does. The CUDA
@@ -128,43 +166,8 @@ elif backend_available(run_backend):
 if run_backend is None or run_backend == "vulkan":
     config.available_features.add("runs-on-vulkan")
 
-# Optional device features: a small kernel that needs the feature runs, or the device
-# refuses it naming the feature (exec/Inputs/probe_*.slang).
-def kernel_runs(probe):
-    try:
-        r = subprocess.run([slope_run, os.path.join(config.test_source_root, "exec", "Inputs", probe),
-                            "-backend=vulkan"], stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL, timeout=60, env=dict(os.environ))
-        return r.returncode == 0
-    except Exception:
-        return False
-
-def device_features():
-    # ctest starts one lit per file: the answers are kept next to the build, for as long
-    # as slope-run is the same binary.
-    cache = os.path.join(site_dir, "device_features.json")
-    stamp = os.path.getmtime(slope_run)
-    try:
-        with open(cache) as f:
-            saved = json.load(f)
-        if saved.get("slope_run_mtime") == stamp:
-            return saved["features"]
-    except Exception:
-        pass
-    found = [feature for feature, probe in
-             [("vulkan-int64-atomics", "probe_int64_atomics.slang"),
-              ("vulkan-float-atomics", "probe_float_atomics.slang"),
-              ("vulkan-waves", "probe_waves.slang"),
-              ("wave-size-8", "probe_wave_size_8.slang"),
-              ("vulkan-printf", "probe_printf.slang")] if kernel_runs(probe)]
-    temp = "%s.%d" % (cache, os.getpid())
-    with open(temp, "w") as f:
-        json.dump({"slope_run_mtime": stamp, "features": found}, f)
-    os.replace(temp, cache)
-    return found
-
 if "vulkan" in config.available_features and run_backend in (None, "vulkan"):
-    for feature in device_features():
+    for feature in devices["features"]:
         config.available_features.add(feature)
 # `textures`: kernels with textures and samplers run here. The Vulkan backend (through the
 # SPIR-V or the GLSL writer) and the CPU backend (the host target) have them; the CUDA

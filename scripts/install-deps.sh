@@ -10,7 +10,7 @@ packages=(
   glslang-dev glslang-tools
   libcli11-dev googletest libgtest-dev
   libvulkan-dev mesa-vulkan-drivers vulkan-tools vulkan-validationlayers
-  nlohmann-json3-dev python3 pkgconf
+  nlohmann-json3-dev python3 pkgconf libjemalloc-dev
   clang libclang-rt-14-dev time
 )
 

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <new>
 #include <string>
@@ -644,7 +645,6 @@ std::string ModifierSpelling(uint32_t modifiers);
 struct GenericParamDecl;
 
 struct Decl {
-  DeclKind kind;
   std::string name;
   SourceRange name_range;
   std::vector<Attribute> attributes;
@@ -652,7 +652,9 @@ struct Decl {
   /// Inside a `__file_decl { ... }` block: one more than the offset of its keyword in the
   /// declaration's file (blocks of one file differ); 0 outside any.
   uint32_t file_block = 0;
-  Decl(DeclKind k, std::string n, SourceRange r) : kind(k), name(std::move(n)), name_range(r) {}
+  /// Last: a derived declaration's one-byte fields fill the padding after it.
+  DeclKind kind;
+  Decl(DeclKind k, std::string n, SourceRange r) : name(std::move(n)), name_range(r), kind(k) {}
 
   /// The attribute called `attr_name`, or nullptr.
   const Attribute* FindAttribute(std::string_view attr_name) const {
@@ -683,25 +685,26 @@ enum class UniformKind : uint8_t {
 };
 
 /// A local, a parameter or a global (resources, constants).
+// The small fields come together: a source may declare 10^5 fields and variables.
 struct VarDecl : Decl {
   VarRole role;
-  TypeExpr* type_expr = nullptr;  ///< null for `var x = ...` / `let x = ...`
-  /// `uint a : 4;` in a struct: the field's width in bits (the parser makes it a
-  /// property over a hidden field; parse/bit_fields.cpp), else -1.
-  int32_t bit_width = -1;
-  Expr* init = nullptr;
   bool is_let = false;     ///< immutable after initialization
   bool is_const = false;   ///< `const` or `static const`
   bool is_static = false;
   bool is_uniform = false;
   ParamDirection direction = ParamDirection::In;
+  UniformKind uniform_kind = UniformKind::None;  ///< sema: set for uniform data (read-only)
+  /// `uint a : 4;` in a struct: the field's width in bits (the parser makes it a
+  /// property over a hidden field; parse/bit_fields.cpp), else -1.
+  int32_t bit_width = -1;
+  uint32_t uniform_index = 0;  ///< sema: member index in its cbuffer or push-constant block
+  TypeExpr* type_expr = nullptr;  ///< null for `var x = ...` / `let x = ...`
+  Expr* init = nullptr;
   std::string semantic;     ///< `: SV_DispatchThreadID`, or "register" / "packoffset"
   std::vector<std::string> semantic_args;  ///< `register(u0, space1)` -> {"u0", "space1"}
   SourceRange semantic_range;
   const sema::Type* type = nullptr;  ///< filled by sema
-  UniformKind uniform_kind = UniformKind::None;  ///< sema: set for uniform data (read-only)
   struct AggregateDecl* uniform_block = nullptr; ///< sema: the cbuffer of a CBufferMember
-  uint32_t uniform_index = 0;  ///< sema: member index in its cbuffer or push-constant block
   /// sema: the SpecId of a specialization constant (`[vk::constant_id(N)]`,
   /// `[SpecializationConstant]`); -1 for every other variable.
   int64_t spec_id = -1;
@@ -802,12 +805,12 @@ struct FuncDecl : Decl {
 /// struct, interface, extension, namespace and cbuffer share this shape: a name (or a
 /// target type), generic parameters, base types / conformances and members.
 struct AggregateDecl : Decl {
+  bool has_bit_fields = false;  ///< a struct whose bit fields the parser made properties
   std::vector<GenericParamDecl*> generic_params;
   TypeExpr* target = nullptr;          ///< extension: the type extended
   std::vector<TypeExpr*> bases;        ///< `: IFoo, IBar`
   std::vector<Decl*> members;
   std::vector<std::string> register_args;  ///< cbuffer `: register(b0)`
-  bool has_bit_fields = false;             ///< a struct whose bit fields the parser made properties
   std::vector<WhereClause> where_clauses;
   AggregateDecl(DeclKind k, std::string n, SourceRange r) : Decl(k, std::move(n), r) {}
 };
@@ -925,7 +928,9 @@ class AstContext {
   std::vector<std::unique_ptr<std::max_align_t[]>> chunks_;
   size_t chunk_capacity_ = 0;
   size_t used_ = 0;
-  std::vector<Destructor> destructors_;
+  /// A deque: a module of 10^6 nodes grows it without copying it or holding twice its
+  /// size while it grows.
+  std::deque<Destructor> destructors_;
 };
 
 }  // namespace slope::ast

@@ -877,21 +877,24 @@ void Checker::CheckLinkTypeConformances() {
 
 void Checker::CheckConformances() {
   CheckLinkTypeConformances();
+  // Only the declarations that name conformances (most structs name none: 10^5 of them
+  // must not cost a copy each).
   struct Conformer {
     const Type* self;
-    std::vector<const Type*> bases;
+    const std::vector<const Type*>* bases;
     source::SourceRange range;
   };
   std::vector<Conformer> conformers;
   for (const Type* type : struct_list_) {
-    conformers.push_back({type, type->Info()->bases, type->Info()->decl->name_range});
+    if (type->Info()->bases.empty()) continue;
+    conformers.push_back({type, &type->Info()->bases, type->Info()->decl->name_range});
   }
   for (ExtensionInfo* ext : extension_list_) {
     if (ext->target == nullptr || ext->bases.empty()) continue;
-    conformers.push_back({ext->target, ext->bases, ext->decl->target->range});
+    conformers.push_back({ext->target, &ext->bases, ext->decl->target->range});
   }
   for (const Conformer& c : conformers) {
-    for (const Type* base : c.bases) {
+    for (const Type* base : *c.bases) {
       // IComparable, IArithmetic, ILogical, IInteger, IFloat stand for the built-in
       // operators of numbers: generic code over them uses `<`, `+`, ... directly, which a
       // struct does not have, so a struct may not claim them.

@@ -310,21 +310,22 @@ class Type {
  private:
   friend class TypeContext;
   Type(TypeKind kind, const Type* element, uint32_t count, bool writable, uint32_t width = 0)
-      : kind_(kind), element_(element), count_(count), writable_(writable), width_(width) {}
+      : element_(element), count_(count), width_(width), kind_(kind), writable_(writable) {}
 
-  TypeKind kind_;
+  // Largest first, with no padding between: a module may make 10^5 types or more.
   StructInfo* info_ = nullptr;
   EnumInfo* enum_ = nullptr;
   GenericParamInfo* generic_ = nullptr;
   InterfaceInfo* iface_ = nullptr;
   const ast::AssociatedTypeDecl* assoc_ = nullptr;
   const Type* element_;
-  uint32_t count_;
-  bool writable_;
-  uint32_t width_;
-  bool dependent_ = false;
   int64_t value_ = 0;
   std::vector<const Type*> args_;
+  uint32_t count_;
+  uint32_t width_;
+  TypeKind kind_;
+  bool writable_;
+  bool dependent_ = false;
 };
 
 /// The core library's `Atomic<T>`: a struct whose only field is `__value` (names that

@@ -349,6 +349,18 @@ ast::Expr* Checker::CheckStructConstructor(ast::CallExpr* call, const Type* type
     call->type = type;
     return call;
   }
+  // `Optional<T>(value)`: the Optional holding value, as the conversion gives it.
+  auto optional = core_yielding_.find("Optional");
+  if (call->args.size() == 1 && optional != core_yielding_.end() &&
+      info->decl == optional->second && info->fields.size() == 2) {
+    ast::Expr* arg = call->args[0];
+    if (arg->type != nullptr && !arg->type->IsError() &&
+        ConversionCost(arg->type, types_.FieldType(type, 1)) < kNoConversion) {
+      ast::Expr* built = Coerce(arg, type);
+      built->range = call->range;
+      return built;
+    }
+  }
   // Without `__init`: `S()` is the default value; otherwise one value per field, in order.
   if (!call->args.empty() && info->decl != nullptr && info->decl->has_bit_fields) {
     diags_.Report(DiagId::BitFieldInitList, call->range, info->name, "member-wise construction");

@@ -96,6 +96,13 @@ class Checker {
   ast::Expr* CoerceToBool(ast::Expr* expr);
   /// The common type of two arithmetic operands, or null.
   const Type* CommonType(const Type* a, const Type* b);
+  /// Whether `a` and `b` are scalars, vectors and matrices of concrete scalar types, one
+  /// at least sized by generic parameters (`vector<float, N>`, `matrix<float, R, C>`):
+  /// they take the operators of concrete ones, the result keeping the generic shape.
+  static bool LengthGeneric(const Type* a, const Type* b);
+  /// Whether `a` and `b` are vectors of one generic length or matrices of one generic
+  /// shape.
+  static bool SameGenericShape(const Type* a, const Type* b);
 
   // check_expr.cpp
   ast::Expr* CheckExpr(ast::Expr* expr);

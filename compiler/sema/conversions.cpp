@@ -83,6 +83,8 @@ constexpr int kOptionalCost = 200;
 /// An initializer list argument initializing a parameter: costlier than numeric
 /// conversions, so that `f(float3)` and `f(S)` are told apart by the other arguments.
 constexpr int kInitListCost = 50;
+/// Each level of struct inheritance between a derived value and the base it converts to.
+constexpr int kBaseCost = 10;
 }  // namespace
 
 int Checker::ConversionCost(const Type* from, const Type* to) const {
@@ -110,6 +112,19 @@ int Checker::ConversionCost(const Type* from, const Type* to) const {
     if (IsCoreGeneric(core_yielding_, from, "Optional")) return kNoConversion;
     int cost = ConversionCost(from, types_.FieldType(to, 1));
     return cost >= kNoConversion ? kNoConversion : cost + kOptionalCost;
+  }
+  // A derived struct converts to a struct it inherits from: its base part (as Slang passes
+  // a derived value where a base is expected). Nearer bases cost less.
+  if (from->IsStruct() && to->IsStruct() && from->Info()->has_base) {
+    int cost = 0;
+    for (const Type* s = from; s != nullptr && s->Info()->has_base && cost < 100 * kBaseCost;) {
+      const Type* base = types_.FieldType(s, 0);
+      if (!base->IsStruct()) break;
+      cost += kBaseCost;
+      if (base == to) return cost;
+      s = base;
+    }
+    return kNoConversion;
   }
   // A concrete value converts to an interface it conforms to: it is packed into an
   // existential value (lowered to a tagged union). Exact overloads win.
@@ -228,6 +243,9 @@ ast::Expr* Checker::Coerce(ast::Expr* expr, const Type* to) {
     if (!none) list->elements.push_back(Coerce(expr, types_.FieldType(to, 1)));
     list->type = to;
     return list;
+  }
+  if (from->IsStruct() && to->IsStruct() && from->Info()->has_base) {
+    return Coerce(BasePart(expr), to);  // a derived value's base part
   }
   if (from->IsVector() && to->IsVector() && from->Count() > to->Count()) {
     // As in Slang, a vector never drops components implicitly.

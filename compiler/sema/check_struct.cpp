@@ -331,6 +331,14 @@ ast::FuncDecl* Checker::PickOverload(const std::vector<ast::FuncDecl*>& candidat
 ast::Expr* Checker::CheckStructConstructor(ast::CallExpr* call, const Type* type) {
   StructInfo* info = type->Info();
   call->constructed = type;
+  // `(Base)derived`, `Base(derived)`: the derived value's base part.
+  if (call->args.size() == 1 && call->args[0]->type != nullptr && call->args[0]->type != type &&
+      call->args[0]->type->IsStruct() && call->args[0]->type->Info()->has_base &&
+      ConversionCost(call->args[0]->type, type) < kNoConversion) {
+    ast::Expr* base = Coerce(call->args[0], type);
+    base->range = call->range;
+    return base;
+  }
   std::vector<Candidate> inits;
   for (ast::FuncDecl* f : info->inits) inits.push_back({f, types_.StructSubst(type)});
   for (auto& [ext, bindings] : types_.ExtensionsOf(type)) {

@@ -63,6 +63,22 @@ const Type* Checker::ApplyArrayDims(ast::TypeExpr* te, const Type* element) {
       return types_.Error();
     }
     if (!constant && ReportSpecConstantUse(dim, "an array size")) return types_.Error();
+    if (!constant && dim->kind == ast::ExprKind::Call) {
+      // `float taps[K.kTaps]` in code generic over K: the constant is known only per
+      // specialization, and array sizes are not yet computed from interface constants.
+      const auto* call = static_cast<const ast::CallExpr*>(dim);
+      const std::string suffix(ast::kStaticConstGetterSuffix);
+      if (call->func != nullptr && call->static_owner != nullptr &&
+          call->static_owner->IsDependent() && call->func->name.size() > suffix.size() &&
+          call->func->name.ends_with(suffix)) {
+        std::string name = call->func->name.substr(0, call->func->name.size() - suffix.size());
+        diags_.Report(DiagId::UnsupportedConstruct, dim->range,
+                      "an array size read from '" + call->static_owner->Name() + "." + name +
+                          "', a static constant of a generic type,",
+                      "is");
+        return types_.Error();
+      }
+    }
     if (!constant || dim->type->IsEnum() || dim->type == types_.Bool() || n <= 0) {
       diags_.Report(DiagId::ArraySizeNotConstant, dim->range);
       return types_.Error();

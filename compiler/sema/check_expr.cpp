@@ -539,7 +539,7 @@ bool Checker::CheckAssignable(ast::Expr* expr) {
 
 const Type* Checker::ArithmeticResult(ast::OpKind op, const Type* a, const Type* b, bool* ok) {
   *ok = true;
-  if (a->IsDependent() || b->IsDependent()) {
+  if ((a->IsDependent() || b->IsDependent()) && !LengthGeneric(a, b)) {
     const Type* result = GenericOperatorResult(op, a, b);
     *ok = result != nullptr;
     return result != nullptr ? result : types_.Error();
@@ -636,12 +636,14 @@ ast::Expr* Checker::CheckUnary(ast::UnaryExpr* expr) {
                                                  true)) {
     return user;
   }
-  if (t->IsDependent() && (expr->op == ast::OpKind::Neg || expr->op == ast::OpKind::Plus)) {
+  // `vector<float, N>` takes the operators of concrete vectors.
+  bool generic = t->IsDependent() && !LengthGeneric(t, t);
+  if (generic && (expr->op == ast::OpKind::Neg || expr->op == ast::OpKind::Plus)) {
     if (types_.CapabilitiesOf(t).find('a') == std::string::npos) return fail();
     expr->type = t;
     return expr;
   }
-  if (t->IsDependent() && expr->op == ast::OpKind::BitNot) {
+  if (generic && expr->op == ast::OpKind::BitNot) {
     std::string caps = types_.CapabilitiesOf(t);
     if (caps.find('i') == std::string::npos && caps.find('l') == std::string::npos) return fail();
     expr->type = t;
@@ -712,8 +714,7 @@ ast::Expr* Checker::CheckNoneComparison(ast::BinaryExpr* expr) {
   if (expr->op != ast::OpKind::Eq && expr->op != ast::OpKind::Ne) return nullptr;
   auto core = [&](const Type* t, const char* name) {
     auto found = core_yielding_.find(name);
-    return found != core_yielding_.end() && t->IsStruct() && !t->IsDependent() &&
-           t->Info()->decl == found->second;
+    return found != core_yielding_.end() && t->IsStruct() && t->Info()->decl == found->second;
   };
   ast::Expr* optional = nullptr;
   if (core(expr->lhs->type, "Optional") && core(expr->rhs->type, "__NoneType")) optional = expr->lhs;
@@ -757,8 +758,8 @@ ast::Expr* Checker::CheckBinary(ast::BinaryExpr* expr) {
       return user;
     }
   }
-  if ((a->IsDependent() || b->IsDependent()) && expr->op != ast::OpKind::LogicalAnd &&
-      expr->op != ast::OpKind::LogicalOr) {
+  if ((a->IsDependent() || b->IsDependent()) && !LengthGeneric(a, b) &&
+      expr->op != ast::OpKind::LogicalAnd && expr->op != ast::OpKind::LogicalOr) {
     // Generic operands: the operator must come with the type's interfaces.
     const Type* result = GenericOperatorResult(expr->op, a, b);
     if (result == nullptr) return fail();

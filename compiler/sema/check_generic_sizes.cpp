@@ -305,6 +305,9 @@ void Checker::CheckGenericArraySizes() {
         for (const ast::PackExpr* query : it->second.size_queries) {
           if (!SizeOfFits(query, bindings, func->name)) return false;
         }
+        for (const auto& [value, written] : it->second.byte_address_values) {
+          if (!ByteAddressValueFits(value, written, bindings, shown)) return false;
+        }
         for (const auto& [callee, callee_bindings] : it->second.calls) {
           Subst composed;
           for (const auto& [param, arg] : callee_bindings) {

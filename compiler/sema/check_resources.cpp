@@ -55,6 +55,23 @@ bool Checker::IsByteAddressValue(const Type* t) {
   return false;
 }
 
+bool Checker::ByteAddressValueOk(const Type* t, source::SourceRange at) {
+  // `b.Load<T>(offset)` in a generic function: T is checked where it is specialized.
+  if (t->IsDependent() && current_function_ != nullptr && current_function_->parent == nullptr) {
+    generic_uses_[current_function_].byte_address_values.emplace_back(t, at);
+    return true;
+  }
+  return IsByteAddressValue(t);
+}
+
+bool Checker::ByteAddressValueFits(const Type* t, source::SourceRange at, const Subst& subst,
+                                   const std::string& owner) {
+  const Type* concrete = types_.Substitute(t, subst);
+  if (concrete->IsDependent() || IsByteAddressValue(concrete)) return true;
+  diags_.Report(DiagId::ByteAddressGenericValueType, at, t->Name(), owner, concrete->Name());
+  return false;
+}
+
 bool Checker::CheckOutUInt(ast::Expr*& arg) {
   if (!CheckAssignable(arg)) return false;
   if (arg->type != types_.UInt()) {
@@ -137,7 +154,7 @@ ast::Expr* Checker::CheckBufferMethod(ast::CallExpr* call, ast::MemberExpr* call
       if (n != 1 || callee->generic_args.size() != 1) return wrong("one type argument: Load<T>");
       value = ResolveType(callee->generic_args[0]);
       if (value->IsError()) return call;
-      if (!IsByteAddressValue(value)) {
+      if (!ByteAddressValueOk(value, callee->generic_args[0]->range)) {
         diags_.Report(DiagId::ByteAddressValueType, callee->generic_args[0]->range,
                       value->Name());
         return call;
@@ -168,7 +185,7 @@ ast::Expr* Checker::CheckBufferMethod(ast::CallExpr* call, ast::MemberExpr* call
     } else {
       value = types_.Vector(types_.UInt(), n);
     }
-    if (!IsByteAddressValue(value)) {
+    if (!ByteAddressValueOk(value, call->args[1]->range)) {
       diags_.Report(DiagId::ByteAddressValueType, call->args[1]->range, value->Name());
       return call;
     }

@@ -331,6 +331,14 @@ ast::FuncDecl* Checker::PickOverload(const std::vector<ast::FuncDecl*>& candidat
 ast::Expr* Checker::CheckStructConstructor(ast::CallExpr* call, const Type* type) {
   StructInfo* info = type->Info();
   call->constructed = type;
+  // `(Base)derived`, `Base(derived)`: the derived value's base part.
+  if (call->args.size() == 1 && call->args[0]->type != nullptr && call->args[0]->type != type &&
+      call->args[0]->type->IsStruct() && call->args[0]->type->Info()->has_base &&
+      ConversionCost(call->args[0]->type, type) < kNoConversion) {
+    ast::Expr* base = Coerce(call->args[0], type);
+    base->range = call->range;
+    return base;
+  }
   std::vector<Candidate> inits;
   for (ast::FuncDecl* f : info->inits) inits.push_back({f, types_.StructSubst(type)});
   for (auto& [ext, bindings] : types_.ExtensionsOf(type)) {
@@ -348,6 +356,18 @@ ast::Expr* Checker::CheckStructConstructor(ast::CallExpr* call, const Type* type
     }
     call->type = type;
     return call;
+  }
+  // `Optional<T>(value)`: the Optional holding value, as the conversion gives it.
+  auto optional = core_yielding_.find("Optional");
+  if (call->args.size() == 1 && optional != core_yielding_.end() &&
+      info->decl == optional->second && info->fields.size() == 2) {
+    ast::Expr* arg = call->args[0];
+    if (arg->type != nullptr && !arg->type->IsError() &&
+        ConversionCost(arg->type, types_.FieldType(type, 1)) < kNoConversion) {
+      ast::Expr* built = Coerce(arg, type);
+      built->range = call->range;
+      return built;
+    }
   }
   // Without `__init`: `S()` is the default value; otherwise one value per field, in order.
   if (!call->args.empty() && info->decl != nullptr && info->decl->has_bit_fields) {

@@ -96,6 +96,13 @@ class Checker {
   ast::Expr* CoerceToBool(ast::Expr* expr);
   /// The common type of two arithmetic operands, or null.
   const Type* CommonType(const Type* a, const Type* b);
+  /// Whether `a` and `b` are scalars, vectors and matrices of concrete scalar types, one
+  /// at least sized by generic parameters (`vector<float, N>`, `matrix<float, R, C>`):
+  /// they take the operators of concrete ones, the result keeping the generic shape.
+  static bool LengthGeneric(const Type* a, const Type* b);
+  /// Whether `a` and `b` are vectors of one generic length or matrices of one generic
+  /// shape.
+  static bool SameGenericShape(const Type* a, const Type* b);
 
   // check_expr.cpp
   ast::Expr* CheckExpr(ast::Expr* expr);
@@ -377,6 +384,9 @@ class Checker {
   ast::Expr* CheckBufferMethod(ast::CallExpr* call, ast::MemberExpr* callee);
   /// Whether Load<T>/Store<T> of a byte address buffer can move a `t`.
   bool IsByteAddressValue(const Type* t);
+  /// IsByteAddressValue, or, for a dependent type in a generic function, true: the type
+  /// is checked for each specialization (ByteAddressValueFits).
+  bool ByteAddressValueOk(const Type* t, source::SourceRange at);
   /// An `out uint` argument of GetDimensions.
   bool CheckOutUInt(ast::Expr*& arg);
   /// `Texture2D<float4>`, `RWTexture3D<uint>`, `SamplerState`, ... (check_texture.cpp):
@@ -638,6 +648,8 @@ class Checker {
     std::set<const Type*> seen;
     std::vector<std::pair<ast::FuncDecl*, Subst>> calls;
     std::vector<const ast::PackExpr*> size_queries;  ///< `sizeof(T)` of a dependent type
+    /// `Load<T>` and `Store<T>` of a byte address buffer with a dependent T, where written.
+    std::vector<std::pair<const Type*, source::SourceRange>> byte_address_values;
   };
   std::unordered_map<const ast::FuncDecl*, GenericUses> generic_uses_;
   /// Generic structs, aliases and calls used with concrete arguments, where they are used.
@@ -748,6 +760,10 @@ class Checker {
   /// Whether the type `sizeof`/`alignof` asks about has a layout under `subst`; reports
   /// the specialization of `owner` when not.
   bool SizeOfFits(const ast::PackExpr* e, const Subst& subst, const std::string& owner);
+  /// Whether the dependent value type `t` of a byte address buffer's Load<T> or Store<T>
+  /// (written at `at`) is one the buffer moves under `subst`; reports E3810 if not.
+  bool ByteAddressValueFits(const Type* t, source::SourceRange at, const Subst& subst,
+                            const std::string& owner);
   /// While an `expand` pattern is checked: the type packs it names.
   std::vector<const Type*>* pack_captures_ = nullptr;
   /// While a function parameter's type is resolved: a pack type is allowed.

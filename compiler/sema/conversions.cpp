@@ -83,6 +83,8 @@ constexpr int kOptionalCost = 200;
 /// An initializer list argument initializing a parameter: costlier than numeric
 /// conversions, so that `f(float3)` and `f(S)` are told apart by the other arguments.
 constexpr int kInitListCost = 50;
+/// Each level of struct inheritance between a derived value and the base it converts to.
+constexpr int kBaseCost = 10;
 }  // namespace
 
 int Checker::ConversionCost(const Type* from, const Type* to) const {
@@ -105,11 +107,24 @@ int Checker::ConversionCost(const Type* from, const Type* to) const {
   }
   // `none` converts to every Optional<T>, and a value to the Optional of its type (or of
   // a type it converts to), as in Slang.
-  if (IsCoreStruct(core_yielding_, to, "Optional")) {
+  if (IsCoreGeneric(core_yielding_, to, "Optional")) {
     if (IsCoreStruct(core_yielding_, from, "__NoneType")) return kOptionalCost;
-    if (IsCoreStruct(core_yielding_, from, "Optional")) return kNoConversion;
+    if (IsCoreGeneric(core_yielding_, from, "Optional")) return kNoConversion;
     int cost = ConversionCost(from, types_.FieldType(to, 1));
     return cost >= kNoConversion ? kNoConversion : cost + kOptionalCost;
+  }
+  // A derived struct converts to a struct it inherits from: its base part (as Slang passes
+  // a derived value where a base is expected). Nearer bases cost less.
+  if (from->IsStruct() && to->IsStruct() && from->Info()->has_base) {
+    int cost = 0;
+    for (const Type* s = from; s != nullptr && s->Info()->has_base && cost < 100 * kBaseCost;) {
+      const Type* base = types_.FieldType(s, 0);
+      if (!base->IsStruct()) break;
+      cost += kBaseCost;
+      if (base == to) return cost;
+      s = base;
+    }
+    return kNoConversion;
   }
   // A concrete value converts to an interface it conforms to: it is packed into an
   // existential value (lowered to a tagged union). Exact overloads win.
@@ -127,6 +142,10 @@ int Checker::ConversionCost(const Type* from, const Type* to) const {
   if (from->IsPointer() && from->Element()->IsVoid() && to->IsPointer()) return 1;
   if (!from->IsNumericLike() || !to->IsNumericLike()) return kNoConversion;
   int cost = ScalarCost(from->ScalarType(), to->ScalarType());
+  // A vector or matrix sized by generic parameters converts only to one of its shape.
+  if (!from->IsScalar() && LengthGeneric(from, to)) {
+    return SameGenericShape(from, to) ? cost : kNoConversion;
+  }
   // A matrix converts to a matrix of its shape; a scalar splats to a matrix.
   if (from->IsMatrix() || to->IsMatrix()) {
     if (from->IsScalar()) return cost + 5;
@@ -214,7 +233,7 @@ ast::Expr* Checker::Coerce(ast::Expr* expr, const Type* to) {
     list->type = to;
     return list;
   }
-  if (IsCoreStruct(core_yielding_, to, "Optional")) {
+  if (IsCoreGeneric(core_yielding_, to, "Optional")) {
     // Optional<T>{true, value} or, for `none`, Optional<T>{false} (the value zeroed).
     bool none = IsCoreStruct(core_yielding_, from, "__NoneType");
     auto* flag = ctx_.New<ast::BoolLiteralExpr>(expr->range, !none);
@@ -224,6 +243,9 @@ ast::Expr* Checker::Coerce(ast::Expr* expr, const Type* to) {
     if (!none) list->elements.push_back(Coerce(expr, types_.FieldType(to, 1)));
     list->type = to;
     return list;
+  }
+  if (from->IsStruct() && to->IsStruct() && from->Info()->has_base) {
+    return Coerce(BasePart(expr), to);  // a derived value's base part
   }
   if (from->IsVector() && to->IsVector() && from->Count() > to->Count()) {
     // As in Slang, a vector never drops components implicitly.
@@ -270,6 +292,18 @@ ast::Expr* Checker::CoerceToBool(ast::Expr* expr) {
   return Coerce(expr, types_.Bool());
 }
 
+bool Checker::LengthGeneric(const Type* a, const Type* b) {
+  if (!a->IsNumericLike() || !b->IsNumericLike()) return false;
+  if (a->ScalarType()->IsDependent() || b->ScalarType()->IsDependent()) return false;
+  return a->IsDependent() || b->IsDependent();
+}
+
+bool Checker::SameGenericShape(const Type* a, const Type* b) {
+  if (a->Kind() != b->Kind()) return false;
+  if (a->IsMatrix()) return a->RowsParam() == b->RowsParam() && a->ColsParam() == b->ColsParam();
+  return a->IsVector() && a->LengthParam() == b->LengthParam();
+}
+
 const Type* Checker::CommonType(const Type* a, const Type* b) {
   if (a->IsError() || b->IsError()) return types_.Error();
   // Two values of one `enum class` compare as that enum; a plain enum meets anything as
@@ -281,6 +315,14 @@ const Type* Checker::CommonType(const Type* a, const Type* b) {
   const Type* sa = a->ScalarType();
   const Type* sb = b->ScalarType();
   const Type* scalar = ScalarRank(sa) >= ScalarRank(sb) ? sa : sb;
+  if (LengthGeneric(a, b)) {
+    // `vector<float, N>` (`matrix<float, R, C>`) meets a scalar or a value of the same
+    // generic shape.
+    const Type* shape = a->IsDependent() ? a : b;
+    const Type* other = shape == a ? b : a;
+    if (!other->IsScalar() && !SameGenericShape(shape, other)) return nullptr;
+    return types_.WithScalar(shape, scalar);
+  }
   if (a->IsMatrix() || b->IsMatrix()) {
     // A matrix meets a scalar or a matrix of its shape; vectors do not mix with matrices.
     const Type* shape = a->IsMatrix() ? a : b;

@@ -443,6 +443,19 @@ std::vector<const Type*> TypeContext::DirectConformances(const Type* t, bool wit
       for (const Type* c : it->second) result.push_back(Substitute(c, s));
       break;
     }
+    case TypeKind::Vector:
+      // `vector<float, N>` (a generic length, a concrete scalar): what the scalar and its
+      // vectors of every length conform to (the core library gives float, float2..4 the
+      // same interfaces; a program's extension of one length alone does not count).
+      if (t->IsDependent() && !t->Element()->IsDependent()) {
+        const Type* scalar = t->Element();
+        for (const Type* c : DirectConformances(Vector(scalar, 4))) {
+          bool every = Conforms(scalar, c);
+          for (uint32_t n = 2; every && n < 4; ++n) every = Conforms(Vector(scalar, n), c);
+          if (every) result.push_back(c);
+        }
+      }
+      break;
     default:
       break;
   }

@@ -407,7 +407,17 @@ int StructInfo::FieldIndex(const std::string& field_name) const {
 }
 
 const Type* TypeContext::WithScalar(const Type* shape_of, const Type* scalar) {
+  auto known = [](const Type* n) { return n->Kind() == TypeKind::IntValue; };
+  if (shape_of->IsMatrix() && shape_of->RowsParam() != nullptr &&
+      !(known(shape_of->RowsParam()) && known(shape_of->ColsParam()))) {
+    return DependentMatrix(scalar, shape_of->RowsParam(), shape_of->ColsParam());
+  }
   if (shape_of->IsMatrix()) return Matrix(scalar, shape_of->Rows(), shape_of->Cols());
+  // `vector<float, N>`: the length stays the generic one.
+  if (shape_of->IsVector() && shape_of->LengthParam() != nullptr &&
+      !known(shape_of->LengthParam())) {
+    return DependentVector(scalar, shape_of->LengthParam());
+  }
   return Vector(scalar, shape_of->IsVector() ? shape_of->Count() : 1);
 }
 

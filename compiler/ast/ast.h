@@ -697,14 +697,14 @@ struct VarDecl : Decl {
   /// `uint a : 4;` in a struct: the field's width in bits (the parser makes it a
   /// property over a hidden field; parse/bit_fields.cpp), else -1.
   int32_t bit_width = -1;
-  uint32_t uniform_index = 0;  ///< sema: member index in its cbuffer or push-constant block
+  uint32_t uniform_index = 0;     ///< sema: member index in its cbuffer or push-constant block
   TypeExpr* type_expr = nullptr;  ///< null for `var x = ...` / `let x = ...`
   Expr* init = nullptr;
   std::string semantic;     ///< `: SV_DispatchThreadID`, or "register" / "packoffset"
   std::vector<std::string> semantic_args;  ///< `register(u0, space1)` -> {"u0", "space1"}
   SourceRange semantic_range;
-  const sema::Type* type = nullptr;  ///< filled by sema
-  struct AggregateDecl* uniform_block = nullptr; ///< sema: the cbuffer of a CBufferMember
+  const sema::Type* type = nullptr;               ///< filled by sema
+  struct AggregateDecl* uniform_block = nullptr;  ///< sema: the cbuffer of a CBufferMember
   /// sema: the SpecId of a specialization constant (`[vk::constant_id(N)]`,
   /// `[SpecializationConstant]`); -1 for every other variable.
   int64_t spec_id = -1;

@@ -37,7 +37,7 @@ bool Checker::ResolveInheritedStruct(StructInfo* info, ast::TypeExpr* base) {
   return true;
 }
 
-const Type* Checker::BaseStructOf(const Type* s) {
+const Type* Checker::BaseStructOf(const Type* s) const {
   if (s == nullptr || !s->IsStruct() || !s->Info()->has_base) return nullptr;
   const Type* base = types_.FieldType(s, 0);
   return base->IsStruct() ? base : nullptr;

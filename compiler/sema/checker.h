@@ -302,7 +302,7 @@ class Checker {
   /// struct (reported when it cannot be inherited), false for anything else.
   bool ResolveInheritedStruct(StructInfo* info, ast::TypeExpr* base);
   /// The struct `s` inherits from, or null.
-  const Type* BaseStructOf(const Type* s);
+  const Type* BaseStructOf(const Type* s) const;
   /// `receiver.$base` checked: the inherited part of a struct value.
   ast::Expr* BasePart(ast::Expr* receiver);
   /// Whether `s` or a struct it inherits from has a field (or a method) called `name`.

@@ -116,13 +116,10 @@ int Checker::ConversionCost(const Type* from, const Type* to) const {
   // A derived struct converts to a struct it inherits from: its base part (as Slang passes
   // a derived value where a base is expected). Nearer bases cost less.
   if (from->IsStruct() && to->IsStruct() && from->Info()->has_base) {
-    int cost = 0;
-    for (const Type* s = from; s != nullptr && s->Info()->has_base && cost < 100 * kBaseCost;) {
-      const Type* base = types_.FieldType(s, 0);
-      if (!base->IsStruct()) break;
-      cost += kBaseCost;
+    int cost = kBaseCost;
+    for (const Type* base = BaseStructOf(from); base != nullptr; base = BaseStructOf(base)) {
       if (base == to) return cost;
-      s = base;
+      cost += kBaseCost;
     }
     return kNoConversion;
   }

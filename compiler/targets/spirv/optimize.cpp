@@ -75,6 +75,7 @@ std::vector<std::string> LevelPassFlags(OptLevel level) {
 ModuleShape MeasureModule(const std::vector<uint32_t>& words) {
   ModuleShape shape;
   shape.words = words.size();
+  shape.local_variables = 0;
   // After the 5-word header, each instruction's first word holds its word count (high
   // half) and opcode (low half). OpSwitch: selector, default, then (literal, label) pairs.
   for (size_t at = 5; at < words.size();) {
@@ -82,6 +83,12 @@ ModuleShape MeasureModule(const std::vector<uint32_t>& words) {
     auto op = static_cast<spv::Op>(words[at] & 0xffff);
     if (count == 0) break;
     if (op == spv::Op::OpFunction) ++shape.functions;
+    if (op == spv::Op::OpVariable && count >= 4) {
+      auto storage = static_cast<spv::StorageClass>(words[at + 3]);
+      if (storage == spv::StorageClass::Function || storage == spv::StorageClass::Private) {
+        ++shape.local_variables;
+      }
+    }
     if (op == spv::Op::OpSwitch && count >= 3) {
       shape.largest_switch = std::max<size_t>(shape.largest_switch, 1 + (count - 3) / 2);
     }
@@ -100,7 +107,14 @@ std::vector<std::string> OptimizerPassFlags(OptLevel level, const ModuleShape& s
            (large &&
             (flag == "--eliminate-local-single-block" || flag == "--eliminate-local-single-store"));
   });
-  if (large) {
+  const bool no_locals = level == OptLevel::O1 && shape.local_variables == 0;
+  if (no_locals) {
+    std::erase_if(flags, [](const std::string& flag) {
+      return flag == "--private-to-local" || flag == "--eliminate-local-single-block" ||
+             flag == "--eliminate-local-single-store" || flag == "--ssa-rewrite";
+    });
+  }
+  if (large || no_locals) {
     const std::string adce = "--eliminate-dead-code-aggressive";
     auto last = std::find(flags.rbegin(), flags.rend(), adce);
     if (last != flags.rend()) {

@@ -75,6 +75,14 @@ double MedianOf(int runs, F f) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 2 && std::string(argv[1]) == "--warm-only") {
+    // For a profiler: only the warm in-process compile, repeated.
+    slope::Session session;
+    slope::Module module = session.LoadModule(std::string(SLOPE_BENCH_INPUTS) + "/small.slang");
+    for (int i = std::atoi(argv[2]); i > 0; --i)
+      slope::Artifact a = module.Compile(slope::Target::SpirV);
+    return 0;
+  }
   int runs = argc > 1 ? std::max(1, std::atoi(argv[1])) : 40;
   std::string slopec = argc > 2 ? argv[2] : SLOPE_BENCH_SLOPEC;
   std::string inputs = argc > 3 ? argv[3] : SLOPE_BENCH_INPUTS;

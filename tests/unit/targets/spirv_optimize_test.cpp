@@ -64,6 +64,21 @@ TEST(OptimizerPassFlagsTest, ALargeModuleRunsEachCleanupOnce) {
   }
 }
 
+TEST(OptimizerPassFlagsTest, NoLocalsSkipsTheLocalPassesAtO1) {
+  ModuleShape none{3, 0, 400, 0};
+  ModuleShape one{3, 0, 400, 1};
+  std::vector<std::string> flags = OptimizerPassFlags(OptLevel::O1, none);
+  for (const char* pass : {"--private-to-local", "--eliminate-local-single-block",
+                           "--eliminate-local-single-store", "--ssa-rewrite"}) {
+    EXPECT_FALSE(Has(flags, pass)) << pass;
+    EXPECT_TRUE(Has(OptimizerPassFlags(OptLevel::O1, one), pass)) << pass;
+    EXPECT_TRUE(Has(OptimizerPassFlags(OptLevel::O2, none), pass)) << pass;
+  }
+  EXPECT_EQ(std::count(flags.begin(), flags.end(), "--eliminate-dead-code-aggressive"), 1);
+  EXPECT_TRUE(Has(flags, "--ccp"));
+  EXPECT_EQ(OptimizerPassFlags(OptLevel::O1, one), OptimizerPassFlags(OptLevel::O1));
+}
+
 TEST(OptimizerPassFlagsTest, AHugeModuleRunsNoPassAtTheDefaultLevel) {
   ModuleShape at_limit{1, 0, kDefaultLevelMostWords};
   ModuleShape past{1, 0, kDefaultLevelMostWords + 1};
@@ -92,6 +107,19 @@ TEST(MeasureModuleTest, CountsFunctionsAndTheLargestSwitch) {
   EXPECT_EQ(shape.functions, 2u);
   EXPECT_EQ(shape.largest_switch, 4u);
   EXPECT_EQ(shape.words, words.size());
+  EXPECT_EQ(shape.local_variables, 0u);
+}
+
+TEST(MeasureModuleTest, CountsFunctionAndPrivateVariables) {
+  std::vector<uint32_t> words = {0x07230203, 0x00010300, 0, 100, 0};
+  auto variable = [&](uint32_t storage) {
+    words.insert(words.end(), {4u << 16 | 59u, 1, 2, storage});  // OpVariable
+  };
+  variable(12);  // StorageBuffer
+  variable(6);   // Private
+  variable(7);   // Function
+  variable(7);
+  EXPECT_EQ(MeasureModule(words).local_variables, 3u);
 }
 
 }  // namespace

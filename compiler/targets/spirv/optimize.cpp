@@ -99,6 +99,10 @@ ModuleShape MeasureModule(const std::vector<uint32_t>& words) {
 
 std::vector<std::string> OptimizerPassFlags(OptLevel level, const ModuleShape& shape) {
   if (level == OptLevel::O1 && shape.words > kDefaultLevelMostWords) return {};
+  // What is left to the list at O1 is putting Function and Private variables in SSA form
+  // (optimize.h): Slope's writer already merges loop blocks and writes constant
+  // composites, and its passes fold, propagate and remove dead code.
+  if (level == OptLevel::O1 && shape.local_variables == 0) return {};
   std::vector<std::string> flags = LevelPassFlags(level);
   const bool large = shape.words > kFullListMostWords;
   std::erase_if(flags, [&](const std::string& flag) {
@@ -107,14 +111,7 @@ std::vector<std::string> OptimizerPassFlags(OptLevel level, const ModuleShape& s
            (large &&
             (flag == "--eliminate-local-single-block" || flag == "--eliminate-local-single-store"));
   });
-  const bool no_locals = level == OptLevel::O1 && shape.local_variables == 0;
-  if (no_locals) {
-    std::erase_if(flags, [](const std::string& flag) {
-      return flag == "--private-to-local" || flag == "--eliminate-local-single-block" ||
-             flag == "--eliminate-local-single-store" || flag == "--ssa-rewrite";
-    });
-  }
-  if (large || no_locals) {
+  if (large) {
     const std::string adce = "--eliminate-dead-code-aggressive";
     auto last = std::find(flags.rbegin(), flags.rend(), adce);
     if (last != flags.rend()) {

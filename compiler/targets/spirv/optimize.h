@@ -52,10 +52,13 @@ constexpr size_t kFullListMostWords = size_t{1} << 18;
 constexpr size_t kDefaultLevelMostWords = size_t{1} << 19;
 
 /// At O1, a module with no Function or Private variables (Slope's mem2reg and scalar
-/// replacement left none) skips what works on them: `--private-to-local`, the two
-/// `--eliminate-local-*` passes, `--ssa-rewrite` and the `--eliminate-dead-code-aggressive`
-/// runs that clean up after them (the last one stays). A small shader's compile then
-/// spends a third less in the optimizer, with the same output.
+/// replacement left none) gets no pass at all: on the lit suite's shaders that compile
+/// alone, the list then changed 16 of 115 modules by a few words (constants the fold pass
+/// does not fold yet), 0.09% of their size, while it was a third of a small shader's
+/// compile and of the 4,800-line benchmark shader's. Slope's writer merges loop headers
+/// with their first block and continue blocks with the block before them, writes
+/// constant vectors and structs as OpConstantComposite, and leaves out builtins nothing
+/// reads (what `--merge-blocks`, `--ccp` and `--eliminate-dead-code-aggressive` found).
 
 /// The shape of the SPIR-V module `words`.
 ModuleShape MeasureModule(const std::vector<uint32_t>& words);

@@ -243,6 +243,34 @@ uint32_t Writer::SplatConst(const ir::Type* t, uint32_t scalar_id) {
   return id;
 }
 
+bool Writer::WriteConstantComposite(const ir::Inst& inst) {
+  const ir::Type* t = inst.GetType();
+  if (inst.operands.empty() || (t->IsStruct() && t->Members().empty())) return false;
+  // OpCompositeConstruct may build a vector from smaller vectors; a constant takes one
+  // scalar per component.
+  if (inst.GetOp() == Op::MakeVector && inst.operands.size() != t->Count()) return false;
+  for (const ir::Value* v : inst.operands) {
+    if (v->VKind() != ir::ValueKind::Constant && composite_consts_.count(v) == 0) return false;
+  }
+  std::vector<uint32_t> key{TypeId(t)};
+  size_t count = inst.GetOp() == Op::Splat ? t->Count() : inst.operands.size();
+  for (size_t i = 0; i < count; ++i) {
+    key.push_back(ValueId(inst.operands[inst.GetOp() == Op::Splat ? 0 : i]));
+  }
+  composite_consts_.insert(&inst);
+  // One constant per value, unless a phi named this instruction's id first.
+  auto [it, added] = composite_ids_.emplace(key, 0);
+  if (!added && values_.count(&inst) == 0) {
+    values_[&inst] = it->second;
+    return true;
+  }
+  uint32_t id = ValueId(&inst);
+  if (added) it->second = id;
+  key.insert(key.begin() + 1, id);
+  globals_.Emit(SpvOp::OpConstantComposite, key);
+  return true;
+}
+
 uint32_t Writer::BuiltinVar(const std::string& semantic) {
   auto it = builtins_.find(semantic);
   uint32_t id;
@@ -500,6 +528,14 @@ void Writer::WriteFunction(const ir::Function& f) {
     const ChainIds& ids = chain_ids_[chains_.exit_chain.at(exit)];
     labels_[b] = ids.dispatch != 0 ? ids.dispatch : labels_.at(exit);
   }
+  // Loop blocks written inside the block before them (block_merge.h), and the blocks
+  // held by those.
+  merges_ = PlanMerges(f, selects_, chains_);
+  for (const auto& [b, holder] : merges_.owner) labels_[b] = labels_.at(holder);
+  for (const auto& [b, holder] : selects_.owner) {
+    auto merged = merges_.owner.find(holder);
+    if (merged != merges_.owner.end()) labels_[b] = labels_.at(merged->second);
+  }
   // The branches passing arguments into each block, one per predecessor block (the
   // verifier rules out two edges from one block to the same target), in block order.
   std::unordered_map<const ir::Block*, std::vector<std::pair<const ir::Block*, size_t>>> incoming;
@@ -513,7 +549,7 @@ void Writer::WriteFunction(const ir::Function& f) {
   }
   const std::vector<std::pair<const ir::Block*, size_t>> no_edges;
   for (const ir::Block* b : f.blocks) {
-    if (selects_.Absorbed(b) || chains_.dropped.count(b) != 0) continue;
+    if (selects_.Absorbed(b) || chains_.dropped.count(b) != 0 || merges_.Absorbed(b)) continue;
     auto exit = chains_.exit_chain.find(b);
     if (exit != chains_.exit_chain.end()) {
       // The chain loop's continue block, never reached: it only has to exist.
@@ -529,7 +565,14 @@ void Writer::WriteFunction(const ir::Function& f) {
       while (first < b->insts.size() && b->insts[first]->GetOp() == Op::Var) WriteInst(*b->insts[first++]);
       if (f.is_entry) {
         ir::TypeTable& types = module_.Types();
+        // A builtin the entry point never reads is neither loaded nor declared.
+        std::unordered_set<const ir::Value*> used;
+        for (const ir::Block* block : f.blocks) {
+          for (const ir::Inst* inst : block->insts)
+            used.insert(inst->operands.begin(), inst->operands.end());
+        }
         for (size_t i = 0; i < f.params.size(); ++i) {
+          if (used.count(f.params[i]) == 0) continue;
           const std::string& semantic = f.entry.param_semantics[i];
           uint32_t var = BuiltinVar(semantic);
           const ir::Type* u32 = types.Int(32, false);
@@ -601,6 +644,7 @@ void Writer::WriteStraightLine(const ir::Block* start, size_t first) {
     const ir::Block* block;
     size_t first;
     const ir::Block* header;
+    const ir::Inst* loop = nullptr;  ///< written before the block's terminator
   };
   std::vector<Step> steps{{start, first, nullptr}};
   while (!steps.empty()) {
@@ -627,6 +671,15 @@ void Writer::WriteStraightLine(const ir::Block* start, size_t first) {
     }
     // The end of a converted arm: its arguments become the OpSelects' operands.
     if (t->GetOp() == Op::Br && selects_.Absorbed(t->targets[0])) continue;
+    // A loop's first body block or continue block written here (block_merge.h).
+    if (auto body = merges_.header_body.find(b); body != merges_.header_body.end()) {
+      steps.push_back({body->second, 0, nullptr, t});
+      continue;
+    }
+    if (auto next = merges_.continue_after.find(b); next != merges_.continue_after.end()) {
+      steps.push_back({next->second, 0, nullptr});
+      continue;
+    }
     if (debug_) debug_->Line(t->loc);
     auto chain = chains_.header_chain.find(b);
     auto foreign = chains_.to_dispatch.find(b);
@@ -635,132 +688,18 @@ void Writer::WriteStraightLine(const ir::Block* start, size_t first) {
     } else if (foreign != chains_.to_dispatch.end()) {
       functions_.Emit(SpvOp::OpBranch, {chain_ids_[foreign->second].dispatch});
     } else {
+      if (step.loop != nullptr) WriteLoopMerge(*step.loop);
       WriteInst(*t);
     }
   }
 }
 
-void Writer::WriteChainBranch(const ir::Block& header, size_t index) {
-  const ChainPlan::Chain& chain = chains_.chains[index];
-  const ChainIds& ids = chain_ids_[index];
-  const ir::Inst* t = header.Terminator();
-  if (&header == chain.headers.front()) {
-    functions_.Emit(SpvOp::OpBranch, {ids.loop});
-    functions_.Emit(SpvOp::OpLabel, {ids.loop});
-    if (debug_) debug_->EnterBlock(*header.GetFunction());
-    uint32_t merge = ids.dispatch != 0 ? ids.dispatch : labels_.at(chain.exit);
-    functions_.Emit(SpvOp::OpLoopMerge, {merge, ids.continue_label, 0});
-    functions_.Emit(SpvOp::OpBranch, {ids.first});
-    functions_.Emit(SpvOp::OpLabel, {ids.first});
-    if (debug_) debug_->EnterBlock(*header.GetFunction());
-  }
-  // Each arm's construct ends where the next condition is computed; the arm itself
-  // breaks out of the loop.
-  functions_.Emit(SpvOp::OpSelectionMerge, {labels_.at(t->targets[1]), 0});
-  functions_.Emit(SpvOp::OpBranchConditional,
-                  {ValueId(t->operands[0]), labels_.at(t->targets[0]), labels_.at(t->targets[1])});
-}
-
-void Writer::WriteChainDispatch(size_t index) {
-  const ChainPlan::Chain& chain = chains_.chains[index];
-  const ChainIds& ids = chain_ids_[index];
-  ir::TypeTable& types = module_.Types();
-  const ir::Function& f = *chain.exit->GetFunction();
-  functions_.Emit(SpvOp::OpLabel, {ids.dispatch});
-  if (debug_) debug_->EnterBlock(f);
-  // One phi per value: `normal(e)` gives what exit e passes, `foreign(b, j)` what foreign
-  // exit b (to target j) passes; OpUndef where an edge carries no such value.
-  auto phi = [&](const ir::Type* type, uint32_t id, const auto& normal, const auto& foreign) {
-    std::vector<uint32_t> ops{TypeId(type), id};
-    for (size_t e = 0; e < chain.exits.size(); ++e) {
-      ops.push_back(normal(e));
-      ops.push_back(labels_.at(chain.exits[e].first));
-    }
-    for (const auto& [b, j] : chain.foreign_exits) {
-      ops.push_back(foreign(b, j));
-      ops.push_back(labels_.at(b));
-    }
-    functions_.Emit(SpvOp::OpPhi, ops);
-  };
-  for (size_t i = 0; i < chain.defined.size(); ++i) {
-    const ir::Type* type = chain.defined[i]->GetType();
-    phi(type, ValueId(chain.defined[i]),
-        [&](size_t e) {
-          const std::vector<const ir::Value*>& values = chain.exit_values[e];
-          return i < values.size() ? ValueId(values[i]) : UndefId(type);
-        },
-        [&](const ir::Block*, size_t) { return UndefId(type); });
-  }
-  const ir::Type* u32 = types.Int(32, false);
-  phi(u32, ids.selector, [&](size_t) { return U32Const(0); },
-      [&](const ir::Block*, size_t j) { return U32Const(static_cast<uint32_t>(j + 1)); });
-  for (size_t j = 0; j < chain.foreign_targets.size(); ++j) {
-    const ir::Block* target = chain.foreign_targets[j];
-    for (size_t i = 0; i < target->params.size(); ++i) {
-      const ir::Type* type = target->params[i]->GetType();
-      phi(type, ids.target_phis[j][i], [&](size_t) { return UndefId(type); },
-          [&](const ir::Block* b, size_t to) {
-            return to == j ? ValueId(ir::EdgeArgs(*b->Terminator(), 0).at(i)) : UndefId(type);
-          });
-    }
-  }
-  // `if (selector == j + 1) { br target j }`, one selection per target; the last merges
-  // at the exit block.
-  for (size_t j = 0; j < chain.foreign_targets.size(); ++j) {
-    uint32_t is_j = NewId();
-    functions_.Emit(SpvOp::OpIEqual, {TypeId(types.Bool()), is_j, ids.selector,
-                                      U32Const(static_cast<uint32_t>(j + 1))});
-    uint32_t next = j + 1 < chain.foreign_targets.size() ? NewId() : ids.exit;
-    functions_.Emit(SpvOp::OpSelectionMerge, {next, 0});
-    functions_.Emit(SpvOp::OpBranchConditional, {is_j, ids.target_labels[j], next});
-    functions_.Emit(SpvOp::OpLabel, {ids.target_labels[j]});
-    if (debug_) debug_->EnterBlock(f);
-    functions_.Emit(SpvOp::OpBranch, {labels_.at(chain.foreign_targets[j])});
-    if (next != ids.exit) {
-      functions_.Emit(SpvOp::OpLabel, {next});
-      if (debug_) debug_->EnterBlock(f);
-    }
-  }
-  if (chain.foreign_targets.empty()) functions_.Emit(SpvOp::OpBranch, {ids.exit});
-}
-
-uint32_t Writer::UndefId(const ir::Type* t) {
-  auto it = undefs_.find(t);
-  if (it != undefs_.end()) return it->second;
-  uint32_t id = NewId();
-  globals_.Emit(SpvOp::OpUndef, {TypeId(t), id});
-  undefs_.emplace(t, id);
-  return id;
-}
-
-void Writer::WriteSelects(const ir::Block& header) {
-  const ir::Inst* t = header.Terminator();
-  const ir::Block* merge = t->targets[2];
-  const auto& [then_end, else_end] = selects_.arms.at(&header);
-  uint32_t cond = ValueId(t->operands[0]);
-  std::map<uint32_t, uint32_t> splats;  // vector length -> the condition splatted
-  for (size_t i = 0; i < merge->params.size(); ++i) {
-    const ir::Type* type = merge->params[i]->GetType();
-    uint32_t c = cond;
-    if (type->IsVector()) {
-      // SPIR-V 1.3's OpSelect picks per component: the condition needs as many.
-      uint32_t n = type->Count();
-      auto it = splats.find(n);
-      if (it == splats.end()) {
-        ir::TypeTable& types = module_.Types();
-        uint32_t id = NewId();
-        std::vector<uint32_t> ops{TypeId(types.Vector(types.Bool(), n)), id};
-        ops.insert(ops.end(), n, cond);
-        functions_.Emit(SpvOp::OpCompositeConstruct, ops);
-        it = splats.emplace(n, id).first;
-      }
-      c = it->second;
-    }
-    functions_.Emit(SpvOp::OpSelect,
-                    {TypeId(type), ValueId(merge->params[i]), c,
-                     ValueId(then_end->Terminator()->operands.at(i)),
-                     ValueId(else_end->Terminator()->operands.at(i))});
-  }
+void Writer::WriteLoopMerge(const ir::Inst& loop) {
+  // A loop the unroll pass left still asks the driver to unroll it.
+  functions_.Emit(SpvOp::OpLoopMerge, {labels_.at(loop.targets[1]), labels_.at(loop.targets[2]),
+                                       loop.imms.empty() || loop.imms[0] == 0
+                                           ? 0u
+                                           : static_cast<uint32_t>(spv::LoopControlMask::Unroll)});
 }
 
 uint32_t Writer::Glsl(ir::Intrinsic which, const ir::Type* t) {
@@ -1278,6 +1217,7 @@ void Writer::WriteInst(const ir::Inst& inst) {
     case Op::Convert: return WriteConvert(inst);
     case Op::MakeVector:
     case Op::Splat: {
+      if (WriteConstantComposite(inst)) return;
       std::vector<uint32_t> ops{TypeId(t), ValueId(&inst)};
       if (inst.GetOp() == Op::Splat) {
         for (uint32_t i = 0; i < t->Count(); ++i) ops.push_back(operand(0));
@@ -1392,6 +1332,7 @@ void Writer::WriteInst(const ir::Inst& inst) {
         functions_.Emit(SpvOp::OpCopyObject, {TypeId(t), ValueId(&inst), null->second});
         return;
       }
+      if (WriteConstantComposite(inst)) return;
       std::vector<uint32_t> ops{TypeId(t), ValueId(&inst)};
       for (size_t i = 0; i < inst.operands.size(); ++i) ops.push_back(operand(i));
       if (t->IsStruct() && t->Members().empty()) {  // the placeholder member (StructTypeId)
@@ -1423,12 +1364,7 @@ void Writer::WriteInst(const ir::Inst& inst) {
                       {operand(0), labels_.at(inst.targets[0]), labels_.at(inst.targets[1])});
       return;
     case Op::Loop:
-      // A loop the unroll pass left still asks the driver to unroll it.
-      functions_.Emit(SpvOp::OpLoopMerge,
-                      {labels_.at(inst.targets[1]), labels_.at(inst.targets[2]),
-                       inst.imms.empty() || inst.imms[0] == 0
-                           ? 0u
-                           : static_cast<uint32_t>(spv::LoopControlMask::Unroll)});
+      WriteLoopMerge(inst);
       functions_.Emit(SpvOp::OpBranch, {labels_.at(inst.targets[0])});
       return;
     case Op::Switch: {

@@ -3,10 +3,8 @@
 // functions and instructions) and textures.cpp (image and sampler types, texture
 // globals and the texture instruction).
 
-#include "compiler/targets/spirv/writer.h"
-
 #include <spirv/unified1/GLSL.std.450.h>
-#include <spirv/unified1/spirv.hpp11>
+
 #include <algorithm>
 #include <bit>
 #include <cstring>
@@ -14,16 +12,21 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <spirv/unified1/spirv.hpp11>
 #include <string>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
+
 #include "compiler/base/half.h"
 #include "compiler/base/ice.h"
 #include "compiler/ir/cfg.h"
+#include "compiler/targets/spirv/block_merge.h"
 #include "compiler/targets/spirv/debug_info.h"
 #include "compiler/targets/spirv/else_chains.h"
 #include "compiler/targets/spirv/limits.h"
 #include "compiler/targets/spirv/select_arms.h"
+#include "compiler/targets/spirv/writer.h"
 
 namespace slope::targets::spirv {
 
@@ -158,6 +161,12 @@ class Writer {
   /// The branch of a header of flattened `else if` chain `index` (else_chains.h); the
   /// first header also opens the chain's loop.
   void WriteChainBranch(const ir::Block& header, size_t index);
+  /// Writes a vector, struct, array or matrix built only of constants as an
+  /// OpConstantComposite (what SPIRV-Tools' constant propagation would make of it).
+  /// False, writing nothing, for one that is not.
+  bool WriteConstantComposite(const ir::Inst& inst);
+  /// The OpLoopMerge of a `loop` terminator.
+  void WriteLoopMerge(const ir::Inst& loop);
   /// The dispatch block of flattened chain `index` whose arms leave for foreign targets
   /// (else_chains.h): the loop's merge, taking the branch each arm meant.
   void WriteChainDispatch(size_t index);
@@ -166,6 +175,11 @@ class Writer {
   /// The function being written: its diamonds written as OpSelect, its flattened
   /// chains, and each chain's loop header, first selection and continue block labels.
   SelectPlan selects_;
+  MergePlan merges_;
+  /// Instructions written as OpConstantComposite.
+  std::unordered_set<const ir::Value*> composite_consts_;
+  /// Each OpConstantComposite written: type and constituents, then its id.
+  std::map<std::vector<uint32_t>, uint32_t> composite_ids_;
   ChainPlan chains_;
   struct ChainIds {
     uint32_t loop = 0;

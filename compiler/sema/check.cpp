@@ -273,7 +273,12 @@ ast::Decl* Checker::Lookup(const std::string& name) const {
     // `::f`: the global scope only, past locals and enclosing namespaces.
     std::string plain = name.substr(2);
     auto found = scopes_.front().find(plain);
-    if (found != scopes_.front().end()) return found->second;
+    if (found != scopes_.front().end()) {
+      if (found->second->kind == ast::DeclKind::Func && pending_signatures_.count(plain) != 0) {
+        const_cast<Checker*>(this)->EnsureSignatures(plain);
+      }
+      return found->second;
+    }
     return LookupInUsed(global_used_, plain);
   }
   for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
@@ -282,7 +287,14 @@ ast::Decl* Checker::Lookup(const std::string& name) const {
       if (ast::Decl* member = LookupInNamespaces(name)) return member;
     }
     auto found = it->find(name);
-    if (found != it->end()) return found->second;
+    if (found != it->end()) {
+      if (found->second->kind == ast::DeclKind::Func && !pending_signatures_.empty() &&
+          pending_signatures_.count(name) != 0) {
+        // A lookup is const to its callers; checking a signature only fills in types.
+        const_cast<Checker*>(this)->EnsureSignatures(name);
+      }
+      return found->second;
+    }
   }
   return LookupInUsed(global_used_, name);
 }
@@ -457,8 +469,14 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
   CheckStructMembers();
   for (ast::Decl* decl : decls) {
     auto* func = decl->kind == ast::DeclKind::Func ? static_cast<ast::FuncDecl*>(decl) : nullptr;
-    if (func != nullptr && func->result_type == nullptr) CheckFunctionSignature(func);
+    if (func == nullptr || func->result_type != nullptr) continue;
+    if (DeferSignature(func)) {
+      pending_signatures_.insert(func->name);
+    } else {
+      CheckFunctionSignature(func);
+    }
   }
+  EnsureSharedNames();
   // Two functions with the same parameter types are a redefinition, not an overload,
   // unless at most one has a body: the others declare it (`float f(float);` before its
   // definition), and their attributes join the definition's. Generic functions compare
@@ -466,6 +484,7 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
   // constraints, in order): `T twice<T : IArithmetic>(T x);` declares the generic
   // function defined below it.
   for (auto& [name, overloads] : functions_) {
+    if (pending_signatures_.count(name) != 0) continue;  // the core library's alone
     for (size_t i = 0; i < overloads.size(); ++i) {
       for (size_t j = 0; j < i; ++j) {
         ast::FuncDecl* later = overloads[i];
@@ -542,6 +561,8 @@ bool Checker::Run(ast::Module& module, CheckedModule* out) {
     }
   }
   CheckRequestedEntries(decls, *out);
+  // A function whose signature is still unchecked is lowered only if a use checks it.
+  std::erase_if(out->functions, [&](const ast::FuncDecl* f) { return SignaturePending(f); });
   CheckRecursion(out->functions);
   CheckConstantCycles();
   CheckGenericArraySizes();
@@ -564,6 +585,7 @@ bool Checker::CheckDeferredBody(const ast::FuncDecl* f) {
   if (it == deferred_bodies_.end()) return true;
   deferred_bodies_.erase(it);
   uint32_t errors = diags_.ErrorCount();
+  if (f->result_type == nullptr) EnsureSignatures(f->name);
   if (modules_->prepare_deferred_body) modules_->prepare_deferred_body(f);
   CheckFunctionBody(const_cast<ast::FuncDecl*>(f));
   return diags_.ErrorCount() == errors;

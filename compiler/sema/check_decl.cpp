@@ -94,6 +94,7 @@ const Type* Checker::EnumTypeOf(const ast::Decl* decl) const {
 const std::vector<ast::FuncDecl*>& Checker::OverloadsOf(const ast::FuncDecl* func) {
   auto it = decl_ns_.find(func);
   if (it != decl_ns_.end()) return it->second->functions[func->name];
+  EnsureSignatures(func->name);
   return functions_[func->name];
 }
 

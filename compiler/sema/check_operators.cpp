@@ -127,6 +127,7 @@ ast::Expr* Checker::CheckUserOperator(const std::string& name,
   std::vector<Candidate> free;
   std::vector<const Type*> owners;
   std::vector<Candidate> instance;
+  EnsureSignatures(name);
   auto global = functions_.find(name);
   if (global != functions_.end()) {
     for (ast::FuncDecl* f : global->second) {

@@ -802,6 +802,19 @@ class Checker {
   /// Checks a body DeferBody left (once); false when that reported an error.
   bool CheckDeferredBody(const ast::FuncDecl* f);
   bool HasDeferredBodies() const { return !deferred_bodies_.empty(); }
+  // check_lazy_signatures.cpp: the core library's free functions have their signatures
+  // checked when their name is first used, not all at once.
+  /// True when `f`'s signature waits for its name's first use: a free function of the
+  /// file whose bodies are deferred, with no attribute but `__intrinsic_op`.
+  bool DeferSignature(const ast::FuncDecl* f) const;
+  /// Checks the signatures still waiting among the free functions named `name`.
+  void EnsureSignatures(const std::string& name);
+  /// Checks every waiting signature of a name that a function outside the deferred file
+  /// also has (their redefinition check compares them).
+  void EnsureSharedNames();
+  bool SignaturePending(const ast::FuncDecl* f) const {
+    return f->result_type == nullptr && pending_signatures_.count(f->name) != 0;
+  }
   void SetEntryRequest(const EntryRequest* entries) { entry_request_ = entries; }
   /// Whether `decl` may be named at `use`: same module, a module without visibility
   /// modifiers, or `public`.
@@ -1059,6 +1072,8 @@ class Checker {
   std::map<ast::FuncDecl*, std::vector<std::pair<ast::FuncDecl*, source::SourceRange>>> calls_;
   const EntryRequest* entry_request_ = nullptr;  ///< -entry/-stage; null: [shader] only
   std::unordered_set<const ast::FuncDecl*> deferred_bodies_;
+  /// Names of free functions with signatures DeferSignature left unchecked.
+  std::unordered_set<std::string> pending_signatures_;
   const ModuleMap* modules_ = nullptr;  ///< where declarations came from; null: one module
   /// Accessors: each getter's setter (if any), what the pair is called in messages.
   std::map<const ast::FuncDecl*, ast::FuncDecl*> setter_of_;

@@ -1,6 +1,7 @@
 #include "compiler/source/source_manager.h"
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -14,10 +15,22 @@ FileId SourceManager::AddFile(std::string path, std::string text) {
   file->text = std::move(text);
   file->line_starts.push_back(0);
   const std::string& t = file->text;
-  for (uint32_t i = 0; i < t.size(); ++i) {
-    // "\r\n", "\n" and a lone "\r" all end a line.
-    if (t[i] == '\n' || (t[i] == '\r' && (i + 1 >= t.size() || t[i + 1] != '\n'))) {
-      file->line_starts.push_back(i + 1);
+  if (std::memchr(t.data(), '\r', t.size()) == nullptr) {
+    // Only "\n" ends lines: memchr finds each far faster than a loop over the bytes.
+    const char* begin = t.data();
+    const char* end = begin + t.size();
+    for (const char* p = begin; p < end;) {
+      const void* nl = std::memchr(p, '\n', static_cast<size_t>(end - p));
+      if (nl == nullptr) break;
+      p = static_cast<const char*>(nl) + 1;
+      file->line_starts.push_back(static_cast<uint32_t>(p - begin));
+    }
+  } else {
+    for (uint32_t i = 0; i < t.size(); ++i) {
+      // "\r\n", "\n" and a lone "\r" all end a line.
+      if (t[i] == '\n' || (t[i] == '\r' && (i + 1 >= t.size() || t[i + 1] != '\n'))) {
+        file->line_starts.push_back(i + 1);
+      }
     }
   }
   files_.push_back(std::move(file));

@@ -244,13 +244,20 @@ bool Checker::CheckDiffOperand(ast::DiffExpr* expr) {
 bool Checker::IsDifferentiableIntrinsic(const ast::FuncDecl* f) {
   // Math of floats only: not barriers, atomics, wave operations or constructors of
   // objects, and a result of a float type (IFloat generics included).
+  // A generic parameter of IArithmetic (`max`, `abs`, `clamp`, `dot`) may be bound to a
+  // float type: BindDiffGenerics checks what the arguments bind it to.
+  auto differentiable = [&](const Type* t) {
+    if (IsDifferentiableType(t)) return true;
+    const Type* scalar = t->IsVector() ? t->ScalarType() : t;
+    return scalar->IsGenericParam() && types_.CapabilitiesOf(scalar).find('a') != std::string::npos;
+  };
   if (f->intrinsic_inst >= 0 || f->name == "createDynamicObject" || f->result_type == nullptr ||
-      !IsDifferentiableType(f->result_type)) {
+      !differentiable(f->result_type)) {
     return false;
   }
   return std::all_of(f->params.begin(), f->params.end(), [&](const ast::VarDecl* p) {
     return p->direction == ast::ParamDirection::In && p->type != nullptr &&
-           (IsDifferentiableType(p->type) || p->type->IsNumericLike());
+           (differentiable(p->type) || p->type->IsNumericLike());
   });
 }
 

@@ -133,6 +133,25 @@ bool Checker::BindDiffGenerics(ast::CallExpr* call, const DiffTarget& target,
     return false;
   }
   for (size_t i = 0; i < explicit_args.size(); ++i) bindings[own[i]] = explicit_args[i];
+  if (f->intrinsic_op >= 0 && f->body == nullptr && f->this_param == nullptr) {
+    // A built-in's parameters of an IArithmetic type (`max`, `abs`, `dot`) are paired
+    // only once that type is known to be a float: bind it from the primal values the
+    // arguments pair (`DifferentialPair<float>` binds T = float).
+    const Type* float_pair = DifferentialPairOf(types_.Float());
+    for (size_t i = 0; i < call->args.size() && i < f->params.size(); ++i) {
+      const Type* a = call->args[i]->type;
+      // Each order of differentiation pairs once more.
+      while (float_pair != nullptr && a->IsStruct() && a->Info() == float_pair->Info() &&
+             a->Args().size() == 1) {
+        a = a->Args()[0];
+      }
+      Subst inferred;
+      const Type* param = types_.Substitute(f->params[i]->type, bindings);
+      if (param->IsDependent() && types_.Unify(param, a, own, &inferred)) {
+        for (auto& [gp, t] : inferred) bindings.emplace(gp, t);
+      }
+    }
+  }
   FwdSignature pattern = DiffChainSignatures(f, chain, &bindings, explicit_this).front();
   if (call->args.size() != pattern.params.size()) {
     diags_.Report(DiagId::WrongArgumentCount, call->range, shown, pattern.params.size(),
@@ -156,7 +175,17 @@ bool Checker::BindDiffGenerics(ast::CallExpr* call, const DiffTarget& target,
         .Note(DiagId::DeclaredHere, f->name_range, f->name);
     return false;
   }
-  return CheckConstraints(own, bindings, target.name, call->range, true);
+  if (!CheckConstraints(own, bindings, target.name, call->range, true)) return false;
+  if (f->intrinsic_op >= 0 && f->body == nullptr) {
+    // A built-in of IArithmetic values differentiates only when they are floats.
+    const Type* result = types_.Substitute(f->result_type, bindings);
+    if (!IsDifferentiableType(result)) {
+      diags_.Report(DiagId::UnsupportedConstruct, call->range,
+                    shown + " of " + result->Name() + " values (not differentiable)", "is");
+      return false;
+    }
+  }
+  return true;
 }
 
 ast::Expr* Checker::CheckDiffCall(ast::CallExpr* call) {

@@ -243,9 +243,9 @@ bool Checker::CheckDiffOperand(ast::DiffExpr* expr) {
 
 bool Checker::IsDifferentiableIntrinsic(const ast::FuncDecl* f) {
   // Math of floats only: not barriers, atomics, wave operations or constructors of
-  // objects, and a result of a float type (IFloat generics included).
-  // A generic parameter of IArithmetic (`max`, `abs`, `clamp`, `dot`) may be bound to a
-  // float type: BindDiffGenerics checks what the arguments bind it to.
+  // objects, and a result of a float type. IFloat generics count, and so do IArithmetic
+  // ones (`max`, `abs`, `clamp`, `dot`): BindDiffGenerics checks that the arguments bind
+  // them to a float type.
   auto differentiable = [&](const Type* t) {
     if (IsDifferentiableType(t)) return true;
     const Type* scalar = t->IsVector() ? t->ScalarType() : t;

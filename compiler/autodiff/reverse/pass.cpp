@@ -60,7 +60,11 @@ void BackwardWriter::Drain() {
 
 Function* BackwardWriter::BwdOf(Function* f) {
   if (f->autodiff.custom_bwd != nullptr) return f->autodiff.custom_bwd;
-  if (!f->autodiff.differentiable && f->autodiff.fwd_diff_of == nullptr) return nullptr;
+  // A custom forward derivative alone is transposed (reverse.cpp).
+  if (!f->autodiff.differentiable && f->autodiff.fwd_diff_of == nullptr &&
+      f->autodiff.custom_fwd == nullptr) {
+    return nullptr;
+  }
   auto it = forms_.find(f);
   if (it != forms_.end()) {
     if (it->second->blocks.empty() &&

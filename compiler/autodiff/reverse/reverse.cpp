@@ -23,6 +23,7 @@
 
 #include "compiler/autodiff/differential.h"
 #include "compiler/autodiff/forward/jvp.h"
+#include "compiler/autodiff/reverse/custom_forward.h"
 #include "compiler/autodiff/reverse/normalize.h"
 #include "compiler/autodiff/reverse/reverser.h"
 #include "compiler/autodiff/reverse/values.h"
@@ -584,6 +585,20 @@ void Reverser::Classify() {
       }
     }
   }
+  // Only a stand-in call carries derivatives; one passed to any other call (from the
+  // body of a custom forward derivative) would be lost.
+  for (Block* block : jvp_->blocks) {
+    for (Inst* inst : block->insts) {
+      if (failed_ || inst->GetOp() != Op::Call || stubs_.count(inst->callee) != 0) continue;
+      for (const Value* v : inst->operands) {
+        if (!Linear(v)) continue;
+        Error(inst->loc, "a derivative is passed to '" + SourceName(*inst->callee) +
+                             "', which reverse mode cannot transpose (a function without a "
+                             "body, or a recursive one)");
+        break;
+      }
+    }
+  }
 }
 
 void Reverser::UnpackParams() {
@@ -1046,10 +1061,22 @@ void Reverser::Run() {
   if (ctx_.ensure_body) ctx_.ensure_body(f_);
   // Differentiable callees outside loops join f_'s body (on a copy), early exits become
   // flags (on a copy), then linearize.
-  Function* inlined = InlineCallees(ctx_.module, f_);
-  Function* source = NormalizeControlFlow(ctx_.module, ctx_.options, inlined);
+  // A function whose only derivative is a custom forward one is linearized by it.
+  bool by_custom_fwd = f_->autodiff.custom_fwd != nullptr && !f_->autodiff.differentiable;
+  Function* inlined = by_custom_fwd ? f_ : InlineCallees(ctx_.module, f_);
+  Function* source = by_custom_fwd ? f_ : NormalizeControlFlow(ctx_.module, ctx_.options, inlined);
+  std::vector<Function*> scratch;
   failed_ = source == nullptr;
-  if (source != nullptr) {
+  if (by_custom_fwd) {
+    jvp_ = forward::DeclareJvp(ctx_.module, source);
+    if (JvpFromCustomForward(ctx_, f_, jvp_, &scratch) == nullptr) {
+      if (f_->autodiff.custom_fwd->blocks.empty()) {
+        Error(f_->loc, "its custom forward derivative '" + f_->autodiff.custom_fwd->Name() +
+                           "' has no body to transpose; give it a [BackwardDerivative]");
+      }
+      failed_ = true;
+    }
+  } else if (source != nullptr) {
     forward::JvpContext jvp_context{ctx_.module, ctx_.options, [this](Function* c) { return Stub(c); }, true};
     jvp_ = forward::DeclareJvp(ctx_.module, source);
     forward::BuildJvp(jvp_context, source, jvp_);
@@ -1111,7 +1138,8 @@ void Reverser::Run() {
   fs.erase(std::remove_if(fs.begin(), fs.end(),
                           [&](const Function* g) {
                             return g == jvp_ || stubs_.count(g) != 0 ||
-                                   (g != f_ && (g == source || g == inlined));
+                                   (g != f_ && (g == source || g == inlined)) ||
+                                   std::find(scratch.begin(), scratch.end(), g) != scratch.end();
                           }),
            fs.end());
 }

@@ -111,7 +111,11 @@ void Reverser::Transpose(Inst& inst) {
     case TransposeRule::Wave: return TransposeWave(inst, a);
     default: break;
   }
-  Error(inst.loc, std::string("'") + ir::GetOpInfo(op).mnemonic + "' in its derivative has no transpose");
+  std::string why = rule == TransposeRule::Scale || rule == TransposeRule::Divide
+                        ? " of two values that carry a derivative (not linear in them)"
+                        : "";
+  Error(inst.loc, std::string("'") + ir::GetOpInfo(op).mnemonic + "'" + why +
+                      " in its derivative has no transpose");
 }
 
 void Reverser::TransposeIntrinsic(Inst& inst, Value* a) {

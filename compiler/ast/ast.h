@@ -913,7 +913,7 @@ class AstContext {
     size_t offset = (used_ + align - 1) & ~(align - 1);
     if (chunks_.empty() || offset + size > chunk_capacity_) {
       chunk_capacity_ = std::max(kChunkSize, size);
-      chunks_.push_back(std::make_unique<std::max_align_t[]>(
+      chunks_.push_back(std::make_unique_for_overwrite<std::max_align_t[]>(
           (chunk_capacity_ + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t)));
       offset = 0;
     }

@@ -58,11 +58,19 @@ const ir::Type* Lowerer::LowerStructType(const sema::Type* t) {
   // A Differential other than the members' own (sema chose it): the forward-mode pass
   // needs its layout.
   const std::vector<int>& fields_map = t->Info()->derivative_members;
+  std::vector<const sema::Type*> declared;
   for (const ast::Decl* m : t->Info()->type_members) {
-    if (fields_map.empty() || m->name != "Differential") continue;
     // A generic struct's Differential is written over its parameters.
-    const sema::Type* differential =
-        types_.Substitute(types_.AliasTypes().at(m), types_.StructSubst(t));
+    if (m->name == "Differential") {
+      declared.push_back(types_.Substitute(types_.AliasTypes().at(m), types_.StructSubst(t)));
+    }
+  }
+  // Or the generic extension that makes it differentiable declares it (tuples).
+  if (declared.empty() && !fields_map.empty()) {
+    if (const sema::Type* d = types_.ExtensionDifferential(t)) declared.push_back(d);
+  }
+  for (const sema::Type* differential : declared) {
+    if (fields_map.empty()) continue;
     if (differential == t) continue;  // its own differential, as the IR assumes
     // Per IR member: fields without storage have no member on either side.
     std::vector<int> map;

@@ -372,7 +372,11 @@ const Type* Checker::DifferentialOf(const Type* t) {
     return types_.AssocOf(t, iface->Iface()->assocs.front());
   }
   ast::Decl* alias = DifferentialAlias(t);
-  if (alias == nullptr) return nullptr;
+  if (alias == nullptr) {
+    // Declared by the generic extension that makes it differentiable (tuples).
+    const Type* d = types_.ExtensionDifferential(t);
+    return d != nullptr && !d->IsError() ? d : nullptr;
+  }
   auto it = types_.AliasTypes().find(alias);
   if (it == types_.AliasTypes().end() || it->second->IsError()) return nullptr;
   // A generic struct's Differential is written in terms of its parameters.
@@ -457,6 +461,25 @@ void Checker::SynthesizeDifferentials() {
         info->derivative_members.push_back(index);
       }
       return;
+    }
+    if (auto ext = generic_ext.find(info); ext != generic_ext.end() && !info->params.empty()) {
+      // A Differential the extension declares (`typealias Differential =
+      // S<A.Differential, ...>`, as the core library's tuples do): each field maps to the
+      // field of the same name, whose type follows the extension's bindings.
+      const ast::Decl* declared = nullptr;
+      for (const ast::Decl* m : ext->second->type_members) {
+        if (m->name == "Differential") declared = m;
+      }
+      auto at = declared != nullptr ? types_.AliasTypes().find(declared) : types_.AliasTypes().end();
+      if (at != types_.AliasTypes().end() && at->second->IsStruct()) {
+        for (ast::VarDecl* field : info->fields) {
+          int found = (field->modifiers & ast::kModNoDiff) != 0
+                          ? -1
+                          : at->second->Info()->FieldIndex(field->name);
+          info->derivative_members.push_back(found);
+        }
+        return;
+      }
     }
     if (auto ext = generic_ext.find(info); ext != generic_ext.end()) {
       // The extension's constraints do not reach the struct's own fields: a field of a
@@ -886,7 +909,13 @@ void Checker::CheckDifferentiableBody(ast::FuncDecl* func) {
       diags_.Report(DiagId::DiffPtrNotInput, p->name_range, p->name, func->name, p->type->Name());
     }
   }
-  if (!any) diags_.Report(DiagId::NothingToDifferentiate, func->name_range, func->name, attr->name);
+  // The core library's makeTuple is differentiable for the element types that are (its
+  // tuple's IDifferentiable extension says which).
+  bool core = modules_ != nullptr && modules_->deferred_bodies_file != 0 &&
+              func->name_range.begin.file == modules_->deferred_bodies_file;
+  if (!any && !core) {
+    diags_.Report(DiagId::NothingToDifferentiate, func->name_range, func->name, attr->name);
+  }
   DiffBodyChecker(*this, func).Run();
 }
 

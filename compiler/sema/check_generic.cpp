@@ -476,6 +476,11 @@ const Type* Checker::ResolveGenericMemberType(ast::TypeExpr* te) {
   if (split == std::string::npos) return nullptr;
   ast::TypeExpr base_expr = *te;
   base_expr.name = te->name.substr(0, split);
+  if (base_expr.name == "Tuple" && te->value_args.empty() && Lookup("Tuple") == nullptr) {
+    // `Tuple<float, float3>.Differential`
+    const Type* tuple = ResolveTupleType(&base_expr);
+    return tuple->IsError() ? tuple : MemberType(tuple, te->name.substr(split + skip), te->range);
+  }
   ast::Decl* generic = Lookup(base_expr.name);
   if (generic == nullptr || (generic->kind != ast::DeclKind::Struct &&
                              generic->kind != ast::DeclKind::Interface)) {

@@ -147,7 +147,12 @@ void Checker::DropShadowedCoreDecls(std::vector<ast::Decl*>& decls) {
   // user declarations).
   std::unordered_set<std::string_view> user_names;
   for (const ast::Decl* other : decls) {
-    if (other->FindAttribute("__yield_to_user") == nullptr) user_names.insert(other->name);
+    // An extension adds to a type; it declares no name (the core library extends its
+    // own yielding tuples).
+    if (other->FindAttribute("__yield_to_user") == nullptr &&
+        other->kind != ast::DeclKind::Extension) {
+      user_names.insert(other->name);
+    }
   }
   auto hidden = [&](const ast::Decl* decl) { return user_names.count(decl->name) != 0; };
   std::set<std::string> hidden_names;

@@ -546,6 +546,18 @@ const Type* TypeContext::ResolveAssoc(const Type* t, const ast::AssociatedTypeDe
   return nullptr;
 }
 
+const Type* TypeContext::ExtensionDifferential(const Type* t) {
+  if (!t->IsStruct()) return nullptr;
+  for (auto& [ext, bindings] : ExtensionsOf(t)) {
+    for (const ast::Decl* m : ext->type_members) {
+      if (m->name != "Differential") continue;
+      auto it = alias_types_.find(m);
+      if (it != alias_types_.end()) return Substitute(it->second, bindings);
+    }
+  }
+  return nullptr;
+}
+
 std::string TypeContext::CapabilitiesOf(const Type* t) {
   std::string caps;
   std::vector<const Type*> work = DirectConformances(t);

@@ -466,6 +466,11 @@ class TypeContext {
   /// For a concrete `t`: the type it gives for `assoc` (a typealias or nested type in
   /// the struct or an extension), or null.
   const Type* ResolveAssoc(const Type* t, const ast::AssociatedTypeDecl* assoc);
+  /// The `Differential` an extension of struct `t` declares by hand, for the bindings of
+  /// the first extension whose constraints `t` meets that declares one
+  /// (`extension<A : IDifferentiable> S<A> : IDifferentiable { typealias Differential =
+  /// S<A.Differential>; }`); null when none does.
+  const Type* ExtensionDifferential(const Type* t);
   /// Whether `iface` is `target` or inherits it (arguments substituted).
   bool Inherits(const Type* iface, const Type* target);
   /// Capabilities ('a', 'c', 'i', 'f', 'l') of a dependent type through its constraints.

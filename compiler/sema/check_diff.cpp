@@ -470,7 +470,8 @@ void Checker::SynthesizeDifferentials() {
       for (const ast::Decl* m : ext->second->type_members) {
         if (m->name == "Differential") declared = m;
       }
-      auto at = declared != nullptr ? types_.AliasTypes().find(declared) : types_.AliasTypes().end();
+      auto at =
+          declared != nullptr ? types_.AliasTypes().find(declared) : types_.AliasTypes().end();
       if (at != types_.AliasTypes().end() && at->second->IsStruct()) {
         for (ast::VarDecl* field : info->fields) {
           int found = (field->modifiers & ast::kModNoDiff) != 0

@@ -10,8 +10,7 @@ namespace slope::sema {
 
 bool Checker::DeferSignature(const ast::FuncDecl* f) const {
   if (modules_ == nullptr || modules_->deferred_bodies_file == 0 ||
-      f->name_range.begin.file != modules_->deferred_bodies_file ||
-      decl_ns_.count(f) != 0) {
+      f->name_range.begin.file != modules_->deferred_bodies_file || decl_ns_.count(f) != 0) {
     return false;
   }
   for (const ast::Attribute& a : f->attributes) {

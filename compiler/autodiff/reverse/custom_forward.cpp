@@ -18,11 +18,9 @@
 
 namespace slope::autodiff::reverse {
 
-using ir::Block;
 using ir::Function;
 using ir::Inst;
 using ir::Op;
-using ir::Value;
 
 namespace {
 
@@ -31,27 +29,27 @@ namespace {
 /// classified on its own. True when one was split.
 bool SplitStructParams(ir::Module& module, Function& f) {
   ir::Builder b(module);
-  std::map<const Value*, Value*> replaced;
-  for (Block* block : f.blocks) {
+  std::map<const ir::Value*, ir::Value*> replaced;
+  for (ir::Block* block : f.blocks) {
     for (size_t i = 0; i < block->params.size(); ++i) {
       ir::Param* p = block->params[i];
       const ir::Type* t = p->GetType();
       if (!t->IsStruct()) continue;
       size_t n = t->Members().size();
       std::vector<ir::Param*> parts;
-      std::vector<Value*> members;
+      std::vector<ir::Value*> members;
       for (size_t m = 0; m < n; ++m) {
         parts.push_back(module.AddParam(t->Members()[m], block));
         members.push_back(parts.back());
       }
       // Each edge into `block` passes the members of what it passed.
-      for (Block* pred : f.blocks) {
+      for (ir::Block* pred : f.blocks) {
         Inst* term = pred->Terminator();
         if (term == nullptr || term->GetOp() != Op::Br || term->targets[0] != block) continue;
-        Value* arg = term->operands.at(i);
+        ir::Value* arg = term->operands.at(i);
         pred->insts.pop_back();
         b.SetInsertBlock(pred);
-        std::vector<Value*> split;
+        std::vector<ir::Value*> split;
         for (size_t m = 0; m < n; ++m) split.push_back(b.Extract(arg, static_cast<uint32_t>(m)));
         pred->insts.push_back(term);
         term->operands.erase(term->operands.begin() + static_cast<std::ptrdiff_t>(i));
@@ -78,13 +76,13 @@ bool SplitStructParams(ir::Module& module, Function& f) {
 /// which mem2reg can then promote. True when one was split.
 bool SplitStructVars(ir::Module& module, Function& f) {
   // Whether `ptr` is used only as the address of loads and stores.
-  std::map<const Value*, std::vector<Inst*>> users;
-  for (Block* block : f.blocks) {
+  std::map<const ir::Value*, std::vector<Inst*>> users;
+  for (ir::Block* block : f.blocks) {
     for (Inst* inst : block->insts) {
-      for (const Value* v : inst->operands) users[v].push_back(inst);
+      for (const ir::Value* v : inst->operands) users[v].push_back(inst);
     }
   }
-  auto only_accessed = [&](const Value* ptr) {
+  auto only_accessed = [&](const ir::Value* ptr) {
     for (const Inst* u : users[ptr]) {
       bool load = u->GetOp() == Op::Load && u->operands[0] == ptr;
       bool store = u->GetOp() == Op::Store && u->operands[0] == ptr && u->operands[1] != ptr;
@@ -93,7 +91,7 @@ bool SplitStructVars(ir::Module& module, Function& f) {
     return true;
   };
   ir::Builder b(module);
-  for (Block* block : f.blocks) {
+  for (ir::Block* block : f.blocks) {
     for (Inst* var : block->insts) {
       if (var->GetOp() != Op::Var || !var->GetType()->Element()->IsStruct()) continue;
       const ir::Type* t = var->GetType()->Element();
@@ -109,7 +107,7 @@ bool SplitStructVars(ir::Module& module, Function& f) {
         }
       }
       if (!splittable) continue;
-      std::vector<Value*> parts;
+      std::vector<ir::Value*> parts;
       for (const ir::Type* m : t->Members()) {
         Inst* part = module.NewInst(Op::Var, module.Types().Pointer(ir::AddressSpace::Function, m));
         part->block = f.blocks.front();
@@ -118,8 +116,8 @@ bool SplitStructVars(ir::Module& module, Function& f) {
         entry.insert(entry.begin(), part);
         parts.push_back(part);
       }
-      std::map<const Value*, Value*> replaced;
-      for (Block* at : f.blocks) {
+      std::map<const ir::Value*, ir::Value*> replaced;
+      for (ir::Block* at : f.blocks) {
         std::vector<Inst*> rewritten;
         for (Inst* inst : at->insts) {
           bool uses_var = !inst->operands.empty() && inst->operands[0] == var;
@@ -132,11 +130,11 @@ bool SplitStructVars(ir::Module& module, Function& f) {
             continue;
           }
           // Rebuilt through a scratch block, so the builder's checks apply.
-          Block scratch(&f);
+          ir::Block scratch(&f);
           b.SetInsertBlock(&scratch);
           if (inst->GetOp() == Op::Load) {
-            std::vector<Value*> members;
-            for (Value* part : parts) members.push_back(b.Load(part));
+            std::vector<ir::Value*> members;
+            for (ir::Value* part : parts) members.push_back(b.Load(part));
             replaced[inst] = b.MakeStruct(t, members);
           } else {
             for (uint32_t m = 0; m < parts.size(); ++m) {
@@ -163,8 +161,8 @@ bool SplitStructVars(ir::Module& module, Function& f) {
 /// Folds `extract(make_struct(...), i)` to the member, and removes pure instructions
 /// nothing uses. True when something changed.
 bool FoldPairs(Function& f) {
-  std::map<const Value*, Value*> replaced;
-  for (Block* block : f.blocks) {
+  std::map<const ir::Value*, ir::Value*> replaced;
+  for (ir::Block* block : f.blocks) {
     for (Inst* inst : block->insts) {
       if (inst->GetOp() != Op::Extract || inst->operands[0]->VKind() != ir::ValueKind::Inst)
         continue;
@@ -176,13 +174,13 @@ bool FoldPairs(Function& f) {
   bool changed = !replaced.empty();
   for (bool removed = true; removed;) {
     removed = false;
-    std::map<const Value*, size_t> uses;
-    for (Block* block : f.blocks) {
+    std::map<const ir::Value*, size_t> uses;
+    for (ir::Block* block : f.blocks) {
       for (Inst* inst : block->insts) {
-        for (const Value* v : inst->operands) ++uses[v];
+        for (const ir::Value* v : inst->operands) ++uses[v];
       }
     }
-    for (Block* block : f.blocks) {
+    for (ir::Block* block : f.blocks) {
       auto dead = [&](const Inst* inst) {
         return PureOp(inst->GetOp()) && !inst->IsTerminator() && !inst->GetType()->IsVoid() &&
                uses.count(inst) == 0;
@@ -212,18 +210,18 @@ Function* JvpFromCustomForward(const ReverseContext& ctx, Function* f, Function*
   if (body != g) scratch->push_back(body);
 
   ir::Builder b(module);
-  Block* entry = module.AddBlock(jvp);
+  ir::Block* entry = module.AddBlock(jvp);
   jvp->blocks.push_back(entry);
   b.SetInsertBlock(entry);
-  std::vector<Value*> args;
+  std::vector<ir::Value*> args;
   std::vector<std::pair<size_t, Inst*>> copy_back;  // jvp parameter of the primal, pair slot
   size_t k = 0;
   for (size_t i = 0; i < f->params.size(); ++i) {
     const ir::Type* t = f->params[i]->GetType();
     const ir::Type* d = DifferentialType(types, t);
     const ir::Type* param = body->params.at(i)->GetType();
-    Value* primal = jvp->params.at(k);
-    Value* tangent = d != nullptr ? jvp->params.at(k + 1) : nullptr;
+    ir::Value* primal = jvp->params.at(k);
+    ir::Value* tangent = d != nullptr ? jvp->params.at(k + 1) : nullptr;
     k += d != nullptr ? 2 : 1;
     if (d == nullptr || param == t) {  // no derivative, or a no_diff parameter
       args.push_back(primal);
@@ -238,7 +236,7 @@ Function* JvpFromCustomForward(const ReverseContext& ctx, Function* f, Function*
   }
   Inst* call = b.Call(body, std::move(args));
   for (auto& [j, slot] : copy_back) {
-    Value* pair = b.Load(slot);
+    ir::Value* pair = b.Load(slot);
     b.Store(jvp->params.at(j), b.Extract(pair, 0));
     b.Store(jvp->params.at(j + 1), b.Extract(pair, 1));
   }
@@ -247,7 +245,7 @@ Function* JvpFromCustomForward(const ReverseContext& ctx, Function* f, Function*
   } else if (k == jvp->params.size()) {  // the result has no derivative
     b.Return(call);
   } else if (body->ResultType() == f->ResultType()) {  // no_diff result
-    Value* slot = jvp->params.back();
+    ir::Value* slot = jvp->params.back();
     b.Store(slot, ir::ZeroValue(module, *jvp, slot->GetType()->Element()));
     b.Return(call);
   } else {
@@ -260,7 +258,7 @@ Function* JvpFromCustomForward(const ReverseContext& ctx, Function* f, Function*
   for (int round = 0; round < 8; ++round) {
     bool inlined = false;
     std::vector<Inst*> calls;
-    for (Block* block : jvp->blocks) {
+    for (ir::Block* block : jvp->blocks) {
       for (Inst* inst : block->insts) {
         if (inst->GetOp() == Op::Call && !inst->callee->blocks.empty()) calls.push_back(inst);
       }

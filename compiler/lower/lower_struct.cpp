@@ -58,29 +58,25 @@ const ir::Type* Lowerer::LowerStructType(const sema::Type* t) {
   // A Differential other than the members' own (sema chose it): the forward-mode pass
   // needs its layout.
   const std::vector<int>& fields_map = t->Info()->derivative_members;
-  std::vector<const sema::Type*> declared;
+  if (fields_map.empty()) return made;
+  // The struct's own `Differential` (a generic struct's is written over its parameters),
+  // else the one the generic extension that makes it differentiable declares (tuples).
+  const sema::Type* differential = nullptr;
   for (const ast::Decl* m : t->Info()->type_members) {
-    // A generic struct's Differential is written over its parameters.
-    if (m->name == "Differential") {
-      declared.push_back(types_.Substitute(types_.AliasTypes().at(m), types_.StructSubst(t)));
+    if (m->name == "Differential" && differential == nullptr) {
+      differential = types_.Substitute(types_.AliasTypes().at(m), types_.StructSubst(t));
     }
   }
-  // Or the generic extension that makes it differentiable declares it (tuples).
-  if (declared.empty() && !fields_map.empty()) {
-    if (const sema::Type* d = types_.ExtensionDifferential(t)) declared.push_back(d);
+  if (differential == nullptr) differential = types_.ExtensionDifferential(t);
+  if (differential == nullptr || differential == t) return made;  // the IR's default
+  // Per IR member: fields without storage have no member on either side.
+  std::vector<int> map;
+  for (size_t i = 0; i < fields_map.size(); ++i) {
+    if (types_.FieldIsAbsent(t, i)) continue;
+    int to = fields_map[i];
+    map.push_back(to < 0 || !differential->IsStruct() ? to : MemberIndex(differential, to));
   }
-  for (const sema::Type* differential : declared) {
-    if (fields_map.empty()) continue;
-    if (differential == t) continue;  // its own differential, as the IR assumes
-    // Per IR member: fields without storage have no member on either side.
-    std::vector<int> map;
-    for (size_t i = 0; i < fields_map.size(); ++i) {
-      if (types_.FieldIsAbsent(t, i)) continue;
-      int to = fields_map[i];
-      map.push_back(to < 0 || !differential->IsStruct() ? to : MemberIndex(differential, to));
-    }
-    module_->Types().SetDifferential(made, {LowerType(differential), map});
-  }
+  module_->Types().SetDifferential(made, {LowerType(differential), map});
   return made;
 }
 
